@@ -1,0 +1,532 @@
+#!/usr/bin/env bash
+# Local standalone HBase 2.6.1 + two Thrift2 gateways, from Maven jars (no HBase install needed).
+#
+#   hbase-local/hbase.sh up            start (idempotent) and wait until ready
+#   hbase-local/hbase.sh down [--purge] stop (and with --purge delete the data dir)
+#   hbase-local/hbase.sh status        what runs, whether the gateways answer; exit 0 iff all up
+#   hbase-local/hbase.sh logs [-f]     tail of the master and gateway logs (-f follows)
+#
+# Processes (background JVMs, pid files in $DATA/run):
+#   master        org.apache.hadoop.hbase.master.HMaster start  (ZooKeeper + master + region
+#                 server in one JVM, hbase.cluster.distributed=false)
+#   thrift        Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090), buffered + binary
+#   thrift-framed Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091), framed + compact
+#
+# Environment:
+#   HBASE_ORM_DATA               data, logs, pid files     (default <repo>/.hbase-local)
+#   HBASE_ORM_CACHE              resolved jars             (default ~/.cache/hbase-orm)
+#   HBASE_ORM_THRIFT_PORT        buffered/binary gateway   (default 9090)
+#   HBASE_ORM_THRIFT_FRAMED_PORT framed/compact gateway    (default 9091)
+#   HBASE_ORM_ZK_PORT            ZooKeeper client port     (default 2181)
+#   HBASE_ORM_UP_TIMEOUT         seconds `up` waits        (default 180)
+#   HBASE_ORM_MASTER_HEAP        master -Xmx               (default 1g)
+#   HBASE_ORM_THRIFT_HEAP        -Xmx of each gateway      (default 512m)
+#   JAVA_HOME                    JDK/JRE to use (else `java` on PATH)
+set -euo pipefail
+
+HBASE_VERSION=2.6.1
+
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+REPO_ROOT=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
+CONF_DIR=$SCRIPT_DIR/conf
+POM=$SCRIPT_DIR/pom.xml
+PING=$SCRIPT_DIR/ping.py
+
+if [[ -z "${HOME:-}" ]]; then
+  HOME=$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6 || true)
+  HOME=${HOME:-/tmp}
+fi
+CACHE_ROOT=${HBASE_ORM_CACHE:-$HOME/.cache/hbase-orm}
+LIB_DIR=$CACHE_ROOT/hbase-$HBASE_VERSION/lib
+LIB_MARKER=$LIB_DIR/.complete
+
+DATA_DIR=${HBASE_ORM_DATA:-$REPO_ROOT/.hbase-local}
+THRIFT_PORT=${HBASE_ORM_THRIFT_PORT:-9090}
+THRIFT_FRAMED_PORT=${HBASE_ORM_THRIFT_FRAMED_PORT:-9091}
+ZK_PORT=${HBASE_ORM_ZK_PORT:-2181}
+UP_TIMEOUT=${HBASE_ORM_UP_TIMEOUT:-180}
+MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-1g}
+THRIFT_HEAP=${HBASE_ORM_THRIFT_HEAP:-512m}
+STOP_TIMEOUT=30
+
+# ports of the standalone master and region server (HBase defaults, fixed)
+MASTER_RPC_PORT=16000
+REGIONSERVER_RPC_PORT=16020
+
+COMPONENTS=(master thrift thrift-framed)
+READY_LINE="Master has completed initialization"
+DATA_MARKER_NAME=.hbase-orm-data
+
+# ----------------------------------------------------------------------------- helpers
+
+say() { printf '[hbase-local] %s\n' "$*"; }
+warn() { printf '[hbase-local] %s\n' "$*" >&2; }
+die() { warn "error: $*"; exit 1; }
+
+for v in THRIFT_PORT THRIFT_FRAMED_PORT ZK_PORT UP_TIMEOUT; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
+done
+
+# absolute data dir (it ends up in a file:// URL)
+abs_data_dir() {
+  case "$DATA_DIR" in
+    /*) ;;
+    *) DATA_DIR=$PWD/$DATA_DIR ;;
+  esac
+  DATA_DIR=${DATA_DIR%/}
+  LOG_DIR=$DATA_DIR/logs
+  RUN_DIR=$DATA_DIR/run
+}
+abs_data_dir
+
+pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
+log_file() { printf '%s/%s.log' "$LOG_DIR" "$1"; }
+out_file() { printf '%s/%s.out' "$LOG_DIR" "$1"; }
+
+# pid of a running component, or nothing. A pid only counts if that process is still the JVM
+# we started (its command line carries -Dhbase.orm.component=<name> and our data dir).
+component_pid() {
+  local name=$1 f pid cmd
+  f=$(pid_file "$name")
+  [[ -f "$f" ]] || return 0
+  pid=$(tr -dc '0-9' <"$f" 2>/dev/null || true)
+  [[ -n "$pid" ]] || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  if [[ -r "/proc/$pid/cmdline" ]]; then
+    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null || true)
+  else
+    cmd=$(ps -ww -p "$pid" -o args= 2>/dev/null || true)
+  fi
+  [[ "$cmd" == *"-Dhbase.orm.component=$name "* && "$cmd" == *"-Dhbase.orm.data=$DATA_DIR "* ]] || return 0
+  printf '%s' "$pid"
+}
+
+port_of() {
+  case "$1" in
+    thrift) printf '%s' "$THRIFT_PORT" ;;
+    thrift-framed) printf '%s' "$THRIFT_FRAMED_PORT" ;;
+  esac
+}
+
+# true if something accepts TCP connections on 127.0.0.1:$1
+port_in_use() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+have_python() { command -v python3 >/dev/null 2>&1; }
+
+# real Thrift2 call on one gateway (quiet)
+ping_component() {
+  local name=$1 port
+  port=$(port_of "$name")
+  if [[ "$name" == thrift-framed ]]; then
+    python3 "$PING" -q -t "${2:-5}" -p "$port" -f -c
+  else
+    python3 "$PING" -q -t "${2:-5}" -p "$port"
+  fi
+}
+
+master_initialized() {
+  local f
+  f=$(log_file master)
+  [[ -f "$f" ]] && grep -qF "$READY_LINE" "$f"
+}
+
+tail_logs() {
+  local n=${1:-40} name f
+  shift || true
+  local names=("$@")
+  [[ ${#names[@]} -gt 0 ]] || names=("${COMPONENTS[@]}")
+  for name in "${names[@]}"; do
+    for f in "$(log_file "$name")" "$(out_file "$name")"; do
+      if [[ -s "$f" ]]; then
+        printf -- '----- %s (last %s lines) -----\n' "$f" "$n"
+        tail -n "$n" "$f"
+      fi
+    done
+  done
+}
+
+# ----------------------------------------------------------------------------- java / jars
+
+JAVA=
+find_java() {
+  if [[ -n "${JAVA_HOME:-}" && -x "${JAVA_HOME}/bin/java" ]]; then
+    JAVA=$JAVA_HOME/bin/java
+  elif command -v java >/dev/null 2>&1; then
+    JAVA=$(command -v java)
+  else
+    die "java not found. Install a JDK/JRE >= 11, e.g.: apt-get install openjdk-17-jre-headless maven"
+  fi
+  local ver major
+  ver=$("$JAVA" -version 2>&1 | sed -n 's/.* version "\([^"]*\)".*/\1/p' | head -n1)
+  major=${ver%%.*}
+  [[ "$major" == 1 ]] && major=$(printf '%s' "$ver" | cut -d. -f2)
+  [[ "$major" =~ ^[0-9]+$ ]] || die "cannot parse the version of $JAVA ('$ver')"
+  if ((major < 11)); then
+    die "$JAVA is Java $ver; HBase $HBASE_VERSION needs Java >= 11 (17 recommended): apt-get install openjdk-17-jre-headless maven"
+  fi
+}
+
+pom_hash() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$POM" | cut -d' ' -f1
+  else
+    shasum -a 256 "$POM" | cut -d' ' -f1
+  fi
+}
+
+# resolve the jars once into $LIB_DIR (skipped if the marker matches the current pom)
+ensure_jars() {
+  local want
+  want=$(pom_hash)
+  if [[ -f "$LIB_MARKER" && "$(cat "$LIB_MARKER")" == "$want" ]]; then
+    return 0
+  fi
+  command -v mvn >/dev/null 2>&1 ||
+    die "mvn not found (needed once to download the HBase jars). Install: apt-get install openjdk-17-jre-headless maven"
+  say "resolving HBase $HBASE_VERSION jars with Maven into $LIB_DIR (first time only) ..."
+  local tmp start
+  start=$SECONDS
+  mkdir -p "$(dirname "$LIB_DIR")"
+  tmp=$(mktemp -d "$(dirname "$LIB_DIR")/lib.tmp.XXXXXX")
+  if ! mvn -q -B -f "$POM" dependency:copy-dependencies -DoutputDirectory="$tmp" -Dmdep.useRepositoryLayout=false; then
+    rm -rf "$tmp"
+    die "mvn dependency:copy-dependencies failed (see above); is Maven Central reachable?"
+  fi
+  ls "$tmp"/hbase-server-*.jar "$tmp"/hbase-thrift-*.jar >/dev/null 2>&1 ||
+    { rm -rf "$tmp"; die "Maven did not produce hbase-server/hbase-thrift jars in $tmp"; }
+  printf '%s\n' "$want" >"$tmp/.complete"
+  rm -rf "$LIB_DIR"
+  mv "$tmp" "$LIB_DIR"
+  say "jars ready: $(find "$LIB_DIR" -name '*.jar' | wc -l | tr -d ' ') files in $((SECONDS - start)) s"
+}
+
+# ----------------------------------------------------------------------------- start / stop
+
+jvm_opts() {
+  local name=$1 heap=$2
+  JVM_OPTS=(
+    "-Dhbase.orm.component=$name"
+    "-Dhbase.orm.data=$DATA_DIR"
+    "-Dhbase.orm.zk.port=$ZK_PORT"
+    "-Xmx$heap"
+    -XX:+UseG1GC
+    -XX:+ExitOnOutOfMemoryError
+    -Djava.net.preferIPv4Stack=true
+    -Djava.awt.headless=true
+    # what bin/hbase adds on JDK >= 11
+    -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
+    --add-modules jdk.unsupported
+    --add-opens java.base/java.io=ALL-UNNAMED
+    --add-opens java.base/java.nio=ALL-UNNAMED
+    --add-opens java.base/sun.nio.ch=ALL-UNNAMED
+    --add-opens java.base/java.lang=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
+    --add-opens java.base/java.lang.reflect=ALL-UNNAMED
+    --add-opens java.base/java.util=ALL-UNNAMED
+    --add-opens java.base/java.util.concurrent=ALL-UNNAMED
+    --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+    --add-exports java.base/sun.net.dns=ALL-UNNAMED
+    --add-exports java.base/sun.net.util=ALL-UNNAMED
+    --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
+    # logging: conf/log4j2.properties -> $DATA/logs/<name>.log
+    "-Dlog4j.configurationFile=$CONF_DIR/log4j2.properties"
+    "-Dlog4j2.configurationFile=$CONF_DIR/log4j2.properties"
+    "-Dhbase.log.dir=$LOG_DIR"
+    "-Dhbase.log.file=$name.log"
+    -Dlog4j2.shutdownHookEnabled=false
+    -cp "$CONF_DIR:$LIB_DIR/*"
+  )
+}
+
+start_component() {
+  local name=$1 heap main args=()
+  case "$name" in
+    master)
+      heap=$MASTER_HEAP
+      main=org.apache.hadoop.hbase.master.HMaster
+      args=(start)
+      ;;
+    thrift)
+      heap=$THRIFT_HEAP
+      main=org.apache.hadoop.hbase.thrift2.ThriftServer
+      args=(-b 127.0.0.1 -p "$THRIFT_PORT" --infoport -1 start)
+      ;;
+    thrift-framed)
+      heap=$THRIFT_HEAP
+      main=org.apache.hadoop.hbase.thrift2.ThriftServer
+      args=(-b 127.0.0.1 -p "$THRIFT_FRAMED_PORT" --infoport -1 -f -c start)
+      ;;
+  esac
+  jvm_opts "$name" "$heap"
+  # a fresh log per run: "ready" is decided by grepping the master log
+  local f
+  for f in "$(log_file "$name")" "$(out_file "$name")"; do
+    [[ -f "$f" ]] && mv -f "$f" "$f.prev"
+  done
+  local launcher=()
+  # own session: the JVMs survive the terminal / CI step that ran `up`
+  command -v setsid >/dev/null 2>&1 && launcher=(setsid)
+  (
+    cd "$DATA_DIR"
+    exec "${launcher[@]}" nohup "$JAVA" "${JVM_OPTS[@]}" "$main" "${args[@]}" \
+      >"$(out_file "$name")" 2>&1 </dev/null
+  ) &
+  printf '%s\n' "$!" >"$(pid_file "$name")"
+  STARTED+=("$name")
+}
+
+# TERM all given components, wait up to $STOP_TIMEOUT s, then KILL the rest
+stop_components() {
+  local name pid pids=() names=()
+  for name in "$@"; do
+    pid=$(component_pid "$name")
+    if [[ -n "$pid" ]]; then
+      say "stopping $name (pid $pid)"
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+      names+=("$name")
+    fi
+  done
+  local waited=0 alive i
+  while :; do
+    alive=()
+    for i in "${!pids[@]}"; do
+      kill -0 "${pids[$i]}" 2>/dev/null && alive+=("$i")
+    done
+    ((${#alive[@]} == 0)) && break
+    if ((waited >= STOP_TIMEOUT)); then
+      for i in "${alive[@]}"; do
+        warn "${names[$i]} (pid ${pids[$i]}) still running after ${STOP_TIMEOUT}s: KILL"
+        kill -KILL "${pids[$i]}" 2>/dev/null || true
+      done
+      sleep 1
+      break
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  for name in "$@"; do
+    rm -f "$(pid_file "$name")"
+  done
+}
+
+lock_run_dir() {
+  mkdir -p "$RUN_DIR"
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$RUN_DIR/lock"
+    if ! flock -n 9; then
+      say "another hbase.sh is running on $DATA_DIR; waiting for it ..."
+      flock 9
+    fi
+  fi
+}
+
+# ----------------------------------------------------------------------------- commands
+
+cmd_up() {
+  have_python || die "python3 not found (needed for the readiness check hbase-local/ping.py): apt-get install python3"
+  find_java
+  ensure_jars
+  mkdir -p "$DATA_DIR" "$LOG_DIR" "$RUN_DIR"
+  touch "$DATA_DIR/$DATA_MARKER_NAME"
+  lock_run_dir
+
+  local name pid
+  local running=()
+  for name in "${COMPONENTS[@]}"; do
+    pid=$(component_pid "$name")
+    [[ -n "$pid" ]] && running+=("$name")
+  done
+
+  if ((${#running[@]} == ${#COMPONENTS[@]})) && master_initialized &&
+    ping_component thrift 3 && ping_component thrift-framed 3; then
+    say "already up: Thrift2 on 127.0.0.1:$THRIFT_PORT (buffered/binary) and 127.0.0.1:$THRIFT_FRAMED_PORT (framed/compact), data in $DATA_DIR"
+    return 0
+  fi
+
+  STARTED=()
+  local t0=$SECONDS
+  if [[ -z "$(component_pid master)" ]]; then
+    # gateways left over from an earlier master hold a dead ZooKeeper session: restart them too
+    local stale=()
+    for name in thrift thrift-framed; do
+      [[ -n "$(component_pid "$name")" ]] && stale+=("$name")
+    done
+    ((${#stale[@]} == 0)) || stop_components "${stale[@]}"
+    local port
+    for port in "$ZK_PORT" "$MASTER_RPC_PORT" "$REGIONSERVER_RPC_PORT"; do
+      port_in_use "$port" &&
+        die "port $port on 127.0.0.1 is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or set HBASE_ORM_ZK_PORT"
+    done
+    say "starting HBase $HBASE_VERSION master (standalone: ZooKeeper 127.0.0.1:$ZK_PORT + master + region server), data in $DATA_DIR"
+    start_component master
+  else
+    say "master already running (pid $(component_pid master))"
+  fi
+  for name in thrift thrift-framed; do
+    if [[ -z "$(component_pid "$name")" ]]; then
+      port_in_use "$(port_of "$name")" &&
+        die "port $(port_of "$name") on 127.0.0.1 is already in use by another process; stop it or set HBASE_ORM_THRIFT_PORT / HBASE_ORM_THRIFT_FRAMED_PORT"
+      if [[ "$name" == thrift ]]; then
+        say "starting Thrift2 gateway on 127.0.0.1:$THRIFT_PORT (buffered transport, binary protocol)"
+      else
+        say "starting Thrift2 gateway on 127.0.0.1:$THRIFT_FRAMED_PORT (framed transport, compact protocol)"
+      fi
+      start_component "$name"
+    fi
+  done
+
+  say "waiting for HBase to be ready (timeout ${UP_TIMEOUT}s) ..."
+  local deadline=$((SECONDS + UP_TIMEOUT)) master_ok=0 ok_thrift=0 ok_framed=0
+  while :; do
+    for name in "${COMPONENTS[@]}"; do
+      if [[ -z "$(component_pid "$name")" ]]; then
+        warn "error: $name died during startup; its log:"
+        tail_logs 60 "$name" >&2
+        stop_components "${COMPONENTS[@]}"
+        die "$name failed to start (logs in $LOG_DIR)"
+      fi
+    done
+    if ((master_ok == 0)) && master_initialized; then
+      master_ok=1
+      say "master initialized after $((SECONDS - t0)) s"
+    fi
+    if ((master_ok)); then
+      ((ok_thrift)) || { ping_component thrift 5 && ok_thrift=1; } || true
+      ((ok_framed)) || { ping_component thrift-framed 5 && ok_framed=1; } || true
+      if ((ok_thrift && ok_framed)); then
+        say "HBase is up after $((SECONDS - t0)) s: Thrift2 on 127.0.0.1:$THRIFT_PORT (buffered/binary) and 127.0.0.1:$THRIFT_FRAMED_PORT (framed/compact)"
+        return 0
+      fi
+    fi
+    if ((SECONDS >= deadline)); then
+      warn "error: HBase not ready after ${UP_TIMEOUT}s (master initialized: $master_ok, buffered gateway: $ok_thrift, framed gateway: $ok_framed)"
+      tail_logs 60 >&2
+      ((${#STARTED[@]} == 0)) || stop_components "${STARTED[@]}"
+      die "startup timed out (logs in $LOG_DIR; raise HBASE_ORM_UP_TIMEOUT if the machine is slow)"
+    fi
+    sleep 1
+  done
+}
+
+cmd_down() {
+  local purge=0 arg
+  for arg in "$@"; do
+    case "$arg" in
+      --purge) purge=1 ;;
+      *) die "unknown option for down: $arg (usage: hbase.sh down [--purge])" ;;
+    esac
+  done
+  if [[ -d "$RUN_DIR" ]]; then
+    lock_run_dir
+    local name any=0
+    for name in "${COMPONENTS[@]}"; do
+      [[ -n "$(component_pid "$name")" ]] && any=1
+    done
+    if ((any)); then
+      # gateways first (they are clients of the master), all at once to save time
+      stop_components thrift thrift-framed
+      stop_components master
+      say "stopped"
+    else
+      rm -f "$RUN_DIR"/*.pid
+      say "not running"
+    fi
+  else
+    say "not running"
+  fi
+  if ((purge)) && [[ -d "$DATA_DIR" ]]; then
+    if [[ -f "$DATA_DIR/$DATA_MARKER_NAME" ]]; then
+      rm -rf -- "$DATA_DIR"
+      say "deleted data dir $DATA_DIR"
+    else
+      die "refusing to delete $DATA_DIR: it has no $DATA_MARKER_NAME marker (not created by hbase.sh?)"
+    fi
+  fi
+}
+
+cmd_status() {
+  local name pid all=1 port
+  for name in "${COMPONENTS[@]}"; do
+    pid=$(component_pid "$name")
+    case "$name" in
+      master) port="ZooKeeper 127.0.0.1:$ZK_PORT" ;;
+      thrift) port="127.0.0.1:$THRIFT_PORT buffered/binary" ;;
+      thrift-framed) port="127.0.0.1:$THRIFT_FRAMED_PORT framed/compact" ;;
+    esac
+    if [[ -z "$pid" ]]; then
+      printf '%-14s stopped   (%s)\n' "$name" "$port"
+      all=0
+      continue
+    fi
+    case "$name" in
+      master)
+        if master_initialized; then
+          printf '%-14s running   pid %-8s initialized (%s)\n' "$name" "$pid" "$port"
+        else
+          printf '%-14s running   pid %-8s NOT initialized yet (%s)\n' "$name" "$pid" "$port"
+          all=0
+        fi
+        ;;
+      *)
+        if have_python && ping_component "$name" 5; then
+          printf '%-14s running   pid %-8s answers  (%s)\n' "$name" "$pid" "$port"
+        else
+          printf '%-14s running   pid %-8s NOT answering (%s)\n' "$name" "$pid" "$port"
+          all=0
+        fi
+        ;;
+    esac
+  done
+  printf 'data: %s\n' "$DATA_DIR"
+  if ((all)); then
+    echo "HBase is up"
+    return 0
+  fi
+  echo "HBase is not (fully) up"
+  return 3
+}
+
+cmd_logs() {
+  local follow=0 lines=50 arg
+  while (($#)); do
+    arg=$1
+    shift
+    case "$arg" in
+      -f | --follow) follow=1 ;;
+      -n) lines=${1:?-n needs a number}; shift ;;
+      *) die "unknown option for logs: $arg (usage: hbase.sh logs [-f] [-n LINES])" ;;
+    esac
+  done
+  local files=() name
+  for name in "${COMPONENTS[@]}"; do
+    [[ -f "$(log_file "$name")" ]] && files+=("$(log_file "$name")")
+  done
+  ((${#files[@]})) || die "no logs in $LOG_DIR (never started?)"
+  if ((follow)); then
+    exec tail -n "$lines" -F "${files[@]}"
+  fi
+  tail -n "$lines" "${files[@]}"
+}
+
+usage() {
+  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+main() {
+  local cmd=${1:-}
+  shift || true
+  case "$cmd" in
+    up) cmd_up "$@" ;;
+    down | stop) cmd_down "$@" ;;
+    status) cmd_status "$@" ;;
+    logs) cmd_logs "$@" ;;
+    -h | --help | help) usage ;;
+    "") usage >&2; exit 2 ;;
+    *) warn "unknown command: $cmd"; usage >&2; exit 2 ;;
+  esac
+}
+
+main "$@"

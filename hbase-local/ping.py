@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+"""Readiness probe for the HBase Thrift2 gateways (THBaseService), standard library only.
+
+Sends a real THBaseService call, tableExists(TTableName{ns, qualifier}) (default hbase:meta),
+and succeeds only if the gateway answers with a REPLY whose success field (id 0, bool) is true.
+Unlike a TCP connect, this proves that the gateway reaches HBase.
+
+Usage:
+  ping.py                      check both local gateways:
+                                 127.0.0.1:$HBASE_ORM_THRIFT_PORT (default 9090), buffered + binary
+                                 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (default 9091), framed + compact
+  ping.py -p 9090              one gateway, buffered transport + binary protocol
+  ping.py -p 9091 -f -c        one gateway, framed transport + compact protocol
+Options:
+  -H/--host HOST     host (default 127.0.0.1)
+  -p/--port PORT     port (repeatable: each given port is checked with the same -f/-c)
+  -f/--framed        framed transport (4-byte big-endian length prefix)
+  -c/--compact       compact protocol (default: binary protocol, strict)
+  -t/--timeout SEC   connect + read timeout per gateway (default 5)
+  --table NS:NAME    table to ask about (default hbase:meta; must exist for success)
+  -q/--quiet         print nothing, only set the exit status
+Exit status: 0 if every checked gateway answered true, 1 otherwise, 2 on bad usage.
+"""
+
+import argparse
+import os
+import socket
+import struct
+import sys
+import time
+
+# Thrift message types
+CALL, REPLY, EXCEPTION, ONEWAY = 1, 2, 3, 4
+
+# TBinaryProtocol type ids
+T_STOP, T_BOOL, T_BYTE, T_DOUBLE = 0, 2, 3, 4
+T_I16, T_I32, T_I64, T_STRING = 6, 8, 10, 11
+T_STRUCT, T_MAP, T_SET, T_LIST = 12, 13, 14, 15
+
+# TCompactProtocol type ids
+C_STOP, C_TRUE, C_FALSE, C_BYTE, C_I16, C_I32, C_I64 = 0, 1, 2, 3, 4, 5, 6
+C_DOUBLE, C_BINARY, C_LIST, C_SET, C_MAP, C_STRUCT = 7, 8, 9, 10, 11, 12
+COMPACT_PROTOCOL_ID = 0x82
+COMPACT_VERSION = 1
+
+METHOD = "tableExists"
+
+
+class ProtocolError(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------- encoding
+
+def encode_binary_call(name, seqid, ns, qualifier):
+    """tableExists_args{1: TTableName{1: ns, 2: qualifier}} in strict TBinaryProtocol."""
+    out = bytearray()
+    out += struct.pack(">I", 0x80010000 | CALL)          # strict version | message type
+    nm = name.encode()
+    out += struct.pack(">i", len(nm)) + nm
+    out += struct.pack(">i", seqid)
+    # args struct, field 1: TTableName (struct)
+    out += struct.pack(">bh", T_STRUCT, 1)
+    out += struct.pack(">bh", T_STRING, 1) + struct.pack(">i", len(ns)) + ns
+    out += struct.pack(">bh", T_STRING, 2) + struct.pack(">i", len(qualifier)) + qualifier
+    out += bytes([T_STOP])                               # end of TTableName
+    out += bytes([T_STOP])                               # end of args
+    return bytes(out)
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        if n & ~0x7F:
+            out.append((n & 0x7F) | 0x80)
+            n >>= 7
+        else:
+            out.append(n)
+            return bytes(out)
+
+
+def encode_compact_call(name, seqid, ns, qualifier):
+    """Same call in TCompactProtocol (field headers use the short delta form)."""
+    out = bytearray()
+    out.append(COMPACT_PROTOCOL_ID)
+    out.append(COMPACT_VERSION | (CALL << 5))
+    out += varint(seqid)                                 # seqid: unsigned varint (non-negative)
+    nm = name.encode()
+    out += varint(len(nm)) + nm
+    out.append((1 << 4) | C_STRUCT)                      # args field 1 (delta 1): struct
+    out.append((1 << 4) | C_BINARY)                      # TTableName field 1 (delta 1): binary
+    out += varint(len(ns)) + ns
+    out.append((1 << 4) | C_BINARY)                      # field 2 (delta 1): binary
+    out += varint(len(qualifier)) + qualifier
+    out.append(C_STOP)                                   # end of TTableName
+    out.append(C_STOP)                                   # end of args
+    return bytes(out)
+
+
+# --------------------------------------------------------------------------- decoding
+
+class Reader:
+    """Reads exactly n bytes from a socket (or from a buffer once a frame was read)."""
+
+    def __init__(self, sock=None, data=None):
+        self.sock = sock
+        self.data = data
+        self.pos = 0
+
+    def read(self, n):
+        if self.data is not None:
+            if self.pos + n > len(self.data):
+                raise ProtocolError("reply shorter than its contents")
+            chunk = self.data[self.pos:self.pos + n]
+            self.pos += n
+            return chunk
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise ProtocolError("connection closed by the gateway (wrong transport/protocol?)")
+            buf += chunk
+        return bytes(buf)
+
+    def byte(self):
+        return self.read(1)[0]
+
+    def unpack(self, fmt):
+        return struct.unpack(fmt, self.read(struct.calcsize(fmt)))[0]
+
+
+class BinaryDecoder:
+    def __init__(self, r):
+        self.r = r
+
+    def message_begin(self):
+        first = self.r.unpack(">i")
+        if first >= 0:
+            raise ProtocolError("non-strict binary reply (first word %#x)" % first)
+        if (first & 0xFFFF0000) != 0x80010000:
+            raise ProtocolError("bad binary protocol version %#x" % (first & 0xFFFFFFFF))
+        mtype = first & 0xFF
+        name = self.r.read(self.r.unpack(">i")).decode("utf-8", "replace")
+        seqid = self.r.unpack(">i")
+        return name, mtype, seqid
+
+    def field_begin(self):
+        ftype = self.r.byte()
+        if ftype == T_STOP:
+            return T_STOP, 0
+        return ftype, self.r.unpack(">h")
+
+    def read_bool(self, ftype):
+        return self.r.byte() != 0
+
+    def read_string(self, ftype):
+        return self.r.read(self.r.unpack(">i"))
+
+    def skip(self, ftype, depth=0):
+        if depth > 64:
+            raise ProtocolError("nesting too deep")
+        sizes = {T_BOOL: 1, T_BYTE: 1, T_DOUBLE: 8, T_I16: 2, T_I32: 4, T_I64: 8}
+        if ftype in sizes:
+            self.r.read(sizes[ftype])
+        elif ftype == T_STRING:
+            self.r.read(self.r.unpack(">i"))
+        elif ftype == T_STRUCT:
+            while True:
+                t, _ = self.field_begin()
+                if t == T_STOP:
+                    return
+                self.skip(t, depth + 1)
+        elif ftype == T_MAP:
+            kt, vt, n = self.r.byte(), self.r.byte(), self.r.unpack(">i")
+            for _ in range(n):
+                self.skip(kt, depth + 1)
+                self.skip(vt, depth + 1)
+        elif ftype in (T_SET, T_LIST):
+            et, n = self.r.byte(), self.r.unpack(">i")
+            for _ in range(n):
+                self.skip(et, depth + 1)
+        else:
+            raise ProtocolError("unknown binary type %d" % ftype)
+
+    STRUCT, STRING, BOOL, STOP = T_STRUCT, T_STRING, T_BOOL, T_STOP
+
+    def is_bool(self, ftype):
+        return ftype == T_BOOL
+
+
+class CompactDecoder:
+    def __init__(self, r):
+        self.r = r
+        self.last_fid = [0]
+        self.pending_bool = None
+
+    def varint(self):
+        shift = result = 0
+        while True:
+            b = self.r.byte()
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result
+            shift += 7
+            if shift > 63:
+                raise ProtocolError("varint too long")
+
+    def zigzag(self):
+        n = self.varint()
+        return (n >> 1) ^ -(n & 1)
+
+    def message_begin(self):
+        pid = self.r.byte()
+        if pid != COMPACT_PROTOCOL_ID:
+            raise ProtocolError("bad compact protocol id %#x" % pid)
+        vt = self.r.byte()
+        if vt & 0x1F != COMPACT_VERSION:
+            raise ProtocolError("bad compact protocol version %d" % (vt & 0x1F))
+        mtype = (vt >> 5) & 0x07
+        seqid = self.varint()
+        name = self.r.read(self.varint()).decode("utf-8", "replace")
+        return name, mtype, seqid
+
+    def field_begin(self):
+        b = self.r.byte()
+        ftype = b & 0x0F
+        if ftype == C_STOP:
+            return C_STOP, 0
+        delta = b >> 4
+        fid = self.last_fid[-1] + delta if delta else self.zigzag()
+        self.last_fid[-1] = fid
+        if ftype in (C_TRUE, C_FALSE):
+            self.pending_bool = ftype == C_TRUE
+        return ftype, fid
+
+    def read_bool(self, ftype):
+        if ftype in (C_TRUE, C_FALSE):
+            return self.pending_bool
+        return self.r.byte() == C_TRUE
+
+    def read_string(self, ftype):
+        return self.r.read(self.varint())
+
+    def skip(self, ftype, depth=0, in_container=False):
+        if depth > 64:
+            raise ProtocolError("nesting too deep")
+        if ftype in (C_TRUE, C_FALSE):
+            if in_container:            # bools inside containers take one byte
+                self.r.read(1)
+        elif ftype == C_BYTE:
+            self.r.read(1)
+        elif ftype in (C_I16, C_I32, C_I64):
+            self.varint()
+        elif ftype == C_DOUBLE:
+            self.r.read(8)
+        elif ftype == C_BINARY:
+            self.r.read(self.varint())
+        elif ftype == C_STRUCT:
+            self.last_fid.append(0)
+            while True:
+                t, _ = self.field_begin()
+                if t == C_STOP:
+                    break
+                self.skip(t, depth + 1)
+            self.last_fid.pop()
+        elif ftype in (C_LIST, C_SET):
+            h = self.r.byte()
+            n, et = h >> 4, h & 0x0F
+            if n == 15:
+                n = self.varint()
+            for _ in range(n):
+                self.skip(et, depth + 1, True)
+        elif ftype == C_MAP:
+            n = self.varint()
+            if n:
+                kv = self.r.byte()
+                for _ in range(n):
+                    self.skip(kv >> 4, depth + 1, True)
+                    self.skip(kv & 0x0F, depth + 1, True)
+        else:
+            raise ProtocolError("unknown compact type %d" % ftype)
+
+    STRUCT, STRING, STOP = C_STRUCT, C_BINARY, C_STOP
+
+    def is_bool(self, ftype):
+        return ftype in (C_TRUE, C_FALSE)
+
+
+def read_string_fields(dec):
+    """Reads a struct's fields, returning {id: str} for string fields (exception messages)."""
+    out = {}
+    if isinstance(dec, CompactDecoder):
+        dec.last_fid.append(0)
+    while True:
+        ftype, fid = dec.field_begin()
+        if ftype == dec.STOP:
+            break
+        if ftype == dec.STRING:
+            out[fid] = dec.read_string(ftype).decode("utf-8", "replace")
+        else:
+            dec.skip(ftype, 1)
+    if isinstance(dec, CompactDecoder):
+        dec.last_fid.pop()
+    return out
+
+
+def decode_reply(dec, seqid):
+    """Returns the bool result of tableExists or raises ProtocolError with the reason."""
+    name, mtype, rseq = dec.message_begin()
+    if mtype == EXCEPTION:
+        # TApplicationException {1: string message, 2: i32 type}
+        fields = read_string_fields(dec)
+        raise ProtocolError("TApplicationException: %s" % fields.get(1, "?"))
+    if mtype != REPLY:
+        raise ProtocolError("unexpected message type %d" % mtype)
+    if name != METHOD:
+        raise ProtocolError("reply for %r, expected %r" % (name, METHOD))
+    if rseq != seqid:
+        raise ProtocolError("reply seqid %d, expected %d" % (rseq, seqid))
+    success = None
+    error = None
+    while True:
+        ftype, fid = dec.field_begin()
+        if ftype == dec.STOP:
+            break
+        if fid == 0 and dec.is_bool(ftype):
+            success = dec.read_bool(ftype)
+        elif fid == 1 and ftype == dec.STRUCT:
+            # TIOError {1: optional string message, 2: optional bool canRetry}
+            error = read_string_fields(dec).get(1, "(no message)")
+        else:
+            dec.skip(ftype)
+    if error is not None:
+        raise ProtocolError("TIOError: %s" % (error.splitlines() or ["(empty message)"])[0])
+    if success is None:
+        raise ProtocolError("reply has no success field")
+    return success
+
+
+# --------------------------------------------------------------------------- probe
+
+def probe(host, port, framed, compact, timeout, ns, qualifier):
+    seqid = int(time.time() * 1000) & 0x7FFFFFFF
+    if compact:
+        payload = encode_compact_call(METHOD, seqid, ns, qualifier)
+    else:
+        payload = encode_binary_call(METHOD, seqid, ns, qualifier)
+    if framed:
+        payload = struct.pack(">i", len(payload)) + payload
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.settimeout(timeout)
+        sock.sendall(payload)
+        reader = Reader(sock=sock)
+        if framed:
+            size = reader.unpack(">i")
+            if size <= 0 or size > 16 * 1024 * 1024:
+                raise ProtocolError("bad frame size %d (server not framed?)" % size)
+            reader = Reader(data=reader.read(size))
+        dec = CompactDecoder(reader) if compact else BinaryDecoder(reader)
+        return decode_reply(dec, seqid)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(
+        description="Check HBase Thrift2 gateways with a real tableExists call.",
+        epilog="Without -p, checks 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090, buffered+binary) "
+               "and 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091, framed+compact).")
+    ap.add_argument("-H", "--host", default="127.0.0.1")
+    ap.add_argument("-p", "--port", type=int, action="append")
+    ap.add_argument("-f", "--framed", action="store_true", help="framed transport")
+    ap.add_argument("-c", "--compact", action="store_true", help="compact protocol")
+    ap.add_argument("-t", "--timeout", type=float, default=5.0)
+    ap.add_argument("--table", default="hbase:meta", help="NS:NAME (default hbase:meta)")
+    ap.add_argument("-q", "--quiet", action="store_true")
+    args = ap.parse_args(argv)
+
+    if ":" in args.table:
+        ns, qualifier = args.table.split(":", 1)
+    else:
+        ns, qualifier = "default", args.table
+    ns, qualifier = ns.encode(), qualifier.encode()
+
+    if args.port:
+        targets = [(p, args.framed, args.compact) for p in args.port]
+    else:
+        targets = [
+            (int(os.environ.get("HBASE_ORM_THRIFT_PORT", "9090")), False, False),
+            (int(os.environ.get("HBASE_ORM_THRIFT_FRAMED_PORT", "9091")), True, True),
+        ]
+
+    ok = True
+    for port, framed, compact in targets:
+        mode = "%s/%s" % ("framed" if framed else "buffered", "compact" if compact else "binary")
+        where = "%s:%d (%s)" % (args.host, port, mode)
+        start = time.monotonic()
+        try:
+            exists = probe(args.host, port, framed, compact, args.timeout, ns, qualifier)
+            ms = (time.monotonic() - start) * 1000
+            if exists:
+                msg = "ok    %s tableExists(%s) = true in %.0f ms" % (where, args.table, ms)
+            else:
+                ok = False
+                msg = "FAIL  %s tableExists(%s) = false" % (where, args.table)
+        except (OSError, ProtocolError, struct.error) as e:
+            ok = False
+            msg = "FAIL  %s %s" % (where, e if str(e) else type(e).__name__)
+        if not args.quiet:
+            print(msg, flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,249 @@
+//! Scans as `futures::Stream`s of rows, with the server-side scanner closed on every exit.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::stream::{BoxStream, Stream, StreamExt};
+
+use super::Client;
+use crate::error::Result;
+use crate::model::{Row, Scan};
+use crate::schema::TableName;
+use crate::thrift2::convert;
+use crate::thrift2::generated::thbase::{
+    THBaseServiceCloseScannerArgs, THBaseServiceGetScannerRowsArgs, THBaseServiceOpenScannerArgs,
+};
+
+/// Rows fetched per round trip when the scan does not say.
+const DEFAULT_PAGE: i32 = 256;
+
+/// The rows of a scan, in key order (descending for reversed scans).
+///
+/// Returned by [`crate::Table::scan`]. Pages are fetched lazily as the stream is polled.
+/// Dropping the stream early closes the scanner on the gateway in a background task.
+pub struct RowStream {
+    inner: BoxStream<'static, Result<Row>>,
+    scanner_id: Arc<AtomicI64>,
+}
+
+/// `scanner_id` before a scanner is opened.
+const NO_SCANNER: i64 = i64::MIN;
+
+impl RowStream {
+    pub(crate) fn new(client: Client, table: TableName, scan: Scan) -> Self {
+        let scanner_id = Arc::new(AtomicI64::new(NO_SCANNER));
+        let state = State::new(client, table, scan, scanner_id.clone());
+        RowStream {
+            inner: futures::stream::unfold(state, State::next).boxed(),
+            scanner_id,
+        }
+    }
+
+    /// The gateway's id of this stream's scanner, once the first page was requested. For
+    /// diagnostics, with [`Client::scanner_is_open`].
+    pub fn scanner_id(&self) -> Option<i32> {
+        i32::try_from(self.scanner_id.load(Ordering::Relaxed)).ok()
+    }
+}
+
+impl Stream for RowStream {
+    type Item = Result<Row>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.poll_next_unpin(cx)
+    }
+}
+
+impl std::fmt::Debug for RowStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RowStream")
+    }
+}
+
+/// An open scanner on the gateway; closed in the background if dropped while open.
+struct Scanner {
+    client: Client,
+    id: i32,
+    open: bool,
+}
+
+impl Scanner {
+    async fn close(mut self) -> Result<()> {
+        self.open = false;
+        self.client
+            .call(&THBaseServiceCloseScannerArgs {
+                scanner_id: self.id,
+            })
+            .await
+    }
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        if !self.open {
+            return;
+        }
+        let (client, id) = (self.client.clone(), self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(e) = client
+                    .call(&THBaseServiceCloseScannerArgs { scanner_id: id })
+                    .await
+                {
+                    tracing::debug!(scanner = id, error = %e, "closing an abandoned scanner failed");
+                }
+            });
+        }
+    }
+}
+
+struct State {
+    client: Client,
+    table: TableName,
+    scan: Scan,
+    /// Ascending bounds `[lo, hi)` every returned row must satisfy.
+    lo: Vec<u8>,
+    hi: Option<Vec<u8>>,
+    scanner: Option<Scanner>,
+    page: VecDeque<Row>,
+    remaining: Option<usize>,
+    exhausted: bool,
+    finished: bool,
+    /// Shared with the [`RowStream`] so that it can report the scanner id.
+    scanner_id: Arc<AtomicI64>,
+}
+
+impl State {
+    fn new(client: Client, table: TableName, scan: Scan, scanner_id: Arc<AtomicI64>) -> Self {
+        let (lo, hi) = scan.bounds();
+        State {
+            client,
+            table,
+            lo,
+            hi,
+            scanner: None,
+            page: VecDeque::new(),
+            remaining: scan.limit,
+            exhausted: false,
+            finished: false,
+            scan,
+            scanner_id,
+        }
+    }
+
+    /// HBase's own bounds for this scan.
+    ///
+    /// Forward: `startRow = lo`, `stopRow = hi`. Reversed scans start at `startRow`
+    /// (inclusive) and stop before `stopRow` going down, so the ascending `[lo, hi)` cannot be
+    /// said exactly: the scanner starts at `hi` (a row equal to `hi` is skipped here) and stops
+    /// at `lo` without its last byte (rows below `lo` end the stream here).
+    fn server_bounds(&self) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        let non_empty = |v: Vec<u8>| (!v.is_empty()).then_some(v);
+        if self.scan.reversed {
+            let stop = non_empty(self.lo[..self.lo.len().saturating_sub(1)].to_vec());
+            (self.hi.clone(), stop)
+        } else {
+            (non_empty(self.lo.clone()), self.hi.clone())
+        }
+    }
+
+    async fn next(mut self) -> Option<(Result<Row>, State)> {
+        loop {
+            if self.finished {
+                return None;
+            }
+            if self.remaining == Some(0) {
+                self.finish().await;
+                return None;
+            }
+            if let Some(row) = self.page.pop_front() {
+                if self.hi.as_ref().is_some_and(|hi| row.key >= *hi) {
+                    continue;
+                }
+                if row.key < self.lo {
+                    // Only reversed scans reach keys below `lo`: everything after is lower.
+                    self.finish().await;
+                    return None;
+                }
+                if let Some(n) = &mut self.remaining {
+                    *n -= 1;
+                }
+                return Some((Ok(row), self));
+            }
+            if self.exhausted {
+                self.finish().await;
+                return None;
+            }
+            if let Err(e) = self.fetch().await {
+                self.finish().await;
+                return Some((Err(e), self));
+            }
+        }
+    }
+
+    /// Opens the scanner if needed and buffers the next page of rows.
+    async fn fetch(&mut self) -> Result<()> {
+        let table = self.table.clone();
+        self.fetch_page().await.map_err(|e| e.about_table(&table))
+    }
+
+    async fn fetch_page(&mut self) -> Result<()> {
+        let page_size = self.scan.caching.unwrap_or(DEFAULT_PAGE).max(1);
+        if self.scanner.is_none() {
+            if self.hi.as_ref().is_some_and(|hi| *hi <= self.lo) {
+                self.exhausted = true;
+                return Ok(());
+            }
+            // Reversed scans may read one row at `hi` that is skipped, so ask for one more.
+            let limit = self.remaining.map(|n| {
+                let n = n + usize::from(self.scan.reversed);
+                i32::try_from(n).unwrap_or(i32::MAX)
+            });
+            let (start, stop) = self.server_bounds();
+            let mut tscan = convert::scan(&self.scan, start, stop, limit);
+            tscan.caching = Some(page_size);
+            let id = self
+                .client
+                .call(&THBaseServiceOpenScannerArgs {
+                    table: convert::table_bytes(&self.table),
+                    tscan,
+                })
+                .await?;
+            self.scanner_id.store(i64::from(id), Ordering::Relaxed);
+            self.scanner = Some(Scanner {
+                client: self.client.clone(),
+                id,
+                open: true,
+            });
+        }
+        let id = self.scanner.as_ref().map(|s| s.id).unwrap_or_default();
+        let results = self
+            .client
+            .call(&THBaseServiceGetScannerRowsArgs {
+                scanner_id: id,
+                num_rows: page_size,
+            })
+            .await?;
+        if results.is_empty() {
+            self.exhausted = true;
+        }
+        self.page
+            .extend(results.into_iter().filter_map(convert::row));
+        Ok(())
+    }
+
+    /// Closes the scanner now (awaited, so tests and callers see it closed when the stream ends).
+    async fn finish(&mut self) {
+        self.finished = true;
+        self.page.clear();
+        if let Some(scanner) = self.scanner.take() {
+            let id = scanner.id;
+            if let Err(e) = scanner.close().await {
+                tracing::debug!(scanner = id, error = %e, "closing a finished scanner failed");
+            }
+        }
+    }
+}

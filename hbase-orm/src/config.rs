@@ -1,0 +1,173 @@
+//! Connection settings: transport, protocol, pool size and timeouts.
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// How Thrift messages are delimited on the socket. Must match the gateway's setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// No delimiting (the gateway's default).
+    #[default]
+    Buffered,
+    /// Each message prefixed by its 4-byte length (gateway started with `-f`, or with
+    /// `-hsha`, `-nonblocking`, `-threadedselector`).
+    Framed,
+}
+
+/// How Thrift values are encoded. Must match the gateway's setting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// TBinaryProtocol (the gateway's default).
+    #[default]
+    Binary,
+    /// TCompactProtocol (gateway started with `-c`).
+    Compact,
+}
+
+/// Everything a [`crate::Client`] is built from. Made by [`crate::ClientBuilder`] or parsed
+/// from a URL with [`Config::from_url`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// `host:port` of the Thrift2 gateway.
+    pub address: String,
+    /// Connections kept open at most; also the number of calls in flight at once.
+    pub pool_size: usize,
+    /// Limit for opening a TCP connection and checking the gateway type.
+    pub connect_timeout: Duration,
+    /// Limit for one call, from sending the request to the end of the reply.
+    pub request_timeout: Duration,
+    /// Limit for waiting for a free pooled connection.
+    pub pool_timeout: Duration,
+    /// Connections idle for longer are closed instead of reused (the gateway closes idle
+    /// sockets after `hbase.thrift.server.socket.read.timeout`, 60 s by default).
+    pub max_idle: Duration,
+    /// Message delimiting.
+    pub transport: Transport,
+    /// Value encoding.
+    pub protocol: Protocol,
+    /// Largest reply accepted, in bytes.
+    pub max_reply_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            address: "127.0.0.1:9090".into(),
+            pool_size: 8,
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(60),
+            pool_timeout: Duration::from_secs(30),
+            max_idle: Duration::from_secs(45),
+            transport: Transport::Buffered,
+            protocol: Protocol::Binary,
+            max_reply_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
+
+impl Config {
+    /// Parses `thrift2://host:port?transport=framed&protocol=compact&pool_size=16&timeout_ms=5000`.
+    ///
+    /// Query keys (all optional): `transport` (`buffered`|`framed`), `protocol`
+    /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
+    /// `pool_timeout_ms`, `max_idle_ms`, `max_reply_bytes`.
+    ///
+    /// ```
+    /// use hbase_orm::{Config, Transport, Protocol};
+    /// let c = Config::from_url("thrift2://10.0.0.5:9091?transport=framed&protocol=compact").unwrap();
+    /// assert_eq!(c.address, "10.0.0.5:9091");
+    /// assert_eq!((c.transport, c.protocol), (Transport::Framed, Protocol::Compact));
+    /// ```
+    pub fn from_url(url: &str) -> Result<Config> {
+        let rest = url
+            .strip_prefix("thrift2://")
+            .ok_or_else(|| Error::Config(format!("{url:?}: the URL must start with thrift2://")))?;
+        let (address, query) = rest.split_once('?').unwrap_or((rest, ""));
+        if address.is_empty() || !address.contains(':') {
+            return Err(Error::Config(format!(
+                "{url:?}: expected thrift2://host:port"
+            )));
+        }
+        let mut config = Config {
+            address: address.trim_end_matches('/').to_string(),
+            ..Config::default()
+        };
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| Error::Config(format!("{url:?}: {pair:?} is not key=value")))?;
+            let number = || {
+                value.parse::<u64>().map_err(|_| {
+                    Error::Config(format!(
+                        "{url:?}: {key} must be a whole number, got {value:?}"
+                    ))
+                })
+            };
+            let ms = |v: u64| Duration::from_millis(v);
+            match key {
+                "transport" => {
+                    config.transport = match value {
+                        "buffered" => Transport::Buffered,
+                        "framed" => Transport::Framed,
+                        _ => {
+                            return Err(Error::Config(format!(
+                                "{url:?}: transport must be buffered or framed"
+                            )))
+                        }
+                    }
+                }
+                "protocol" => {
+                    config.protocol = match value {
+                        "binary" => Protocol::Binary,
+                        "compact" => Protocol::Compact,
+                        _ => {
+                            return Err(Error::Config(format!(
+                                "{url:?}: protocol must be binary or compact"
+                            )))
+                        }
+                    }
+                }
+                "pool_size" => config.pool_size = number()? as usize,
+                "connect_timeout_ms" => config.connect_timeout = ms(number()?),
+                "timeout_ms" => config.request_timeout = ms(number()?),
+                "pool_timeout_ms" => config.pool_timeout = ms(number()?),
+                "max_idle_ms" => config.max_idle = ms(number()?),
+                "max_reply_bytes" => config.max_reply_bytes = number()? as usize,
+                _ => return Err(Error::Config(format!("{url:?}: unknown option {key:?}"))),
+            }
+        }
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub(crate) fn validate(&self) -> Result<()> {
+        if self.pool_size == 0 {
+            return Err(Error::Config("pool_size must be at least 1".into()));
+        }
+        if self.max_reply_bytes < 1024 {
+            return Err(Error::Config(
+                "max_reply_bytes must be at least 1024".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_options_are_parsed_and_bad_ones_named() {
+        let c = Config::from_url("thrift2://h:1?pool_size=3&timeout_ms=250").unwrap();
+        assert_eq!(c.pool_size, 3);
+        assert_eq!(c.request_timeout, Duration::from_millis(250));
+        assert_eq!(c.transport, Transport::Buffered);
+        let e = Config::from_url("thrift2://h:1?colour=red").unwrap_err();
+        assert!(e.to_string().contains("colour"), "{e}");
+        assert!(Config::from_url("http://h:1").is_err());
+        assert!(Config::from_url("thrift2://h:1?pool_size=0").is_err());
+        assert!(Config::from_url("thrift2://h:1?pool_size=x").is_err());
+    }
+}

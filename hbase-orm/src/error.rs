@@ -1,0 +1,222 @@
+//! The one error type of the crate.
+
+use std::time::Duration;
+
+/// Everything that can go wrong talking to HBase, as variants a caller can act on.
+///
+/// Match on the variant to decide what to do: [`Error::Connect`] and [`Error::Timeout`] are
+/// worth a retry later, [`Error::TableNotFound`] asks for the table to be created,
+/// [`Error::IllegalArgument`] is a bug in the request. New variants may be added, so keep a
+/// wildcard arm.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No TCP connection to the gateway could be opened.
+    #[error("cannot connect to the HBase Thrift2 gateway at {address}: {source}")]
+    Connect {
+        /// The `host:port` that was dialed.
+        address: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// An operation did not finish in time; the connection it used is discarded.
+    #[error("{operation} timed out after {after:?}")]
+    Timeout {
+        /// What was being done: `connect`, `pool wait` or a Thrift method name.
+        operation: &'static str,
+        /// The limit that was exceeded.
+        after: Duration,
+    },
+
+    /// HBase reported an I/O error (`TIOError`); `message` is HBase's own text.
+    #[error("HBase error in {method}: {message}")]
+    Server {
+        /// The Thrift method that failed.
+        method: &'static str,
+        /// HBase's message, usually naming the Java exception.
+        message: String,
+        /// Whether HBase says retrying may succeed.
+        can_retry: bool,
+    },
+
+    /// HBase rejected an argument (`TIllegalArgument`, or a request the client refuses to
+    /// send, such as an empty row key). Also returned for a scanner that expired on the server.
+    #[error("illegal argument: {message}")]
+    IllegalArgument {
+        /// What was wrong.
+        message: String,
+    },
+
+    /// The table does not exist.
+    #[error("table {table} not found")]
+    TableNotFound {
+        /// The table's full name, `namespace:table`.
+        table: String,
+    },
+
+    /// The namespace does not exist.
+    #[error("namespace {namespace} not found")]
+    NamespaceNotFound {
+        /// The namespace's name.
+        namespace: String,
+    },
+
+    /// A table or namespace to be created exists already.
+    #[error("already exists: {what}")]
+    AlreadyExists {
+        /// HBase's description of what exists (it names the table or namespace).
+        what: String,
+    },
+
+    /// The gateway at the address is not a Thrift2 (`THBaseService`) gateway.
+    #[error(
+        "the gateway at {address} is a Thrift{found} server; hbase-orm needs the Thrift2 gateway \
+         (org.apache.hadoop.hbase.thrift2.ThriftServer)"
+    )]
+    WrongGateway {
+        /// The address that answered.
+        address: String,
+        /// The server type it reported (1 for the Thrift1 gateway).
+        found: i32,
+    },
+
+    /// The connection broke mid-call (reset, closed by the server).
+    #[error("connection to the gateway failed during {method}: {source}")]
+    Transport {
+        /// The Thrift method in flight.
+        method: &'static str,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The gateway sent bytes that are not a valid reply (wrong transport or protocol chosen,
+    /// a reply too large, or an application exception such as an unknown method).
+    #[error("protocol error in {method}: {message}")]
+    Protocol {
+        /// The Thrift method in flight.
+        method: &'static str,
+        /// What did not fit.
+        message: String,
+    },
+
+    /// Part of a batch failed; the rows listed were not written or deleted.
+    #[error("{operation}: {} of {total} rows failed: {source}", failed_rows.len())]
+    PartialBatch {
+        /// The batch operation.
+        operation: &'static str,
+        /// How many rows the batch had.
+        total: usize,
+        /// Keys of the rows that were not applied.
+        failed_rows: Vec<Vec<u8>>,
+        /// The first error seen.
+        #[source]
+        source: Box<Error>,
+    },
+
+    /// The client configuration or a URL is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Classifies a `TIOError` by the Java exception HBase names in its message.
+    pub(crate) fn from_server(method: &'static str, message: String, can_retry: bool) -> Error {
+        let after = |marker: &str| -> Option<String> {
+            let start = message.find(marker)? + marker.len();
+            let rest = message[start..].trim_start_matches([':', ' ']);
+            let name: String = rest
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != '\n')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        };
+        if let Some(table) = after("TableNotFoundException") {
+            return Error::TableNotFound { table };
+        }
+        if let Some(namespace) = after("NamespaceNotFoundException") {
+            return Error::NamespaceNotFound { namespace };
+        }
+        for marker in ["TableExistsException", "NamespaceExistException"] {
+            if let Some(i) = message.find(marker) {
+                let what = message[i + marker.len()..].trim_start_matches([':', ' ']);
+                let what = what.lines().next().unwrap_or_default().trim().to_string();
+                return Error::AlreadyExists { what };
+            }
+        }
+        Error::Server {
+            method,
+            message,
+            can_retry,
+        }
+    }
+
+    /// The gateway reports a missing table with a message that is just the table's name
+    /// (HBase's `TableNotFoundException` text without its class): recognise that for the
+    /// table a call was about.
+    pub(crate) fn about_table(self, table: &crate::schema::TableName) -> Error {
+        match self {
+            Error::Server { ref message, .. } => {
+                let m = message.trim();
+                let full = format!("{}:{}", table.namespace, table.name);
+                if m == full || m == table.to_string() {
+                    Error::TableNotFound { table: full }
+                } else {
+                    self
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Whether the error means the request never reached HBase or may be retried safely.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Connect { .. } | Error::Timeout { .. } => true,
+            Error::Server { can_retry, .. } => *can_retry,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_hbase_exceptions_by_message() {
+        let e = Error::from_server(
+            "get",
+            "org.apache.hadoop.hbase.TableNotFoundException: ns:orders\n\tat ...".into(),
+            false,
+        );
+        assert!(matches!(e, Error::TableNotFound { ref table } if table == "ns:orders"));
+        let e = Error::from_server(
+            "createNamespace",
+            "org.apache.hadoop.hbase.NamespaceExistException: Namespace shop already exists".into(),
+            false,
+        );
+        assert!(
+            matches!(e, Error::AlreadyExists { ref what } if what == "Namespace shop already exists")
+        );
+        let t = crate::schema::TableName::new("default", "t1");
+        let e = Error::from_server("get", "t1".into(), false).about_table(&t);
+        assert!(matches!(e, Error::TableNotFound { ref table } if table == "default:t1"));
+        let e = Error::from_server("get", "other".into(), false).about_table(&t);
+        assert!(matches!(e, Error::Server { .. }));
+        let e = Error::from_server("put", "something else".into(), true);
+        assert!(matches!(
+            e,
+            Error::Server {
+                can_retry: true,
+                ..
+            }
+        ));
+        assert!(e.is_retryable());
+    }
+}

@@ -1,0 +1,43 @@
+//! # hbase-orm
+//!
+//! An async data-access layer for Apache HBase, speaking to HBase's Thrift2 gateway
+//! (`THBaseService`) on tokio.
+//!
+//! This layer is the raw client: [`Client`] (a pool of gateway connections), [`Table`] for
+//! reads, writes and scans, [`Admin`] for namespaces and tables, and the protocol-neutral
+//! request types ([`Put`], [`Get`], [`Scan`], [`Delete`], [`Increment`], [`Append`],
+//! [`RowMutations`], [`CheckAndMutate`]) and results ([`Row`], [`Cell`]).
+//!
+//! ```no_run
+//! # async fn demo() -> hbase_orm::Result<()> {
+//! use futures::TryStreamExt;
+//! use hbase_orm::{Client, Get, Put, Scan};
+//!
+//! let client = Client::builder().address("127.0.0.1:9090").pool_size(8).build().await?;
+//! let users = client.table("users")?;
+//! users.put(Put::new("u1").column("d", "name", "Ada")).await?;
+//! let row = users.get(Get::new("u1")).await?;
+//! let all: Vec<_> = users.scan(Scan::new().prefix("u").limit(100)).try_collect().await?;
+//! # Ok(()) }
+//! ```
+#![warn(missing_docs)]
+
+mod client;
+mod config;
+mod error;
+mod model;
+mod schema;
+mod thrift2;
+
+pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
+pub use config::{Config, Protocol, Transport};
+pub use error::{Error, Result};
+pub use model::{
+    prefix_end, printable_key, Append, Cell, CheckAndMutate, Column, CompareOp, Delete,
+    DeleteTarget, Durability, Get, Increment, Mutation, Put, PutCell, Row, RowMutations, Scan,
+    TimeRange,
+};
+pub use schema::{
+    BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells, RegionLocation,
+    TableDescriptor, TableName,
+};

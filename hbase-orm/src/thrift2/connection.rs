@@ -1,0 +1,310 @@
+//! One TCP connection to the gateway, carrying one call at a time.
+
+use std::time::Instant;
+
+use bytes::BytesMut;
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+    TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::generated::thbase::{TIOError, TIllegalArgument};
+use super::probe::{message_len, Probe};
+use super::rpc::Rpc;
+use super::{WireProtocol, WireTransport};
+use crate::error::Error;
+
+/// Socket reads grow the buffer by at least this much.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Transport, protocol and limits of a connection.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WireConfig {
+    pub(crate) transport: WireTransport,
+    pub(crate) protocol: WireProtocol,
+    /// Largest reply accepted, in bytes.
+    pub(crate) max_reply_bytes: usize,
+}
+
+/// A failed call, with whether it is safe to send it again on another connection.
+#[derive(Debug)]
+pub(crate) struct CallFailure {
+    pub(crate) error: Error,
+    /// The connection had been used before and died before a byte of the reply came back:
+    /// typically a socket the gateway closed while it sat idle in the pool.
+    pub(crate) stale: bool,
+}
+
+/// A connection to the gateway. Thrift allows one call in flight per connection.
+///
+/// If a call's future is dropped half way (a timeout, a cancelled task), `in_flight` stays set
+/// and the pool discards the connection instead of reading someone else's reply from it.
+pub(crate) struct Connection {
+    stream: TcpStream,
+    config: WireConfig,
+    seq: i32,
+    write_buf: Vec<u8>,
+    read_buf: BytesMut,
+    in_flight: bool,
+    broken: bool,
+    calls: u64,
+    last_used: Instant,
+}
+
+impl Connection {
+    /// Opens a TCP connection (no call is made).
+    pub(crate) async fn open(address: &str, config: WireConfig) -> std::io::Result<Connection> {
+        let stream = TcpStream::connect(address).await?;
+        stream.set_nodelay(true)?;
+        Ok(Connection {
+            stream,
+            config,
+            seq: 0,
+            write_buf: Vec::with_capacity(4096),
+            read_buf: BytesMut::with_capacity(READ_CHUNK),
+            in_flight: false,
+            broken: false,
+            calls: 0,
+            last_used: Instant::now(),
+        })
+    }
+
+    /// When the last call on this connection finished.
+    pub(crate) fn last_used(&self) -> Instant {
+        self.last_used
+    }
+
+    /// Whether the connection can carry another call: no call was abandoned on it, the stream
+    /// is in sync, and the gateway has not closed it.
+    pub(crate) fn is_reusable(&self) -> bool {
+        if self.in_flight || self.broken {
+            return false;
+        }
+        let mut probe = [0u8; 1];
+        match self.stream.try_read(&mut probe) {
+            // Nothing to read: the socket is open and idle, as it should be.
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => true,
+            // End of stream (closed by the gateway), stray bytes, or a socket error.
+            _ => false,
+        }
+    }
+
+    /// Sends one call and waits for its reply.
+    pub(crate) async fn call<R: Rpc>(&mut self, args: &R) -> Result<R::Reply, CallFailure> {
+        let method = R::METHOD;
+        let fail = |error| CallFailure {
+            error,
+            stale: false,
+        };
+        self.seq = self.seq.wrapping_add(1);
+        self.encode(args)
+            .map_err(|e| fail(protocol_error(method, e)))?;
+
+        self.in_flight = true;
+        let reused = self.calls > 0;
+        let reply_len = match self.exchange().await {
+            Ok(n) => n,
+            Err((source, nothing_received)) => {
+                self.broken = true;
+                return Err(CallFailure {
+                    stale: reused && nothing_received,
+                    error: match source.kind() {
+                        std::io::ErrorKind::InvalidData => Error::Protocol {
+                            method,
+                            message: source.to_string(),
+                        },
+                        _ => Error::Transport { method, source },
+                    },
+                });
+            }
+        };
+        self.in_flight = false;
+        self.calls += 1;
+        self.last_used = Instant::now();
+
+        let reply = self.read_buf.split_to(reply_len);
+        if !self.read_buf.is_empty() {
+            // Bytes beyond the reply mean the stream is out of step: never reuse it.
+            self.broken = true;
+        }
+        decode::<R>(self.config.protocol, &reply, self.seq).map_err(|error| {
+            if matches!(error, Error::Protocol { .. }) {
+                self.broken = true;
+            }
+            fail(error)
+        })
+    }
+
+    fn encode<R: Rpc>(&mut self, args: &R) -> thrift::Result<()> {
+        self.write_buf.clear();
+        if self.config.transport == WireTransport::Framed {
+            self.write_buf.extend_from_slice(&[0; 4]);
+        }
+        let ident = TMessageIdentifier::new(R::METHOD, TMessageType::Call, self.seq);
+        let write = |o: &mut dyn TOutputProtocol| -> thrift::Result<()> {
+            o.write_message_begin(&ident)?;
+            args.write(o)?;
+            o.write_message_end()?;
+            o.flush()
+        };
+        match self.config.protocol {
+            WireProtocol::Binary => {
+                write(&mut TBinaryOutputProtocol::new(&mut self.write_buf, true))?
+            }
+            WireProtocol::Compact => write(&mut TCompactOutputProtocol::new(&mut self.write_buf))?,
+        }
+        if self.config.transport == WireTransport::Framed {
+            let len = u32::try_from(self.write_buf.len() - 4).map_err(|_| {
+                thrift::Error::Protocol(thrift::ProtocolError::new(
+                    thrift::ProtocolErrorKind::SizeLimit,
+                    "request larger than 4 GiB",
+                ))
+            })?;
+            self.write_buf[..4].copy_from_slice(&len.to_be_bytes());
+        }
+        Ok(())
+    }
+
+    /// Writes the encoded call and reads until one whole reply is buffered; returns its length.
+    /// On failure also says whether no byte of the reply had arrived.
+    async fn exchange(&mut self) -> Result<usize, (std::io::Error, bool)> {
+        self.read_buf.clear();
+        self.stream
+            .write_all(&self.write_buf)
+            .await
+            .map_err(|e| (e, true))?;
+        let max = self.config.max_reply_bytes;
+        match self.config.transport {
+            WireTransport::Framed => {
+                let mut len = [0u8; 4];
+                self.stream
+                    .read_exact(&mut len)
+                    .await
+                    .map_err(|e| (e, true))?;
+                let len = u32::from_be_bytes(len) as usize;
+                if len > max {
+                    return Err((too_large(len, max), false));
+                }
+                self.read_buf.resize(len, 0);
+                self.stream
+                    .read_exact(&mut self.read_buf[..])
+                    .await
+                    .map_err(|e| (e, false))?;
+                Ok(len)
+            }
+            WireTransport::Buffered => loop {
+                match message_len(self.config.protocol, &self.read_buf) {
+                    Probe::Complete(n) => return Ok(n),
+                    Probe::Malformed(why) => {
+                        return Err((
+                            std::io::Error::new(
+                                std::io::ErrorKind::InvalidData,
+                                format!(
+                                    "reply is not a Thrift message ({why}); does the gateway use \
+                                     the same transport and protocol as the client?"
+                                ),
+                            ),
+                            false,
+                        ))
+                    }
+                    Probe::Incomplete if self.read_buf.len() > max => {
+                        return Err((too_large(self.read_buf.len(), max), false))
+                    }
+                    Probe::Incomplete => {}
+                }
+                self.read_buf.reserve(READ_CHUNK);
+                let before = self.read_buf.is_empty();
+                let n = self
+                    .stream
+                    .read_buf(&mut self.read_buf)
+                    .await
+                    .map_err(|e| (e, before))?;
+                if n == 0 {
+                    return Err((
+                        std::io::Error::new(
+                            std::io::ErrorKind::UnexpectedEof,
+                            "the gateway closed the connection",
+                        ),
+                        before,
+                    ));
+                }
+            },
+        }
+    }
+}
+
+fn too_large(len: usize, max: usize) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "reply of {len} bytes exceeds the limit of {max} bytes (ClientBuilder::max_reply_bytes)"
+        ),
+    )
+}
+
+/// Decodes one reply message.
+fn decode<R: Rpc>(protocol: WireProtocol, mut bytes: &[u8], seq: i32) -> Result<R::Reply, Error> {
+    let method = R::METHOD;
+    let read = |i: &mut dyn TInputProtocol| -> thrift::Result<R::Reply> {
+        let ident = i.read_message_begin()?;
+        if ident.message_type == TMessageType::Exception {
+            let e = thrift::Error::read_application_error_from_in_protocol(i)?;
+            return Err(thrift::Error::Application(e));
+        }
+        if ident.name != method || ident.sequence_number != seq {
+            return Err(thrift::Error::Protocol(thrift::ProtocolError::new(
+                thrift::ProtocolErrorKind::InvalidData,
+                format!(
+                    "reply {}#{} does not answer call {method}#{seq}",
+                    ident.name, ident.sequence_number
+                ),
+            )));
+        }
+        let reply = R::read_reply(i)?;
+        i.read_message_end()?;
+        Ok(reply)
+    };
+    let decoded = match protocol {
+        WireProtocol::Binary => read(&mut TBinaryInputProtocol::new(&mut bytes, true)),
+        WireProtocol::Compact => read(&mut TCompactInputProtocol::new(&mut bytes)),
+    };
+    decoded.map_err(|e| thrift_error(method, e))
+}
+
+/// Maps an error the `thrift` crate produced while decoding a reply.
+fn thrift_error(method: &'static str, e: thrift::Error) -> Error {
+    match e {
+        thrift::Error::User(user) => {
+            if let Some(io) = user.downcast_ref::<TIOError>() {
+                Error::from_server(
+                    method,
+                    io.message.clone().unwrap_or_default(),
+                    io.can_retry.unwrap_or(false),
+                )
+            } else if let Some(ia) = user.downcast_ref::<TIllegalArgument>() {
+                Error::IllegalArgument {
+                    message: ia.message.clone().unwrap_or_default(),
+                }
+            } else {
+                Error::Protocol {
+                    method,
+                    message: user.to_string(),
+                }
+            }
+        }
+        thrift::Error::Application(a) => Error::Protocol {
+            method,
+            message: format!("the gateway answered with {:?}: {}", a.kind, a.message),
+        },
+        other => protocol_error(method, other),
+    }
+}
+
+fn protocol_error(method: &'static str, e: thrift::Error) -> Error {
+    Error::Protocol {
+        method,
+        message: e.to_string(),
+    }
+}

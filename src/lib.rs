@@ -1,0 +1,104 @@
+//! Shared helpers for the examples, integration tests and benchmarks of `hbase-orm`.
+//!
+//! Nothing here is part of the library. It finds the HBase Thrift2 gateways that the project's
+//! launcher (`hbase-local/hbase.sh up`) starts, and gives tests uniquely named tables that are
+//! dropped afterwards, even when the test fails.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use futures::FutureExt;
+use hbase_orm::{Client, ColumnFamily, Config, Table, TableDescriptor, TableName};
+
+/// Address of the default (buffered, binary) gateway: `$HBASE_ORM_THRIFT_ADDR` or
+/// `127.0.0.1:9090`.
+pub fn gateway_address() -> String {
+    std::env::var("HBASE_ORM_THRIFT_ADDR").unwrap_or_else(|_| "127.0.0.1:9090".into())
+}
+
+/// Address of the framed + compact gateway: `$HBASE_ORM_THRIFT_FRAMED_ADDR` or
+/// `127.0.0.1:9091`.
+pub fn framed_gateway_address() -> String {
+    std::env::var("HBASE_ORM_THRIFT_FRAMED_ADDR").unwrap_or_else(|_| "127.0.0.1:9091".into())
+}
+
+/// Connects with `config`, or panics with instructions to start HBase. There is no skipping:
+/// a test that needs HBase fails when HBase is not there, locally and in CI alike.
+pub async fn connect_with(config: Config) -> Client {
+    let address = config.address.clone();
+    match Client::builder().config(config).build().await {
+        Ok(client) => client,
+        Err(e) => panic!(
+            "cannot reach the HBase Thrift2 gateway at {address}: {e}\n\
+             Start a local HBase first:  hbase-local/hbase.sh up\n\
+             (or point HBASE_ORM_THRIFT_ADDR / HBASE_ORM_THRIFT_FRAMED_ADDR elsewhere)"
+        ),
+    }
+}
+
+/// A client of the default gateway with default settings.
+pub async fn client() -> Client {
+    connect_with(Config {
+        address: gateway_address(),
+        ..Config::default()
+    })
+    .await
+}
+
+/// A table name no other test or run uses: `hbase_orm_it:<label>_<pid>_<n>`.
+pub fn unique_table_name(label: &str) -> TableName {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    TableName::new(
+        TEST_NAMESPACE,
+        format!("{label}_{}_{n}", std::process::id()),
+    )
+}
+
+/// The namespace all test tables live in.
+pub const TEST_NAMESPACE: &str = "hbase_orm_it";
+
+/// Creates the test namespace if it is missing.
+pub async fn ensure_test_namespace(client: &Client) {
+    let admin = client.admin();
+    if !admin.namespace_exists(TEST_NAMESPACE).await.unwrap() {
+        match admin.create_namespace(TEST_NAMESPACE).await {
+            Ok(()) | Err(hbase_orm::Error::AlreadyExists { .. }) => {}
+            Err(e) => panic!("creating namespace {TEST_NAMESPACE}: {e}"),
+        }
+    }
+}
+
+/// Creates a uniquely named table with `families` (and `splits`), runs `body` with it, and
+/// drops the table afterwards, whether `body` passed or panicked.
+pub async fn with_table<F, Fut>(
+    client: &Client,
+    label: &str,
+    families: Vec<ColumnFamily>,
+    splits: &[Vec<u8>],
+    body: F,
+) where
+    F: FnOnce(Table) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    ensure_test_namespace(client).await;
+    let name = unique_table_name(label);
+    let descriptor = TableDescriptor {
+        name: name.clone(),
+        families,
+    };
+    client
+        .admin()
+        .create_table(&descriptor, splits)
+        .await
+        .unwrap_or_else(|e| panic!("creating {name}: {e}"));
+    let outcome = AssertUnwindSafe(body(client.table_named(name.clone())))
+        .catch_unwind()
+        .await;
+    let dropped = client.admin().delete_table(&name).await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+    dropped.unwrap_or_else(|e| panic!("dropping {name}: {e}"));
+}

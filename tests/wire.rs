@@ -1,0 +1,221 @@
+//! The wire against real gateways: both transports and protocols, the gateway-type check,
+//! unreachable gateways, cancelled calls and sockets the gateway closed while idle.
+//!
+//! `hbase-local/hbase.sh up` starts three gateways on one HBase: Thrift2 buffered + binary on
+//! 9090, Thrift2 framed + compact on 9091 (which closes sockets idle for 3 s), and the Thrift1
+//! gateway on 9092.
+
+use std::time::Duration;
+
+use futures::TryStreamExt;
+use hbase_orm::{Client, ColumnFamily, Config, Error, Get, Protocol, Put, Scan, Transport};
+use hbase_orm_suite::{connect_with, framed_gateway_address, gateway_address, with_table};
+
+fn thrift1_gateway_address() -> String {
+    std::env::var("HBASE_ORM_THRIFT1_ADDR").unwrap_or_else(|_| "127.0.0.1:9092".into())
+}
+
+async fn framed_compact(pool_size: usize, max_idle: Duration) -> Client {
+    connect_with(Config {
+        address: framed_gateway_address(),
+        transport: Transport::Framed,
+        protocol: Protocol::Compact,
+        pool_size,
+        max_idle,
+        ..Config::default()
+    })
+    .await
+}
+
+#[tokio::test]
+async fn framed_compact_gateway_serves_the_same_data() {
+    let framed = framed_compact(4, Duration::from_secs(45)).await;
+    with_table(
+        &framed,
+        "framed",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            let puts = (0..300)
+                .map(|i| Put::new(format!("r{i:03}")).column("d", "v", vec![7u8; 1000]))
+                .collect();
+            t.put_many(puts).await.unwrap();
+            let rows: Vec<_> = t
+                .scan(Scan::new().caching(100))
+                .try_collect()
+                .await
+                .unwrap();
+            assert_eq!(rows.len(), 300);
+            assert!(rows
+                .iter()
+                .all(|r| r.value("d", "v") == Some(&[7u8; 1000][..])));
+
+            // The buffered/binary gateway sees the same table.
+            let plain = hbase_orm_suite::client().await;
+            let row = plain
+                .table_named(t.name().clone())
+                .get(Get::new("r123"))
+                .await
+                .unwrap();
+            assert_eq!(row.unwrap().value("d", "v").map(<[u8]>::len), Some(1000));
+        },
+    )
+    .await;
+
+    let url = format!(
+        "thrift2://{}?transport=framed&protocol=compact&pool_size=2",
+        framed_gateway_address()
+    );
+    let from_url = Client::connect(&url).await.unwrap();
+    assert!(from_url
+        .admin()
+        .list_namespaces()
+        .await
+        .unwrap()
+        .contains(&"default".to_string()));
+}
+
+#[tokio::test]
+async fn a_thrift1_gateway_is_refused_with_a_clear_error() {
+    let err = Client::builder()
+        .address(thrift1_gateway_address())
+        .build()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::WrongGateway { found: 1, .. }), "{err}");
+    assert!(err.to_string().contains("Thrift2"), "{err}");
+}
+
+#[tokio::test]
+async fn a_mismatched_transport_fails_instead_of_hanging() {
+    let quick = Duration::from_secs(3);
+    for (address, transport, protocol) in [
+        (
+            framed_gateway_address(),
+            Transport::Buffered,
+            Protocol::Binary,
+        ),
+        (gateway_address(), Transport::Framed, Protocol::Compact),
+    ] {
+        let result = Client::builder()
+            .address(address.clone())
+            .transport(transport)
+            .protocol(protocol)
+            .connect_timeout(quick)
+            .build()
+            .await;
+        let err = result.expect_err("a mismatched client must not connect");
+        assert!(
+            matches!(
+                err,
+                Error::Transport { .. } | Error::Protocol { .. } | Error::Timeout { .. }
+            ),
+            "{address} {transport:?}/{protocol:?}: {err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_gateway_is_a_connect_error() {
+    // Bind a port, then free it: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let err = Client::builder()
+        .address(format!("127.0.0.1:{port}"))
+        .build()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Connect { .. }), "{err}");
+    assert!(err.to_string().contains(&port.to_string()), "{err}");
+}
+
+#[tokio::test]
+async fn cancelled_calls_never_leave_a_half_read_connection_in_the_pool() {
+    // One connection, so every call after a cancellation reuses the pool's only slot.
+    let c = connect_with(Config {
+        address: gateway_address(),
+        pool_size: 1,
+        ..Config::default()
+    })
+    .await;
+    with_table(
+        &c,
+        "cancel",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            let puts = (0..400)
+                .map(|i| Put::new(format!("r{i:03}")).column("d", "v", vec![b'x'; 4096]))
+                .collect();
+            t.put_many(puts).await.unwrap();
+            let big_read = || t.get_many((0..400).map(|i| Get::new(format!("r{i:03}"))).collect());
+            let mut cancelled = 0;
+            for micros in [50u64, 200, 500, 1000, 2000, 4000, 8000] {
+                if tokio::time::timeout(Duration::from_micros(micros), big_read())
+                    .await
+                    .is_err()
+                {
+                    cancelled += 1;
+                }
+                // The next calls on the same pool get their own replies.
+                let row = t.get(Get::new("r007")).await.unwrap().unwrap();
+                assert_eq!(row.key, b"r007");
+                let rows = big_read().await.unwrap();
+                assert_eq!(rows.len(), 400);
+                assert_eq!(rows[399].as_ref().unwrap().key, b"r399");
+            }
+            assert!(
+                cancelled > 0,
+                "no call was cancelled mid-flight; the test proved nothing"
+            );
+        },
+    )
+    .await;
+
+    // A request timeout behaves like a cancellation and names the method.
+    let hasty = connect_with(Config {
+        address: gateway_address(),
+        pool_size: 1,
+        request_timeout: Duration::from_micros(1),
+        ..Config::default()
+    })
+    .await;
+    let err = hasty.admin().list_namespaces().await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Timeout {
+                operation: "listNamespaces",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn sockets_the_gateway_closed_while_idle_are_replaced() {
+    // max_idle above the gateway's 3 s idle timeout: the pool keeps the dead sockets and must
+    // notice on its own that the gateway closed them.
+    let c = framed_compact(2, Duration::from_secs(600)).await;
+    let admin = c.admin();
+    let both = || async {
+        let (a, b) = tokio::join!(admin.list_namespaces(), admin.list_namespaces());
+        (a.unwrap(), b.unwrap())
+    };
+    both().await;
+    let before = c.stats();
+    assert_eq!(before.connections_open, 2);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let (a, b) = both().await;
+    assert!(a.contains(&"default".to_string()) && b.contains(&"hbase".to_string()));
+    let after = c.stats();
+    assert_eq!(
+        after.connections_opened,
+        before.connections_opened + 2,
+        "both idle sockets were closed by the gateway and replaced"
+    );
+}
