@@ -1,4 +1,38 @@
-//! Procedural macros for `hbase-orm`.
+//! `#[derive(HBaseEntity)]` for `hbase-orm`.
 //!
-//! The `#[derive(HBaseEntity)]` macro lands here; until then this crate is an empty placeholder
-//! so that the workspace has its final shape.
+//! The macro works in three steps, one module each: [`attr`] parses the `#[hbase(...)]`
+//! attributes (darling), [`valid`] checks them and collects every mistake at once, [`expand`]
+//! writes an `impl hbase_orm::HBaseEntity` and the entity's key type. On errors it still emits
+//! a stub impl, so one mistake gives one message rather than a cascade.
+//!
+//! See the `hbase_orm::HBaseEntity` documentation for the attributes.
+
+mod attr;
+mod expand;
+mod valid;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Derives `hbase_orm::HBaseEntity`: the mapping of a struct to HBase rows.
+///
+/// ```ignore
+/// #[derive(HBaseEntity)]
+/// #[hbase(namespace = "shop", table = "orders", family = "d", key_delimiter = '|')]
+/// struct Order {
+///     #[hbase(key)]
+///     customer: String,
+///     #[hbase(key)]
+///     number: u64,
+///     #[hbase(rename = "t")]
+///     total: f64,
+///     #[hbase(family = "x", json)]
+///     lines: Vec<Line>,
+///     notes: Option<String>,
+/// }
+/// ```
+#[proc_macro_derive(HBaseEntity, attributes(hbase))]
+pub fn derive_hbase_entity(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}

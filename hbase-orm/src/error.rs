@@ -116,6 +116,33 @@ pub enum Error {
         source: Box<Error>,
     },
 
+    /// A stored cell or row key does not decode into the entity's field.
+    #[error("cannot decode {table} row {row}, {column}: expected {expected}; {reason}")]
+    Decode {
+        /// The table read.
+        table: String,
+        /// The row key, printable (see [`crate::printable_key`]).
+        row: String,
+        /// The column (`family:qualifier`) or row-key part concerned.
+        column: String,
+        /// What the bytes should have been.
+        expected: String,
+        /// What was wrong with them.
+        reason: String,
+    },
+
+    /// A field value cannot be encoded (a text too long for its fixed width, a key part that
+    /// contains the key delimiter, a value serde cannot serialize).
+    #[error("cannot encode {entity}.{field}: {reason}")]
+    Encode {
+        /// The entity type.
+        entity: &'static str,
+        /// The field (or key part).
+        field: &'static str,
+        /// What was wrong.
+        reason: String,
+    },
+
     /// The client configuration or a URL is invalid.
     #[error("invalid configuration: {0}")]
     Config(String),

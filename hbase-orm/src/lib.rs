@@ -23,11 +23,22 @@
 #![warn(missing_docs)]
 
 mod client;
+pub mod codec;
 mod config;
+pub mod entity;
 mod error;
 mod model;
+mod repo;
+pub mod rowkey;
 mod schema;
 mod thrift2;
+
+pub use codec::{Codec, Json, Native, Value};
+pub use entity::{EntityKey, HBaseEntity};
+/// Derives [`HBaseEntity`]; see its documentation for the attributes.
+pub use hbase_orm_derive::HBaseEntity;
+pub use repo::{EntityScan, Page, Repository};
+pub use rowkey::KeyPrefix;
 
 pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
 pub use config::{Config, Protocol, Transport};

@@ -1,0 +1,73 @@
+//! The `#[hbase(...)]` attributes, as darling reads them.
+
+use darling::util::{Flag, Override, SpannedValue};
+use darling::{FromDeriveInput, FromField, FromMeta};
+
+/// Attributes on the struct.
+#[derive(Debug, FromDeriveInput)]
+#[darling(attributes(hbase), supports(struct_named), forward_attrs(doc))]
+pub struct Entity {
+    pub ident: syn::Ident,
+    pub vis: syn::Visibility,
+    pub generics: syn::Generics,
+    pub data: darling::ast::Data<(), Field>,
+    /// Table name inside the namespace.
+    pub table: SpannedValue<String>,
+    /// Namespace; `default` when absent.
+    #[darling(default)]
+    pub namespace: Option<SpannedValue<String>>,
+    /// Column family of fields that name none.
+    #[darling(default)]
+    pub family: Option<SpannedValue<String>>,
+    /// Byte that ends variable-length key parts followed by more parts.
+    #[darling(default)]
+    pub key_delimiter: Option<SpannedValue<char>>,
+    /// Name of the generated key struct; `<Entity>Key` when absent.
+    #[darling(default)]
+    pub key_struct: Option<syn::Ident>,
+    /// Path of the `hbase_orm` crate, for re-exports.
+    #[darling(default, rename = "crate")]
+    pub krate: Option<syn::Path>,
+    #[allow(dead_code)]
+    pub attrs: Vec<syn::Attribute>,
+}
+
+/// Attributes on a field.
+#[derive(Debug, FromField)]
+#[darling(attributes(hbase))]
+pub struct Field {
+    pub ident: Option<syn::Ident>,
+    pub ty: syn::Type,
+    /// A row-key part: `key`, or `key(fixed = N)`, `key(codec = C)`.
+    #[darling(default)]
+    pub key: Option<SpannedValue<Override<KeyOptions>>>,
+    /// Column family (overrides the struct's).
+    #[darling(default)]
+    pub family: Option<SpannedValue<String>>,
+    /// Column qualifier; the field name when absent.
+    #[darling(default)]
+    pub rename: Option<SpannedValue<String>>,
+    /// Not stored; filled with `Default::default()` when read.
+    #[darling(default)]
+    pub skip: Flag,
+    /// Missing cell reads as `Default::default()`, or as `path()` with `default = "path"`.
+    #[darling(default)]
+    pub default: Option<SpannedValue<Override<syn::Path>>>,
+    /// A codec type implementing `hbase_orm::Codec<T>`.
+    #[darling(default)]
+    pub codec: Option<syn::Path>,
+    /// Store as JSON (`hbase_orm::Json`).
+    #[darling(default)]
+    pub json: Flag,
+}
+
+/// Options of `key(...)`.
+#[derive(Debug, Default, Clone, FromMeta)]
+pub struct KeyOptions {
+    /// Fixed-width text padded to this many bytes.
+    #[darling(default)]
+    pub fixed: Option<SpannedValue<usize>>,
+    /// A codec type implementing `hbase_orm::rowkey::KeyCodec<T>`.
+    #[darling(default)]
+    pub codec: Option<syn::Path>,
+}

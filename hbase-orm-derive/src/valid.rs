@@ -1,0 +1,366 @@
+//! Checks the parsed attributes and turns them into the model [`crate::expand`] writes out.
+//! Every mistake is collected, so the user sees all of them in one build.
+
+use darling::util::Override;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+
+use crate::attr;
+
+/// A validated entity.
+pub struct Model {
+    pub ident: syn::Ident,
+    pub vis: syn::Visibility,
+    pub krate: syn::Path,
+    pub namespace: String,
+    pub table: String,
+    pub key_struct: syn::Ident,
+    pub delimiter: Option<u8>,
+    pub keys: Vec<KeyPart>,
+    pub columns: Vec<Column>,
+    /// Fields that are not stored.
+    pub skipped: Vec<syn::Ident>,
+    /// Every family, in first-use order.
+    pub families: Vec<String>,
+}
+
+/// One row-key field.
+pub struct KeyPart {
+    pub ident: syn::Ident,
+    pub ty: syn::Type,
+    /// The `KeyCodec` type.
+    pub codec: TokenStream,
+}
+
+/// How a column field reads a missing cell.
+pub enum Missing {
+    /// Error.
+    Required,
+    /// The field is `Option<T>`: `None`.
+    Optional,
+    /// `Default::default()` or the given function.
+    Default(Option<syn::Path>),
+}
+
+/// One stored field.
+pub struct Column {
+    pub ident: syn::Ident,
+    /// The stored type (`T` of an `Option<T>` field).
+    pub ty: syn::Type,
+    pub missing: Missing,
+    pub family: String,
+    pub qualifier: String,
+    /// The `Codec` type.
+    pub codec: TokenStream,
+}
+
+/// `T` if `ty` is `Option<T>`.
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(inner)) if args.args.len() == 1 => Some(inner),
+        _ => None,
+    }
+}
+
+fn name_ok(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+}
+
+pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
+    let mut errors = darling::Error::accumulator();
+    let krate = e
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::hbase_orm));
+
+    if !e.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom("HBaseEntity cannot be derived for a generic struct")
+                .with_span(&e.generics),
+        );
+    }
+    if !name_ok(&e.table) {
+        errors.push(
+            darling::Error::custom(
+                "table names use letters, digits, '_', '-' and '.' and may not be empty",
+            )
+            .with_span(&e.table.span()),
+        );
+    }
+    let namespace = match &e.namespace {
+        Some(ns) => {
+            if !name_ok(ns) {
+                errors.push(
+                    darling::Error::custom(
+                        "namespace names use letters, digits, '_', '-' and '.' and may not be empty",
+                    )
+                    .with_span(&ns.span()),
+                );
+            }
+            ns.to_string()
+        }
+        None => "default".to_string(),
+    };
+    let delimiter = e.key_delimiter.as_ref().and_then(|d| {
+        if d.is_ascii() {
+            Some(**d as u8)
+        } else {
+            errors.push(
+                darling::Error::custom("the key delimiter must be one ASCII character")
+                    .with_span(&d.span()),
+            );
+            None
+        }
+    });
+    let check_family = |errors: &mut darling::error::Accumulator, f: &str, span: Span| {
+        if f.is_empty() || f.contains(':') || !f.chars().all(|c| c.is_ascii_graphic()) {
+            errors.push(
+                darling::Error::custom(
+                    "a column family name is printable ASCII without ':' and not empty",
+                )
+                .with_span(&span),
+            );
+        }
+    };
+    if let Some(f) = &e.family {
+        check_family(&mut errors, f, f.span());
+    }
+
+    let fields = e
+        .data
+        .as_ref()
+        .take_struct()
+        .expect("darling checks struct_named")
+        .fields;
+    let mut keys = Vec::new();
+    let mut columns: Vec<Column> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut families: Vec<String> = Vec::new();
+
+    for field in fields {
+        let Some(ident) = field.ident.clone() else {
+            continue;
+        };
+        let conflict =
+            |errors: &mut darling::error::Accumulator, what: &str, with: &[(&str, bool)]| {
+                let clashing: Vec<&str> = with
+                    .iter()
+                    .filter(|(_, set)| *set)
+                    .map(|(n, _)| *n)
+                    .collect();
+                if !clashing.is_empty() {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "`{what}` cannot be combined with {}",
+                            clashing
+                                .iter()
+                                .map(|n| format!("`{n}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                        .with_span(&ident),
+                    );
+                    true
+                } else {
+                    false
+                }
+            };
+        let stored_attrs = [
+            ("family", field.family.is_some()),
+            ("rename", field.rename.is_some()),
+            ("default", field.default.is_some()),
+            ("codec", field.codec.is_some()),
+            ("json", field.json.is_present()),
+        ];
+
+        if field.skip.is_present() {
+            let mut with = stored_attrs.to_vec();
+            with.push(("key", field.key.is_some()));
+            conflict(&mut errors, "skip", &with);
+            skipped.push(ident);
+            continue;
+        }
+
+        if let Some(key) = &field.key {
+            if conflict(&mut errors, "key", &stored_attrs) {
+                continue;
+            }
+            if option_inner(&field.ty).is_some() {
+                errors.push(
+                    darling::Error::custom("a row-key part cannot be an Option")
+                        .with_span(&field.ty),
+                );
+                continue;
+            }
+            let ty = &field.ty;
+            let codec = match &**key {
+                Override::Inherit => quote!(<#ty as #krate::rowkey::KeyPart>::Codec),
+                Override::Explicit(opts) => match (&opts.fixed, &opts.codec) {
+                    (Some(_), Some(_)) => {
+                        errors.push(
+                            darling::Error::custom(
+                                "`key(fixed)` and `key(codec)` exclude each other",
+                            )
+                            .with_span(&key.span()),
+                        );
+                        continue;
+                    }
+                    (Some(n), None) => {
+                        if **n == 0 {
+                            errors.push(
+                                darling::Error::custom("a fixed width must be at least 1 byte")
+                                    .with_span(&n.span()),
+                            );
+                        }
+                        let n = **n;
+                        quote!(#krate::rowkey::FixedText<#n>)
+                    }
+                    (None, Some(c)) => c.to_token_stream(),
+                    (None, None) => quote!(<#ty as #krate::rowkey::KeyPart>::Codec),
+                },
+            };
+            keys.push(KeyPart {
+                ident,
+                ty: field.ty.clone(),
+                codec,
+            });
+            continue;
+        }
+
+        // A stored column.
+        if field.json.is_present() && field.codec.is_some() {
+            errors.push(
+                darling::Error::custom("`json` and `codec` exclude each other").with_span(&ident),
+            );
+        }
+        let family = match (&field.family, &e.family) {
+            (Some(f), _) => {
+                check_family(&mut errors, f, f.span());
+                f.to_string()
+            }
+            (None, Some(f)) => f.to_string(),
+            (None, None) => {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "field `{ident}` has no column family: set #[hbase(family = \"...\")] on \
+                         the field or on the struct"
+                    ))
+                    .with_span(&ident),
+                );
+                continue;
+            }
+        };
+        let qualifier = match &field.rename {
+            Some(q) => {
+                if q.is_empty() {
+                    errors.push(
+                        darling::Error::custom("a qualifier may not be empty").with_span(&q.span()),
+                    );
+                }
+                q.to_string()
+            }
+            None => ident.to_string(),
+        };
+        if let Some(other) = columns
+            .iter()
+            .find(|c| c.family == family && c.qualifier == qualifier)
+        {
+            let span = field
+                .rename
+                .as_ref()
+                .map(|r| r.span())
+                .unwrap_or_else(|| ident.span());
+            errors.push(
+                darling::Error::custom(format!(
+                    "column {family}:{qualifier} is already used by field `{}`",
+                    other.ident
+                ))
+                .with_span(&span),
+            );
+            continue;
+        }
+        let (ty, missing) = match (option_inner(&field.ty), &field.default) {
+            (Some(_), Some(d)) => {
+                errors.push(
+                    darling::Error::custom(
+                        "an Option field reads a missing cell as None already; remove `default`",
+                    )
+                    .with_span(&d.span()),
+                );
+                continue;
+            }
+            (Some(inner), None) => (inner.clone(), Missing::Optional),
+            (None, Some(d)) => (
+                field.ty.clone(),
+                Missing::Default(match &**d {
+                    Override::Inherit => None,
+                    Override::Explicit(p) => Some(p.clone()),
+                }),
+            ),
+            (None, None) => (field.ty.clone(), Missing::Required),
+        };
+        let codec = if field.json.is_present() {
+            quote!(#krate::Json)
+        } else if let Some(c) = &field.codec {
+            c.to_token_stream()
+        } else {
+            quote!(#krate::Native)
+        };
+        if !families.contains(&family) {
+            families.push(family.clone());
+        }
+        columns.push(Column {
+            ident,
+            ty,
+            missing,
+            family,
+            qualifier,
+            codec,
+        });
+    }
+
+    if keys.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "no row key: mark the fields that make up the row key with #[hbase(key)]",
+            )
+            .with_span(&e.ident),
+        );
+    }
+    if let Some(f) = &e.family {
+        if families.is_empty() {
+            families.push(f.to_string());
+        }
+    }
+
+    errors.finish()?;
+    Ok(Model {
+        key_struct: e
+            .key_struct
+            .clone()
+            .unwrap_or_else(|| syn::Ident::new(&format!("{}Key", e.ident), e.ident.span())),
+        ident: e.ident.clone(),
+        vis: e.vis.clone(),
+        krate,
+        namespace,
+        table: e.table.to_string(),
+        delimiter,
+        keys,
+        columns,
+        skipped,
+        families,
+    })
+}

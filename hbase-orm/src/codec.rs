@@ -1,0 +1,190 @@
+//! How field values become cell bytes and back.
+//!
+//! [`Value`] is implemented for the built-in types with the encodings Java's `Bytes.toBytes`
+//! uses, so Java and Python clients read the same cells: integers and floats big-endian,
+//! `bool` as one byte (`0xFF` / `0x00`), `String` as UTF-8, `Vec<u8>` as is. Implement
+//! [`Value`] for your own types, or write a [`Codec`] and name it on the field with
+//! `#[hbase(codec = MyCodec)]`. [`Json`] stores any serde type as a JSON document
+//! (`#[hbase(json)]`).
+
+use std::borrow::Cow;
+
+/// A type that can be stored in one HBase cell.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored in an HBase cell",
+    label = "no cell encoding for `{Self}`",
+    note = "implement `hbase_orm::Value` for it, store it as JSON with `#[hbase(json)]`, or name a codec with `#[hbase(codec = MyCodec)]`"
+)]
+pub trait Value: Sized {
+    /// What the bytes must look like, for decode errors (e.g. `"i64 (8 bytes, big-endian)"`).
+    const EXPECTED: &'static str;
+
+    /// Appends the encoded value to `out`.
+    fn encode(&self, out: &mut Vec<u8>);
+
+    /// Decodes stored bytes; the error says what is wrong with them.
+    fn decode(bytes: Vec<u8>) -> Result<Self, String>;
+}
+
+/// Turns values of `T` into cell bytes and back. Field attribute `#[hbase(codec = C)]` picks
+/// `C`; fields without one use [`Native`] (the type's [`Value`] impl).
+pub trait Codec<T> {
+    /// What the bytes must look like, for decode errors.
+    fn expected() -> Cow<'static, str>;
+    /// Appends the encoded value to `out`.
+    fn encode(value: &T, out: &mut Vec<u8>) -> Result<(), String>;
+    /// Decodes stored bytes.
+    fn decode(bytes: Vec<u8>) -> Result<T, String>;
+}
+
+/// The codec of a type's own [`Value`] encoding.
+#[derive(Debug, Clone, Copy)]
+pub struct Native;
+
+impl<T: Value> Codec<T> for Native {
+    fn expected() -> Cow<'static, str> {
+        Cow::Borrowed(T::EXPECTED)
+    }
+
+    fn encode(value: &T, out: &mut Vec<u8>) -> Result<(), String> {
+        value.encode(out);
+        Ok(())
+    }
+
+    fn decode(bytes: Vec<u8>) -> Result<T, String> {
+        T::decode(bytes)
+    }
+}
+
+/// Stores any serde type as a JSON document (the "object BLOB" column design).
+#[derive(Debug, Clone, Copy)]
+pub struct Json;
+
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
+    fn expected() -> Cow<'static, str> {
+        Cow::Owned(format!("JSON of {}", std::any::type_name::<T>()))
+    }
+
+    fn encode(value: &T, out: &mut Vec<u8>) -> Result<(), String> {
+        serde_json::to_writer(out, value).map_err(|e| e.to_string())
+    }
+
+    fn decode(bytes: Vec<u8>) -> Result<T, String> {
+        serde_json::from_slice(&bytes).map_err(|e| e.to_string())
+    }
+}
+
+macro_rules! big_endian {
+    ($($t:ty => $expected:literal),* $(,)?) => {$(
+        impl Value for $t {
+            const EXPECTED: &'static str = $expected;
+
+            fn encode(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_be_bytes());
+            }
+
+            fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+                let array = bytes.as_slice().try_into().map_err(|_| {
+                    format!("{} bytes, expected {}", bytes.len(), std::mem::size_of::<$t>())
+                })?;
+                Ok(<$t>::from_be_bytes(array))
+            }
+        }
+    )*};
+}
+
+big_endian! {
+    i8 => "i8 (1 byte)",
+    i16 => "i16 (2 bytes, big-endian)",
+    i32 => "i32 (4 bytes, big-endian)",
+    i64 => "i64 (8 bytes, big-endian)",
+    i128 => "i128 (16 bytes, big-endian)",
+    u8 => "u8 (1 byte)",
+    u16 => "u16 (2 bytes, big-endian)",
+    u32 => "u32 (4 bytes, big-endian)",
+    u64 => "u64 (8 bytes, big-endian)",
+    u128 => "u128 (16 bytes, big-endian)",
+    f32 => "f32 (4 bytes, IEEE 754 big-endian)",
+    f64 => "f64 (8 bytes, IEEE 754 big-endian)",
+}
+
+impl Value for bool {
+    const EXPECTED: &'static str = "bool (1 byte)";
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        // Java's Bytes.toBytes(boolean): -1 for true, 0 for false.
+        out.push(if *self { 0xFF } else { 0 });
+    }
+
+    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+        match bytes.as_slice() {
+            [b] => Ok(*b != 0),
+            _ => Err(format!("{} bytes, expected 1", bytes.len())),
+        }
+    }
+}
+
+impl Value for String {
+    const EXPECTED: &'static str = "UTF-8 text";
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.as_bytes());
+    }
+
+    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+        String::from_utf8(bytes).map_err(|e| format!("invalid UTF-8: {}", e.utf8_error()))
+    }
+}
+
+impl Value for Vec<u8> {
+    const EXPECTED: &'static str = "bytes";
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self);
+    }
+
+    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+        Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round<T: Value + PartialEq + std::fmt::Debug>(v: T) -> Vec<u8> {
+        let mut out = Vec::new();
+        v.encode(&mut out);
+        assert_eq!(T::decode(out.clone()).unwrap(), v);
+        out
+    }
+
+    #[test]
+    fn numbers_match_javas_bytes_to_bytes() {
+        assert_eq!(round(1i64), vec![0, 0, 0, 0, 0, 0, 0, 1]);
+        assert_eq!(round(-1i32), vec![0xFF; 4]);
+        assert_eq!(round(258u16), vec![1, 2]);
+        assert_eq!(round(1.5f64), 1.5f64.to_bits().to_be_bytes().to_vec());
+        assert_eq!(round(true), vec![0xFF]);
+        assert_eq!(round(false), vec![0]);
+        assert_eq!(round("héllo".to_string()), "héllo".as_bytes());
+        assert_eq!(round(vec![0u8, 255]), vec![0, 255]);
+    }
+
+    #[test]
+    fn bad_bytes_are_errors_not_panics() {
+        assert_eq!(
+            i64::decode(vec![1, 2, 3]).unwrap_err(),
+            "3 bytes, expected 8"
+        );
+        assert!(bool::decode(vec![]).is_err());
+        assert!(String::decode(vec![0xFF, 0xFE])
+            .unwrap_err()
+            .contains("UTF-8"));
+        let e = <Json as Codec<Vec<u32>>>::decode(b"[1,".to_vec()).unwrap_err();
+        assert!(e.contains("EOF"), "{e}");
+        let mut out = Vec::new();
+        <Json as Codec<Vec<u32>>>::encode(&vec![1, 2], &mut out).unwrap();
+        assert_eq!(out, b"[1,2]");
+    }
+}

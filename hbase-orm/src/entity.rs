@@ -1,0 +1,278 @@
+//! The contract between `#[derive(HBaseEntity)]` and the library.
+//!
+//! The derive writes an [`HBaseEntity`] impl that lists the entity's table, families and
+//! columns, and says per field which codec to use; everything else (building puts and row
+//! mutations, decoding rows, error messages) lives here as ordinary generic functions.
+
+use std::marker::PhantomData;
+
+use crate::codec::Codec;
+use crate::error::{Error, Result};
+use crate::model::{Delete, Put, PutCell, Row, RowMutations};
+use crate::rowkey::{KeyError, KeyPrefix};
+use crate::schema::TableName;
+
+/// One stored field: where it lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// Column family.
+    pub family: &'static str,
+    /// Column qualifier.
+    pub qualifier: &'static str,
+}
+
+/// The key type of the stub impl the derive emits after an attribute error (never used: the
+/// crate does not compile then).
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub enum NoKey {}
+
+impl EntityKey for NoKey {
+    fn write_key(&self, _: &mut Vec<u8>) -> std::result::Result<(), KeyError> {
+        match *self {}
+    }
+    fn read_key(_: &[u8]) -> std::result::Result<Self, KeyError> {
+        Err(KeyError {
+            part: "row key",
+            expected: "nothing",
+            reason: "this entity failed to derive".into(),
+        })
+    }
+}
+
+/// The key type of an entity: the fields that make up its row key.
+pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
+    /// Appends the encoded row key.
+    fn write_key(&self, out: &mut Vec<u8>) -> std::result::Result<(), KeyError>;
+    /// Decodes a row key.
+    fn read_key(key: &[u8]) -> std::result::Result<Self, KeyError>;
+}
+
+/// A struct stored as HBase rows. Derive it with `#[derive(HBaseEntity)]`; the provided
+/// methods turn values into requests and rows back into values.
+pub trait HBaseEntity: Sized + Send + Sync + 'static {
+    /// The generated key type.
+    type Key: EntityKey;
+    /// The namespace of the table.
+    const NAMESPACE: &'static str;
+    /// The table's name inside its namespace.
+    const TABLE: &'static str;
+    /// Every column family the entity uses.
+    const FAMILIES: &'static [&'static str];
+    /// Every stored field, in declaration order (the `col` indexes of [`CellWriter`] and
+    /// [`CellReader`] point into it).
+    const COLUMNS: &'static [ColumnDef];
+
+    /// Index in [`Self::COLUMNS`] of `family:qualifier`, if the entity stores that column.
+    fn column_index(family: &[u8], qualifier: &[u8]) -> Option<usize>;
+    /// The key of this value.
+    fn key(&self) -> Self::Key;
+    /// Appends this value's encoded row key.
+    fn write_row_key(&self, out: &mut Vec<u8>) -> std::result::Result<(), KeyError>;
+    /// Hands every stored field to the writer.
+    fn write_cells(&self, cells: &mut CellWriter<'_, Self>) -> Result<()>;
+    /// Builds a value from its key and the cells read.
+    fn read_cells(key: Self::Key, cells: &mut CellReader<Self>) -> Result<Self>;
+
+    /// The table's full name.
+    fn table_name() -> TableName {
+        TableName::new(Self::NAMESPACE, Self::TABLE)
+    }
+
+    /// The encoded row key.
+    fn row_key(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(32);
+        self.write_row_key(&mut out)
+            .map_err(encode_key_error::<Self>)?;
+        Ok(out)
+    }
+
+    /// A put of every field that has a value (`None` fields write no cell).
+    fn to_put(&self) -> Result<Put> {
+        let mut put = Put::new(self.row_key()?);
+        put.cells.reserve(Self::COLUMNS.len());
+        let mut absent = Vec::new();
+        self.write_cells(&mut CellWriter {
+            put: &mut put,
+            absent: &mut absent,
+            entity: PhantomData,
+        })?;
+        Ok(put)
+    }
+
+    /// The whole row image: a put of the fields that have values and deletes of the columns
+    /// whose fields are `None`, so a save never leaves an old value readable.
+    fn to_mutations(&self) -> Result<RowMutations> {
+        let key = self.row_key()?;
+        let mut put = Put::new(key.clone());
+        put.cells.reserve(Self::COLUMNS.len());
+        let mut absent = Vec::new();
+        self.write_cells(&mut CellWriter {
+            put: &mut put,
+            absent: &mut absent,
+            entity: PhantomData,
+        })?;
+        let mut mutations = RowMutations::new(key.clone());
+        if !put.cells.is_empty() {
+            mutations = mutations.put(put);
+        }
+        if !absent.is_empty() {
+            let delete = absent.iter().fold(Delete::new(key), |d, &i| {
+                let c = &Self::COLUMNS[i];
+                d.column(c.family, c.qualifier)
+            });
+            mutations = mutations.delete(delete);
+        }
+        Ok(mutations)
+    }
+
+    /// Decodes a row read from the entity's table.
+    fn from_row(row: Row) -> Result<Self> {
+        let key = Self::Key::read_key(&row.key).map_err(|e| Error::Decode {
+            table: Self::table_name().to_string(),
+            row: crate::printable_key(&row.key),
+            column: format!("row key part `{}`", e.part),
+            expected: e.expected.to_string(),
+            reason: e.reason,
+        })?;
+        let mut slots: Vec<Option<Vec<u8>>> = vec![None; Self::COLUMNS.len()];
+        for cell in row.cells {
+            if let Some(i) = Self::column_index(&cell.family, &cell.qualifier) {
+                // Cells come newest version first: keep the first one.
+                if slots[i].is_none() {
+                    slots[i] = Some(cell.value);
+                }
+            }
+        }
+        Self::read_cells(
+            key,
+            &mut CellReader {
+                row: row.key,
+                slots,
+                entity: PhantomData,
+            },
+        )
+    }
+}
+
+fn encode_key_error<E: HBaseEntity>(e: KeyError) -> Error {
+    Error::Encode {
+        entity: std::any::type_name::<E>(),
+        field: e.part,
+        reason: format!("{} (expected {})", e.reason, e.expected),
+    }
+}
+
+/// Encodes a key of `E` (for gets and deletes by key).
+pub fn encode_key<E: HBaseEntity>(key: &E::Key) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(32);
+    key.write_key(&mut out).map_err(encode_key_error::<E>)?;
+    Ok(out)
+}
+
+/// Turns a [`KeyError`] from a generated `prefix_by_*` function into a [`KeyPrefix`] result.
+pub fn key_prefix<E: HBaseEntity>(
+    write: impl FnOnce(&mut Vec<u8>) -> std::result::Result<(), KeyError>,
+) -> Result<KeyPrefix> {
+    let mut out = Vec::with_capacity(32);
+    write(&mut out).map_err(encode_key_error::<E>)?;
+    Ok(KeyPrefix(out))
+}
+
+/// Collects the cells of one entity value; used by generated [`HBaseEntity::write_cells`].
+pub struct CellWriter<'a, E> {
+    put: &'a mut Put,
+    absent: &'a mut Vec<usize>,
+    entity: PhantomData<E>,
+}
+
+impl<E: HBaseEntity> CellWriter<'_, E> {
+    /// Writes field `col` (an index into `E::COLUMNS`) with codec `C`.
+    pub fn value<T, C: Codec<T>>(&mut self, col: usize, value: &T) -> Result<()> {
+        let def = &E::COLUMNS[col];
+        let mut bytes = Vec::new();
+        C::encode(value, &mut bytes).map_err(|reason| Error::Encode {
+            entity: std::any::type_name::<E>(),
+            field: def.field,
+            reason,
+        })?;
+        self.put.cells.push(PutCell {
+            family: def.family.as_bytes().to_vec(),
+            qualifier: def.qualifier.as_bytes().to_vec(),
+            value: bytes,
+            timestamp: None,
+        });
+        Ok(())
+    }
+
+    /// Writes an optional field: `None` writes no cell and, in a row image, deletes the column.
+    pub fn optional<T, C: Codec<T>>(&mut self, col: usize, value: &Option<T>) -> Result<()> {
+        match value {
+            Some(v) => self.value::<T, C>(col, v),
+            None => {
+                self.absent.push(col);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The cells of one row, sorted into the entity's columns; used by generated
+/// [`HBaseEntity::read_cells`].
+pub struct CellReader<E> {
+    row: Vec<u8>,
+    slots: Vec<Option<Vec<u8>>>,
+    entity: PhantomData<E>,
+}
+
+impl<E: HBaseEntity> CellReader<E> {
+    fn decode<T, C: Codec<T>>(&self, col: usize, bytes: Vec<u8>) -> Result<T> {
+        C::decode(bytes).map_err(|reason| self.error::<T, C>(col, reason))
+    }
+
+    fn error<T, C: Codec<T>>(&self, col: usize, reason: String) -> Error {
+        let def = &E::COLUMNS[col];
+        Error::Decode {
+            table: E::table_name().to_string(),
+            row: crate::printable_key(&self.row),
+            column: format!("{}:{} (field `{}`)", def.family, def.qualifier, def.field),
+            expected: C::expected().into_owned(),
+            reason,
+        }
+    }
+
+    /// A field that must be present.
+    pub fn required<T, C: Codec<T>>(&mut self, col: usize) -> Result<T> {
+        match self.slots[col].take() {
+            Some(bytes) => self.decode::<T, C>(col, bytes),
+            None => Err(self.error::<T, C>(
+                col,
+                "the cell is missing (never written, deleted, or not selected by a projection); \
+                 make the field an Option or give it #[hbase(default)]"
+                    .into(),
+            )),
+        }
+    }
+
+    /// An `Option` field: a missing cell is `None`.
+    pub fn optional<T, C: Codec<T>>(&mut self, col: usize) -> Result<Option<T>> {
+        match self.slots[col].take() {
+            Some(bytes) => self.decode::<T, C>(col, bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A field with a default: a missing cell is `default()`.
+    pub fn or_else<T, C: Codec<T>>(
+        &mut self,
+        col: usize,
+        default: impl FnOnce() -> T,
+    ) -> Result<T> {
+        match self.slots[col].take() {
+            Some(bytes) => self.decode::<T, C>(col, bytes),
+            None => Ok(default()),
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! `Repository<T>`: typed saves, reads, deletes and scans of one entity type.
+
+use std::marker::PhantomData;
+
+use futures::stream::{BoxStream, StreamExt, TryStreamExt};
+
+use crate::client::{Client, Table};
+use crate::entity::{encode_key, HBaseEntity};
+use crate::error::{Error, Result};
+use crate::model::{Column, Delete, Get, Mutation, Put, Scan};
+use crate::rowkey::KeyPrefix;
+
+/// Rows per `put_many` call of [`Repository::save_all`] unless changed.
+const DEFAULT_SAVE_CHUNK: usize = 500;
+
+/// Typed access to the table of entity `T`. Cheap to clone.
+///
+/// Every read asks HBase only for `T`'s columns (or fewer, with a projection), and decodes
+/// rows into `T`; decode errors name the table, row, column and expected type.
+pub struct Repository<T> {
+    table: Table,
+    save_chunk: usize,
+    entity: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Repository<T> {
+    fn clone(&self) -> Self {
+        Repository {
+            table: self.table.clone(),
+            save_chunk: self.save_chunk,
+            entity: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Repository<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repository")
+            .field("table", &self.table.name())
+            .finish()
+    }
+}
+
+impl Client {
+    /// A repository for entity `T` on its declared table.
+    pub fn repository<T: HBaseEntity>(&self) -> Repository<T> {
+        Repository {
+            table: self.table_named(T::table_name()),
+            save_chunk: DEFAULT_SAVE_CHUNK,
+            entity: PhantomData,
+        }
+    }
+}
+
+/// The columns of `T` a read asks for: all of them, or the named fields only.
+fn columns_of<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
+    let column = |c: &crate::entity::ColumnDef| Column {
+        family: c.family.as_bytes().to_vec(),
+        qualifier: Some(c.qualifier.as_bytes().to_vec()),
+    };
+    match fields {
+        None => Ok(T::COLUMNS.iter().map(column).collect()),
+        Some(names) => names
+            .iter()
+            .map(|name| {
+                T::COLUMNS
+                    .iter()
+                    .find(|c| c.field == *name)
+                    .map(column)
+                    .ok_or_else(|| Error::IllegalArgument {
+                        message: format!(
+                            "{} has no stored field `{name}` (stored fields: {})",
+                            std::any::type_name::<T>(),
+                            T::COLUMNS
+                                .iter()
+                                .map(|c| c.field)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    })
+            })
+            .collect(),
+    }
+}
+
+impl<T: HBaseEntity> Repository<T> {
+    /// The underlying table handle, for raw calls.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// Sets how many rows one `put_many` call of [`Repository::save_all`] carries.
+    pub fn with_save_chunk(mut self, rows: usize) -> Self {
+        self.save_chunk = rows.max(1);
+        self
+    }
+
+    /// Writes the whole row image of `value` atomically: the cells of its fields, and deletes
+    /// of the columns whose `Option` fields are `None`.
+    pub async fn save(&self, value: &T) -> Result<()> {
+        self.table.mutate_row(value.to_mutations()?).await
+    }
+
+    /// Saves many values in chunks. Rows without `None` fields go by `put_many`; rows that
+    /// must also delete columns go one atomic row mutation each. Rows that fail are listed in
+    /// [`Error::PartialBatch`]; all others were written.
+    pub async fn save_all(&self, values: &[T]) -> Result<()> {
+        let mut failed_rows = Vec::new();
+        let mut first_error = None;
+        for chunk in values.chunks(self.save_chunk) {
+            let mut puts: Vec<Put> = Vec::with_capacity(chunk.len());
+            let mut images = Vec::new();
+            for value in chunk {
+                let mutations = value.to_mutations()?;
+                match <[Mutation; 1]>::try_from(mutations.mutations) {
+                    Ok([Mutation::Put(put)]) => puts.push(put),
+                    Ok([other]) => images.push(crate::model::RowMutations {
+                        row: mutations.row,
+                        mutations: vec![other],
+                    }),
+                    Err(several) => images.push(crate::model::RowMutations {
+                        row: mutations.row,
+                        mutations: several,
+                    }),
+                }
+            }
+            let mut record = |rows: Vec<Vec<u8>>, e: Error| {
+                failed_rows.extend(rows);
+                first_error.get_or_insert(e);
+            };
+            if !puts.is_empty() {
+                let keys: Vec<_> = puts.iter().map(|p| p.row.clone()).collect();
+                match self.table.put_many(puts).await {
+                    Ok(()) => {}
+                    Err(Error::PartialBatch {
+                        failed_rows,
+                        source,
+                        ..
+                    }) => record(failed_rows, *source),
+                    Err(e) => record(keys, e),
+                }
+            }
+            let results = futures::future::join_all(images.into_iter().map(|m| {
+                let row = m.row.clone();
+                async move { (row, self.table.mutate_row(m).await) }
+            }))
+            .await;
+            for (row, result) in results {
+                if let Err(e) = result {
+                    record(vec![row], e);
+                }
+            }
+        }
+        match first_error {
+            None => Ok(()),
+            Some(source) => Err(Error::PartialBatch {
+                operation: "save_all",
+                total: values.len(),
+                failed_rows,
+                source: Box::new(source),
+            }),
+        }
+    }
+
+    fn get_request(key: &T::Key, fields: Option<&[&str]>) -> Result<Get> {
+        let mut get = Get::new(encode_key::<T>(key)?);
+        get.columns = columns_of::<T>(fields)?;
+        Ok(get)
+    }
+
+    /// Reads the entity with this key; `None` if no such row.
+    pub async fn get(&self, key: &T::Key) -> Result<Option<T>> {
+        self.read(Self::get_request(key, None)?).await
+    }
+
+    /// Reads only the named fields (the others must be `Option` or have a default, and come
+    /// back as `None` or their default). HBase sends only those columns.
+    pub async fn get_fields(&self, key: &T::Key, fields: &[&str]) -> Result<Option<T>> {
+        self.read(Self::get_request(key, Some(fields))?).await
+    }
+
+    async fn read(&self, get: Get) -> Result<Option<T>> {
+        self.table.get(get).await?.map(T::from_row).transpose()
+    }
+
+    /// Reads many entities in one call, in the order of `keys`.
+    pub async fn get_many(&self, keys: &[T::Key]) -> Result<Vec<Option<T>>> {
+        let gets = keys
+            .iter()
+            .map(|k| Self::get_request(k, None))
+            .collect::<Result<_>>()?;
+        self.table
+            .get_many(gets)
+            .await?
+            .into_iter()
+            .map(|row| row.map(T::from_row).transpose())
+            .collect()
+    }
+
+    /// Whether an entity with this key exists.
+    pub async fn exists(&self, key: &T::Key) -> Result<bool> {
+        self.table.exists(Self::get_request(key, None)?).await
+    }
+
+    /// Deletes the entity's row.
+    pub async fn delete(&self, key: &T::Key) -> Result<()> {
+        self.table.delete(Delete::new(encode_key::<T>(key)?)).await
+    }
+
+    /// A typed scan over the entity's table; narrow it with the builder's methods.
+    pub fn scan(&self) -> EntityScan<T> {
+        EntityScan {
+            table: self.table.clone(),
+            scan: Scan::new(),
+            fields: None,
+            error: None,
+            entity: PhantomData,
+        }
+    }
+}
+
+/// A typed scan being built; see [`Repository::scan`]. Finish it with [`EntityScan::stream`]
+/// or [`EntityScan::page`].
+pub struct EntityScan<T> {
+    table: Table,
+    scan: Scan,
+    fields: Option<Vec<Column>>,
+    error: Option<Error>,
+    entity: PhantomData<fn() -> T>,
+}
+
+/// One page of a paged scan.
+#[derive(Debug, Clone)]
+pub struct Page<T: HBaseEntity> {
+    /// The entities, in scan order.
+    pub items: Vec<T>,
+    /// The key to pass to [`EntityScan::after`] for the next page; `None` when this page was
+    /// the last.
+    pub next: Option<T::Key>,
+}
+
+impl<T: HBaseEntity> EntityScan<T> {
+    fn encoded(&mut self, key: &T::Key) -> Option<Vec<u8>> {
+        match encode_key::<T>(key) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                self.error.get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// Only entities whose key starts with this prefix (from a generated `prefix_by_*`).
+    pub fn prefix(mut self, prefix: KeyPrefix) -> Self {
+        self.scan.prefix = Some(prefix.0);
+        self
+    }
+
+    /// Keys from `start` (included) to `stop` (excluded).
+    pub fn range(mut self, start: &T::Key, stop: &T::Key) -> Self {
+        self.scan.start = self.encoded(start);
+        self.scan.stop = self.encoded(stop);
+        self
+    }
+
+    /// Keys from `start` (included).
+    pub fn from(mut self, start: &T::Key) -> Self {
+        self.scan.start = self.encoded(start);
+        self
+    }
+
+    /// Keys before `stop` (excluded).
+    pub fn until(mut self, stop: &T::Key) -> Self {
+        self.scan.stop = self.encoded(stop);
+        self
+    }
+
+    /// Resumes after `key` (the last one seen), in the scan's direction: the next page.
+    pub fn after(mut self, key: &T::Key) -> Self {
+        let Some(k) = self.encoded(key) else {
+            return self;
+        };
+        if self.scan.reversed {
+            if self.scan.stop.as_ref().is_none_or(|s| k < *s) {
+                self.scan.stop = Some(k);
+            }
+        } else {
+            let mut next = k;
+            next.push(0); // the smallest key after `key`
+            if self.scan.start.as_ref().is_none_or(|s| next > *s) {
+                self.scan.start = Some(next);
+            }
+        }
+        self
+    }
+
+    /// Largest key first. Call before [`EntityScan::after`].
+    pub fn reversed(mut self) -> Self {
+        self.scan.reversed = true;
+        self
+    }
+
+    /// At most `n` entities.
+    pub fn limit(mut self, n: usize) -> Self {
+        self.scan.limit = Some(n);
+        self
+    }
+
+    /// Rows fetched per round trip.
+    pub fn page_size(mut self, rows: i32) -> Self {
+        self.scan.caching = Some(rows);
+        self
+    }
+
+    /// Reads only the named fields (the others must be `Option` or have a default).
+    pub fn fields(mut self, fields: &[&str]) -> Self {
+        match columns_of::<T>(Some(fields)) {
+            Ok(c) => self.fields = Some(c),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+        self
+    }
+
+    /// Runs the scan: a stream of decoded entities. The first decode error ends the stream.
+    pub fn stream(self) -> BoxStream<'static, Result<T>> {
+        if let Some(e) = self.error {
+            return futures::stream::once(async move { Err(e) }).boxed();
+        }
+        let mut scan = self.scan;
+        scan.columns = self
+            .fields
+            .unwrap_or_else(|| columns_of::<T>(None).unwrap_or_default());
+        let mut failed = false;
+        self.table
+            .scan(scan)
+            .map(|row| row.and_then(T::from_row))
+            .take_while(move |r| {
+                let go = !failed;
+                failed |= r.is_err();
+                futures::future::ready(go)
+            })
+            .boxed()
+    }
+
+    /// Reads one page of `size` entities; pass [`Page::next`] to [`EntityScan::after`] on a
+    /// scan with the same settings for the next page.
+    pub async fn page(mut self, size: usize) -> Result<Page<T>> {
+        self.scan.limit = Some(size);
+        let items: Vec<T> = self.stream().try_collect().await?;
+        let next = (items.len() == size && size > 0)
+            .then(|| items.last().map(T::key))
+            .flatten();
+        Ok(Page { items, next })
+    }
+}
+
+impl<T: HBaseEntity> std::fmt::Debug for EntityScan<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntityScan")
+            .field("table", &self.table.name())
+            .field("scan", &self.scan)
+            .finish()
+    }
+}
