@@ -5,10 +5,8 @@
 //! dropped afterwards, even when the test fails.
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use futures::FutureExt;
 use hbase_orm::{Client, ColumnFamily, Config, Table, TableDescriptor, TableName};
 
 /// Address of the default (buffered, binary) gateway: `$HBASE_ORM_THRIFT_ADDR` or
@@ -70,6 +68,81 @@ pub async fn ensure_test_namespace(client: &Client) {
     }
 }
 
+/// A uniquely named test table that is dropped when the guard goes out of scope, also when the
+/// test panics.
+pub struct TestTable {
+    client: Client,
+    /// The table's name.
+    pub name: TableName,
+}
+
+impl TestTable {
+    /// Creates a uniquely named table with the families of entity `T` (up to 3 versions each).
+    pub async fn for_entity<T: hbase_orm::HBaseEntity>(client: &Client, label: &str) -> TestTable {
+        let families = T::FAMILIES
+            .iter()
+            .map(|f| ColumnFamily::new(*f).max_versions(3))
+            .collect();
+        TestTable::create(client, label, families, &[]).await
+    }
+
+    /// Creates a uniquely named table.
+    pub async fn create(
+        client: &Client,
+        label: &str,
+        families: Vec<ColumnFamily>,
+        splits: &[Vec<u8>],
+    ) -> TestTable {
+        ensure_test_namespace(client).await;
+        let name = unique_table_name(label);
+        client
+            .admin()
+            .create_table(
+                &TableDescriptor {
+                    name: name.clone(),
+                    families,
+                },
+                splits,
+            )
+            .await
+            .unwrap_or_else(|e| panic!("creating {name}: {e}"));
+        TestTable {
+            client: client.clone(),
+            name,
+        }
+    }
+}
+
+impl Drop for TestTable {
+    fn drop(&mut self) {
+        // Drop cannot await: delete on a runtime of its own, on a thread of its own, so that
+        // this works inside the test's runtime and while a panic unwinds.
+        let (client, name) = (self.client.clone(), self.name.clone());
+        let dropped = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(async {
+                // A fresh client: the test's pool belongs to the test's runtime.
+                let fresh = Client::builder()
+                    .config(client.config().clone())
+                    .build()
+                    .await?;
+                fresh.admin().delete_table(&name).await
+            })
+            .map_err(std::io::Error::other)
+        })
+        .join();
+        if !std::thread::panicking() {
+            match dropped {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => panic!("dropping test table {}: {e}", self.name),
+                Err(_) => panic!("dropping test table {} panicked", self.name),
+            }
+        }
+    }
+}
+
 /// Creates a uniquely named table with `families` (and `splits`), runs `body` with it, and
 /// drops the table afterwards, whether `body` passed or panicked.
 pub async fn with_table<F, Fut>(
@@ -82,23 +155,6 @@ pub async fn with_table<F, Fut>(
     F: FnOnce(Table) -> Fut,
     Fut: Future<Output = ()>,
 {
-    ensure_test_namespace(client).await;
-    let name = unique_table_name(label);
-    let descriptor = TableDescriptor {
-        name: name.clone(),
-        families,
-    };
-    client
-        .admin()
-        .create_table(&descriptor, splits)
-        .await
-        .unwrap_or_else(|e| panic!("creating {name}: {e}"));
-    let outcome = AssertUnwindSafe(body(client.table_named(name.clone())))
-        .catch_unwind()
-        .await;
-    let dropped = client.admin().delete_table(&name).await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-    dropped.unwrap_or_else(|e| panic!("dropping {name}: {e}"));
+    let guard = TestTable::create(client, label, families, splits).await;
+    body(client.table_named(guard.name.clone())).await;
 }

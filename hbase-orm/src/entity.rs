@@ -51,7 +51,70 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 }
 
 /// A struct stored as HBase rows. Derive it with `#[derive(HBaseEntity)]`; the provided
-/// methods turn values into requests and rows back into values.
+/// methods turn values into requests and rows back into values, and
+/// [`Client::repository`](crate::Client::repository) gives typed saves, reads and scans.
+///
+/// ```
+/// use hbase_orm::HBaseEntity;
+///
+/// #[derive(HBaseEntity, Debug, Clone, PartialEq)]
+/// #[hbase(namespace = "shop", table = "orders", family = "d", key_delimiter = '|')]
+/// struct Order {
+///     #[hbase(key)]                 // row key part 1: UTF-8, ended by '|'
+///     customer: String,
+///     #[hbase(key)]                 // row key part 2: 8 bytes, order-preserving
+///     number: i64,
+///     #[hbase(rename = "t")]        // stored in column d:t
+///     total: f64,
+///     note: Option<String>,         // None: no cell (and a save deletes the old one)
+///     #[hbase(family = "x", json)]  // column x:lines holds a JSON document
+///     lines: Vec<String>,
+///     #[hbase(default)]             // a missing cell reads as 0
+///     retries: u32,
+///     #[hbase(skip)]                // not stored; reads as Default
+///     cached: bool,
+/// }
+///
+/// let order = Order {
+///     customer: "acme".into(), number: 7, total: 9.5, note: None,
+///     lines: vec!["pen".into()], retries: 0, cached: true,
+/// };
+/// assert_eq!(order.row_key().unwrap(), b"acme|\x80\0\0\0\0\0\0\x07");
+/// assert_eq!(OrderKey::prefix_by_customer(&"acme".into()).unwrap().0, b"acme|");
+/// let put = order.to_put().unwrap();
+/// assert_eq!(put.cells.len(), 3); // t, lines, retries; `note` is None
+/// ```
+///
+/// # Attributes
+///
+/// On the struct, `#[hbase(...)]` with:
+///
+/// | attribute | meaning |
+/// | --- | --- |
+/// | `table = "orders"` | the table (required) |
+/// | `namespace = "shop"` | its namespace (default `default`) |
+/// | `family = "d"` | the column family of fields that name none |
+/// | `key_delimiter = '\|'` | the byte that ends variable-length key parts followed by more parts (see [`crate::rowkey`] on how it affects key order) |
+/// | `key_struct = "OrderKey"` | the name of the generated key type (default `<Struct>Key`) |
+/// | `crate = "path"` | where `hbase_orm` is, if renamed or re-exported |
+///
+/// On fields:
+///
+/// | attribute | meaning |
+/// | --- | --- |
+/// | `key` | a row-key part, in field order, with the type's default encoding ([`crate::rowkey::KeyPart`]): integers big-endian and order-preserving, `String` UTF-8, `Vec<u8>` raw |
+/// | `key(fixed = N)` | text padded with `0x00` to exactly `N` bytes; longer text is an error |
+/// | `key(codec = C)` | a part encoded by `C:` [`crate::rowkey::KeyCodec`] |
+/// | `family = "x"` | the field's column family |
+/// | `rename = "q"` | the qualifier (default: the field name); keep it short, it is stored in every cell |
+/// | `default`, `default = "path"` | a missing cell reads as `Default::default()` or `path()` |
+/// | `skip` | not stored; reads as `Default::default()` |
+/// | `json` | stored as a JSON document ([`crate::Json`]) |
+/// | `codec = C` | stored with `C:` [`crate::Codec`]; without it, the type's [`crate::Value`] |
+///
+/// `Option<T>` fields store `T`; `None` writes no cell. Key fields are not stored as columns:
+/// they live in the row key. The derive also writes the key type (`OrderKey` above) with one
+/// `prefix_by_<parts>` function per proper prefix of the key parts, for prefix scans.
 pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// The generated key type.
     type Key: EntityKey;
@@ -74,7 +137,7 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// Hands every stored field to the writer.
     fn write_cells(&self, cells: &mut CellWriter<'_, Self>) -> Result<()>;
     /// Builds a value from its key and the cells read.
-    fn read_cells(key: Self::Key, cells: &mut CellReader<Self>) -> Result<Self>;
+    fn read_cells(key: Self::Key, cells: &mut CellReader<'_, Self>) -> Result<Self>;
 
     /// The table's full name.
     fn table_name() -> TableName {
@@ -128,33 +191,52 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
         Ok(mutations)
     }
 
-    /// Decodes a row read from the entity's table.
+    /// Decodes a row read from the entity's declared table.
     fn from_row(row: Row) -> Result<Self> {
-        let key = Self::Key::read_key(&row.key).map_err(|e| Error::Decode {
-            table: Self::table_name().to_string(),
-            row: crate::printable_key(&row.key),
-            column: format!("row key part `{}`", e.part),
-            expected: e.expected.to_string(),
-            reason: e.reason,
-        })?;
-        let mut slots: Vec<Option<Vec<u8>>> = vec![None; Self::COLUMNS.len()];
-        for cell in row.cells {
-            if let Some(i) = Self::column_index(&cell.family, &cell.qualifier) {
-                // Cells come newest version first: keep the first one.
-                if slots[i].is_none() {
-                    slots[i] = Some(cell.value);
-                }
+        decode_row(row, None)
+    }
+
+    /// Decodes a row read from `table` (named in decode errors).
+    fn from_row_of(row: Row, table: &TableName) -> Result<Self> {
+        decode_row(row, Some(table))
+    }
+}
+
+/// The table named in decode errors: the one read, or the entity's declared one. Built only
+/// when an error is reported.
+fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
+    match table {
+        Some(t) => t.to_string(),
+        None => E::table_name().to_string(),
+    }
+}
+
+fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
+    let key = E::Key::read_key(&row.key).map_err(|e| Error::Decode {
+        table: table_text::<E>(table),
+        row: crate::printable_key(&row.key),
+        column: format!("row key part `{}`", e.part),
+        expected: e.expected.to_string(),
+        reason: e.reason,
+    })?;
+    let mut slots: Vec<Option<Vec<u8>>> = vec![None; E::COLUMNS.len()];
+    for cell in row.cells {
+        if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
+            // Cells come newest version first: keep the first one.
+            if slots[i].is_none() {
+                slots[i] = Some(cell.value);
             }
         }
-        Self::read_cells(
-            key,
-            &mut CellReader {
-                row: row.key,
-                slots,
-                entity: PhantomData,
-            },
-        )
     }
+    E::read_cells(
+        key,
+        &mut CellReader {
+            table,
+            row: row.key,
+            slots,
+            entity: PhantomData,
+        },
+    )
 }
 
 fn encode_key_error<E: HBaseEntity>(e: KeyError) -> Error {
@@ -221,13 +303,14 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
 
 /// The cells of one row, sorted into the entity's columns; used by generated
 /// [`HBaseEntity::read_cells`].
-pub struct CellReader<E> {
+pub struct CellReader<'a, E> {
+    table: Option<&'a TableName>,
     row: Vec<u8>,
     slots: Vec<Option<Vec<u8>>>,
     entity: PhantomData<E>,
 }
 
-impl<E: HBaseEntity> CellReader<E> {
+impl<E: HBaseEntity> CellReader<'_, E> {
     fn decode<T, C: Codec<T>>(&self, col: usize, bytes: Vec<u8>) -> Result<T> {
         C::decode(bytes).map_err(|reason| self.error::<T, C>(col, reason))
     }
@@ -235,7 +318,7 @@ impl<E: HBaseEntity> CellReader<E> {
     fn error<T, C: Codec<T>>(&self, col: usize, reason: String) -> Error {
         let def = &E::COLUMNS[col];
         Error::Decode {
-            table: E::table_name().to_string(),
+            table: table_text::<E>(self.table),
             row: crate::printable_key(&self.row),
             column: format!("{}:{} (field `{}`)", def.family, def.qualifier, def.field),
             expected: C::expected().into_owned(),

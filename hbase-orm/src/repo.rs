@@ -84,6 +84,13 @@ fn columns_of<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
 }
 
 impl<T: HBaseEntity> Repository<T> {
+    /// The same repository on another table with the same layout (a copy of the declared
+    /// table, a per-day table, a test table).
+    pub fn on_table(mut self, table: crate::schema::TableName) -> Self {
+        self.table = self.table.client().table_named(table);
+        self
+    }
+
     /// The underlying table handle, for raw calls.
     pub fn table(&self) -> &Table {
         &self.table
@@ -180,7 +187,12 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     async fn read(&self, get: Get) -> Result<Option<T>> {
-        self.table.get(get).await?.map(T::from_row).transpose()
+        let table = self.table.name();
+        self.table
+            .get(get)
+            .await?
+            .map(|row| T::from_row_of(row, table))
+            .transpose()
     }
 
     /// Reads many entities in one call, in the order of `keys`.
@@ -193,7 +205,10 @@ impl<T: HBaseEntity> Repository<T> {
             .get_many(gets)
             .await?
             .into_iter()
-            .map(|row| row.map(T::from_row).transpose())
+            .map(|row| {
+                row.map(|r| T::from_row_of(r, self.table.name()))
+                    .transpose()
+            })
             .collect()
     }
 
@@ -333,9 +348,10 @@ impl<T: HBaseEntity> EntityScan<T> {
             .fields
             .unwrap_or_else(|| columns_of::<T>(None).unwrap_or_default());
         let mut failed = false;
+        let table = self.table.name().clone();
         self.table
             .scan(scan)
-            .map(|row| row.and_then(T::from_row))
+            .map(move |row| row.and_then(|r| T::from_row_of(r, &table)))
             .take_while(move |r| {
                 let go = !failed;
                 failed |= r.is_err();

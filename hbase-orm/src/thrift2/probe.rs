@@ -170,7 +170,7 @@ mod compact {
         }
         match ty {
             // In containers a bool is one byte; as a struct field its value is in the type.
-            1 | 2 | 3 => c.take(1).map(drop),
+            1..=3 => c.take(1).map(drop),
             4..=6 => c.varint().map(drop),
             7 => c.take(8).map(drop),
             13 => c.take(16).map(drop),
@@ -244,7 +244,7 @@ mod tests {
             partial: Some(false),
         };
         let mut out = Vec::new();
-        let mut write = |p: &mut dyn TOutputProtocol| {
+        let write = |p: &mut dyn TOutputProtocol| {
             p.write_message_begin(&TMessageIdentifier::new("get", TMessageType::Reply, 7))
                 .unwrap();
             result.write_to_out_protocol(p).unwrap();

@@ -1,0 +1,173 @@
+//! The cost of the derived mapping alone (no HBase): `to_put` and `from_row` of a derived
+//! entity against a hand-written conversion of the same struct to the same cells, in one run.
+//!
+//!     cargo bench --bench mapping
+//!
+//! Target: derived within 1.2x of hand-written.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use hbase_orm::{Cell, HBaseEntity, Put, Row};
+
+#[derive(HBaseEntity, Clone, Debug, PartialEq)]
+#[hbase(namespace = "bench", table = "orders", family = "d")]
+struct Order {
+    #[hbase(key)]
+    customer: u64,
+    #[hbase(key)]
+    number: u32,
+    #[hbase(rename = "st")]
+    status: String,
+    #[hbase(rename = "tot")]
+    total_cents: i64,
+    #[hbase(rename = "qty")]
+    quantity: i32,
+    #[hbase(rename = "paid")]
+    paid: bool,
+    #[hbase(rename = "note")]
+    note: Option<String>,
+    #[hbase(rename = "rate")]
+    rate: f64,
+    #[hbase(rename = "city")]
+    city: String,
+}
+
+/// What a careful user writes by hand for the same cells.
+mod by_hand {
+    use super::Order;
+    use hbase_orm::{Put, PutCell, Row};
+
+    fn cell(q: &[u8], value: Vec<u8>) -> PutCell {
+        PutCell {
+            family: b"d".to_vec(),
+            qualifier: q.to_vec(),
+            value,
+            timestamp: None,
+        }
+    }
+
+    pub fn to_put(o: &Order) -> Put {
+        let mut key = Vec::with_capacity(12);
+        key.extend_from_slice(&o.customer.to_be_bytes());
+        key.extend_from_slice(&o.number.to_be_bytes());
+        let mut put = Put::new(key);
+        put.cells.reserve(7);
+        put.cells.push(cell(b"st", o.status.as_bytes().to_vec()));
+        put.cells
+            .push(cell(b"tot", o.total_cents.to_be_bytes().to_vec()));
+        put.cells
+            .push(cell(b"qty", o.quantity.to_be_bytes().to_vec()));
+        put.cells
+            .push(cell(b"paid", vec![if o.paid { 0xFF } else { 0 }]));
+        if let Some(n) = &o.note {
+            put.cells.push(cell(b"note", n.as_bytes().to_vec()));
+        }
+        put.cells.push(cell(b"rate", o.rate.to_be_bytes().to_vec()));
+        put.cells.push(cell(b"city", o.city.as_bytes().to_vec()));
+        put
+    }
+
+    pub fn from_row(row: Row) -> Option<Order> {
+        let customer = u64::from_be_bytes(row.key.get(..8)?.try_into().ok()?);
+        let number = u32::from_be_bytes(row.key.get(8..12)?.try_into().ok()?);
+        let (mut status, mut total, mut qty, mut paid, mut note, mut rate, mut city) =
+            (None, None, None, None, None, None, None);
+        for c in row.cells {
+            if c.family != b"d" {
+                continue;
+            }
+            match c.qualifier.as_slice() {
+                b"st" => status = Some(String::from_utf8(c.value).ok()?),
+                b"tot" => total = Some(i64::from_be_bytes(c.value.as_slice().try_into().ok()?)),
+                b"qty" => qty = Some(i32::from_be_bytes(c.value.as_slice().try_into().ok()?)),
+                b"paid" => paid = Some(*c.value.first()? != 0),
+                b"note" => note = Some(String::from_utf8(c.value).ok()?),
+                b"rate" => rate = Some(f64::from_be_bytes(c.value.as_slice().try_into().ok()?)),
+                b"city" => city = Some(String::from_utf8(c.value).ok()?),
+                _ => {}
+            }
+        }
+        Some(Order {
+            customer,
+            number,
+            status: status?,
+            total_cents: total?,
+            quantity: qty?,
+            paid: paid?,
+            note,
+            rate: rate?,
+            city: city?,
+        })
+    }
+}
+
+fn sample() -> Order {
+    Order {
+        customer: 4_200_042,
+        number: 17,
+        status: "shipped".into(),
+        total_cents: 123_456,
+        quantity: 3,
+        paid: true,
+        note: Some("leave at the door".into()),
+        rate: 0.19,
+        city: "Trondheim".into(),
+    }
+}
+
+fn as_row(put: &Put) -> Row {
+    Row {
+        key: put.row.clone(),
+        cells: put
+            .cells
+            .iter()
+            .map(|c| Cell {
+                family: c.family.clone(),
+                qualifier: c.qualifier.clone(),
+                value: c.value.clone(),
+                timestamp: 1,
+            })
+            .collect(),
+    }
+}
+
+fn mapping(c: &mut Criterion) {
+    let order = sample();
+    let derived_put = order.to_put().unwrap();
+    assert_eq!(
+        derived_put,
+        by_hand::to_put(&order),
+        "both write the same cells"
+    );
+    let row = as_row(&derived_put);
+    assert_eq!(by_hand::from_row(row.clone()), Some(order.clone()));
+    assert_eq!(Order::from_row(row.clone()).unwrap(), order);
+
+    let mut g = c.benchmark_group("to_put");
+    g.bench_function("derived", |b| {
+        b.iter(|| black_box(&order).to_put().unwrap())
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter(|| by_hand::to_put(black_box(&order)))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("from_row");
+    g.bench_function("derived", |b| {
+        b.iter_batched(
+            || row.clone(),
+            |r| Order::from_row(r).unwrap(),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter_batched(
+            || row.clone(),
+            |r| by_hand::from_row(r).unwrap(),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, mapping);
+criterion_main!(benches);
