@@ -11,8 +11,10 @@ pub struct Entity {
     pub vis: syn::Visibility,
     pub generics: syn::Generics,
     pub data: darling::ast::Data<(), Field>,
-    /// Table name inside the namespace.
-    pub table: SpannedValue<String>,
+    /// Table name inside the namespace. Required; optional here so that [`crate::valid`] can
+    /// report it missing at the struct rather than at the derive.
+    #[darling(default)]
+    pub table: Option<SpannedValue<String>>,
     /// Namespace; `default` when absent.
     #[darling(default)]
     pub namespace: Option<SpannedValue<String>>,

@@ -14,11 +14,57 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     match result {
         Ok(model) => expand(&model),
         Err(errors) => {
-            let mut out = errors.write_errors();
+            let mut out = reword(errors, input).write_errors();
             out.extend(stub(input));
             out
         }
     }
+}
+
+/// darling's wording speaks of "fields" and "shapes"; say "attribute" and point an unsupported
+/// item at its name rather than at the derive.
+fn reword(errors: darling::Error, input: &syn::DeriveInput) -> darling::Error {
+    darling::Error::multiple(
+        errors
+            .flatten()
+            .into_iter()
+            .map(|e| {
+                let message = e.to_string();
+                if let Some(rest) = message.strip_prefix("Unknown field: ") {
+                    // "`name`[. Did you mean `other`?][ at field[/key]]": the location is the
+                    // field, then the nested attribute (`key(...)`) if any.
+                    let (rest, within) = match rest.rsplit_once(" at ") {
+                        Some((rest, at)) => (rest, at.split('/').nth(1)),
+                        None => (rest, None),
+                    };
+                    let (name, hint) = rest.split_once(". ").unwrap_or((rest, ""));
+                    let mut text = match within {
+                        Some(within) => format!("unknown option {name} in `{within}(...)`"),
+                        None => format!("unknown attribute {name} in #[hbase(...)]"),
+                    };
+                    if !hint.is_empty() {
+                        text = format!("{text}. {hint}");
+                    }
+                    darling::Error::custom(text).with_span(&e.span())
+                } else if message.starts_with("Unsupported shape") {
+                    let what = match &input.data {
+                        syn::Data::Enum(_) => "an enum",
+                        syn::Data::Union(_) => "a union",
+                        syn::Data::Struct(s) if matches!(s.fields, syn::Fields::Unit) => {
+                            "a unit struct"
+                        }
+                        syn::Data::Struct(_) => "a tuple struct",
+                    };
+                    darling::Error::custom(format!(
+                        "HBaseEntity can only be derived for a struct with named fields, not {what}"
+                    ))
+                    .with_span(&input.ident)
+                } else {
+                    e
+                }
+            })
+            .collect(),
+    )
 }
 
 /// An impl that keeps the rest of the user's code from failing with "HBaseEntity is not
@@ -49,7 +95,7 @@ fn stub(input: &syn::DeriveInput) -> TokenStream {
             fn write_cells(&self, _: &mut #krate::entity::CellWriter<'_, Self>) -> #krate::Result<()> {
                 ::core::unreachable!()
             }
-            fn read_cells(_: Self::Key, _: &mut #krate::entity::CellReader<Self>) -> #krate::Result<Self> {
+            fn read_cells(_: Self::Key, _: &mut #krate::entity::CellReader<'_, Self>) -> #krate::Result<Self> {
                 ::core::unreachable!()
             }
         }
@@ -186,16 +232,21 @@ fn expand(m: &Model) -> TokenStream {
     let skipped_fields = skipped
         .iter()
         .map(|id| quote_spanned! {id.span()=> #id: ::core::default::Default::default() });
+    // Spanned at the field type, so that a type without `Eq` or `Hash` is reported there.
+    let key_fields = keys.iter().map(|k| {
+        let (id, ty) = (&k.ident, &k.ty);
+        quote_spanned! {ty.span()=>
+            #[allow(missing_docs)]
+            pub #id: #ty,
+        }
+    });
     let key_doc = format!("The row key of [`{ident}`]: its key fields, in row-key order.");
 
     quote! {
         #[doc = #key_doc]
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
         #vis struct #key_struct {
-            #(
-                #[allow(missing_docs)]
-                pub #key_idents: #key_types,
-            )*
+            #(#key_fields)*
         }
 
         impl #key_struct {
@@ -256,7 +307,7 @@ fn expand(m: &Model) -> TokenStream {
                 ::core::result::Result::Ok(())
             }
 
-            fn read_cells(key: #key_struct, cells: &mut #krate::entity::CellReader<Self>)
+            fn read_cells(key: #key_struct, cells: &mut #krate::entity::CellReader<'_, Self>)
                 -> #krate::Result<Self> {
                 ::core::result::Result::Ok(#ident {
                     #(#key_idents: key.#key_idents,)*

@@ -1,7 +1,7 @@
 //! `#[derive(HBaseEntity)]` for `hbase-orm`.
 //!
-//! The macro works in three steps, one module each: [`attr`] parses the `#[hbase(...)]`
-//! attributes (darling), [`valid`] checks them and collects every mistake at once, [`expand`]
+//! The macro works in three steps, one module each: `attr` parses the `#[hbase(...)]`
+//! attributes (darling), `valid` checks them and collects every mistake at once, `expand`
 //! writes an `impl hbase_orm::HBaseEntity` and the entity's key type. On errors it still emits
 //! a stub impl, so one mistake gives one message rather than a cascade.
 //!

@@ -4,6 +4,7 @@
 use darling::util::Override;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
 
 use crate::attr;
 
@@ -73,6 +74,25 @@ fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
     }
 }
 
+/// `tokens` with every span set to `span`. The codecs the derive picks itself get the field
+/// type's span, so that "`T` cannot be stored" and "`T` has no default row-key encoding" point at
+/// the type rather than at the derive.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
 fn name_ok(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
@@ -92,14 +112,28 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
                 .with_span(&e.generics),
         );
     }
-    if !name_ok(&e.table) {
-        errors.push(
-            darling::Error::custom(
-                "table names use letters, digits, '_', '-' and '.' and may not be empty",
-            )
-            .with_span(&e.table.span()),
-        );
-    }
+    let table = match &e.table {
+        Some(table) => {
+            if !name_ok(table) {
+                errors.push(
+                    darling::Error::custom(
+                        "table names use letters, digits, '_', '-' and '.' and may not be empty",
+                    )
+                    .with_span(&table.span()),
+                );
+            }
+            table.to_string()
+        }
+        None => {
+            errors.push(
+                darling::Error::custom(
+                    "no table name: add #[hbase(table = \"...\")] to the struct",
+                )
+                .with_span(&e.ident),
+            );
+            String::new()
+        }
+    };
     let namespace = match &e.namespace {
         Some(ns) => {
             if !name_ok(ns) {
@@ -149,46 +183,46 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
     let mut columns: Vec<Column> = Vec::new();
     let mut skipped = Vec::new();
     let mut families: Vec<String> = Vec::new();
+    // Whether any field is marked `key`, even one with a mistake (then "no row key" would be
+    // a second, misleading error).
+    let mut any_key = false;
 
     for field in fields {
         let Some(ident) = field.ident.clone() else {
             continue;
         };
-        let conflict =
-            |errors: &mut darling::error::Accumulator, what: &str, with: &[(&str, bool)]| {
-                let clashing: Vec<&str> = with
-                    .iter()
-                    .filter(|(_, set)| *set)
-                    .map(|(n, _)| *n)
-                    .collect();
-                if !clashing.is_empty() {
+        // One error per attribute that clashes with `what`, pointing at that attribute.
+        let conflict = |errors: &mut darling::error::Accumulator,
+                        what: &str,
+                        with: &[(&str, Option<Span>)]| {
+            let mut clashed = false;
+            for (name, span) in with {
+                if let Some(span) = span {
                     errors.push(
                         darling::Error::custom(format!(
-                            "`{what}` cannot be combined with {}",
-                            clashing
-                                .iter()
-                                .map(|n| format!("`{n}`"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            "`{what}` cannot be combined with `{name}`"
                         ))
-                        .with_span(&ident),
+                        .with_span(span),
                     );
-                    true
-                } else {
-                    false
+                    clashed = true;
                 }
-            };
+            }
+            clashed
+        };
         let stored_attrs = [
-            ("family", field.family.is_some()),
-            ("rename", field.rename.is_some()),
-            ("default", field.default.is_some()),
-            ("codec", field.codec.is_some()),
-            ("json", field.json.is_present()),
+            ("family", field.family.as_ref().map(|f| f.span())),
+            ("rename", field.rename.as_ref().map(|r| r.span())),
+            ("default", field.default.as_ref().map(|d| d.span())),
+            ("codec", field.codec.as_ref().map(|c| c.span())),
+            ("json", field.json.is_present().then(|| field.json.span())),
         ];
 
+        if field.key.is_some() {
+            any_key = true;
+        }
         if field.skip.is_present() {
             let mut with = stored_attrs.to_vec();
-            with.push(("key", field.key.is_some()));
+            with.push(("key", field.key.as_ref().map(|k| k.span())));
             conflict(&mut errors, "skip", &with);
             skipped.push(ident);
             continue;
@@ -206,8 +240,9 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
                 continue;
             }
             let ty = &field.ty;
+            let own = |codec: TokenStream| respan(codec, ty.span());
             let codec = match &**key {
-                Override::Inherit => quote!(<#ty as #krate::rowkey::KeyPart>::Codec),
+                Override::Inherit => own(quote!(<#ty as #krate::rowkey::KeyPart>::Codec)),
                 Override::Explicit(opts) => match (&opts.fixed, &opts.codec) {
                     (Some(_), Some(_)) => {
                         errors.push(
@@ -226,10 +261,10 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
                             );
                         }
                         let n = **n;
-                        quote!(#krate::rowkey::FixedText<#n>)
+                        own(quote!(#krate::rowkey::FixedText<#n>))
                     }
                     (None, Some(c)) => c.to_token_stream(),
-                    (None, None) => quote!(<#ty as #krate::rowkey::KeyPart>::Codec),
+                    (None, None) => own(quote!(<#ty as #krate::rowkey::KeyPart>::Codec)),
                 },
             };
             keys.push(KeyPart {
@@ -241,9 +276,9 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
         }
 
         // A stored column.
-        if field.json.is_present() && field.codec.is_some() {
+        if let (true, Some(codec)) = (field.json.is_present(), &field.codec) {
             errors.push(
-                darling::Error::custom("`json` and `codec` exclude each other").with_span(&ident),
+                darling::Error::custom("`json` and `codec` exclude each other").with_span(codec),
             );
         }
         let family = match (&field.family, &e.family) {
@@ -313,11 +348,11 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
             (None, None) => (field.ty.clone(), Missing::Required),
         };
         let codec = if field.json.is_present() {
-            quote!(#krate::Json)
+            respan(quote!(#krate::Json), ty.span())
         } else if let Some(c) = &field.codec {
             c.to_token_stream()
         } else {
-            quote!(#krate::Native)
+            respan(quote!(#krate::Native), ty.span())
         };
         if !families.contains(&family) {
             families.push(family.clone());
@@ -332,7 +367,7 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
         });
     }
 
-    if keys.is_empty() {
+    if !any_key {
         errors.push(
             darling::Error::custom(
                 "no row key: mark the fields that make up the row key with #[hbase(key)]",
@@ -356,7 +391,7 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
         vis: e.vis.clone(),
         krate,
         namespace,
-        table: e.table.to_string(),
+        table,
         delimiter,
         keys,
         columns,

@@ -80,7 +80,7 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 ///     lines: vec!["pen".into()], retries: 0, cached: true,
 /// };
 /// assert_eq!(order.row_key().unwrap(), b"acme|\x80\0\0\0\0\0\0\x07");
-/// assert_eq!(OrderKey::prefix_by_customer(&"acme".into()).unwrap().0, b"acme|");
+/// assert_eq!(OrderKey::prefix_by_customer(&"acme".into()).unwrap().bytes, b"acme|");
 /// let put = order.to_put().unwrap();
 /// assert_eq!(put.cells.len(), 3); // t, lines, retries; `note` is None
 /// ```
@@ -260,7 +260,10 @@ pub fn key_prefix<E: HBaseEntity>(
 ) -> Result<KeyPrefix> {
     let mut out = Vec::with_capacity(32);
     write(&mut out).map_err(encode_key_error::<E>)?;
-    Ok(KeyPrefix(out))
+    Ok(KeyPrefix {
+        bytes: out,
+        all_buckets: false,
+    })
 }
 
 /// Collects the cells of one entity value; used by generated [`HBaseEntity::write_cells`].

@@ -267,7 +267,7 @@ impl<T: HBaseEntity> EntityScan<T> {
 
     /// Only entities whose key starts with this prefix (from a generated `prefix_by_*`).
     pub fn prefix(mut self, prefix: KeyPrefix) -> Self {
-        self.scan.prefix = Some(prefix.0);
+        self.scan.prefix = Some(prefix.bytes);
         self
     }
 

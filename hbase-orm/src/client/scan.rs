@@ -247,3 +247,138 @@ impl State {
         }
     }
 }
+
+/// One bucket's stream and the row at its head, ordered by the key without its salt byte.
+struct Head {
+    row: Row,
+    bucket: usize,
+    reversed: bool,
+}
+
+impl Head {
+    fn unsalted(&self) -> &[u8] {
+        self.row.key.get(1..).unwrap_or_default()
+    }
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for Head {}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head {
+    /// `BinaryHeap` pops the greatest: the smallest key forward, the largest reversed.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let by_key = self
+            .unsalted()
+            .cmp(other.unsalted())
+            .then(self.bucket.cmp(&other.bucket));
+        if self.reversed {
+            by_key
+        } else {
+            by_key.reverse()
+        }
+    }
+}
+
+impl RowStream {
+    /// Scans a salted table (`[bucket byte][key]`): one scan per bucket over the same
+    /// unsalted bounds, all opened at once, merged into one stream in unsalted key order (a
+    /// heap on the key without its first byte), reversed and limited as `scan` says. Rows keep
+    /// their salted keys.
+    pub(crate) fn merged(client: Client, table: TableName, scan: Scan, buckets: u8) -> Self {
+        let (lo, hi) = scan.bounds();
+        let limit = scan.limit;
+        let reversed = scan.reversed;
+        let streams: Vec<RowStream> = (0..buckets)
+            .map(|b| {
+                let mut per_bucket = scan.clone();
+                let mut start = vec![b];
+                start.extend_from_slice(&lo);
+                per_bucket.prefix = None;
+                per_bucket.stop = Some(match &hi {
+                    Some(h) => {
+                        let mut stop = vec![b];
+                        stop.extend_from_slice(h);
+                        stop
+                    }
+                    // The end of bucket `b`: every key that starts with it.
+                    None => crate::model::prefix_end(&[b]).unwrap_or_default(),
+                });
+                per_bucket.start = Some(start);
+                RowStream::new(client.clone(), table.clone(), per_bucket)
+            })
+            .collect();
+        struct Merge {
+            streams: Vec<RowStream>,
+            heap: std::collections::BinaryHeap<Head>,
+            started: bool,
+            remaining: Option<usize>,
+            reversed: bool,
+            failed: bool,
+        }
+        let state = Merge {
+            streams,
+            heap: std::collections::BinaryHeap::new(),
+            started: false,
+            remaining: limit,
+            reversed,
+            failed: false,
+        };
+        let inner = futures::stream::unfold(state, |mut m| async move {
+            if m.failed || m.remaining == Some(0) {
+                return None;
+            }
+            let reversed = m.reversed;
+            if !m.started {
+                m.started = true;
+                // The first page of every bucket, concurrently.
+                let heads = futures::future::join_all(m.streams.iter_mut().map(|s| s.next())).await;
+                for (bucket, head) in heads.into_iter().enumerate() {
+                    match head {
+                        Some(Ok(row)) => m.heap.push(Head {
+                            row,
+                            bucket,
+                            reversed,
+                        }),
+                        Some(Err(e)) => {
+                            m.failed = true;
+                            return Some((Err(e), m));
+                        }
+                        None => {}
+                    }
+                }
+            }
+            let head = m.heap.pop()?;
+            match m.streams[head.bucket].next().await {
+                Some(Ok(row)) => m.heap.push(Head {
+                    row,
+                    bucket: head.bucket,
+                    reversed,
+                }),
+                Some(Err(e)) => {
+                    m.failed = true;
+                    return Some((Err(e), m));
+                }
+                None => {}
+            }
+            if let Some(n) = &mut m.remaining {
+                *n -= 1;
+            }
+            Some((Ok(head.row), m))
+        });
+        RowStream {
+            inner: inner.boxed(),
+            scanner_id: Arc::new(AtomicI64::new(NO_SCANNER)),
+        }
+    }
+}

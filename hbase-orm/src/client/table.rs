@@ -324,6 +324,15 @@ impl Table {
     pub fn scan(&self, scan: Scan) -> RowStream {
         RowStream::new(self.client.clone(), self.name.clone(), scan)
     }
+
+    /// Scans a salted table whose keys are `[bucket byte][key]` with buckets `0..buckets`:
+    /// the bounds and prefix of `scan` apply to the key without its salt byte. One scan per
+    /// bucket runs concurrently; their rows are merged into one stream ordered by the unsalted
+    /// key (descending if reversed), and the limit applies to the merged stream. Rows keep
+    /// their salted keys.
+    pub fn scan_salted(&self, scan: Scan, buckets: u8) -> RowStream {
+        RowStream::merged(self.client.clone(), self.name.clone(), scan, buckets)
+    }
 }
 
 /// Items of a batch that know their row.

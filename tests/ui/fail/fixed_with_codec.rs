@@ -1,0 +1,11 @@
+use hbase_orm::HBaseEntity;
+
+#[derive(HBaseEntity)]
+#[hbase(table = "orders", family = "d")]
+struct Order {
+    #[hbase(key(fixed = 8, codec = hbase_orm::rowkey::Utf8))]
+    code: String,
+    total: f64,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use hbase_orm::HBaseEntity;
+
+#[derive(HBaseEntity)]
+#[hbase(table = "orders", family = "d")]
+struct Order {
+    id: u64,
+    total: f64,
+}
+
+fn main() {}
