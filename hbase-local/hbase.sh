@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local standalone HBase 2.6.1 + two Thrift2 gateways, from Maven jars (no HBase install needed).
+# Local standalone HBase 2.6.1 + Thrift gateways (two Thrift2, one Thrift1), from Maven jars (no HBase install needed).
 #
 #   hbase-local/hbase.sh up            start (idempotent) and wait until ready
 #   hbase-local/hbase.sh down [--purge] stop (and with --purge delete the data dir)
@@ -10,17 +10,27 @@
 #   master        org.apache.hadoop.hbase.master.HMaster start  (ZooKeeper + master + region
 #                 server in one JVM, hbase.cluster.distributed=false)
 #   thrift        Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090), buffered + binary
-#   thrift-framed Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091), framed + compact
+#   thrift-framed Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091), framed + compact;
+#                 it closes connections idle for $HBASE_ORM_FRAMED_IDLE_MS ms (default 3000), so
+#                 clients can test how they replace sockets the server closed
+#   thrift1       Thrift1 gateway (service Hbase) 127.0.0.1:$HBASE_ORM_THRIFT1_PORT (9092),
+#                 buffered + binary, so clients can test that they refuse a Thrift1 server
 #
 # Environment:
 #   HBASE_ORM_DATA               data, logs, pid files     (default <repo>/.hbase-local)
 #   HBASE_ORM_CACHE              resolved jars             (default ~/.cache/hbase-orm)
 #   HBASE_ORM_THRIFT_PORT        buffered/binary gateway   (default 9090)
 #   HBASE_ORM_THRIFT_FRAMED_PORT framed/compact gateway    (default 9091)
+#   HBASE_ORM_FRAMED_IDLE_MS     its idle-socket timeout   (default 3000 ms; the others: 60 s)
+#   HBASE_ORM_THRIFT1_PORT       Thrift1 gateway           (default 9092)
 #   HBASE_ORM_ZK_PORT            ZooKeeper client port     (default 2181)
+#   HBASE_ORM_MASTER_PORT        master RPC port           (default 16000)
+#   HBASE_ORM_REGIONSERVER_PORT  region server RPC port    (default 16020)
 #   HBASE_ORM_UP_TIMEOUT         seconds `up` waits        (default 180)
 #   HBASE_ORM_MASTER_HEAP        master -Xmx               (default 1g)
 #   HBASE_ORM_THRIFT_HEAP        -Xmx of each gateway      (default 512m)
+#   HBASE_ORM_MASTER_JAVA_OPTS   extra JVM options for the master (word-split)
+#   HBASE_ORM_THRIFT_JAVA_OPTS   extra JVM options for each gateway (word-split)
 #   JAVA_HOME                    JDK/JRE to use (else `java` on PATH)
 set -euo pipefail
 
@@ -43,17 +53,18 @@ LIB_MARKER=$LIB_DIR/.complete
 DATA_DIR=${HBASE_ORM_DATA:-$REPO_ROOT/.hbase-local}
 THRIFT_PORT=${HBASE_ORM_THRIFT_PORT:-9090}
 THRIFT_FRAMED_PORT=${HBASE_ORM_THRIFT_FRAMED_PORT:-9091}
+FRAMED_IDLE_MS=${HBASE_ORM_FRAMED_IDLE_MS:-3000}
+THRIFT1_PORT=${HBASE_ORM_THRIFT1_PORT:-9092}
 ZK_PORT=${HBASE_ORM_ZK_PORT:-2181}
+MASTER_RPC_PORT=${HBASE_ORM_MASTER_PORT:-16000}
+REGIONSERVER_RPC_PORT=${HBASE_ORM_REGIONSERVER_PORT:-16020}
 UP_TIMEOUT=${HBASE_ORM_UP_TIMEOUT:-180}
 MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-1g}
 THRIFT_HEAP=${HBASE_ORM_THRIFT_HEAP:-512m}
 STOP_TIMEOUT=30
 
-# ports of the standalone master and region server (HBase defaults, fixed)
-MASTER_RPC_PORT=16000
-REGIONSERVER_RPC_PORT=16020
-
-COMPONENTS=(master thrift thrift-framed)
+GATEWAYS=(thrift thrift-framed thrift1)
+COMPONENTS=(master "${GATEWAYS[@]}")
 READY_LINE="Master has completed initialization"
 DATA_MARKER_NAME=.hbase-orm-data
 
@@ -63,7 +74,7 @@ say() { printf '[hbase-local] %s\n' "$*"; }
 warn() { printf '[hbase-local] %s\n' "$*" >&2; }
 die() { warn "error: $*"; exit 1; }
 
-for v in THRIFT_PORT THRIFT_FRAMED_PORT ZK_PORT UP_TIMEOUT; do
+for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT UP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
 
@@ -105,6 +116,16 @@ port_of() {
   case "$1" in
     thrift) printf '%s' "$THRIFT_PORT" ;;
     thrift-framed) printf '%s' "$THRIFT_FRAMED_PORT" ;;
+    thrift1) printf '%s' "$THRIFT1_PORT" ;;
+  esac
+}
+
+# human description of a gateway
+describe() {
+  case "$1" in
+    thrift) printf 'Thrift2 127.0.0.1:%s buffered/binary' "$THRIFT_PORT" ;;
+    thrift-framed) printf 'Thrift2 127.0.0.1:%s framed/compact' "$THRIFT_FRAMED_PORT" ;;
+    thrift1) printf 'Thrift1 127.0.0.1:%s buffered/binary' "$THRIFT1_PORT" ;;
   esac
 }
 
@@ -115,21 +136,48 @@ port_in_use() {
 
 have_python() { command -v python3 >/dev/null 2>&1; }
 
-# real Thrift2 call on one gateway (quiet)
+gateways_summary() {
+  local name out=()
+  for name in "${GATEWAYS[@]}"; do
+    out+=("$(describe "$name")")
+  done
+  local IFS=,
+  printf '%s' "${out[*]}" | sed 's/,/, /g'
+}
+
+# real Thrift call on one gateway (quiet)
 ping_component() {
   local name=$1 port
   port=$(port_of "$name")
-  if [[ "$name" == thrift-framed ]]; then
-    python3 "$PING" -q -t "${2:-5}" -p "$port" -f -c
-  else
-    python3 "$PING" -q -t "${2:-5}" -p "$port"
-  fi
+  case "$name" in
+    thrift) python3 "$PING" -q -t "${2:-5}" -p "$port" ;;
+    thrift-framed) python3 "$PING" -q -t "${2:-5}" -p "$port" -f -c ;;
+    thrift1) python3 "$PING" -q -t "${2:-5}" -p "$port" --thrift1 ;;
+  esac
+}
+
+# The master is initialized once its log (of this run: rotated at start) has $READY_LINE.
+# The first sighting is remembered in run/master.ready (with the master's pid), as the log may
+# roll over later.
+all_gateways_answer() {
+  local name
+  for name in "${GATEWAYS[@]}"; do
+    ping_component "$name" "${1:-5}" || return 1
+  done
 }
 
 master_initialized() {
-  local f
+  local pid f ready
+  pid=$(component_pid master)
+  [[ -n "$pid" ]] || return 1
+  ready=$RUN_DIR/master.ready
+  [[ -f "$ready" && "$(cat "$ready" 2>/dev/null)" == "$pid" ]] && return 0
   f=$(log_file master)
-  [[ -f "$f" ]] && grep -qF "$READY_LINE" "$f"
+  if [[ -f "$f" ]] && grep -qF "$READY_LINE" "$f"; then
+    printf '%s\n' "$pid" >"$ready" 2>/dev/null || true
+    return 0
+  fi
+  return 1
 }
 
 tail_logs() {
@@ -190,10 +238,14 @@ ensure_jars() {
   start=$SECONDS
   mkdir -p "$(dirname "$LIB_DIR")"
   tmp=$(mktemp -d "$(dirname "$LIB_DIR")/lib.tmp.XXXXXX")
-  if ! mvn -q -B -f "$POM" dependency:copy-dependencies -DoutputDirectory="$tmp" -Dmdep.useRepositoryLayout=false; then
-    rm -rf "$tmp"
-    die "mvn dependency:copy-dependencies failed (see above); is Maven Central reachable?"
+  chmod 755 "$tmp"
+  if ! mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DoutputDirectory="$tmp" \
+    >"$tmp.mvn.log" 2>&1 </dev/null; then
+    cat "$tmp.mvn.log" >&2
+    rm -rf "$tmp" "$tmp.mvn.log"
+    die "mvn dependency:copy-dependencies failed (output above); is Maven Central reachable?"
   fi
+  rm -f "$tmp.mvn.log"
   ls "$tmp"/hbase-server-*.jar "$tmp"/hbase-thrift-*.jar >/dev/null 2>&1 ||
     { rm -rf "$tmp"; die "Maven did not produce hbase-server/hbase-thrift jars in $tmp"; }
   printf '%s\n' "$want" >"$tmp/.complete"
@@ -210,8 +262,9 @@ jvm_opts() {
     "-Dhbase.orm.component=$name"
     "-Dhbase.orm.data=$DATA_DIR"
     "-Dhbase.orm.zk.port=$ZK_PORT"
+    "-Dhbase.orm.master.port=$MASTER_RPC_PORT"
+    "-Dhbase.orm.regionserver.port=$REGIONSERVER_RPC_PORT"
     "-Xmx$heap"
-    -XX:+UseG1GC
     -XX:+ExitOnOutOfMemoryError
     -Djava.net.preferIPv4Stack=true
     -Djava.awt.headless=true
@@ -256,50 +309,72 @@ start_component() {
     thrift-framed)
       heap=$THRIFT_HEAP
       main=org.apache.hadoop.hbase.thrift2.ThriftServer
-      args=(-b 127.0.0.1 -p "$THRIFT_FRAMED_PORT" --infoport -1 -f -c start)
+      args=(-b 127.0.0.1 -p "$THRIFT_FRAMED_PORT" --infoport -1 -f -c -t "$FRAMED_IDLE_MS" start)
+      ;;
+    thrift1)
+      heap=$THRIFT_HEAP
+      main=org.apache.hadoop.hbase.thrift.ThriftServer
+      args=(-b 127.0.0.1 -p "$THRIFT1_PORT" --infoport -1 start)
       ;;
   esac
   jvm_opts "$name" "$heap"
+  local extra
+  if [[ "$name" == master ]]; then extra=${HBASE_ORM_MASTER_JAVA_OPTS:-}; else extra=${HBASE_ORM_THRIFT_JAVA_OPTS:-}; fi
+  if [[ -n "$extra" ]]; then
+    local extra_words
+    read -r -a extra_words <<<"$extra"
+    JVM_OPTS+=("${extra_words[@]}")
+  fi
   # a fresh log per run: "ready" is decided by grepping the master log
   local f
   for f in "$(log_file "$name")" "$(out_file "$name")"; do
-    [[ -f "$f" ]] && mv -f "$f" "$f.prev"
+    if [[ -f "$f" ]]; then mv -f "$f" "$f.prev"; fi
   done
+  rm -f "$(log_file "$name")".[0-9]* # rolled-over logs of an earlier run
+  [[ "$name" != master ]] || rm -f "$RUN_DIR/master.ready"
   local launcher=()
   # own session: the JVMs survive the terminal / CI step that ran `up`
   command -v setsid >/dev/null 2>&1 && launcher=(setsid)
   (
     cd "$DATA_DIR"
+    exec 9>&- # do not leak the run-dir lock into the JVM
     exec "${launcher[@]}" nohup "$JAVA" "${JVM_OPTS[@]}" "$main" "${args[@]}" \
       >"$(out_file "$name")" 2>&1 </dev/null
   ) &
   printf '%s\n' "$!" >"$(pid_file "$name")"
-  STARTED+=("$name")
 }
 
-# TERM all given components, wait up to $STOP_TIMEOUT s, then KILL the rest
-stop_components() {
-  local name pid pids=() names=()
+# Stopping: term_components sends TERM without waiting (pids collected in STOP_PIDS/STOP_NAMES),
+# wait_stopped waits up to $STOP_TIMEOUT s for them, then KILLs what is left.
+STOP_PIDS=()
+STOP_NAMES=()
+term_components() {
+  local name pid
   for name in "$@"; do
     pid=$(component_pid "$name")
     if [[ -n "$pid" ]]; then
       say "stopping $name (pid $pid)"
       kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid")
-      names+=("$name")
+      STOP_PIDS+=("$pid")
+      STOP_NAMES+=("$name")
+    else
+      rm -f "$(pid_file "$name")"
     fi
   done
+}
+
+wait_stopped() {
   local waited=0 alive i
-  while :; do
+  while ((${#STOP_PIDS[@]})); do
     alive=()
-    for i in "${!pids[@]}"; do
-      kill -0 "${pids[$i]}" 2>/dev/null && alive+=("$i")
+    for i in "${!STOP_PIDS[@]}"; do
+      kill -0 "${STOP_PIDS[$i]}" 2>/dev/null && alive+=("$i")
     done
     ((${#alive[@]} == 0)) && break
     if ((waited >= STOP_TIMEOUT)); then
       for i in "${alive[@]}"; do
-        warn "${names[$i]} (pid ${pids[$i]}) still running after ${STOP_TIMEOUT}s: KILL"
-        kill -KILL "${pids[$i]}" 2>/dev/null || true
+        warn "${STOP_NAMES[$i]} (pid ${STOP_PIDS[$i]}) still running after ${STOP_TIMEOUT}s: KILL"
+        kill -KILL "${STOP_PIDS[$i]}" 2>/dev/null || true
       done
       sleep 1
       break
@@ -307,9 +382,63 @@ stop_components() {
     sleep 1
     waited=$((waited + 1))
   done
-  for name in "$@"; do
-    rm -f "$(pid_file "$name")"
+  for i in "${!STOP_NAMES[@]}"; do
+    rm -f "$(pid_file "${STOP_NAMES[$i]}")"
+    [[ "${STOP_NAMES[$i]}" != master ]] || rm -f "$RUN_DIR/master.ready"
   done
+  STOP_PIDS=()
+  STOP_NAMES=()
+}
+
+# Stops the master the way bin/stop-hbase.sh does in standalone mode: `HMaster stop
+# --shutDownCluster` asks it over RPC to shut the cluster down, so the region server leaves
+# ZooKeeper before the embedded ZooKeeper stops. (A plain TERM works too, but then the region
+# server spends ~20 s retrying the stopped ZooKeeper.) Falls back to TERM, then KILL.
+stop_master() {
+  local pid
+  pid=$(component_pid master)
+  [[ -n "$pid" ]] || { rm -f "$(pid_file master)" "$RUN_DIR/master.ready"; return 0; }
+  # an uninitialized (starting or broken) master cannot serve a shutdown request: just TERM it
+  if master_initialized && { [[ -n "$JAVA" ]] || find_java_quiet; }; then
+    say "stopping master (pid $pid): asking HBase to shut the cluster down"
+    jvm_opts master-stop 256m
+    rm -f "$(log_file master-stop)"
+    local stopper=("$JAVA" "${JVM_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster stop --shutDownCluster)
+    # the stop client tries only once; bound it anyway
+    command -v timeout >/dev/null 2>&1 && stopper=(timeout 60 "${stopper[@]}")
+    if (cd "$DATA_DIR" && exec 9>&- && exec "${stopper[@]}" >"$(out_file master-stop)" 2>&1 </dev/null); then
+      local waited=0
+      while kill -0 "$pid" 2>/dev/null && ((waited < STOP_TIMEOUT)); do
+        sleep 1
+        waited=$((waited + 1))
+      done
+      if ! kill -0 "$pid" 2>/dev/null; then
+        rm -f "$(pid_file master)" "$RUN_DIR/master.ready"
+        return 0
+      fi
+      warn "master (pid $pid) still running ${STOP_TIMEOUT}s after the shutdown request: TERM"
+    else
+      warn "'HMaster stop' failed (see $(out_file master-stop)): TERM"
+    fi
+  fi
+  term_components master
+}
+
+find_java_quiet() {
+  (find_java) >/dev/null 2>&1 && find_java >/dev/null 2>&1
+}
+
+stop_components() {
+  term_components "$@"
+  wait_stopped
+}
+
+stop_all() {
+  # gateways get TERM first (they are clients of the master); the master's shutdown request
+  # runs while they exit
+  term_components "${GATEWAYS[@]}"
+  stop_master
+  wait_stopped
 }
 
 lock_run_dir() {
@@ -318,7 +447,7 @@ lock_run_dir() {
     exec 9>"$RUN_DIR/lock"
     if ! flock -n 9; then
       say "another hbase.sh is running on $DATA_DIR; waiting for it ..."
-      flock 9
+      flock -w 600 9 || die "timed out waiting for the lock $RUN_DIR/lock"
     fi
   fi
 }
@@ -340,52 +469,60 @@ cmd_up() {
     [[ -n "$pid" ]] && running+=("$name")
   done
 
-  if ((${#running[@]} == ${#COMPONENTS[@]})) && master_initialized &&
-    ping_component thrift 3 && ping_component thrift-framed 3; then
-    say "already up: Thrift2 on 127.0.0.1:$THRIFT_PORT (buffered/binary) and 127.0.0.1:$THRIFT_FRAMED_PORT (framed/compact), data in $DATA_DIR"
+  if ((${#running[@]} == ${#COMPONENTS[@]})) && master_initialized && all_gateways_answer 3; then
+    say "already up: $(gateways_summary); data in $DATA_DIR"
     return 0
   fi
 
-  STARTED=()
   local t0=$SECONDS
+  # what to start; gateways left over from an earlier master hold a dead ZooKeeper session, so
+  # a new master means new gateways
+  local to_start=() stale=()
   if [[ -z "$(component_pid master)" ]]; then
-    # gateways left over from an earlier master hold a dead ZooKeeper session: restart them too
-    local stale=()
-    for name in thrift thrift-framed; do
+    to_start=("${COMPONENTS[@]}")
+    for name in "${GATEWAYS[@]}"; do
       [[ -n "$(component_pid "$name")" ]] && stale+=("$name")
     done
-    ((${#stale[@]} == 0)) || stop_components "${stale[@]}"
-    local port
-    for port in "$ZK_PORT" "$MASTER_RPC_PORT" "$REGIONSERVER_RPC_PORT"; do
-      port_in_use "$port" &&
-        die "port $port on 127.0.0.1 is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or set HBASE_ORM_ZK_PORT"
-    done
-    say "starting HBase $HBASE_VERSION master (standalone: ZooKeeper 127.0.0.1:$ZK_PORT + master + region server), data in $DATA_DIR"
-    start_component master
   else
     say "master already running (pid $(component_pid master))"
+    for name in "${GATEWAYS[@]}"; do
+      [[ -n "$(component_pid "$name")" ]] || to_start+=("$name")
+    done
   fi
-  for name in thrift thrift-framed; do
-    if [[ -z "$(component_pid "$name")" ]]; then
-      port_in_use "$(port_of "$name")" &&
-        die "port $(port_of "$name") on 127.0.0.1 is already in use by another process; stop it or set HBASE_ORM_THRIFT_PORT / HBASE_ORM_THRIFT_FRAMED_PORT"
-      if [[ "$name" == thrift ]]; then
-        say "starting Thrift2 gateway on 127.0.0.1:$THRIFT_PORT (buffered transport, binary protocol)"
-      else
-        say "starting Thrift2 gateway on 127.0.0.1:$THRIFT_FRAMED_PORT (framed transport, compact protocol)"
-      fi
-      start_component "$name"
+  ((${#stale[@]} == 0)) || stop_components "${stale[@]}"
+
+  # all ports free? (checked before anything starts)
+  local port
+  for name in "${to_start[@]}"; do
+    if [[ "$name" == master ]]; then
+      for port in "$ZK_PORT" "$MASTER_RPC_PORT" "$REGIONSERVER_RPC_PORT"; do
+        port_in_use "$port" &&
+          die "port $port on 127.0.0.1 is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or set HBASE_ORM_ZK_PORT / HBASE_ORM_MASTER_PORT / HBASE_ORM_REGIONSERVER_PORT"
+      done
+    else
+      port=$(port_of "$name")
+      port_in_use "$port" &&
+        die "port $port on 127.0.0.1 is already in use by another process; stop it or set HBASE_ORM_THRIFT_PORT / HBASE_ORM_THRIFT_FRAMED_PORT / HBASE_ORM_THRIFT1_PORT"
     fi
   done
 
+  for name in "${to_start[@]}"; do
+    case "$name" in
+      master) say "starting HBase $HBASE_VERSION master (standalone: ZooKeeper 127.0.0.1:$ZK_PORT + master + region server), data in $DATA_DIR" ;;
+      thrift-framed) say "starting gateway $(describe "$name") (closes sockets idle for ${FRAMED_IDLE_MS} ms)" ;;
+      *) say "starting gateway $(describe "$name")" ;;
+    esac
+    start_component "$name"
+  done
+
   say "waiting for HBase to be ready (timeout ${UP_TIMEOUT}s) ..."
-  local deadline=$((SECONDS + UP_TIMEOUT)) master_ok=0 ok_thrift=0 ok_framed=0
+  local deadline=$((SECONDS + UP_TIMEOUT)) master_ok=0 pending
   while :; do
     for name in "${COMPONENTS[@]}"; do
       if [[ -z "$(component_pid "$name")" ]]; then
         warn "error: $name died during startup; its log:"
         tail_logs 60 "$name" >&2
-        stop_components "${COMPONENTS[@]}"
+        stop_all
         die "$name failed to start (logs in $LOG_DIR)"
       fi
     done
@@ -394,17 +531,27 @@ cmd_up() {
       say "master initialized after $((SECONDS - t0)) s"
     fi
     if ((master_ok)); then
-      ((ok_thrift)) || { ping_component thrift 5 && ok_thrift=1; } || true
-      ((ok_framed)) || { ping_component thrift-framed 5 && ok_framed=1; } || true
-      if ((ok_thrift && ok_framed)); then
-        say "HBase is up after $((SECONDS - t0)) s: Thrift2 on 127.0.0.1:$THRIFT_PORT (buffered/binary) and 127.0.0.1:$THRIFT_FRAMED_PORT (framed/compact)"
+      # the gateways are checked in parallel (the first call of each sets up its connection)
+      pending=()
+      local ping_pids=() i
+      for name in "${GATEWAYS[@]}"; do
+        ping_component "$name" 5 &
+        ping_pids+=("$!")
+      done
+      for i in "${!ping_pids[@]}"; do
+        wait "${ping_pids[$i]}" || pending+=("${GATEWAYS[$i]}")
+      done
+      if ((${#pending[@]} == 0)); then
+        say "HBase is up after $((SECONDS - t0)) s: $(gateways_summary)"
         return 0
       fi
+    else
+      pending=("${GATEWAYS[@]}")
     fi
     if ((SECONDS >= deadline)); then
-      warn "error: HBase not ready after ${UP_TIMEOUT}s (master initialized: $master_ok, buffered gateway: $ok_thrift, framed gateway: $ok_framed)"
+      warn "error: HBase not ready after ${UP_TIMEOUT}s (master initialized: $( ((master_ok)) && echo yes || echo no); not answering: ${pending[*]})"
       tail_logs 60 >&2
-      ((${#STARTED[@]} == 0)) || stop_components "${STARTED[@]}"
+      stop_all
       die "startup timed out (logs in $LOG_DIR; raise HBASE_ORM_UP_TIMEOUT if the machine is slow)"
     fi
     sleep 1
@@ -426,9 +573,7 @@ cmd_down() {
       [[ -n "$(component_pid "$name")" ]] && any=1
     done
     if ((any)); then
-      # gateways first (they are clients of the master), all at once to save time
-      stop_components thrift thrift-framed
-      stop_components master
+      stop_all
       say "stopped"
     else
       rm -f "$RUN_DIR"/*.pid
@@ -453,8 +598,7 @@ cmd_status() {
     pid=$(component_pid "$name")
     case "$name" in
       master) port="ZooKeeper 127.0.0.1:$ZK_PORT" ;;
-      thrift) port="127.0.0.1:$THRIFT_PORT buffered/binary" ;;
-      thrift-framed) port="127.0.0.1:$THRIFT_FRAMED_PORT framed/compact" ;;
+      *) port=$(describe "$name") ;;
     esac
     if [[ -z "$pid" ]]; then
       printf '%-14s stopped   (%s)\n' "$name" "$port"
@@ -512,7 +656,8 @@ cmd_logs() {
 }
 
 usage() {
-  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  # the comment block at the top of this file
+  awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}"
 }
 
 main() {

@@ -1,23 +1,32 @@
 #!/usr/bin/env python3
-"""Readiness probe for the HBase Thrift2 gateways (THBaseService), standard library only.
+"""Readiness probe for the HBase Thrift gateways, standard library only.
 
-Sends a real THBaseService call, tableExists(TTableName{ns, qualifier}) (default hbase:meta),
-and succeeds only if the gateway answers with a REPLY whose success field (id 0, bool) is true.
-Unlike a TCP connect, this proves that the gateway reaches HBase.
+Sends a real call and succeeds only if the gateway answers with a REPLY whose success field
+(id 0, bool) is true. Unlike a TCP connect, this proves that the gateway reaches HBase.
+  Thrift2 (THBaseService):  tableExists(1: TTableName{1: binary ns, 2: binary qualifier})
+  Thrift1 (Hbase, --thrift1): isTableEnabled(1: binary "ns:qualifier")
+
+The default table is hbase:namespace, not hbase:meta: the HBase client answers
+tableExists(hbase:meta) with `true` locally, without asking the cluster, so a gateway says true
+for hbase:meta seconds before the master has even initialized. hbase:namespace (a system table
+in HBase 2.x) is looked up in hbase:meta on the region server, so `true` means meta is online.
 
 Usage:
-  ping.py                      check both local gateways:
-                                 127.0.0.1:$HBASE_ORM_THRIFT_PORT (default 9090), buffered + binary
-                                 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (default 9091), framed + compact
-  ping.py -p 9090              one gateway, buffered transport + binary protocol
-  ping.py -p 9091 -f -c        one gateway, framed transport + compact protocol
+  ping.py                      check the local gateways started by hbase.sh:
+                                 127.0.0.1:$HBASE_ORM_THRIFT_PORT (default 9090), Thrift2, buffered + binary
+                                 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (default 9091), Thrift2, framed + compact
+                                 127.0.0.1:$HBASE_ORM_THRIFT1_PORT (default 9092), Thrift1, buffered + binary
+  ping.py -p 9090              one Thrift2 gateway, buffered transport + binary protocol
+  ping.py -p 9091 -f -c        one Thrift2 gateway, framed transport + compact protocol
+  ping.py -p 9092 --thrift1    one Thrift1 gateway
 Options:
   -H/--host HOST     host (default 127.0.0.1)
   -p/--port PORT     port (repeatable: each given port is checked with the same -f/-c)
   -f/--framed        framed transport (4-byte big-endian length prefix)
   -c/--compact       compact protocol (default: binary protocol, strict)
+  --thrift1          Thrift1 gateway (service Hbase) instead of Thrift2 (THBaseService)
   -t/--timeout SEC   connect + read timeout per gateway (default 5)
-  --table NS:NAME    table to ask about (default hbase:meta; must exist for success)
+  --table NS:NAME    table to ask about (default hbase:namespace; must exist for success)
   -q/--quiet         print nothing, only set the exit status
 Exit status: 0 if every checked gateway answered true, 1 otherwise, 2 on bad usage.
 """
@@ -43,7 +52,6 @@ C_DOUBLE, C_BINARY, C_LIST, C_SET, C_MAP, C_STRUCT = 7, 8, 9, 10, 11, 12
 COMPACT_PROTOCOL_ID = 0x82
 COMPACT_VERSION = 1
 
-METHOD = "tableExists"
 
 
 class ProtocolError(Exception):
@@ -52,19 +60,28 @@ class ProtocolError(Exception):
 
 # --------------------------------------------------------------------------- encoding
 
-def encode_binary_call(name, seqid, ns, qualifier):
-    """tableExists_args{1: TTableName{1: ns, 2: qualifier}} in strict TBinaryProtocol."""
+# The arguments of a call are given as a list of (field id, value): bytes for a binary field,
+# a nested list of the same form for a struct field.
+
+def binary_struct(fields):
+    out = bytearray()
+    for fid, value in fields:
+        if isinstance(value, bytes):
+            out += struct.pack(">bh", T_STRING, fid) + struct.pack(">i", len(value)) + value
+        else:
+            out += struct.pack(">bh", T_STRUCT, fid) + binary_struct(value)
+    out.append(T_STOP)
+    return bytes(out)
+
+
+def encode_binary_call(name, seqid, args):
+    """A CALL message in strict TBinaryProtocol."""
     out = bytearray()
     out += struct.pack(">I", 0x80010000 | CALL)          # strict version | message type
     nm = name.encode()
     out += struct.pack(">i", len(nm)) + nm
     out += struct.pack(">i", seqid)
-    # args struct, field 1: TTableName (struct)
-    out += struct.pack(">bh", T_STRUCT, 1)
-    out += struct.pack(">bh", T_STRING, 1) + struct.pack(">i", len(ns)) + ns
-    out += struct.pack(">bh", T_STRING, 2) + struct.pack(">i", len(qualifier)) + qualifier
-    out += bytes([T_STOP])                               # end of TTableName
-    out += bytes([T_STOP])                               # end of args
+    out += binary_struct(args)
     return bytes(out)
 
 
@@ -79,22 +96,45 @@ def varint(n):
             return bytes(out)
 
 
-def encode_compact_call(name, seqid, ns, qualifier):
-    """Same call in TCompactProtocol (field headers use the short delta form)."""
+def compact_struct(fields):
+    out = bytearray()
+    last = 0
+    for fid, value in fields:
+        ctype = C_BINARY if isinstance(value, bytes) else C_STRUCT
+        if 0 < fid - last <= 15:
+            out.append(((fid - last) << 4) | ctype)      # short form: id delta + type
+        else:
+            out.append(ctype)                            # long form: type, zigzag i16 id
+            out += varint((fid << 1) ^ (fid >> 15))
+        last = fid
+        if ctype == C_BINARY:
+            out += varint(len(value)) + value
+        else:
+            out += compact_struct(value)
+    out.append(C_STOP)
+    return bytes(out)
+
+
+def encode_compact_call(name, seqid, args):
+    """A CALL message in TCompactProtocol."""
     out = bytearray()
     out.append(COMPACT_PROTOCOL_ID)
     out.append(COMPACT_VERSION | (CALL << 5))
     out += varint(seqid)                                 # seqid: unsigned varint (non-negative)
     nm = name.encode()
     out += varint(len(nm)) + nm
-    out.append((1 << 4) | C_STRUCT)                      # args field 1 (delta 1): struct
-    out.append((1 << 4) | C_BINARY)                      # TTableName field 1 (delta 1): binary
-    out += varint(len(ns)) + ns
-    out.append((1 << 4) | C_BINARY)                      # field 2 (delta 1): binary
-    out += varint(len(qualifier)) + qualifier
-    out.append(C_STOP)                                   # end of TTableName
-    out.append(C_STOP)                                   # end of args
+    out += compact_struct(args)
     return bytes(out)
+
+
+def thrift2_table_exists(ns, qualifier):
+    """THBaseService.tableExists(1: TTableName{1: ns, 2: qualifier})"""
+    return "tableExists", [(1, [(1, ns), (2, qualifier)])]
+
+
+def thrift1_is_table_enabled(ns, qualifier):
+    """Hbase.isTableEnabled(1: Bytes tableName) with tableName "ns:qualifier"."""
+    return "isTableEnabled", [(1, ns + b":" + qualifier)]
 
 
 # --------------------------------------------------------------------------- decoding
@@ -304,8 +344,8 @@ def read_string_fields(dec):
     return out
 
 
-def decode_reply(dec, seqid):
-    """Returns the bool result of tableExists or raises ProtocolError with the reason."""
+def decode_reply(dec, method, seqid):
+    """Returns the bool result of the call or raises ProtocolError with the reason."""
     name, mtype, rseq = dec.message_begin()
     if mtype == EXCEPTION:
         # TApplicationException {1: string message, 2: i32 type}
@@ -313,8 +353,8 @@ def decode_reply(dec, seqid):
         raise ProtocolError("TApplicationException: %s" % fields.get(1, "?"))
     if mtype != REPLY:
         raise ProtocolError("unexpected message type %d" % mtype)
-    if name != METHOD:
-        raise ProtocolError("reply for %r, expected %r" % (name, METHOD))
+    if name != method:
+        raise ProtocolError("reply for %r, expected %r" % (name, method))
     if rseq != seqid:
         raise ProtocolError("reply seqid %d, expected %d" % (rseq, seqid))
     success = None
@@ -326,12 +366,12 @@ def decode_reply(dec, seqid):
         if fid == 0 and dec.is_bool(ftype):
             success = dec.read_bool(ftype)
         elif fid == 1 and ftype == dec.STRUCT:
-            # TIOError {1: optional string message, 2: optional bool canRetry}
+            # TIOError / IOError {1: string message, 2: bool canRetry}
             error = read_string_fields(dec).get(1, "(no message)")
         else:
             dec.skip(ftype)
     if error is not None:
-        raise ProtocolError("TIOError: %s" % (error.splitlines() or ["(empty message)"])[0])
+        raise ProtocolError("IOError: %s" % (error.splitlines() or ["(empty message)"])[0])
     if success is None:
         raise ProtocolError("reply has no success field")
     return success
@@ -339,12 +379,14 @@ def decode_reply(dec, seqid):
 
 # --------------------------------------------------------------------------- probe
 
-def probe(host, port, framed, compact, timeout, ns, qualifier):
+def probe(host, port, framed, compact, timeout, call):
+    """Sends call = (method, args) and returns the bool it answers."""
+    method, call_args = call
     seqid = int(time.time() * 1000) & 0x7FFFFFFF
     if compact:
-        payload = encode_compact_call(METHOD, seqid, ns, qualifier)
+        payload = encode_compact_call(method, seqid, call_args)
     else:
-        payload = encode_binary_call(METHOD, seqid, ns, qualifier)
+        payload = encode_binary_call(method, seqid, call_args)
     if framed:
         payload = struct.pack(">i", len(payload)) + payload
     with socket.create_connection((host, port), timeout=timeout) as sock:
@@ -357,20 +399,26 @@ def probe(host, port, framed, compact, timeout, ns, qualifier):
                 raise ProtocolError("bad frame size %d (server not framed?)" % size)
             reader = Reader(data=reader.read(size))
         dec = CompactDecoder(reader) if compact else BinaryDecoder(reader)
-        return decode_reply(dec, seqid)
+        return decode_reply(dec, method, seqid)
 
 
 def main(argv):
     ap = argparse.ArgumentParser(
-        description="Check HBase Thrift2 gateways with a real tableExists call.",
-        epilog="Without -p, checks 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090, buffered+binary) "
-               "and 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091, framed+compact).")
+        description="Check HBase Thrift gateways with a real call (Thrift2: tableExists, "
+                    "Thrift1: isTableEnabled).",
+        epilog="Without -p, checks 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090, Thrift2 buffered+binary), "
+               "127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091, Thrift2 framed+compact) and "
+               "127.0.0.1:$HBASE_ORM_THRIFT1_PORT (9092, Thrift1 buffered+binary).")
     ap.add_argument("-H", "--host", default="127.0.0.1")
     ap.add_argument("-p", "--port", type=int, action="append")
     ap.add_argument("-f", "--framed", action="store_true", help="framed transport")
     ap.add_argument("-c", "--compact", action="store_true", help="compact protocol")
+    ap.add_argument("--thrift1", action="store_true",
+                    help="Thrift1 gateway (service Hbase) instead of Thrift2 (THBaseService)")
     ap.add_argument("-t", "--timeout", type=float, default=5.0)
-    ap.add_argument("--table", default="hbase:meta", help="NS:NAME (default hbase:meta)")
+    ap.add_argument("--table", default="hbase:namespace",
+                    help="NS:NAME (default hbase:namespace; hbase:meta is answered without "
+                         "asking the cluster)")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
 
@@ -381,26 +429,34 @@ def main(argv):
     ns, qualifier = ns.encode(), qualifier.encode()
 
     if args.port:
-        targets = [(p, args.framed, args.compact) for p in args.port]
+        targets = [(p, args.framed, args.compact, args.thrift1) for p in args.port]
     else:
-        targets = [
-            (int(os.environ.get("HBASE_ORM_THRIFT_PORT", "9090")), False, False),
-            (int(os.environ.get("HBASE_ORM_THRIFT_FRAMED_PORT", "9091")), True, True),
-        ]
+        try:
+            targets = [
+                (int(os.environ.get("HBASE_ORM_THRIFT_PORT", "9090")), False, False, False),
+                (int(os.environ.get("HBASE_ORM_THRIFT_FRAMED_PORT", "9091")), True, True, False),
+                (int(os.environ.get("HBASE_ORM_THRIFT1_PORT", "9092")), False, False, True),
+            ]
+        except ValueError as e:
+            ap.error("bad port in the environment: %s" % e)
 
     ok = True
-    for port, framed, compact in targets:
-        mode = "%s/%s" % ("framed" if framed else "buffered", "compact" if compact else "binary")
+    for port, framed, compact, thrift1 in targets:
+        mode = "%s %s/%s" % ("Thrift1" if thrift1 else "Thrift2",
+                             "framed" if framed else "buffered",
+                             "compact" if compact else "binary")
         where = "%s:%d (%s)" % (args.host, port, mode)
+        call = (thrift1_is_table_enabled if thrift1 else thrift2_table_exists)(ns, qualifier)
+        what = "%s(%s)" % (call[0], args.table)
         start = time.monotonic()
         try:
-            exists = probe(args.host, port, framed, compact, args.timeout, ns, qualifier)
+            answer = probe(args.host, port, framed, compact, args.timeout, call)
             ms = (time.monotonic() - start) * 1000
-            if exists:
-                msg = "ok    %s tableExists(%s) = true in %.0f ms" % (where, args.table, ms)
+            if answer:
+                msg = "ok    %s %s = true in %.0f ms" % (where, what, ms)
             else:
                 ok = False
-                msg = "FAIL  %s tableExists(%s) = false" % (where, args.table)
+                msg = "FAIL  %s %s = false" % (where, what)
         except (OSError, ProtocolError, struct.error) as e:
             ok = False
             msg = "FAIL  %s %s" % (where, e if str(e) else type(e).__name__)
