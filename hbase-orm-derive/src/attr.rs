@@ -28,6 +28,13 @@ pub struct Entity {
     #[darling(default)]
     pub key_struct: Option<syn::Ident>,
     /// Path of the `hbase_orm` crate, for re-exports.
+    /// Salt bucket prefix: `salt(buckets = 16)`, `salt(buckets = 16, hash = "customer")`,
+    /// `salt(buckets = 8, modulo = "ts")`.
+    #[darling(default)]
+    pub salt: Option<SpannedValue<SaltOptions>>,
+    /// Record-type tag: `record_type(tag = 2, after = "customer")`.
+    #[darling(default)]
+    pub record_type: Option<SpannedValue<RecordTypeOptions>>,
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
     #[allow(dead_code)]
@@ -72,4 +79,37 @@ pub struct KeyOptions {
     /// A codec type implementing `hbase_orm::rowkey::KeyCodec<T>`.
     #[darling(default)]
     pub codec: Option<syn::Path>,
+    /// Newest first: `i64::MAX - ts`.
+    #[darling(default)]
+    pub reverse_timestamp: Flag,
+    /// Text with its characters reversed.
+    #[darling(default)]
+    pub reversed: Flag,
+    /// MD5 of the value (16 bytes, or the first N with `md5 = N`); the value is also stored
+    /// in a column.
+    #[darling(default)]
+    pub md5: Option<SpannedValue<Override<usize>>>,
+}
+
+/// Options of `salt(...)`.
+#[derive(Debug, Clone, FromMeta)]
+pub struct SaltOptions {
+    /// Number of buckets, 1 to 255.
+    pub buckets: SpannedValue<u8>,
+    /// Leading key parts whose bytes feed the hash, comma-separated (default: all parts).
+    #[darling(default)]
+    pub hash: Option<SpannedValue<String>>,
+    /// An integer key part whose value modulo `buckets` is the bucket.
+    #[darling(default)]
+    pub modulo: Option<SpannedValue<String>>,
+}
+
+/// Options of `record_type(...)`.
+#[derive(Debug, Clone, FromMeta)]
+pub struct RecordTypeOptions {
+    /// The tag byte.
+    pub tag: SpannedValue<u8>,
+    /// The key part the tag follows (default: the tag comes first, after any salt).
+    #[darling(default)]
+    pub after: Option<SpannedValue<String>>,
 }

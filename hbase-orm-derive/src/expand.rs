@@ -6,7 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::attr;
-use crate::valid::{self, Missing, Model};
+use crate::valid::{self, Missing, Model, SaltSource};
 
 /// Parses, validates and expands; on errors, the errors plus a stub impl.
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
@@ -95,7 +95,7 @@ fn stub(input: &syn::DeriveInput) -> TokenStream {
             fn write_cells(&self, _: &mut #krate::entity::CellWriter<'_, Self>) -> #krate::Result<()> {
                 ::core::unreachable!()
             }
-            fn read_cells(_: Self::Key, _: &mut #krate::entity::CellReader<'_, Self>) -> #krate::Result<Self> {
+            fn read_cells(_: &[u8], _: &mut #krate::entity::CellReader<'_, Self>) -> #krate::Result<Self> {
                 ::core::unreachable!()
             }
         }
@@ -115,43 +115,121 @@ fn expand(m: &Model) -> TokenStream {
         columns,
         skipped,
         families,
+        salt,
+        tag,
     } = m;
     let delim = match delimiter {
         Some(d) => quote!(::core::option::Option::Some(#d)),
         None => quote!(::core::option::Option::None),
     };
-    let last = keys.len() - 1;
+    let n_keys = keys.len();
+    // Where the record-type tag goes: before key part `tag_before` (n_keys: after the last).
+    let tag_before = tag.as_ref().map(|t| t.before);
+    let tag_byte = tag.as_ref().map(|t| t.tag);
+    // A part is last in the key bytes if nothing, not even the tag, follows it.
+    let is_last = |i: usize| i + 1 == n_keys && tag_before != Some(n_keys);
 
-    // Row key: one writer call per part, shared by the key type, the entity and the prefixes.
-    let part_write = |i: usize, is_last: bool| {
-        let k = &keys[i];
-        let (id, ty, codec) = (&k.ident, &k.ty, &k.codec);
-        let name = id.to_string();
-        quote_spanned! {ty.span()=>
-            w.part::<#ty, #codec>(#name, #id, #is_last)?;
+    // The statements that write the first `n` parts into `out`, with the salt byte in front
+    // when the first `n` parts determine it, and the tag where it belongs (a prefix does not
+    // end with the tag: a prefix scan over a customer then finds all its record types).
+    let write_body = |n: usize| {
+        let full = n == n_keys;
+        let salted = salt.as_ref().filter(|s| s.known_after(n));
+        let mut stmts = Vec::new();
+        let mut mark = quote!();
+        for i in 0..n {
+            let k = &keys[i];
+            if tag_before == Some(i) {
+                stmts.push(quote!(w.byte(#tag_byte);));
+            }
+            let (id, ty, codec) = (&k.ident, &k.ty, &k.codec);
+            let name = id.to_string();
+            let last = full && is_last(i);
+            stmts.push(quote_spanned! {ty.span()=> w.part::<#ty, #codec>(#name, #id, #last)?; });
+            if let Some(s) = salted {
+                if matches!(s.source, SaltSource::Hash(k) if k == i + 1) {
+                    stmts.push(quote!(mark = w.position();));
+                    mark = quote!(let mut mark = 0usize;);
+                }
+            }
+        }
+        if full && tag_before == Some(n_keys) {
+            stmts.push(quote!(w.byte(#tag_byte);));
+        }
+        let (placeholder, fill) = match salted {
+            None => (quote!(), quote!()),
+            Some(s) => {
+                let buckets = s.buckets;
+                let bucket = match s.source {
+                    SaltSource::Hash(_) => quote! {
+                        #krate::rowkey::hash_bucket(&out[start + 1..mark], #buckets)
+                    },
+                    SaltSource::Modulo(i) => {
+                        let id = &keys[i].ident;
+                        quote!(#krate::rowkey::modulo_bucket(::core::convert::Into::<i128>::into(*#id), #buckets))
+                    }
+                };
+                (
+                    quote!(let start = out.len(); out.push(0); #mark),
+                    quote!(out[start] = #bucket;),
+                )
+            }
+        };
+        quote! {
+            #placeholder
+            {
+                let mut w = #krate::rowkey::KeyWriter::new(out, #delim);
+                #(#stmts)*
+            }
+            #fill
         }
     };
-    let key_idents: Vec<_> = keys.iter().map(|k| &k.ident).collect();
-    let key_types: Vec<_> = keys.iter().map(|k| &k.ty).collect();
-    let writes: Vec<_> = (0..keys.len()).map(|i| part_write(i, i == last)).collect();
-    let reads = keys.iter().enumerate().map(|(i, k)| {
-        let (id, ty, codec) = (&k.ident, &k.ty, &k.codec);
-        let name = id.to_string();
-        let is_last = i == last;
-        quote_spanned! {ty.span()=> #id: r.part::<#ty, #codec>(#name, #is_last)? }
-    });
+
+    // The statements that read every part: `entity` reads one-way parts from their columns.
+    let read_body = |entity: bool| {
+        let mut stmts = Vec::new();
+        if salt.is_some() {
+            stmts.push(quote!(r.byte("salt bucket")?;));
+        }
+        for (i, k) in keys.iter().enumerate() {
+            if tag_before == Some(i) {
+                stmts.push(quote!(r.expect_tag(#tag_byte)?;));
+            }
+            let (id, ty, codec) = (&k.ident, &k.ty, &k.codec);
+            let name = id.to_string();
+            let last = is_last(i);
+            stmts.push(match (entity, k.stored) {
+                (true, Some(_)) => quote_spanned! {ty.span()=>
+                    r.skip::<#ty, #codec>(#name, #last)?;
+                },
+                _ => quote_spanned! {ty.span()=>
+                    let #id = r.part::<#ty, #codec>(#name, #last)?;
+                },
+            });
+        }
+        if tag_before == Some(n_keys) {
+            stmts.push(quote!(r.expect_tag(#tag_byte)?;));
+        }
+        stmts
+    };
+
     // Without a delimiter, a variable-length part must be last: checked when the types are known.
     let delimiter_checks = if delimiter.is_some() {
         Vec::new()
     } else {
         keys.iter()
-            .zip(keys.iter().skip(1))
-            .map(|(k, next)| {
+            .enumerate()
+            .filter(|(i, _)| !is_last(*i))
+            .map(|(i, k)| {
                 let (ty, codec) = (&k.ty, &k.codec);
+                let next = keys
+                    .get(i + 1)
+                    .map(|n| format!("`{}`", n.ident))
+                    .unwrap_or_else(|| "the record-type tag".into());
                 let msg = format!(
-                    "row key part `{}` has a variable length and is followed by `{}`: set \
+                    "row key part `{}` has a variable length and is followed by {next}: set \
                      #[hbase(key_delimiter = '|')] on the struct, or give the part a fixed width",
-                    k.ident, next.ident
+                    k.ident
                 );
                 quote_spanned! {ty.span()=>
                     const _: () = ::core::assert!(
@@ -162,7 +240,11 @@ fn expand(m: &Model) -> TokenStream {
             })
             .collect()
     };
-    let prefixes = (1..keys.len()).map(|n| {
+
+    let key_idents: Vec<_> = keys.iter().map(|k| &k.ident).collect();
+    let key_types: Vec<_> = keys.iter().map(|k| &k.ty).collect();
+    let full_write = write_body(n_keys);
+    let prefixes = (1..n_keys).map(|n| {
         let name = format_ident!(
             "prefix_by_{}",
             keys[..n]
@@ -173,23 +255,40 @@ fn expand(m: &Model) -> TokenStream {
         );
         let ids = &key_idents[..n];
         let tys = &key_types[..n];
-        let parts = (0..n).map(|i| part_write(i, false));
+        let body = write_body(n);
+        let all_buckets = salt.as_ref().is_some_and(|s| !s.known_after(n));
         let doc = format!(
             "The row-key prefix of every `{ident}` with these leading key parts, for prefix scans."
         );
         quote! {
             #[doc = #doc]
             pub fn #name(#(#ids: &#tys),*) -> #krate::Result<#krate::rowkey::KeyPrefix> {
-                #krate::entity::key_prefix::<#ident>(|out| {
-                    let mut w = #krate::rowkey::KeyWriter::new(out, #delim);
-                    #(#parts)*
+                #krate::entity::key_prefix::<#ident>(#all_buckets, |out| {
+                    #body
                     ::core::result::Result::Ok(())
                 })
             }
         }
     });
+    let key_reads = read_body(false);
+    let reversible: Vec<_> = keys
+        .iter()
+        .filter(|k| k.stored.is_none())
+        .map(|k| &k.ident)
+        .collect();
+    let entity_reads = read_body(true);
+    let entity_key_fields = keys.iter().map(|k| {
+        let id = &k.ident;
+        match k.stored {
+            Some(col) => {
+                let (ty, codec) = (&k.ty, &columns[col].codec);
+                quote_spanned! {ty.span()=> #id: cells.required::<#ty, #codec>(#col)? }
+            }
+            None => quote!(#id),
+        }
+    });
 
-    // Columns.
+    // Columns (one-way key parts included: they are stored as well).
     let column_defs = columns.iter().map(|c| {
         let (field, family, qualifier) = (c.ident.to_string(), &c.family, &c.qualifier);
         quote! {
@@ -212,27 +311,32 @@ fn expand(m: &Model) -> TokenStream {
             },
         }
     });
-    let cell_reads = columns.iter().enumerate().map(|(i, c)| {
-        let (id, ty, codec) = (&c.ident, &c.ty, &c.codec);
-        match &c.missing {
-            Missing::Required => {
-                quote_spanned! {ty.span()=> #id: cells.required::<#ty, #codec>(#i)? }
+    let stored_keys: Vec<usize> = keys.iter().filter_map(|k| k.stored).collect();
+    let cell_reads = columns
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !stored_keys.contains(i))
+        .map(|(i, c)| {
+            let (id, ty, codec) = (&c.ident, &c.ty, &c.codec);
+            match &c.missing {
+                Missing::Required => {
+                    quote_spanned! {ty.span()=> #id: cells.required::<#ty, #codec>(#i)? }
+                }
+                Missing::Optional => {
+                    quote_spanned! {ty.span()=> #id: cells.optional::<#ty, #codec>(#i)? }
+                }
+                Missing::Default(None) => quote_spanned! {ty.span()=>
+                    #id: cells.or_else::<#ty, #codec>(#i, ::core::default::Default::default)?
+                },
+                Missing::Default(Some(path)) => quote_spanned! {ty.span()=>
+                    #id: cells.or_else::<#ty, #codec>(#i, #path)?
+                },
             }
-            Missing::Optional => {
-                quote_spanned! {ty.span()=> #id: cells.optional::<#ty, #codec>(#i)? }
-            }
-            Missing::Default(None) => quote_spanned! {ty.span()=>
-                #id: cells.or_else::<#ty, #codec>(#i, ::core::default::Default::default)?
-            },
-            Missing::Default(Some(path)) => quote_spanned! {ty.span()=>
-                #id: cells.or_else::<#ty, #codec>(#i, #path)?
-            },
-        }
-    });
+        });
     let skipped_fields = skipped
         .iter()
         .map(|id| quote_spanned! {id.span()=> #id: ::core::default::Default::default() });
-    // Spanned at the field type, so that a type without `Eq` or `Hash` is reported there.
+    let key_doc = format!("The row key of [`{ident}`]: its key fields, in row-key order.");
     let key_fields = keys.iter().map(|k| {
         let (id, ty) = (&k.ident, &k.ty);
         quote_spanned! {ty.span()=>
@@ -240,7 +344,37 @@ fn expand(m: &Model) -> TokenStream {
             pub #id: #ty,
         }
     });
-    let key_doc = format!("The row key of [`{ident}`]: its key fields, in row-key order.");
+    let salt_const = match salt {
+        Some(s) => {
+            let b = s.buckets;
+            quote!(const SALT_BUCKETS: ::core::option::Option<u8> = ::core::option::Option::Some(#b);)
+        }
+        None => quote!(),
+    };
+    let tag_items = match (tag_byte, tag_before) {
+        (Some(t), Some(before)) => {
+            let parts_before = keys[..before].iter().enumerate().map(|(i, k)| {
+                let (ty, codec, name) = (&k.ty, &k.codec, k.ident.to_string());
+                let last = is_last(i);
+                quote_spanned! {ty.span()=> r.skip::<#ty, #codec>(#name, #last)?; }
+            });
+            let salt_skip = salt.as_ref().map(|_| quote!(r.byte("salt bucket")?;));
+            quote! {
+                const RECORD_TAG: ::core::option::Option<u8> = ::core::option::Option::Some(#t);
+
+                fn is_record(key: &[u8]) -> bool {
+                    let mut r = #krate::rowkey::KeyReader::new(key, #delim);
+                    let mut tag = || -> ::core::result::Result<u8, #krate::rowkey::KeyError> {
+                        #salt_skip
+                        #(#parts_before)*
+                        r.byte("record type")
+                    };
+                    tag() == ::core::result::Result::Ok(#t)
+                }
+            }
+        }
+        _ => quote!(),
+    };
 
     quote! {
         #[doc = #key_doc]
@@ -255,8 +389,7 @@ fn expand(m: &Model) -> TokenStream {
                 #(#key_idents: &#key_types,)*
                 out: &mut ::std::vec::Vec<u8>,
             ) -> ::core::result::Result<(), #krate::rowkey::KeyError> {
-                let mut w = #krate::rowkey::KeyWriter::new(out, #delim);
-                #(#writes)*
+                #full_write
                 ::core::result::Result::Ok(())
             }
 
@@ -271,9 +404,9 @@ fn expand(m: &Model) -> TokenStream {
 
             fn read_key(key: &[u8]) -> ::core::result::Result<Self, #krate::rowkey::KeyError> {
                 let mut r = #krate::rowkey::KeyReader::new(key, #delim);
-                let key = #key_struct { #(#reads,)* };
+                #(#key_reads)*
                 r.finish()?;
-                ::core::result::Result::Ok(key)
+                ::core::result::Result::Ok(#key_struct { #(#key_idents,)* })
             }
         }
 
@@ -285,6 +418,8 @@ fn expand(m: &Model) -> TokenStream {
             const TABLE: &'static str = #table;
             const FAMILIES: &'static [&'static str] = &[#(#families),*];
             const COLUMNS: &'static [#krate::entity::ColumnDef] = &[#(#column_defs),*];
+            #salt_const
+            #tag_items
 
             fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {
                 match (family, qualifier) {
@@ -307,10 +442,17 @@ fn expand(m: &Model) -> TokenStream {
                 ::core::result::Result::Ok(())
             }
 
-            fn read_cells(key: #key_struct, cells: &mut #krate::entity::CellReader<'_, Self>)
+            fn read_cells(key: &[u8], cells: &mut #krate::entity::CellReader<'_, Self>)
                 -> #krate::Result<Self> {
+                let mut r = #krate::rowkey::KeyReader::new(key, #delim);
+                let mut parts = || -> ::core::result::Result<_, #krate::rowkey::KeyError> {
+                    #(#entity_reads)*
+                    r.finish()?;
+                    ::core::result::Result::Ok((#(#reversible,)*))
+                };
+                let (#(#reversible,)*) = parts().map_err(|e| cells.key_error(e))?;
                 ::core::result::Result::Ok(#ident {
-                    #(#key_idents: key.#key_idents,)*
+                    #(#entity_key_fields,)*
                     #(#cell_reads,)*
                     #(#skipped_fields,)*
                 })

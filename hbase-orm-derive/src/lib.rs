@@ -16,7 +16,7 @@ use syn::{parse_macro_input, DeriveInput};
 
 /// Derives `hbase_orm::HBaseEntity`: the mapping of a struct to HBase rows.
 ///
-/// ```ignore
+/// ```text
 /// #[derive(HBaseEntity)]
 /// #[hbase(namespace = "shop", table = "orders", family = "d", key_delimiter = '|')]
 /// struct Order {

@@ -23,6 +23,8 @@ pub struct Model {
     pub skipped: Vec<syn::Ident>,
     /// Every family, in first-use order.
     pub families: Vec<String>,
+    pub salt: Option<Salt>,
+    pub tag: Option<Tag>,
 }
 
 /// One row-key field.
@@ -31,6 +33,38 @@ pub struct KeyPart {
     pub ty: syn::Type,
     /// The `KeyCodec` type.
     pub codec: TokenStream,
+    /// For a one-way (hashed) part: the index of the column that also stores the value.
+    pub stored: Option<usize>,
+}
+
+/// Where the salt bucket comes from.
+pub enum SaltSource {
+    /// The hash of the first `n` key parts' bytes.
+    Hash(usize),
+    /// The value of key part `i` modulo the bucket count.
+    Modulo(usize),
+}
+
+/// A salted row key: `[bucket][key]`.
+pub struct Salt {
+    pub buckets: u8,
+    pub source: SaltSource,
+}
+
+impl Salt {
+    /// Whether a prefix of the first `n` key parts determines the bucket.
+    pub fn known_after(&self, n: usize) -> bool {
+        match self.source {
+            SaltSource::Hash(k) => n >= k,
+            SaltSource::Modulo(i) => n > i,
+        }
+    }
+}
+
+/// A record-type tag byte, written before key part `before` (`keys.len()`: after the last).
+pub struct Tag {
+    pub tag: u8,
+    pub before: usize,
 }
 
 /// How a column field reads a missing cell.
@@ -241,19 +275,32 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
             }
             let ty = &field.ty;
             let own = |codec: TokenStream| respan(codec, ty.span());
+            let mut one_way = false;
             let codec = match &**key {
                 Override::Inherit => own(quote!(<#ty as #krate::rowkey::KeyPart>::Codec)),
-                Override::Explicit(opts) => match (&opts.fixed, &opts.codec) {
-                    (Some(_), Some(_)) => {
+                Override::Explicit(opts) => {
+                    let chosen: Vec<&str> = [
+                        ("fixed", opts.fixed.is_some()),
+                        ("codec", opts.codec.is_some()),
+                        ("reverse_timestamp", opts.reverse_timestamp.is_present()),
+                        ("reversed", opts.reversed.is_present()),
+                        ("md5", opts.md5.is_some()),
+                    ]
+                    .iter()
+                    .filter(|(_, set)| *set)
+                    .map(|(n, _)| *n)
+                    .collect();
+                    if chosen.len() > 1 {
                         errors.push(
-                            darling::Error::custom(
-                                "`key(fixed)` and `key(codec)` exclude each other",
-                            )
+                            darling::Error::custom(format!(
+                                "`key({})` exclude each other: pick one encoding",
+                                chosen.join(")` and `key(")
+                            ))
                             .with_span(&key.span()),
                         );
                         continue;
                     }
-                    (Some(n), None) => {
+                    if let Some(n) = &opts.fixed {
                         if **n == 0 {
                             errors.push(
                                 darling::Error::custom("a fixed width must be at least 1 byte")
@@ -262,15 +309,65 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
                         }
                         let n = **n;
                         own(quote!(#krate::rowkey::FixedText<#n>))
+                    } else if let Some(c) = &opts.codec {
+                        c.to_token_stream()
+                    } else if opts.reverse_timestamp.is_present() {
+                        own(quote!(#krate::rowkey::ReverseTimestamp))
+                    } else if opts.reversed.is_present() {
+                        own(quote!(#krate::rowkey::ReversedText))
+                    } else if let Some(md5) = &opts.md5 {
+                        let n = match &**md5 {
+                            Override::Inherit => 16,
+                            Override::Explicit(n) => *n,
+                        };
+                        if !(1..=16).contains(&n) {
+                            errors.push(
+                                darling::Error::custom(
+                                    "`md5 = N` keeps 1 to 16 bytes of the digest",
+                                )
+                                .with_span(&md5.span()),
+                            );
+                        }
+                        one_way = true;
+                        own(quote!(#krate::rowkey::Md5<#n>))
+                    } else {
+                        own(quote!(<#ty as #krate::rowkey::KeyPart>::Codec))
                     }
-                    (None, Some(c)) => c.to_token_stream(),
-                    (None, None) => own(quote!(<#ty as #krate::rowkey::KeyPart>::Codec)),
-                },
+                }
+            };
+            // A one-way (hashed) part also stores its value in a column, to be read back.
+            let stored = if one_way {
+                let Some(family) = &e.family else {
+                    errors.push(
+                        darling::Error::custom(
+                            "an md5 key part stores its value in a column of the struct's family: \
+                             set #[hbase(family = \"...\")] on the struct",
+                        )
+                        .with_span(&ident),
+                    );
+                    continue;
+                };
+                let family = family.to_string();
+                if !families.contains(&family) {
+                    families.push(family.clone());
+                }
+                columns.push(Column {
+                    ident: ident.clone(),
+                    ty: field.ty.clone(),
+                    missing: Missing::Required,
+                    family,
+                    qualifier: ident.to_string(),
+                    codec: respan(quote!(#krate::Native), ty.span()),
+                });
+                Some(columns.len() - 1)
+            } else {
+                None
             };
             keys.push(KeyPart {
                 ident,
                 ty: field.ty.clone(),
                 codec,
+                stored,
             });
             continue;
         }
@@ -381,8 +478,84 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
         }
     }
 
+    let part_index = |name: &str| keys.iter().position(|k| k.ident == name.trim());
+    let salt = e.salt.as_ref().and_then(|salt| {
+        if *salt.buckets == 0 {
+            errors.push(
+                darling::Error::custom("salt needs 1 to 255 buckets")
+                    .with_span(&salt.buckets.span()),
+            );
+            return None;
+        }
+        let source = match (&salt.hash, &salt.modulo) {
+            (Some(_), Some(m)) => {
+                errors.push(
+                    darling::Error::custom("`salt(hash)` and `salt(modulo)` exclude each other")
+                        .with_span(&m.span()),
+                );
+                return None;
+            }
+            (None, Some(m)) => match part_index(m) {
+                Some(i) => SaltSource::Modulo(i),
+                None => {
+                    errors.push(
+                        darling::Error::custom(format!("`{}` is not a key part", m.as_str()))
+                            .with_span(&m.span()),
+                    );
+                    return None;
+                }
+            },
+            (Some(h), None) => {
+                let names: Vec<&str> = h.split(',').map(str::trim).collect();
+                let leading = names
+                    .iter()
+                    .enumerate()
+                    .all(|(i, n)| keys.get(i).is_some_and(|k| k.ident == n));
+                if !leading || names.is_empty() {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "`salt(hash = ...)` takes the leading key parts in order, e.g. \"{}\"",
+                            keys.first()
+                                .map(|k| k.ident.to_string())
+                                .unwrap_or_default()
+                        ))
+                        .with_span(&h.span()),
+                    );
+                    return None;
+                }
+                SaltSource::Hash(names.len())
+            }
+            (None, None) => SaltSource::Hash(keys.len()),
+        };
+        Some(Salt {
+            buckets: *salt.buckets,
+            source,
+        })
+    });
+    let tag = e.record_type.as_ref().and_then(|rt| {
+        let before = match &rt.after {
+            None => 0,
+            Some(after) => match part_index(after) {
+                Some(i) => i + 1,
+                None => {
+                    errors.push(
+                        darling::Error::custom(format!("`{}` is not a key part", after.as_str()))
+                            .with_span(&after.span()),
+                    );
+                    return None;
+                }
+            },
+        };
+        Some(Tag {
+            tag: *rt.tag,
+            before,
+        })
+    });
+
     errors.finish()?;
     Ok(Model {
+        salt,
+        tag,
         key_struct: e
             .key_struct
             .clone()

@@ -136,8 +136,23 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     fn write_row_key(&self, out: &mut Vec<u8>) -> std::result::Result<(), KeyError>;
     /// Hands every stored field to the writer.
     fn write_cells(&self, cells: &mut CellWriter<'_, Self>) -> Result<()>;
-    /// Builds a value from its key and the cells read.
-    fn read_cells(key: Self::Key, cells: &mut CellReader<'_, Self>) -> Result<Self>;
+    /// Builds a value from its row key and the cells read.
+    fn read_cells(key: &[u8], cells: &mut CellReader<'_, Self>) -> Result<Self>;
+
+    /// The number of salt buckets when the row key starts with a salt byte
+    /// (`#[hbase(salt(buckets = N))]`).
+    const SALT_BUCKETS: Option<u8> = None;
+
+    /// The record-type tag in the row key (`#[hbase(record_type(tag = T))]`), for tables that
+    /// hold several entity types.
+    const RECORD_TAG: Option<u8> = None;
+
+    /// Whether a row key of this table belongs to this entity type (always true without a
+    /// record-type tag).
+    fn is_record(key: &[u8]) -> bool {
+        let _ = key;
+        true
+    }
 
     /// The table's full name.
     fn table_name() -> TableName {
@@ -212,15 +227,9 @@ fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
 }
 
 fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
-    let key = E::Key::read_key(&row.key).map_err(|e| Error::Decode {
-        table: table_text::<E>(table),
-        row: crate::printable_key(&row.key),
-        column: format!("row key part `{}`", e.part),
-        expected: e.expected.to_string(),
-        reason: e.reason,
-    })?;
+    let Row { key, cells } = row;
     let mut slots: Vec<Option<Vec<u8>>> = vec![None; E::COLUMNS.len()];
-    for cell in row.cells {
+    for cell in cells {
         if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
             // Cells come newest version first: keep the first one.
             if slots[i].is_none() {
@@ -229,10 +238,10 @@ fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> 
         }
     }
     E::read_cells(
-        key,
+        &key,
         &mut CellReader {
             table,
-            row: row.key,
+            row: &key,
             slots,
             entity: PhantomData,
         },
@@ -256,13 +265,14 @@ pub fn encode_key<E: HBaseEntity>(key: &E::Key) -> Result<Vec<u8>> {
 
 /// Turns a [`KeyError`] from a generated `prefix_by_*` function into a [`KeyPrefix`] result.
 pub fn key_prefix<E: HBaseEntity>(
+    all_buckets: bool,
     write: impl FnOnce(&mut Vec<u8>) -> std::result::Result<(), KeyError>,
 ) -> Result<KeyPrefix> {
     let mut out = Vec::with_capacity(32);
     write(&mut out).map_err(encode_key_error::<E>)?;
     Ok(KeyPrefix {
         bytes: out,
-        all_buckets: false,
+        all_buckets,
     })
 }
 
@@ -308,12 +318,23 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
 /// [`HBaseEntity::read_cells`].
 pub struct CellReader<'a, E> {
     table: Option<&'a TableName>,
-    row: Vec<u8>,
+    row: &'a [u8],
     slots: Vec<Option<Vec<u8>>>,
     entity: PhantomData<E>,
 }
 
 impl<E: HBaseEntity> CellReader<'_, E> {
+    /// The decode error for a row key that does not fit the entity's key.
+    pub fn key_error(&self, e: KeyError) -> Error {
+        Error::Decode {
+            table: table_text::<E>(self.table),
+            row: crate::printable_key(self.row),
+            column: format!("row key part `{}`", e.part),
+            expected: e.expected.to_string(),
+            reason: e.reason,
+        }
+    }
+
     fn decode<T, C: Codec<T>>(&self, col: usize, bytes: Vec<u8>) -> Result<T> {
         C::decode(bytes).map_err(|reason| self.error::<T, C>(col, reason))
     }
@@ -322,7 +343,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         let def = &E::COLUMNS[col];
         Error::Decode {
             table: table_text::<E>(self.table),
-            row: crate::printable_key(&self.row),
+            row: crate::printable_key(self.row),
             column: format!("{}:{} (field `{}`)", def.family, def.qualifier, def.field),
             expected: C::expected().into_owned(),
             reason,
