@@ -86,6 +86,14 @@ impl TestTable {
         TestTable::create(client, label, families, &[]).await
     }
 
+    /// Takes charge of dropping an existing table.
+    pub fn adopt(client: &Client, name: TableName) -> TestTable {
+        TestTable {
+            client: client.clone(),
+            name,
+        }
+    }
+
     /// Creates a uniquely named table.
     pub async fn create(
         client: &Client,

@@ -137,8 +137,7 @@ fn expand(m: &Model) -> TokenStream {
         let salted = salt.as_ref().filter(|s| s.known_after(n));
         let mut stmts = Vec::new();
         let mut mark = quote!();
-        for i in 0..n {
-            let k = &keys[i];
+        for (i, k) in keys.iter().enumerate().take(n) {
             if tag_before == Some(i) {
                 stmts.push(quote!(w.byte(#tag_byte);));
             }

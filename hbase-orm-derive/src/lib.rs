@@ -9,6 +9,7 @@
 
 mod attr;
 mod expand;
+mod record;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -35,4 +36,20 @@ use syn::{parse_macro_input, DeriveInput};
 pub fn derive_hbase_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Derives `hbase_orm::RecordSet` for an enum whose variants each hold one entity type; the
+/// types share one table and carry `#[hbase(record_type(tag = ...))]`.
+///
+/// ```text
+/// #[derive(HBaseRecord)]
+/// enum CustomerRecord {
+///     Customer(Customer),
+///     Order(Order),
+/// }
+/// ```
+#[proc_macro_derive(HBaseRecord)]
+pub fn derive_hbase_record(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    record::derive(&input).into()
 }

@@ -25,18 +25,24 @@
 mod client;
 pub mod codec;
 mod config;
+mod dictionary;
 pub mod entity;
 mod error;
 mod model;
+pub mod records;
 mod repo;
 pub mod rowkey;
 mod schema;
 mod thrift2;
 
 pub use codec::{Codec, Json, Native, Value};
+pub use dictionary::Dictionary;
 pub use entity::{EntityKey, HBaseEntity};
 /// Derives [`HBaseEntity`]; see its documentation for the attributes.
 pub use hbase_orm_derive::HBaseEntity;
+/// Derives [`records::RecordSet`] for an enum of entity types sharing one table.
+pub use hbase_orm_derive::HBaseRecord;
+pub use records::{RecordSet, Records};
 pub use repo::{EntityScan, Page, Repository};
 pub use rowkey::KeyPrefix;
 

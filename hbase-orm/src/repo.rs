@@ -227,6 +227,7 @@ impl<T: HBaseEntity> Repository<T> {
         EntityScan {
             table: self.table.clone(),
             scan: Scan::new(),
+            prefix_in_bucket: false,
             fields: None,
             error: None,
             entity: PhantomData,
@@ -239,6 +240,8 @@ impl<T: HBaseEntity> Repository<T> {
 pub struct EntityScan<T> {
     table: Table,
     scan: Scan,
+    /// The prefix already contains the salt byte (a salted entity's single-bucket scan).
+    prefix_in_bucket: bool,
     fields: Option<Vec<Column>>,
     error: Option<Error>,
     entity: PhantomData<fn() -> T>,
@@ -267,6 +270,7 @@ impl<T: HBaseEntity> EntityScan<T> {
 
     /// Only entities whose key starts with this prefix (from a generated `prefix_by_*`).
     pub fn prefix(mut self, prefix: KeyPrefix) -> Self {
+        self.prefix_in_bucket = T::SALT_BUCKETS.is_some() && !prefix.all_buckets;
         self.scan.prefix = Some(prefix.bytes);
         self
     }
@@ -339,6 +343,10 @@ impl<T: HBaseEntity> EntityScan<T> {
     }
 
     /// Runs the scan: a stream of decoded entities. The first decode error ends the stream.
+    ///
+    /// On a salted entity, a scan whose prefix does not fix the bucket runs once per bucket
+    /// and merges the results in key order ([`Table::scan_salted`]); rows of other record
+    /// types in a shared table are skipped.
     pub fn stream(self) -> BoxStream<'static, Result<T>> {
         if let Some(e) = self.error {
             return futures::stream::once(async move { Err(e) }).boxed();
@@ -347,10 +355,21 @@ impl<T: HBaseEntity> EntityScan<T> {
         scan.columns = self
             .fields
             .unwrap_or_else(|| columns_of::<T>(None).unwrap_or_default());
+        let rows = match T::SALT_BUCKETS {
+            Some(buckets) if !self.prefix_in_bucket => {
+                // Keys given for bounds were encoded with their salt byte: drop it, the merged
+                // scan applies the bounds inside every bucket.
+                let unsalted =
+                    |k: Option<Vec<u8>>| k.map(|k| k.get(1..).unwrap_or_default().to_vec());
+                scan.start = unsalted(scan.start.take());
+                scan.stop = unsalted(scan.stop.take());
+                self.table.scan_salted(scan, buckets)
+            }
+            _ => self.table.scan(scan),
+        };
         let mut failed = false;
         let table = self.table.name().clone();
-        self.table
-            .scan(scan)
+        rows.try_filter(|row| futures::future::ready(T::is_record(&row.key)))
             .map(move |row| row.and_then(|r| T::from_row_of(r, &table)))
             .take_while(move |r| {
                 let go = !failed;

@@ -1,0 +1,127 @@
+//! Several entity types in one table (the reference guide's "CUSTOMER++" design): each type's
+//! row key carries a record-type tag, and one prefix scan reads a customer with all its orders,
+//! each row decoded into its own type.
+
+use std::marker::PhantomData;
+
+use futures::stream::{BoxStream, StreamExt, TryStreamExt};
+
+use crate::client::{Client, Table};
+use crate::entity::{ColumnDef, HBaseEntity};
+use crate::error::Result;
+use crate::model::{Column, Row, Scan};
+use crate::rowkey::KeyPrefix;
+use crate::schema::TableName;
+
+/// An enum of entity types that share one table, each told apart by its record-type tag.
+/// Derive it with `#[derive(HBaseRecord)]` on an enum whose variants each hold one entity:
+///
+/// ```
+/// use hbase_orm::{HBaseEntity, HBaseRecord};
+///
+/// #[derive(HBaseEntity, Debug)]
+/// #[hbase(table = "crm", family = "d", record_type(tag = 1, after = "id"))]
+/// struct Customer { #[hbase(key)] id: u64, name: String }
+///
+/// #[derive(HBaseEntity, Debug)]
+/// #[hbase(table = "crm", family = "d", record_type(tag = 2, after = "customer"))]
+/// struct Order { #[hbase(key)] customer: u64, #[hbase(key)] number: u32, total: i64 }
+///
+/// #[derive(HBaseRecord, Debug)]
+/// enum CustomerRecord { Customer(Customer), Order(Order) }
+/// ```
+pub trait RecordSet: Sized + Send + 'static {
+    /// The shared table (that of the first variant).
+    fn table_name() -> TableName;
+    /// The columns of every variant, for the scan to ask for.
+    fn columns() -> Vec<&'static ColumnDef>;
+    /// Decodes a row into the variant whose record type it holds; `None` for a row of no
+    /// listed type.
+    fn from_row_of(row: Row, table: &TableName) -> Result<Option<Self>>;
+}
+
+/// `true` when two strings are equal; usable in constants (the derive checks that all variants
+/// of a record set name the same table).
+pub const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Reads a [`RecordSet`]'s table. Cheap to clone.
+pub struct Records<R> {
+    table: Table,
+    set: PhantomData<fn() -> R>,
+}
+
+impl<R> Clone for Records<R> {
+    fn clone(&self) -> Self {
+        Records {
+            table: self.table.clone(),
+            set: PhantomData,
+        }
+    }
+}
+
+impl<R> std::fmt::Debug for Records<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Records")
+            .field("table", self.table.name())
+            .finish()
+    }
+}
+
+impl Client {
+    /// Reads the table shared by the entity types of `R`.
+    pub fn records<R: RecordSet>(&self) -> Records<R> {
+        Records {
+            table: self.table_named(R::table_name()),
+            set: PhantomData,
+        }
+    }
+}
+
+impl<R: RecordSet> Records<R> {
+    /// The same record set on another table of the same layout.
+    pub fn on_table(mut self, table: TableName) -> Self {
+        self.table = self.table.client().table_named(table);
+        self
+    }
+
+    /// Every record whose key starts with `prefix` (for example `OrderKey::prefix_by_customer`),
+    /// in key order, each decoded into its type; rows of unlisted types are skipped.
+    pub fn scan_prefix(&self, prefix: KeyPrefix) -> BoxStream<'static, Result<R>> {
+        self.scan(Scan::new().prefix(prefix.bytes))
+    }
+
+    /// Runs `scan` (its columns are replaced by those of the record types).
+    pub fn scan(&self, mut scan: Scan) -> BoxStream<'static, Result<R>> {
+        scan.columns = R::columns()
+            .into_iter()
+            .map(|c| Column {
+                family: c.family.as_bytes().to_vec(),
+                qualifier: Some(c.qualifier.as_bytes().to_vec()),
+            })
+            .collect();
+        let table = self.table.name().clone();
+        self.table
+            .scan(scan)
+            .and_then(move |row| futures::future::ready(R::from_row_of(row, &table)))
+            .try_filter_map(|r| futures::future::ready(Ok(r)))
+            .boxed()
+    }
+}
+
+/// The columns of one entity type, for [`RecordSet::columns`].
+pub fn columns_of<E: HBaseEntity>() -> impl Iterator<Item = &'static ColumnDef> {
+    E::COLUMNS.iter()
+}
