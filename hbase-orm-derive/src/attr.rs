@@ -35,6 +35,17 @@ pub struct Entity {
     /// Record-type tag: `record_type(tag = 2, after = "customer")`.
     #[darling(default)]
     pub record_type: Option<SpannedValue<RecordTypeOptions>>,
+    /// Options of a column family; repeat for each family: `family_options(name = "d",
+    /// max_versions = 3, ttl = 86400, compression = "gz", ...)`.
+    #[darling(multiple)]
+    pub family_options: Vec<SpannedValue<FamilyOptions>>,
+    /// Pre-split regions: `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 16)`.
+    #[darling(default)]
+    pub split: Option<SpannedValue<SplitOptions>>,
+    /// The key part (milliseconds since the epoch) that fills a table template such as
+    /// `table = "tx_{yyyyMMdd}"`.
+    #[darling(default)]
+    pub table_time: Option<SpannedValue<String>>,
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
     #[allow(dead_code)]
@@ -112,4 +123,45 @@ pub struct RecordTypeOptions {
     /// The key part the tag follows (default: the tag comes first, after any salt).
     #[darling(default)]
     pub after: Option<SpannedValue<String>>,
+}
+
+/// Options of `family_options(...)`.
+#[derive(Debug, Clone, FromMeta)]
+pub struct FamilyOptions {
+    pub name: SpannedValue<String>,
+    #[darling(default)]
+    pub max_versions: Option<i32>,
+    #[darling(default)]
+    pub min_versions: Option<i32>,
+    /// Seconds.
+    #[darling(default)]
+    pub ttl: Option<i32>,
+    #[darling(default)]
+    pub compression: Option<SpannedValue<String>>,
+    #[darling(default)]
+    pub bloom_filter: Option<SpannedValue<String>>,
+    #[darling(default)]
+    pub block_size: Option<i32>,
+    #[darling(default)]
+    pub block_cache: Option<bool>,
+    #[darling(default)]
+    pub in_memory: Option<bool>,
+    #[darling(default)]
+    pub data_block_encoding: Option<SpannedValue<String>>,
+    #[darling(default)]
+    pub keep_deleted_cells: Option<SpannedValue<String>>,
+}
+
+/// Options of `split(...)`.
+#[derive(Debug, Clone, FromMeta)]
+pub struct SplitOptions {
+    /// One region per salt bucket.
+    #[darling(default)]
+    pub salt: Flag,
+    /// Explicit split keys (UTF-8 text).
+    #[darling(multiple, rename = "key")]
+    pub keys: Vec<String>,
+    /// `N` regions evenly over hashed (uniformly distributed) keys.
+    #[darling(default)]
+    pub uniform: Option<u16>,
 }

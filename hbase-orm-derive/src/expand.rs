@@ -117,6 +117,9 @@ fn expand(m: &Model) -> TokenStream {
         families,
         salt,
         tag,
+        family_options,
+        split,
+        table_time,
     } = m;
     let delim = match delimiter {
         Some(d) => quote!(::core::option::Option::Some(#d)),
@@ -350,6 +353,64 @@ fn expand(m: &Model) -> TokenStream {
         }
         None => quote!(),
     };
+    let key_part_defs = keys.iter().map(|k| {
+        let (ty, codec, field) = (&k.ty, &k.codec, k.ident.to_string());
+        quote_spanned! {ty.span()=>
+            #krate::entity::KeyPartDef {
+                field: #field,
+                kind: <#codec as #krate::rowkey::KeyCodec<#ty>>::KIND,
+                width: <#codec as #krate::rowkey::KeyCodec<#ty>>::WIDTH,
+            }
+        }
+    });
+    let key_delimiter = match delimiter {
+        Some(d) => {
+            quote!(const KEY_DELIMITER: ::core::option::Option<u8> = ::core::option::Option::Some(#d);)
+        }
+        None => quote!(),
+    };
+    let family_items = if family_options.is_empty() {
+        quote!()
+    } else {
+        let each = families
+            .iter()
+            .map(|f| match family_options.iter().find(|(n, _)| n == f) {
+                Some((_, tokens)) => tokens.clone(),
+                None => quote!(#krate::ColumnFamily::new(#f)),
+            });
+        quote! {
+            fn family_descriptors() -> ::std::vec::Vec<#krate::ColumnFamily> {
+                ::std::vec![#(#each),*]
+            }
+        }
+    };
+    let split_items = match split {
+        Some(body) => quote! {
+            fn split_keys() -> ::std::vec::Vec<::std::vec::Vec<u8>> {
+                #body
+            }
+        },
+        None => quote!(),
+    };
+    let table_items = match table_time {
+        Some(i) => {
+            let id = &keys[*i].ident;
+            quote! {
+                const TABLE_IS_TEMPLATE: bool = true;
+
+                fn table_for_key(key: &#key_struct) -> #krate::TableName {
+                    #krate::TableName::new(
+                        #namespace,
+                        #krate::render_table_template(
+                            #table,
+                            ::core::convert::Into::<i64>::into(key.#id),
+                        ),
+                    )
+                }
+            }
+        }
+        None => quote!(),
+    };
     let tag_items = match (tag_byte, tag_before) {
         (Some(t), Some(before)) => {
             let parts_before = keys[..before].iter().enumerate().map(|(i, k)| {
@@ -417,8 +478,13 @@ fn expand(m: &Model) -> TokenStream {
             const TABLE: &'static str = #table;
             const FAMILIES: &'static [&'static str] = &[#(#families),*];
             const COLUMNS: &'static [#krate::entity::ColumnDef] = &[#(#column_defs),*];
+            const KEY_PARTS: &'static [#krate::entity::KeyPartDef] = &[#(#key_part_defs),*];
+            #key_delimiter
             #salt_const
             #tag_items
+            #family_items
+            #split_items
+            #table_items
 
             fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {
                 match (family, qualifier) {

@@ -25,6 +25,12 @@ pub struct Model {
     pub families: Vec<String>,
     pub salt: Option<Salt>,
     pub tag: Option<Tag>,
+    /// Per family: the tokens of a `ColumnFamily` value with its declared options.
+    pub family_options: Vec<(String, TokenStream)>,
+    /// The `split_keys()` body, if declared.
+    pub split: Option<TokenStream>,
+    /// The key part that renders a table template.
+    pub table_time: Option<usize>,
 }
 
 /// One row-key field.
@@ -127,6 +133,21 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
+/// A table template with its placeholders replaced by a letter, to check the rest.
+fn without_placeholders(s: &str) -> String {
+    [
+        "{yyyyMMddHH}",
+        "{yyyyMMdd}",
+        "{yyyyMM}",
+        "{yyyy}",
+        "{MM}",
+        "{dd}",
+        "{HH}",
+    ]
+    .iter()
+    .fold(s.to_string(), |acc, p| acc.replace(p, "x"))
+}
+
 fn name_ok(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
@@ -148,10 +169,11 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
     }
     let table = match &e.table {
         Some(table) => {
-            if !name_ok(table) {
+            if !name_ok(&without_placeholders(table)) {
                 errors.push(
                     darling::Error::custom(
-                        "table names use letters, digits, '_', '-' and '.' and may not be empty",
+                        "table names use letters, digits, '_', '-' and '.' and may not be empty \
+                         (a template may add {yyyyMMdd}, {yyyyMM}, {yyyy}, {MM}, {dd}, {HH})",
                     )
                     .with_span(&table.span()),
                 );
@@ -552,10 +574,211 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
         })
     });
 
+    // Column family options.
+    let mut family_options = Vec::new();
+    for fo in &e.family_options {
+        let name = fo.name.to_string();
+        // A family no field uses is still part of the table (record types share families).
+        check_family(&mut errors, &fo.name, fo.name.span());
+        if !families.contains(&name) {
+            families.push(name.clone());
+        }
+        if family_options.iter().any(|(n, _)| *n == name) {
+            errors.push(
+                darling::Error::custom(format!("family {name:?} has options declared twice"))
+                    .with_span(&fo.name.span()),
+            );
+            continue;
+        }
+        let choice = |errors: &mut darling::error::Accumulator,
+                      v: &Option<darling::util::SpannedValue<String>>,
+                      what: &str,
+                      ty: TokenStream,
+                      allowed: &[(&str, &str)]| {
+            let v = v.as_ref()?;
+            let wanted = v.to_ascii_uppercase();
+            match allowed.iter().find(|(text, _)| *text == wanted) {
+                Some((_, variant)) => {
+                    let variant = syn::Ident::new(variant, Span::call_site());
+                    Some(quote!(#ty::#variant))
+                }
+                None => {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "unknown {what} {:?}; expected one of {}",
+                            v.as_str(),
+                            allowed
+                                .iter()
+                                .map(|(t, _)| *t)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                        .with_span(&v.span()),
+                    );
+                    None
+                }
+            }
+        };
+        let opt = |t: Option<TokenStream>| match t {
+            Some(t) => quote!(::core::option::Option::Some(#t)),
+            None => quote!(::core::option::Option::None),
+        };
+        let compression = choice(
+            &mut errors,
+            &fo.compression,
+            "compression",
+            quote!(#krate::Compression),
+            &[
+                ("NONE", "None"),
+                ("GZ", "Gz"),
+                ("SNAPPY", "Snappy"),
+                ("LZ4", "Lz4"),
+                ("ZSTD", "Zstd"),
+                ("LZO", "Lzo"),
+                ("BZIP2", "Bzip2"),
+            ],
+        );
+        let bloom = choice(
+            &mut errors,
+            &fo.bloom_filter,
+            "bloom filter",
+            quote!(#krate::BloomFilter),
+            &[
+                ("NONE", "None"),
+                ("ROW", "Row"),
+                ("ROWCOL", "RowCol"),
+                ("ROWPREFIX_FIXED_LENGTH", "RowPrefixFixedLength"),
+            ],
+        );
+        let encoding = choice(
+            &mut errors,
+            &fo.data_block_encoding,
+            "data block encoding",
+            quote!(#krate::DataBlockEncoding),
+            &[
+                ("NONE", "None"),
+                ("PREFIX", "Prefix"),
+                ("DIFF", "Diff"),
+                ("FAST_DIFF", "FastDiff"),
+                ("ROW_INDEX_V1", "RowIndexV1"),
+            ],
+        );
+        let keep = choice(
+            &mut errors,
+            &fo.keep_deleted_cells,
+            "keep_deleted_cells",
+            quote!(#krate::KeepDeletedCells),
+            &[("FALSE", "False"), ("TRUE", "True"), ("TTL", "Ttl")],
+        );
+        let num = |v: Option<i32>| opt(v.map(|v| quote!(#v)));
+        let flag = |v: Option<bool>| opt(v.map(|v| quote!(#v)));
+        let (max_v, min_v, ttl, block) = (
+            num(fo.max_versions),
+            num(fo.min_versions),
+            num(fo.ttl),
+            num(fo.block_size),
+        );
+        let (cache, in_memory) = (flag(fo.block_cache), flag(fo.in_memory));
+        let (compression, bloom, encoding, keep) =
+            (opt(compression), opt(bloom), opt(encoding), opt(keep));
+        family_options.push((
+            name.clone(),
+            quote! {
+                #krate::ColumnFamily {
+                    name: ::std::string::String::from(#name),
+                    max_versions: #max_v,
+                    min_versions: #min_v,
+                    time_to_live: #ttl,
+                    compression: #compression,
+                    bloom_filter: #bloom,
+                    block_size: #block,
+                    block_cache: #cache,
+                    in_memory: #in_memory,
+                    data_block_encoding: #encoding,
+                    keep_deleted_cells: #keep,
+                }
+            },
+        ));
+    }
+
+    // Pre-split regions.
+    let split = e.split.as_ref().and_then(|sp| {
+        let chosen = usize::from(sp.salt.is_present())
+            + usize::from(!sp.keys.is_empty())
+            + usize::from(sp.uniform.is_some());
+        if chosen != 1 {
+            errors.push(
+                darling::Error::custom(
+                    "split takes one of `salt`, `key = \"...\"` (repeatable) or `uniform = N`",
+                )
+                .with_span(&sp.span()),
+            );
+            return None;
+        }
+        if sp.salt.is_present() {
+            match &salt {
+                Some(s) => {
+                    let b = s.buckets;
+                    Some(quote!(#krate::rowkey::salt_split_keys(#b)))
+                }
+                None => {
+                    errors.push(
+                        darling::Error::custom("split(salt) needs #[hbase(salt(buckets = N))]")
+                            .with_span(&sp.span()),
+                    );
+                    None
+                }
+            }
+        } else if let Some(n) = sp.uniform {
+            Some(quote!(#krate::rowkey::uniform_split_keys(#n)))
+        } else {
+            let keys = sp.keys.iter().map(|k| quote!(#k.as_bytes().to_vec()));
+            Some(quote!(::std::vec![#(#keys),*]))
+        }
+    });
+
+    // A table template needs the key part that fills it.
+    let templated = e.table.as_ref().is_some_and(|t| t.contains('{'));
+    let table_time = match (&e.table_time, templated) {
+        (Some(tt), true) => match part_index(tt) {
+            Some(i) => Some(i),
+            None => {
+                errors.push(
+                    darling::Error::custom(format!("`{}` is not a key part", tt.as_str()))
+                        .with_span(&tt.span()),
+                );
+                None
+            }
+        },
+        (None, true) => {
+            errors.push(
+                darling::Error::custom(
+                    "a table template such as \"tx_{yyyyMMdd}\" needs table_time = \"<key part \
+                     holding milliseconds since the epoch>\"",
+                )
+                .with_span(&e.ident),
+            );
+            None
+        }
+        (Some(tt), false) => {
+            errors.push(
+                darling::Error::custom(
+                    "table_time is only used with a table template like \"tx_{yyyyMMdd}\"",
+                )
+                .with_span(&tt.span()),
+            );
+            None
+        }
+        (None, false) => None,
+    };
+
     errors.finish()?;
     Ok(Model {
         salt,
         tag,
+        family_options,
+        split,
+        table_time,
         key_struct: e
             .key_struct
             .clone()

@@ -9,8 +9,19 @@ use std::marker::PhantomData;
 use crate::codec::Codec;
 use crate::error::{Error, Result};
 use crate::model::{Delete, Put, PutCell, Row, RowMutations};
-use crate::rowkey::{KeyError, KeyPrefix};
-use crate::schema::TableName;
+use crate::rowkey::{KeyError, KeyKind, KeyPrefix};
+use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
+
+/// One part of an entity's row key, for design checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyPartDef {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// How the part is encoded.
+    pub kind: KeyKind,
+    /// Its width in bytes, if fixed.
+    pub width: Option<usize>,
+}
 
 /// One stored field: where it lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +158,55 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// hold several entity types.
     const RECORD_TAG: Option<u8> = None;
 
+    /// The parts of the row key, in order (for design checks).
+    const KEY_PARTS: &'static [KeyPartDef] = &[];
+
+    /// The byte that ends variable-length key parts, if any.
+    const KEY_DELIMITER: Option<u8> = None;
+
+    /// The column families with their declared options (`#[hbase(family_options(...))]`).
+    fn family_descriptors() -> Vec<ColumnFamily> {
+        Self::FAMILIES
+            .iter()
+            .map(|f| ColumnFamily::new(*f))
+            .collect()
+    }
+
+    /// The split keys to create the table with (`#[hbase(split(...))]`; by default one region
+    /// per salt bucket for a salted entity, else none).
+    fn split_keys() -> Vec<Vec<u8>> {
+        Self::SALT_BUCKETS
+            .map(crate::rowkey::salt_split_keys)
+            .unwrap_or_default()
+    }
+
+    /// Whether the table name is a template rendered per key (`table = "tx_{yyyyMMdd}"`).
+    const TABLE_IS_TEMPLATE: bool = false;
+
+    /// The table that holds the entity with this key: the declared table, or for a table
+    /// template (`table = "tx_{yyyyMMdd}"`) the one rendered from the key.
+    fn table_for_key(key: &Self::Key) -> TableName {
+        let _ = key;
+        Self::table_name()
+    }
+
+    /// What this entity declares about its table.
+    fn schema() -> TableSchema {
+        Self::schema_for(Self::table_name())
+    }
+
+    /// What this entity declares about a table of its layout named `table`.
+    fn schema_for(table: TableName) -> TableSchema {
+        TableSchema {
+            descriptor: TableDescriptor {
+                name: table,
+                families: Self::family_descriptors(),
+            },
+            split_keys: Self::split_keys(),
+            declared_by: vec![short_type_name::<Self>()],
+        }
+    }
+
     /// Whether a row key of this table belongs to this entity type (always true without a
     /// record-type tag).
     fn is_record(key: &[u8]) -> bool {
@@ -246,6 +306,12 @@ fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> 
             entity: PhantomData,
         },
     )
+}
+
+/// The type's name without its module path.
+fn short_type_name<T>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    full.rsplit("::").next().unwrap_or(full)
 }
 
 fn encode_key_error<E: HBaseEntity>(e: KeyError) -> Error {

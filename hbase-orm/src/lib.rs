@@ -22,6 +22,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod advice;
 mod client;
 pub mod codec;
 mod config;
@@ -55,6 +56,6 @@ pub use model::{
     TimeRange,
 };
 pub use schema::{
-    BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells, RegionLocation,
-    TableDescriptor, TableName,
+    render_table_template, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, EnsureReport,
+    KeepDeletedCells, OptionChange, RegionLocation, TableDescriptor, TableName, TableSchema,
 };

@@ -19,6 +19,8 @@ const DEFAULT_SAVE_CHUNK: usize = 500;
 /// rows into `T`; decode errors name the table, row, column and expected type.
 pub struct Repository<T> {
     table: Table,
+    /// Set by [`Repository::on_table`]: every call goes to `table`, templates included.
+    pinned: bool,
     save_chunk: usize,
     entity: PhantomData<fn() -> T>,
 }
@@ -27,6 +29,7 @@ impl<T> Clone for Repository<T> {
     fn clone(&self) -> Self {
         Repository {
             table: self.table.clone(),
+            pinned: self.pinned,
             save_chunk: self.save_chunk,
             entity: PhantomData,
         }
@@ -46,6 +49,7 @@ impl Client {
     pub fn repository<T: HBaseEntity>(&self) -> Repository<T> {
         Repository {
             table: self.table_named(T::table_name()),
+            pinned: false,
             save_chunk: DEFAULT_SAVE_CHUNK,
             entity: PhantomData,
         }
@@ -88,7 +92,28 @@ impl<T: HBaseEntity> Repository<T> {
     /// table, a per-day table, a test table).
     pub fn on_table(mut self, table: crate::schema::TableName) -> Self {
         self.table = self.table.client().table_named(table);
+        self.pinned = true;
         self
+    }
+
+    /// For an entity with a table template (`table = "tx_{yyyyMMdd}"`): the repository of
+    /// the table that holds `key` (scans read one such table).
+    pub fn for_key(&self, key: &T::Key) -> Self {
+        self.clone().on_table(T::table_for_key(key))
+    }
+
+    /// The table a call about `key` goes to.
+    fn table_for(&self, key: &T::Key) -> Table {
+        if T::TABLE_IS_TEMPLATE && !self.pinned {
+            self.table.client().table_named(T::table_for_key(key))
+        } else {
+            self.table.clone()
+        }
+    }
+
+    /// Whether calls are routed per key to templated tables.
+    fn routed(&self) -> bool {
+        T::TABLE_IS_TEMPLATE && !self.pinned
     }
 
     /// The underlying table handle, for raw calls.
@@ -105,13 +130,18 @@ impl<T: HBaseEntity> Repository<T> {
     /// Writes the whole row image of `value` atomically: the cells of its fields, and deletes
     /// of the columns whose `Option` fields are `None`.
     pub async fn save(&self, value: &T) -> Result<()> {
-        self.table.mutate_row(value.to_mutations()?).await
+        self.table_for(&value.key())
+            .mutate_row(value.to_mutations()?)
+            .await
     }
 
     /// Saves many values in chunks. Rows without `None` fields go by `put_many`; rows that
     /// must also delete columns go one atomic row mutation each. Rows that fail are listed in
     /// [`Error::PartialBatch`]; all others were written.
     pub async fn save_all(&self, values: &[T]) -> Result<()> {
+        if self.routed() {
+            return self.save_all_routed(values).await;
+        }
         let mut failed_rows = Vec::new();
         let mut first_error = None;
         for chunk in values.chunks(self.save_chunk) {
@@ -169,6 +199,38 @@ impl<T: HBaseEntity> Repository<T> {
         }
     }
 
+    /// `save_all` for a table template: one pinned `save_all` per table, results combined.
+    async fn save_all_routed(&self, values: &[T]) -> Result<()> {
+        let mut groups: Vec<(crate::schema::TableName, Vec<&T>)> = Vec::new();
+        for v in values {
+            let table = T::table_for_key(&v.key());
+            match groups.iter_mut().find(|(t, _)| *t == table) {
+                Some((_, g)) => g.push(v),
+                None => groups.push((table, vec![v])),
+            }
+        }
+        let mut failed_rows = Vec::new();
+        let mut first = None;
+        for (table, group) in groups {
+            let repo = self.clone().on_table(table);
+            for v in group {
+                if let Err(e) = repo.save(v).await {
+                    failed_rows.push(v.row_key()?);
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        match first {
+            None => Ok(()),
+            Some(source) => Err(Error::PartialBatch {
+                operation: "save_all",
+                total: values.len(),
+                failed_rows,
+                source: Box::new(source),
+            }),
+        }
+    }
+
     fn get_request(key: &T::Key, fields: Option<&[&str]>) -> Result<Get> {
         let mut get = Get::new(encode_key::<T>(key)?);
         get.columns = columns_of::<T>(fields)?;
@@ -177,26 +239,32 @@ impl<T: HBaseEntity> Repository<T> {
 
     /// Reads the entity with this key; `None` if no such row.
     pub async fn get(&self, key: &T::Key) -> Result<Option<T>> {
-        self.read(Self::get_request(key, None)?).await
+        self.read(key, Self::get_request(key, None)?).await
     }
 
     /// Reads only the named fields (the others must be `Option` or have a default, and come
     /// back as `None` or their default). HBase sends only those columns.
     pub async fn get_fields(&self, key: &T::Key, fields: &[&str]) -> Result<Option<T>> {
-        self.read(Self::get_request(key, Some(fields))?).await
+        self.read(key, Self::get_request(key, Some(fields))?).await
     }
 
-    async fn read(&self, get: Get) -> Result<Option<T>> {
-        let table = self.table.name();
-        self.table
+    async fn read(&self, key: &T::Key, get: Get) -> Result<Option<T>> {
+        let table = self.table_for(key);
+        table
             .get(get)
             .await?
-            .map(|row| T::from_row_of(row, table))
+            .map(|row| T::from_row_of(row, table.name()))
             .transpose()
     }
 
     /// Reads many entities in one call, in the order of `keys`.
     pub async fn get_many(&self, keys: &[T::Key]) -> Result<Vec<Option<T>>> {
+        if self.routed() {
+            return futures::future::join_all(keys.iter().map(|k| self.get(k)))
+                .await
+                .into_iter()
+                .collect();
+        }
         let gets = keys
             .iter()
             .map(|k| Self::get_request(k, None))
@@ -214,12 +282,16 @@ impl<T: HBaseEntity> Repository<T> {
 
     /// Whether an entity with this key exists.
     pub async fn exists(&self, key: &T::Key) -> Result<bool> {
-        self.table.exists(Self::get_request(key, None)?).await
+        self.table_for(key)
+            .exists(Self::get_request(key, None)?)
+            .await
     }
 
     /// Deletes the entity's row.
     pub async fn delete(&self, key: &T::Key) -> Result<()> {
-        self.table.delete(Delete::new(encode_key::<T>(key)?)).await
+        self.table_for(key)
+            .delete(Delete::new(encode_key::<T>(key)?))
+            .await
     }
 
     /// A typed scan over the entity's table; narrow it with the builder's methods.

@@ -263,9 +263,416 @@ pub struct RegionLocation {
     pub port: Option<i32>,
 }
 
+/// What an entity (or several sharing a table) declares about its table: the descriptor and
+/// the split keys to create it with, and who declared it (named in conflicts).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableSchema {
+    /// Name and families with their declared options (`None`: HBase's default).
+    pub descriptor: TableDescriptor,
+    /// Region boundaries to create the table with.
+    pub split_keys: Vec<Vec<u8>>,
+    /// The entity types that declared this schema.
+    pub declared_by: Vec<&'static str>,
+}
+
+/// Compares two declarations of one option; `Some` values must agree.
+fn merge_option<T: PartialEq + Copy + fmt::Debug>(
+    a: &mut Option<T>,
+    b: Option<T>,
+    what: &str,
+    family: &str,
+    by: (&str, &str),
+) -> Result<()> {
+    match (*a, b) {
+        (Some(x), Some(y)) if x != y => Err(Error::IllegalArgument {
+            message: format!(
+                "conflicting {what} for family {family}: {} declares {x:?}, {} declares {y:?}",
+                by.0, by.1
+            ),
+        }),
+        (None, Some(y)) => {
+            *a = Some(y);
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+impl ColumnFamily {
+    /// Folds `other`'s declared options into this family's; conflicting values are an error
+    /// naming both declarers.
+    fn merge(&mut self, other: &ColumnFamily, by: (&str, &str)) -> Result<()> {
+        let f = self.name.clone();
+        merge_option(
+            &mut self.max_versions,
+            other.max_versions,
+            "max_versions",
+            &f,
+            by,
+        )?;
+        merge_option(
+            &mut self.min_versions,
+            other.min_versions,
+            "min_versions",
+            &f,
+            by,
+        )?;
+        merge_option(&mut self.time_to_live, other.time_to_live, "ttl", &f, by)?;
+        merge_option(
+            &mut self.compression,
+            other.compression,
+            "compression",
+            &f,
+            by,
+        )?;
+        merge_option(
+            &mut self.bloom_filter,
+            other.bloom_filter,
+            "bloom_filter",
+            &f,
+            by,
+        )?;
+        merge_option(&mut self.block_size, other.block_size, "block_size", &f, by)?;
+        merge_option(
+            &mut self.block_cache,
+            other.block_cache,
+            "block_cache",
+            &f,
+            by,
+        )?;
+        merge_option(&mut self.in_memory, other.in_memory, "in_memory", &f, by)?;
+        merge_option(
+            &mut self.data_block_encoding,
+            other.data_block_encoding,
+            "data_block_encoding",
+            &f,
+            by,
+        )?;
+        merge_option(
+            &mut self.keep_deleted_cells,
+            other.keep_deleted_cells,
+            "keep_deleted_cells",
+            &f,
+            by,
+        )
+    }
+
+    /// The options declared here that differ from `actual` (read back from HBase), as
+    /// `(option, actual, declared)` texts.
+    pub fn differences(&self, actual: &ColumnFamily) -> Vec<(&'static str, String, String)> {
+        let mut out = Vec::new();
+        fn check<T: PartialEq + fmt::Debug>(
+            out: &mut Vec<(&'static str, String, String)>,
+            what: &'static str,
+            declared: &Option<T>,
+            actual: &Option<T>,
+        ) {
+            if let Some(d) = declared {
+                if actual.as_ref() != Some(d) {
+                    let a = actual
+                        .as_ref()
+                        .map(|a| format!("{a:?}"))
+                        .unwrap_or_else(|| "unset".into());
+                    out.push((what, a, format!("{d:?}")));
+                }
+            }
+        }
+        check(
+            &mut out,
+            "max_versions",
+            &self.max_versions,
+            &actual.max_versions,
+        );
+        check(
+            &mut out,
+            "min_versions",
+            &self.min_versions,
+            &actual.min_versions,
+        );
+        check(&mut out, "ttl", &self.time_to_live, &actual.time_to_live);
+        check(
+            &mut out,
+            "compression",
+            &self.compression,
+            &actual.compression,
+        );
+        check(
+            &mut out,
+            "bloom_filter",
+            &self.bloom_filter,
+            &actual.bloom_filter,
+        );
+        check(&mut out, "block_size", &self.block_size, &actual.block_size);
+        check(
+            &mut out,
+            "block_cache",
+            &self.block_cache,
+            &actual.block_cache,
+        );
+        check(&mut out, "in_memory", &self.in_memory, &actual.in_memory);
+        check(
+            &mut out,
+            "data_block_encoding",
+            &self.data_block_encoding,
+            &actual.data_block_encoding,
+        );
+        check(
+            &mut out,
+            "keep_deleted_cells",
+            &self.keep_deleted_cells,
+            &actual.keep_deleted_cells,
+        );
+        out
+    }
+
+    /// `actual` with this family's declared options laid over it (what to send to
+    /// `modifyColumnFamily`, which resets options it is not given).
+    pub fn applied_to(&self, actual: &ColumnFamily) -> ColumnFamily {
+        ColumnFamily {
+            name: self.name.clone(),
+            max_versions: self.max_versions.or(actual.max_versions),
+            min_versions: self.min_versions.or(actual.min_versions),
+            time_to_live: self.time_to_live.or(actual.time_to_live),
+            compression: self.compression.or(actual.compression),
+            bloom_filter: self.bloom_filter.or(actual.bloom_filter),
+            block_size: self.block_size.or(actual.block_size),
+            block_cache: self.block_cache.or(actual.block_cache),
+            in_memory: self.in_memory.or(actual.in_memory),
+            data_block_encoding: self.data_block_encoding.or(actual.data_block_encoding),
+            keep_deleted_cells: self.keep_deleted_cells.or(actual.keep_deleted_cells),
+        }
+    }
+}
+
+impl TableSchema {
+    /// Merges the schemas of several entity types into one per table: families are united,
+    /// options declared twice must agree, and so must non-empty split keys. The result has one
+    /// schema per distinct table, in first-seen order.
+    pub fn merge_all(schemas: Vec<TableSchema>) -> Result<Vec<TableSchema>> {
+        let mut merged: Vec<TableSchema> = Vec::new();
+        for s in schemas {
+            match merged
+                .iter_mut()
+                .find(|m| m.descriptor.name == s.descriptor.name)
+            {
+                None => merged.push(s),
+                Some(m) => m.merge(s)?,
+            }
+        }
+        Ok(merged)
+    }
+
+    fn merge(&mut self, other: TableSchema) -> Result<()> {
+        let by = (self.declared_by.join("+"), other.declared_by.join("+"));
+        for f in other.descriptor.families {
+            match self
+                .descriptor
+                .families
+                .iter_mut()
+                .find(|m| m.name == f.name)
+            {
+                None => self.descriptor.families.push(f),
+                Some(m) => m.merge(&f, (&by.0, &by.1))?,
+            }
+        }
+        if !other.split_keys.is_empty() {
+            if self.split_keys.is_empty() {
+                self.split_keys = other.split_keys;
+            } else if self.split_keys != other.split_keys {
+                return Err(Error::IllegalArgument {
+                    message: format!(
+                        "conflicting split keys for table {}: {} and {} declare different ones",
+                        self.descriptor.name, by.0, by.1
+                    ),
+                });
+            }
+        }
+        self.declared_by.extend(other.declared_by);
+        Ok(())
+    }
+}
+
+/// A column family option that `ensure` changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionChange {
+    /// The family.
+    pub family: String,
+    /// The option's name.
+    pub option: &'static str,
+    /// The value HBase had.
+    pub from: String,
+    /// The declared value now in force.
+    pub to: String,
+}
+
+/// What [`crate::Admin::ensure`] found and did for one table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EnsureReport {
+    /// The table.
+    pub table: Option<TableName>,
+    /// The namespace was created.
+    pub created_namespace: bool,
+    /// The table was created (with its families and split keys).
+    pub created_table: bool,
+    /// Families added to an existing table.
+    pub added_families: Vec<String>,
+    /// Family options brought in line with the declaration.
+    pub changed_options: Vec<OptionChange>,
+    /// Families HBase has that no entity declares: left alone, with their data.
+    pub undeclared_families: Vec<String>,
+    /// The table exists with other region boundaries than declared (regions are not
+    /// re-split by `ensure`).
+    pub split_keys_differ: bool,
+}
+
+impl EnsureReport {
+    /// True when `ensure` changed nothing.
+    pub fn is_noop(&self) -> bool {
+        !self.created_namespace
+            && !self.created_table
+            && self.added_families.is_empty()
+            && self.changed_options.is_empty()
+    }
+}
+
+impl fmt::Display for EnsureReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self
+            .table
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if self.created_namespace {
+            writeln!(f, "{name}: created namespace")?;
+        }
+        if self.created_table {
+            writeln!(f, "{name}: created table")?;
+        }
+        for fam in &self.added_families {
+            writeln!(f, "{name}: added family {fam}")?;
+        }
+        for c in &self.changed_options {
+            writeln!(
+                f,
+                "{name}: family {} {}: {} -> {}",
+                c.family, c.option, c.from, c.to
+            )?;
+        }
+        for fam in &self.undeclared_families {
+            writeln!(f, "{name}: family {fam} is not declared; left as is")?;
+        }
+        if self.split_keys_differ {
+            writeln!(
+                f,
+                "{name}: regions differ from the declared split keys; not re-split"
+            )?;
+        }
+        if self.is_noop() {
+            writeln!(f, "{name}: up to date")?;
+        }
+        Ok(())
+    }
+}
+
+/// Renders a table-name template for a time in milliseconds since the epoch (UTC):
+/// `{yyyy}`, `{MM}`, `{dd}`, `{HH}` and the combinations `{yyyyMMdd}`, `{yyyyMM}`,
+/// `{yyyyMMddHH}` are replaced; other text is kept.
+///
+/// ```
+/// // 2026-11-21T05:38:40Z
+/// assert_eq!(hbase_orm::render_table_template("tx_{yyyyMMdd}", 1_795_239_520_000), "tx_20261121");
+/// ```
+pub fn render_table_template(template: &str, millis: i64) -> String {
+    let days = millis.div_euclid(86_400_000);
+    let hour = millis.rem_euclid(86_400_000) / 3_600_000;
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    template
+        .replace(
+            "{yyyyMMddHH}",
+            &format!("{year:04}{month:02}{day:02}{hour:02}"),
+        )
+        .replace("{yyyyMMdd}", &format!("{year:04}{month:02}{day:02}"))
+        .replace("{yyyyMM}", &format!("{year:04}{month:02}"))
+        .replace("{yyyy}", &format!("{year:04}"))
+        .replace("{MM}", &format!("{month:02}"))
+        .replace("{dd}", &format!("{day:02}"))
+        .replace("{HH}", &format!("{hour:02}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn templates_render_utc_dates() {
+        assert_eq!(render_table_template("t_{yyyyMMdd}", 0), "t_19700101");
+        assert_eq!(
+            render_table_template("t_{yyyyMMddHH}", 951_782_400_000 + 3_600_000),
+            "t_2000022901"
+        );
+        assert_eq!(render_table_template("{yyyy}-{MM}-{dd}", -1), "1969-12-31");
+        assert_eq!(render_table_template("plain", 5), "plain");
+    }
+
+    #[test]
+    fn schemas_of_one_table_merge_and_conflicts_name_both_sides() {
+        let schema = |by: &'static str, fam: ColumnFamily, splits: Vec<Vec<u8>>| TableSchema {
+            descriptor: TableDescriptor::new(TableName::new("ns", "t")).family(fam),
+            split_keys: splits,
+            declared_by: vec![by],
+        };
+        let merged = TableSchema::merge_all(vec![
+            schema("Customer", ColumnFamily::new("d").max_versions(3), vec![]),
+            schema(
+                "Order",
+                ColumnFamily::new("d").time_to_live(60),
+                vec![b"m".to_vec()],
+            ),
+            schema("Order", ColumnFamily::new("x"), vec![]),
+        ])
+        .unwrap();
+        assert_eq!(merged.len(), 1);
+        let d = merged[0].descriptor.get_family("d").unwrap();
+        assert_eq!((d.max_versions, d.time_to_live), (Some(3), Some(60)));
+        assert_eq!(merged[0].descriptor.families.len(), 2);
+        assert_eq!(merged[0].split_keys, vec![b"m".to_vec()]);
+
+        let err = TableSchema::merge_all(vec![
+            schema("Customer", ColumnFamily::new("d").max_versions(3), vec![]),
+            schema("Order", ColumnFamily::new("d").max_versions(5), vec![]),
+        ])
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("Customer") && text.contains("Order") && text.contains("max_versions"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn differences_compare_only_declared_options() {
+        let actual = ColumnFamily::new("d").max_versions(1).in_memory(false);
+        let declared = ColumnFamily::new("d").max_versions(3);
+        assert_eq!(
+            declared.differences(&actual),
+            vec![("max_versions", "1".into(), "3".into())]
+        );
+        assert!(ColumnFamily::new("d").differences(&actual).is_empty());
+        let applied = declared.applied_to(&actual);
+        assert_eq!(
+            (applied.max_versions, applied.in_memory),
+            (Some(3), Some(false))
+        );
+    }
 
     #[test]
     fn table_names_parse_and_print_like_hbase() {

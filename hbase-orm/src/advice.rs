@@ -1,0 +1,196 @@
+//! Schema design advice from the HBase guides, as a check users can run on their entities
+//! (and assert in their tests).
+//!
+//! ```
+//! use hbase_orm::HBaseEntity;
+//!
+//! #[derive(HBaseEntity)]
+//! #[hbase(table = "log", family = "data")]
+//! struct LogLine {
+//!     #[hbase(key)]
+//!     ts: i64,
+//!     message_text_body: String,
+//! }
+//!
+//! let findings = hbase_orm::advice::check::<LogLine>();
+//! let rules: Vec<_> = findings.iter().map(|f| f.rule).collect();
+//! assert_eq!(rules, ["long_family_name", "long_qualifier", "monotonic_key_start"]);
+//! ```
+
+use std::fmt;
+
+use crate::entity::HBaseEntity;
+use crate::rowkey::KeyKind;
+
+/// Families beyond this count draw a finding.
+pub const MAX_FAMILIES: usize = 3;
+/// Family names longer than this draw a finding.
+pub const MAX_FAMILY_NAME: usize = 3;
+/// Qualifiers longer than this draw a finding.
+pub const MAX_QUALIFIER: usize = 12;
+/// Fixed row-key widths above this draw a finding.
+pub const MAX_KEY_BYTES: usize = 64;
+
+/// One piece of advice: which rule, about what, why it matters and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// A stable name of the rule (`too_many_families`, `long_family_name`, `long_qualifier`,
+    /// `monotonic_key_start`, `undelimited_variable_part`, `delimiter_above_text`, `long_key`).
+    pub rule: &'static str,
+    /// The entity, family, column or key part concerned.
+    pub subject: String,
+    /// Why HBase cares.
+    pub why: String,
+    /// What to do about it.
+    pub fix: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[{}] {}: {} Fix: {}",
+            self.rule, self.subject, self.why, self.fix
+        )
+    }
+}
+
+/// Whether a field name reads like a time or a sequence number.
+fn sounds_monotonic(field: &str) -> bool {
+    let lower = field.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split('_').collect();
+    words.iter().any(|w| {
+        matches!(
+            *w,
+            "ts" | "time"
+                | "timestamp"
+                | "date"
+                | "day"
+                | "seq"
+                | "sequence"
+                | "created"
+                | "updated"
+                | "epoch"
+                | "counter"
+                | "millis"
+                | "at"
+        )
+    }) || lower.ends_with("time")
+        || lower.ends_with("timestamp")
+}
+
+/// Runs every rule on entity `T`.
+pub fn check<T: HBaseEntity>() -> Vec<Finding> {
+    let entity = std::any::type_name::<T>()
+        .rsplit("::")
+        .next()
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    if T::FAMILIES.len() > MAX_FAMILIES {
+        out.push(Finding {
+            rule: "too_many_families",
+            subject: format!("{entity} ({} families)", T::FAMILIES.len()),
+            why: "HBase flushes and compacts a region's families together, so every extra \
+                  family multiplies I/O; the guides advise one to three."
+                .into(),
+            fix: "merge families that are written and read together; keep a separate family \
+                  only for data with a different access pattern or settings"
+                .into(),
+        });
+    }
+    for f in T::FAMILIES.iter().filter(|f| f.len() > MAX_FAMILY_NAME) {
+        out.push(Finding {
+            rule: "long_family_name",
+            subject: format!("{entity} family {f:?}"),
+            why: "the family name is stored in every cell.".into(),
+            fix: format!("use a name of 1 to {MAX_FAMILY_NAME} characters, e.g. \"d\""),
+        });
+    }
+    for c in T::COLUMNS
+        .iter()
+        .filter(|c| c.qualifier.len() > MAX_QUALIFIER)
+    {
+        out.push(Finding {
+            rule: "long_qualifier",
+            subject: format!("{entity}.{} ({}:{})", c.field, c.family, c.qualifier),
+            why: "the qualifier is stored in every cell.".into(),
+            fix: format!(
+                "shorten it with #[hbase(rename = \"...\")] to at most {MAX_QUALIFIER} characters"
+            ),
+        });
+    }
+    if let Some(first) = T::KEY_PARTS.first() {
+        let monotonic = first.kind == KeyKind::ReverseTimestamp
+            || (first.kind == KeyKind::Ordered && sounds_monotonic(first.field));
+        if monotonic && T::SALT_BUCKETS.is_none() {
+            out.push(Finding {
+                rule: "monotonic_key_start",
+                subject: format!("{entity} row key starts with `{}`", first.field),
+                why: "keys that start with a timestamp or sequence all land in the newest \
+                      region: one region server takes every write (hot-spotting)."
+                    .into(),
+                fix: "lead with an entity id (host, customer), salt the key with \
+                      #[hbase(salt(buckets = N))], or hash the leading part (key(md5))"
+                    .into(),
+            });
+        }
+    }
+    let last = T::KEY_PARTS.len().saturating_sub(1);
+    for (i, part) in T::KEY_PARTS.iter().enumerate() {
+        if i < last && part.width.is_none() && T::KEY_DELIMITER.is_none() {
+            out.push(Finding {
+                rule: "undelimited_variable_part",
+                subject: format!("{entity} key part `{}`", part.field),
+                why: "a variable-length part followed by another part makes keys ambiguous \
+                      and prefix scans wrong."
+                    .into(),
+                fix: "declare a key delimiter or give the part a fixed width".into(),
+            });
+        }
+    }
+    if let Some(d) = T::KEY_DELIMITER {
+        let has_variable = T::KEY_PARTS[..last.min(T::KEY_PARTS.len())]
+            .iter()
+            .any(|p| p.width.is_none());
+        if d > 0x2C && has_variable {
+            out.push(Finding {
+                rule: "delimiter_above_text",
+                subject: format!("{entity} key delimiter 0x{d:02X}"),
+                why: "keys sort by bytes: with this delimiter `a|` sorts after `a-b|`, so range \
+                      scans over several leading values do not follow the parts' order \
+                      (prefix scans are exact either way)."
+                    .into(),
+                fix: "use key_delimiter = '\\0' where range scans must follow part order".into(),
+            });
+        }
+    }
+    let fixed: usize = T::KEY_PARTS.iter().filter_map(|p| p.width).sum::<usize>()
+        + usize::from(T::SALT_BUCKETS.is_some())
+        + usize::from(T::RECORD_TAG.is_some());
+    if fixed > MAX_KEY_BYTES {
+        out.push(Finding {
+            rule: "long_key",
+            subject: format!("{entity} row key ({fixed} bytes of fixed parts)"),
+            why: "the row key is stored in every cell and every index block.".into(),
+            fix: "shorten parts: hash long ones (key(md5 = 8)) or substitute ids for names \
+                  (hbase_orm::Dictionary)"
+                .into(),
+        });
+    }
+    out
+}
+
+/// Panics with every finding of [`check`], for a test that keeps an entity's design clean.
+/// `allow` lists rules to accept.
+pub fn assert_good_design<T: HBaseEntity>(allow: &[&str]) {
+    let findings: Vec<String> = check::<T>()
+        .into_iter()
+        .filter(|f| !allow.contains(&f.rule))
+        .map(|f| f.to_string())
+        .collect();
+    assert!(
+        findings.is_empty(),
+        "schema design findings:\n{}",
+        findings.join("\n")
+    );
+}
