@@ -297,10 +297,23 @@ fn expand(m: &Model) -> TokenStream {
             #krate::entity::ColumnDef { field: #field, family: #family, qualifier: #qualifier }
         }
     });
-    let index_arms = columns.iter().enumerate().map(|(i, c)| {
-        let f = syn::LitByteStr::new(c.family.as_bytes(), c.ident.span());
-        let q = syn::LitByteStr::new(c.qualifier.as_bytes(), c.ident.span());
-        quote!((#f, #q) => ::core::option::Option::Some(#i),)
+    // One match on the family, then one on the qualifier: each cell's family is compared once.
+    let index_arms = families.iter().map(|fam| {
+        let f = syn::LitByteStr::new(fam.as_bytes(), proc_macro2::Span::call_site());
+        let arms = columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.family == *fam)
+            .map(|(i, c)| {
+                let q = syn::LitByteStr::new(c.qualifier.as_bytes(), c.ident.span());
+                quote!(#q => ::core::option::Option::Some(#i),)
+            });
+        quote! {
+            #f => match qualifier {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            },
+        }
     });
     let cell_writes = columns.iter().enumerate().map(|(i, c)| {
         let (id, ty, codec) = (&c.ident, &c.ty, &c.codec);
@@ -487,7 +500,7 @@ fn expand(m: &Model) -> TokenStream {
             #table_items
 
             fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {
-                match (family, qualifier) {
+                match family {
                     #(#index_arms)*
                     _ => ::core::option::Option::None,
                 }

@@ -286,14 +286,41 @@ fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
     }
 }
 
+/// Column slots of one row: inline for entities of up to [`INLINE_SLOTS`] columns, so decoding
+/// a row allocates nothing beyond the values themselves.
+enum Slots {
+    Inline([Option<Vec<u8>>; INLINE_SLOTS]),
+    Heap(Vec<Option<Vec<u8>>>),
+}
+
+const INLINE_SLOTS: usize = 16;
+
+impl Slots {
+    fn new(n: usize) -> Slots {
+        if n <= INLINE_SLOTS {
+            Slots::Inline([const { None }; INLINE_SLOTS])
+        } else {
+            Slots::Heap(vec![None; n])
+        }
+    }
+
+    fn get(&mut self, i: usize) -> &mut Option<Vec<u8>> {
+        match self {
+            Slots::Inline(a) => &mut a[i],
+            Slots::Heap(v) => &mut v[i],
+        }
+    }
+}
+
 fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
     let Row { key, cells } = row;
-    let mut slots: Vec<Option<Vec<u8>>> = vec![None; E::COLUMNS.len()];
+    let mut slots = Slots::new(E::COLUMNS.len());
     for cell in cells {
         if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
             // Cells come newest version first: keep the first one.
-            if slots[i].is_none() {
-                slots[i] = Some(cell.value);
+            let slot = slots.get(i);
+            if slot.is_none() {
+                *slot = Some(cell.value);
             }
         }
     }
@@ -342,6 +369,27 @@ pub fn key_prefix<E: HBaseEntity>(
     })
 }
 
+/// An error from one field on its way out of generated code: boxed so that the per-field
+/// results of the hot decode and encode paths stay two words wide. `?` turns it into
+/// [`Error`].
+#[derive(Debug)]
+pub struct FieldError(Box<Error>);
+
+impl From<FieldError> for Error {
+    fn from(e: FieldError) -> Error {
+        *e.0
+    }
+}
+
+impl From<Error> for FieldError {
+    fn from(e: Error) -> FieldError {
+        FieldError(Box::new(e))
+    }
+}
+
+/// The result of one field's encoding or decoding.
+pub type FieldResult<T> = std::result::Result<T, FieldError>;
+
 /// Collects the cells of one entity value; used by generated [`HBaseEntity::write_cells`].
 pub struct CellWriter<'a, E> {
     put: &'a mut Put,
@@ -351,13 +399,15 @@ pub struct CellWriter<'a, E> {
 
 impl<E: HBaseEntity> CellWriter<'_, E> {
     /// Writes field `col` (an index into `E::COLUMNS`) with codec `C`.
-    pub fn value<T, C: Codec<T>>(&mut self, col: usize, value: &T) -> Result<()> {
+    pub fn value<T, C: Codec<T>>(&mut self, col: usize, value: &T) -> FieldResult<()> {
         let def = &E::COLUMNS[col];
         let mut bytes = Vec::new();
-        C::encode(value, &mut bytes).map_err(|reason| Error::Encode {
-            entity: std::any::type_name::<E>(),
-            field: def.field,
-            reason,
+        C::encode(value, &mut bytes).map_err(|reason| {
+            FieldError::from(Error::Encode {
+                entity: std::any::type_name::<E>(),
+                field: def.field,
+                reason,
+            })
         })?;
         self.put.cells.push(PutCell {
             family: def.family.as_bytes().to_vec(),
@@ -369,7 +419,7 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
     }
 
     /// Writes an optional field: `None` writes no cell and, in a row image, deletes the column.
-    pub fn optional<T, C: Codec<T>>(&mut self, col: usize, value: &Option<T>) -> Result<()> {
+    pub fn optional<T, C: Codec<T>>(&mut self, col: usize, value: &Option<T>) -> FieldResult<()> {
         match value {
             Some(v) => self.value::<T, C>(col, v),
             None => {
@@ -385,7 +435,7 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
 pub struct CellReader<'a, E> {
     table: Option<&'a TableName>,
     row: &'a [u8],
-    slots: Vec<Option<Vec<u8>>>,
+    slots: Slots,
     entity: PhantomData<E>,
 }
 
@@ -401,24 +451,25 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         }
     }
 
-    fn decode<T, C: Codec<T>>(&self, col: usize, bytes: Vec<u8>) -> Result<T> {
+    fn decode<T, C: Codec<T>>(&self, col: usize, bytes: Vec<u8>) -> FieldResult<T> {
         C::decode(bytes).map_err(|reason| self.error::<T, C>(col, reason))
     }
 
-    fn error<T, C: Codec<T>>(&self, col: usize, reason: String) -> Error {
+    #[cold]
+    fn error<T, C: Codec<T>>(&self, col: usize, reason: String) -> FieldError {
         let def = &E::COLUMNS[col];
-        Error::Decode {
+        FieldError::from(Error::Decode {
             table: table_text::<E>(self.table),
             row: crate::printable_key(self.row),
             column: format!("{}:{} (field `{}`)", def.family, def.qualifier, def.field),
             expected: C::expected().into_owned(),
             reason,
-        }
+        })
     }
 
     /// A field that must be present.
-    pub fn required<T, C: Codec<T>>(&mut self, col: usize) -> Result<T> {
-        match self.slots[col].take() {
+    pub fn required<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<T> {
+        match self.slots.get(col).take() {
             Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Err(self.error::<T, C>(
                 col,
@@ -430,8 +481,8 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     }
 
     /// An `Option` field: a missing cell is `None`.
-    pub fn optional<T, C: Codec<T>>(&mut self, col: usize) -> Result<Option<T>> {
-        match self.slots[col].take() {
+    pub fn optional<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<Option<T>> {
+        match self.slots.get(col).take() {
             Some(bytes) => self.decode::<T, C>(col, bytes).map(Some),
             None => Ok(None),
         }
@@ -442,8 +493,8 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         &mut self,
         col: usize,
         default: impl FnOnce() -> T,
-    ) -> Result<T> {
-        match self.slots[col].take() {
+    ) -> FieldResult<T> {
+        match self.slots.get(col).take() {
             Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Ok(default()),
         }
