@@ -286,41 +286,14 @@ fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
     }
 }
 
-/// Column slots of one row: inline for entities of up to [`INLINE_SLOTS`] columns, so decoding
-/// a row allocates nothing beyond the values themselves.
-enum Slots {
-    Inline([Option<Vec<u8>>; INLINE_SLOTS]),
-    Heap(Vec<Option<Vec<u8>>>),
-}
-
-const INLINE_SLOTS: usize = 16;
-
-impl Slots {
-    fn new(n: usize) -> Slots {
-        if n <= INLINE_SLOTS {
-            Slots::Inline([const { None }; INLINE_SLOTS])
-        } else {
-            Slots::Heap(vec![None; n])
-        }
-    }
-
-    fn get(&mut self, i: usize) -> &mut Option<Vec<u8>> {
-        match self {
-            Slots::Inline(a) => &mut a[i],
-            Slots::Heap(v) => &mut v[i],
-        }
-    }
-}
-
 fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
     let Row { key, cells } = row;
-    let mut slots = Slots::new(E::COLUMNS.len());
+    let mut slots: Vec<Option<Vec<u8>>> = vec![None; E::COLUMNS.len()];
     for cell in cells {
         if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
             // Cells come newest version first: keep the first one.
-            let slot = slots.get(i);
-            if slot.is_none() {
-                *slot = Some(cell.value);
+            if slots[i].is_none() {
+                slots[i] = Some(cell.value);
             }
         }
     }
@@ -435,7 +408,7 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
 pub struct CellReader<'a, E> {
     table: Option<&'a TableName>,
     row: &'a [u8],
-    slots: Slots,
+    slots: Vec<Option<Vec<u8>>>,
     entity: PhantomData<E>,
 }
 
@@ -469,7 +442,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
 
     /// A field that must be present.
     pub fn required<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<T> {
-        match self.slots.get(col).take() {
+        match self.slots[col].take() {
             Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Err(self.error::<T, C>(
                 col,
@@ -482,7 +455,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
 
     /// An `Option` field: a missing cell is `None`.
     pub fn optional<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<Option<T>> {
-        match self.slots.get(col).take() {
+        match self.slots[col].take() {
             Some(bytes) => self.decode::<T, C>(col, bytes).map(Some),
             None => Ok(None),
         }
@@ -494,7 +467,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         col: usize,
         default: impl FnOnce() -> T,
     ) -> FieldResult<T> {
-        match self.slots.get(col).take() {
+        match self.slots[col].take() {
             Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Ok(default()),
         }
