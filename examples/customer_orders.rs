@@ -9,10 +9,11 @@
 //!     hbase-local/hbase.sh up && cargo run --example customer_orders
 //!
 //! `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default 127.0.0.1:9090). The tables
-//! `example:customers` and `example:orders` are recreated on each run and left for inspection.
+//! `example:customers` and `example:orders` are created from the entities' declarations
+//! (`Admin::ensure`), emptied at the start of each run, and left for inspection.
 
 use futures::TryStreamExt;
-use hbase_orm::{Client, ColumnFamily, Compression, HBaseEntity, TableDescriptor};
+use hbase_orm::{Client, HBaseEntity};
 use serde::{Deserialize, Serialize};
 
 /// A customer record: `[customer number]`.
@@ -31,7 +32,13 @@ struct Customer {
 
 /// An order: `[customer number][order number]`, with its shipping locations as one document.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(namespace = "example", table = "orders", family = "d")]
+#[hbase(
+    namespace = "example",
+    table = "orders",
+    family = "d",
+    family_options(name = "d", max_versions = 3, compression = "gz"),
+    family_options(name = "s", compression = "gz", bloom_filter = "row")
+)]
 struct Order {
     #[hbase(key)]
     customer: u64,
@@ -70,23 +77,12 @@ fn check(what: &str, ok: bool) -> AnyResult<()> {
     }
 }
 
-/// Drops and creates the entity's table with its declared families.
-async fn recreate<T: HBaseEntity>(client: &Client) -> AnyResult<()> {
+/// Creates or updates the entity's table from its declaration, then empties it.
+async fn prepare<T: HBaseEntity>(client: &Client) -> AnyResult<()> {
     let admin = client.admin();
-    let name = T::table_name();
-    if !admin.namespace_exists(&name.namespace).await? {
-        admin.create_namespace(&name.namespace).await?;
-    }
-    if admin.table_exists(&name).await? {
-        admin.delete_table(&name).await?;
-    }
-    let table = T::FAMILIES
-        .iter()
-        .fold(TableDescriptor::new(name.clone()), |t, f| {
-            t.family(ColumnFamily::new(*f).compression(Compression::Gz))
-        });
-    admin.create_table(&table, &[]).await?;
-    println!("created {name} (families {:?})", T::FAMILIES);
+    let report = admin.ensure::<T>().await?;
+    print!("{report}");
+    admin.truncate_table(&T::table_name(), true).await?;
     Ok(())
 }
 
@@ -120,8 +116,14 @@ async fn main() -> AnyResult<()> {
         std::env::var("HBASE_ORM_THRIFT_ADDR").unwrap_or_else(|_| "127.0.0.1:9090".into());
     let client = Client::builder().address(&address).build().await?;
     println!("connected to {address}");
-    recreate::<Customer>(&client).await?;
-    recreate::<Order>(&client).await?;
+    prepare::<Customer>(&client).await?;
+    prepare::<Order>(&client).await?;
+    let described = client.admin().describe(&Order::table_name()).await?;
+    let d = described.get_family("d").ok_or("family d missing")?;
+    check(
+        "orders.d keeps 3 versions, gzip",
+        d.max_versions == Some(3) && d.compression == Some(hbase_orm::Compression::Gz),
+    )?;
 
     let customers = client.repository::<Customer>();
     let orders = client.repository::<Order>();

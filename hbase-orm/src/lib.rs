@@ -59,3 +59,8 @@ pub use schema::{
     render_table_template, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, EnsureReport,
     KeepDeletedCells, OptionChange, RegionLocation, TableDescriptor, TableName, TableSchema,
 };
+
+/// The README's Rust example, compiled as a doctest so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExample;
