@@ -36,8 +36,10 @@ struct Customer {
     namespace = "example",
     table = "orders",
     family = "d",
-    family_options(name = "d", max_versions = 3, compression = "gz"),
-    family_options(name = "s", compression = "gz", bloom_filter = "row")
+    family_options(
+        d(max_versions = 3, compression = "gz"),
+        s(compression = "gz", bloom_filter = "row")
+    )
 )]
 struct Order {
     #[hbase(key)]

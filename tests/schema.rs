@@ -15,8 +15,7 @@ use hbase_orm_suite::{client, ensure_test_namespace, unique_table_name, TestTabl
 #[hbase(
     table = "tuned",
     family = "d",
-    family_options(
-        name = "d",
+    family_options(d(
         max_versions = 7,
         min_versions = 1,
         ttl = 604800,
@@ -27,7 +26,7 @@ use hbase_orm_suite::{client, ensure_test_namespace, unique_table_name, TestTabl
         in_memory = true,
         data_block_encoding = "fast_diff",
         keep_deleted_cells = "true"
-    ),
+    )),
     split(key = "g", key = "p")
 )]
 struct Tuned {
@@ -137,11 +136,7 @@ async fn uniform_and_salt_splits_become_region_boundaries() {
 
 /// Version 1 of an entity's layout, and version 2 that changes an option and drops `x`.
 #[derive(HBaseEntity)]
-#[hbase(
-    table = "evolve",
-    family = "d",
-    family_options(name = "d", max_versions = 1)
-)]
+#[hbase(table = "evolve", family = "d", family_options(d(max_versions = 1)))]
 struct V1 {
     #[hbase(key)]
     id: String,
@@ -154,7 +149,7 @@ struct V1 {
 #[hbase(
     table = "evolve",
     family = "d",
-    family_options(name = "d", max_versions = 5, ttl = 3600)
+    family_options(d(max_versions = 5, ttl = 3600))
 )]
 struct V2 {
     #[hbase(key)]
@@ -254,7 +249,7 @@ async fn ensure_applies_changed_options_adds_families_and_never_drops_one() {
     table = "crm",
     family = "d",
     record_type(tag = 1, after = "id"),
-    family_options(name = "d", max_versions = 3)
+    family_options(d(max_versions = 3))
 )]
 struct Customer {
     #[hbase(key)]
@@ -267,7 +262,7 @@ struct Customer {
     table = "crm",
     family = "d",
     record_type(tag = 2, after = "customer"),
-    family_options(name = "d", ttl = 86400)
+    family_options(d(ttl = 86400))
 )]
 struct Order {
     #[hbase(key)]
@@ -283,7 +278,7 @@ struct Order {
     table = "crm",
     family = "d",
     record_type(tag = 3, after = "customer"),
-    family_options(name = "d", max_versions = 9)
+    family_options(d(max_versions = 9))
 )]
 struct Invoice {
     #[hbase(key)]

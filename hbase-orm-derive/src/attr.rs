@@ -35,10 +35,10 @@ pub struct Entity {
     /// Record-type tag: `record_type(tag = 2, after = "customer")`.
     #[darling(default)]
     pub record_type: Option<SpannedValue<RecordTypeOptions>>,
-    /// Options of a column family; repeat for each family: `family_options(name = "d",
-    /// max_versions = 3, ttl = 86400, compression = "gz", ...)`.
-    #[darling(multiple)]
-    pub family_options: Vec<SpannedValue<FamilyOptions>>,
+    /// Options per column family: `family_options(d(max_versions = 3, ttl = 86400,
+    /// compression = "gz"), s(in_memory = true))`.
+    #[darling(default)]
+    pub family_options: FamilyOptionsList,
     /// Pre-split regions: `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 16)`.
     #[darling(default)]
     pub split: Option<SpannedValue<SplitOptions>>,
@@ -125,10 +125,49 @@ pub struct RecordTypeOptions {
     pub after: Option<SpannedValue<String>>,
 }
 
-/// Options of `family_options(...)`.
+/// `family_options(d(...), s(...))`: each family's options, under its name.
+#[derive(Debug, Clone, Default)]
+pub struct FamilyOptionsList(pub Vec<(syn::Ident, FamilyOptions)>);
+
+impl FromMeta for FamilyOptionsList {
+    fn from_list(items: &[darling::ast::NestedMeta]) -> darling::Result<Self> {
+        let mut errors = darling::Error::accumulator();
+        let mut out = Vec::new();
+        for item in items {
+            let family = match item {
+                darling::ast::NestedMeta::Meta(meta @ syn::Meta::List(list)) => {
+                    match list.path.get_ident() {
+                        Some(ident) => errors
+                            .handle(FamilyOptions::from_meta(meta))
+                            .map(|o| (ident.clone(), o)),
+                        None => {
+                            errors.push(
+                                darling::Error::custom("expected a family name, e.g. `d(...)`")
+                                    .with_span(&list.path),
+                            );
+                            None
+                        }
+                    }
+                }
+                other => {
+                    errors.push(
+                        darling::Error::custom(
+                            "expected `family(option = value, ...)`, e.g. `d(max_versions = 3)`",
+                        )
+                        .with_span(other),
+                    );
+                    None
+                }
+            };
+            out.extend(family);
+        }
+        errors.finish_with(FamilyOptionsList(out))
+    }
+}
+
+/// The options of one family in `family_options(...)`.
 #[derive(Debug, Clone, FromMeta)]
 pub struct FamilyOptions {
-    pub name: SpannedValue<String>,
     #[darling(default)]
     pub max_versions: Option<i32>,
     #[darling(default)]

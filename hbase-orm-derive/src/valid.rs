@@ -576,17 +576,17 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
 
     // Column family options.
     let mut family_options = Vec::new();
-    for fo in &e.family_options {
-        let name = fo.name.to_string();
+    for (ident, fo) in &e.family_options.0 {
+        let name = ident.to_string();
         // A family no field uses is still part of the table (record types share families).
-        check_family(&mut errors, &fo.name, fo.name.span());
+        check_family(&mut errors, &name, ident.span());
         if !families.contains(&name) {
             families.push(name.clone());
         }
         if family_options.iter().any(|(n, _)| *n == name) {
             errors.push(
                 darling::Error::custom(format!("family {name:?} has options declared twice"))
-                    .with_span(&fo.name.span()),
+                    .with_span(ident),
             );
             continue;
         }

@@ -164,7 +164,7 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// The byte that ends variable-length key parts, if any.
     const KEY_DELIMITER: Option<u8> = None;
 
-    /// The column families with their declared options (`#[hbase(family_options(...))]`).
+    /// The column families with their declared options (`#[hbase(family_options(d(...)))]`).
     fn family_descriptors() -> Vec<ColumnFamily> {
         Self::FAMILIES
             .iter()
@@ -229,29 +229,14 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
 
     /// A put of every field that has a value (`None` fields write no cell).
     fn to_put(&self) -> Result<Put> {
-        let mut put = Put::new(self.row_key()?);
-        put.cells.reserve(Self::COLUMNS.len());
-        let mut absent = Vec::new();
-        self.write_cells(&mut CellWriter {
-            put: &mut put,
-            absent: &mut absent,
-            entity: PhantomData,
-        })?;
-        Ok(put)
+        row_image(self).map(|(put, _)| put)
     }
 
     /// The whole row image: a put of the fields that have values and deletes of the columns
     /// whose fields are `None`, so a save never leaves an old value readable.
     fn to_mutations(&self) -> Result<RowMutations> {
-        let key = self.row_key()?;
-        let mut put = Put::new(key.clone());
-        put.cells.reserve(Self::COLUMNS.len());
-        let mut absent = Vec::new();
-        self.write_cells(&mut CellWriter {
-            put: &mut put,
-            absent: &mut absent,
-            entity: PhantomData,
-        })?;
+        let (put, absent) = row_image(self)?;
+        let key = put.row.clone();
         let mut mutations = RowMutations::new(key.clone());
         if !put.cells.is_empty() {
             mutations = mutations.put(put);
@@ -275,6 +260,20 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     fn from_row_of(row: Row, table: &TableName) -> Result<Self> {
         decode_row(row, Some(table))
     }
+}
+
+/// The cells of `value`'s fields that have values, and the indexes of the columns whose
+/// fields are `None`.
+fn row_image<E: HBaseEntity>(value: &E) -> Result<(Put, Vec<usize>)> {
+    let mut put = Put::new(value.row_key()?);
+    put.cells.reserve(E::COLUMNS.len());
+    let mut absent = Vec::new();
+    value.write_cells(&mut CellWriter {
+        put: &mut put,
+        absent: &mut absent,
+        entity: PhantomData,
+    })?;
+    Ok((put, absent))
 }
 
 /// The table named in decode errors: the one read, or the entity's declared one. Built only

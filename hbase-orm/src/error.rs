@@ -148,6 +148,59 @@ pub enum Error {
     Config(String),
 }
 
+/// Collects the failures of a batch sent in parts, into one [`Error::PartialBatch`].
+#[derive(Debug)]
+pub(crate) struct BatchFailures {
+    operation: &'static str,
+    total: usize,
+    failed_rows: Vec<Vec<u8>>,
+    first: Option<Error>,
+}
+
+impl BatchFailures {
+    /// A batch of `total` rows.
+    pub(crate) fn new(operation: &'static str, total: usize) -> Self {
+        BatchFailures {
+            operation,
+            total,
+            failed_rows: Vec::new(),
+            first: None,
+        }
+    }
+
+    /// Records that `rows` failed with `error`; a nested partial batch contributes its own
+    /// failed rows.
+    pub(crate) fn record(&mut self, rows: Vec<Vec<u8>>, error: Error) {
+        match error {
+            Error::PartialBatch {
+                failed_rows,
+                source,
+                ..
+            } => {
+                self.failed_rows.extend(failed_rows);
+                self.first.get_or_insert(*source);
+            }
+            other => {
+                self.failed_rows.extend(rows);
+                self.first.get_or_insert(other);
+            }
+        }
+    }
+
+    /// `Ok` if nothing failed, else the partial-batch error.
+    pub(crate) fn finish(self) -> Result<()> {
+        match self.first {
+            None => Ok(()),
+            Some(source) => Err(Error::PartialBatch {
+                operation: self.operation,
+                total: self.total,
+                failed_rows: self.failed_rows,
+                source: Box::new(source),
+            }),
+        }
+    }
+}
+
 /// `Result` with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

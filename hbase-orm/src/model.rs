@@ -4,6 +4,47 @@
 //! qualifiers and values are raw bytes (`Vec<u8>`), as HBase stores them. Builders take
 //! anything that converts into bytes (`&str`, `String`, `&[u8]`, `Vec<u8>`, byte arrays).
 
+/// The builder methods [`Get`] and [`Scan`] share: which columns, versions and filter to read.
+macro_rules! read_options {
+    () => {
+        /// Reads a whole family.
+        pub fn family(mut self, family: impl Into<Vec<u8>>) -> Self {
+            self.columns.push(Column {
+                family: family.into(),
+                qualifier: None,
+            });
+            self
+        }
+
+        /// Reads one column.
+        pub fn column(mut self, family: impl Into<Vec<u8>>, qualifier: impl Into<Vec<u8>>) -> Self {
+            self.columns.push(Column {
+                family: family.into(),
+                qualifier: Some(qualifier.into()),
+            });
+            self
+        }
+
+        /// Reads versions with `min <= timestamp < max`.
+        pub fn time_range(mut self, min: i64, max: i64) -> Self {
+            self.time_range = Some(TimeRange { min, max });
+            self
+        }
+
+        /// Reads up to `n` versions per column.
+        pub fn max_versions(mut self, n: i32) -> Self {
+            self.max_versions = Some(n);
+            self
+        }
+
+        /// Applies a server-side filter (HBase filter language).
+        pub fn filter(mut self, filter: impl Into<String>) -> Self {
+            self.filter = Some(filter.into());
+            self
+        }
+    };
+}
+
 /// One stored value: a cell at `family:qualifier` with its version timestamp (milliseconds).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cell {
@@ -220,45 +261,11 @@ impl Get {
         }
     }
 
-    /// Reads a whole family.
-    pub fn family(mut self, family: impl Into<Vec<u8>>) -> Self {
-        self.columns.push(Column {
-            family: family.into(),
-            qualifier: None,
-        });
-        self
-    }
-
-    /// Reads one column.
-    pub fn column(mut self, family: impl Into<Vec<u8>>, qualifier: impl Into<Vec<u8>>) -> Self {
-        self.columns.push(Column {
-            family: family.into(),
-            qualifier: Some(qualifier.into()),
-        });
-        self
-    }
-
-    /// Reads versions with `min <= timestamp < max`.
-    pub fn time_range(mut self, min: i64, max: i64) -> Self {
-        self.time_range = Some(TimeRange { min, max });
-        self
-    }
+    read_options!();
 
     /// Reads only the version with this timestamp.
     pub fn timestamp(mut self, timestamp: i64) -> Self {
         self.timestamp = Some(timestamp);
-        self
-    }
-
-    /// Reads up to `n` versions per column.
-    pub fn max_versions(mut self, n: i32) -> Self {
-        self.max_versions = Some(n);
-        self
-    }
-
-    /// Applies a server-side filter (HBase filter language).
-    pub fn filter(mut self, filter: impl Into<String>) -> Self {
-        self.filter = Some(filter.into());
         self
     }
 }
@@ -599,41 +606,7 @@ impl Scan {
         self
     }
 
-    /// Reads a whole family.
-    pub fn family(mut self, family: impl Into<Vec<u8>>) -> Self {
-        self.columns.push(Column {
-            family: family.into(),
-            qualifier: None,
-        });
-        self
-    }
-
-    /// Reads one column.
-    pub fn column(mut self, family: impl Into<Vec<u8>>, qualifier: impl Into<Vec<u8>>) -> Self {
-        self.columns.push(Column {
-            family: family.into(),
-            qualifier: Some(qualifier.into()),
-        });
-        self
-    }
-
-    /// Reads versions with `min <= timestamp < max`.
-    pub fn time_range(mut self, min: i64, max: i64) -> Self {
-        self.time_range = Some(TimeRange { min, max });
-        self
-    }
-
-    /// Reads up to `n` versions per column.
-    pub fn max_versions(mut self, n: i32) -> Self {
-        self.max_versions = Some(n);
-        self
-    }
-
-    /// Applies a server-side filter (HBase filter language).
-    pub fn filter(mut self, filter: impl Into<String>) -> Self {
-        self.filter = Some(filter.into());
-        self
-    }
+    read_options!();
 
     /// Rows per round trip.
     pub fn caching(mut self, rows: i32) -> Self {

@@ -6,7 +6,7 @@ use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::{Client, Table};
 use crate::entity::{encode_key, HBaseEntity};
-use crate::error::{Error, Result};
+use crate::error::{BatchFailures, Error, Result};
 use crate::model::{Column, Delete, Get, Mutation, Put, Scan};
 use crate::rowkey::KeyPrefix;
 
@@ -142,39 +142,21 @@ impl<T: HBaseEntity> Repository<T> {
         if self.routed() {
             return self.save_all_routed(values).await;
         }
-        let mut failed_rows = Vec::new();
-        let mut first_error = None;
+        let mut failures = BatchFailures::new("save_all", values.len());
         for chunk in values.chunks(self.save_chunk) {
             let mut puts: Vec<Put> = Vec::with_capacity(chunk.len());
             let mut images = Vec::new();
             for value in chunk {
-                let mutations = value.to_mutations()?;
-                match <[Mutation; 1]>::try_from(mutations.mutations) {
-                    Ok([Mutation::Put(put)]) => puts.push(put),
-                    Ok([other]) => images.push(crate::model::RowMutations {
-                        row: mutations.row,
-                        mutations: vec![other],
-                    }),
-                    Err(several) => images.push(crate::model::RowMutations {
-                        row: mutations.row,
-                        mutations: several,
-                    }),
+                let mut image = value.to_mutations()?;
+                match image.mutations.as_mut_slice() {
+                    [Mutation::Put(put)] => puts.push(std::mem::replace(put, Put::new(Vec::new()))),
+                    _ => images.push(image),
                 }
             }
-            let mut record = |rows: Vec<Vec<u8>>, e: Error| {
-                failed_rows.extend(rows);
-                first_error.get_or_insert(e);
-            };
             if !puts.is_empty() {
                 let keys: Vec<_> = puts.iter().map(|p| p.row.clone()).collect();
-                match self.table.put_many(puts).await {
-                    Ok(()) => {}
-                    Err(Error::PartialBatch {
-                        failed_rows,
-                        source,
-                        ..
-                    }) => record(failed_rows, *source),
-                    Err(e) => record(keys, e),
+                if let Err(e) = self.table.put_many(puts).await {
+                    failures.record(keys, e);
                 }
             }
             let results = futures::future::join_all(images.into_iter().map(|m| {
@@ -184,51 +166,23 @@ impl<T: HBaseEntity> Repository<T> {
             .await;
             for (row, result) in results {
                 if let Err(e) = result {
-                    record(vec![row], e);
+                    failures.record(vec![row], e);
                 }
             }
         }
-        match first_error {
-            None => Ok(()),
-            Some(source) => Err(Error::PartialBatch {
-                operation: "save_all",
-                total: values.len(),
-                failed_rows,
-                source: Box::new(source),
-            }),
-        }
+        failures.finish()
     }
 
-    /// `save_all` for a table template: one pinned `save_all` per table, results combined.
+    /// `save_all` for a table template: each value saved in the table of its key.
     async fn save_all_routed(&self, values: &[T]) -> Result<()> {
-        let mut groups: Vec<(crate::schema::TableName, Vec<&T>)> = Vec::new();
+        let mut failures = BatchFailures::new("save_all", values.len());
         for v in values {
-            let table = T::table_for_key(&v.key());
-            match groups.iter_mut().find(|(t, _)| *t == table) {
-                Some((_, g)) => g.push(v),
-                None => groups.push((table, vec![v])),
+            let repo = self.clone().on_table(T::table_for_key(&v.key()));
+            if let Err(e) = repo.save(v).await {
+                failures.record(vec![v.row_key()?], e);
             }
         }
-        let mut failed_rows = Vec::new();
-        let mut first = None;
-        for (table, group) in groups {
-            let repo = self.clone().on_table(table);
-            for v in group {
-                if let Err(e) = repo.save(v).await {
-                    failed_rows.push(v.row_key()?);
-                    first.get_or_insert(e);
-                }
-            }
-        }
-        match first {
-            None => Ok(()),
-            Some(source) => Err(Error::PartialBatch {
-                operation: "save_all",
-                total: values.len(),
-                failed_rows,
-                source: Box::new(source),
-            }),
-        }
+        failures.finish()
     }
 
     fn get_request(key: &T::Key, fields: Option<&[&str]>) -> Result<Get> {

@@ -1,7 +1,7 @@
 //! Data calls on one table.
 
 use super::{Client, RowStream};
-use crate::error::{Error, Result};
+use crate::error::{BatchFailures, Error, Result};
 use crate::model::*;
 use crate::schema::TableName;
 use crate::thrift2::convert;
@@ -201,33 +201,18 @@ impl Table {
         T: RowOf,
         A: crate::thrift2::rpc::Rpc<Reply = ()>,
     {
-        let total = items.len();
+        let mut failures = BatchFailures::new(operation, items.len());
         if !matches!(error, Error::Server { .. }) {
-            return Err(Error::PartialBatch {
-                operation,
-                total,
-                failed_rows: items.iter().map(|i| i.row().to_vec()).collect(),
-                source: Box::new(error),
-            });
+            failures.record(items.iter().map(|i| i.row().to_vec()).collect(), error);
+            return failures.finish();
         }
-        let mut failed_rows = Vec::new();
-        let mut first = None;
         for item in items {
             let row = item.row().to_vec();
             if let Err(e) = self.call(&single(item)).await {
-                failed_rows.push(row);
-                first.get_or_insert(e);
+                failures.record(vec![row], e);
             }
         }
-        match first {
-            None => Ok(()),
-            Some(source) => Err(Error::PartialBatch {
-                operation,
-                total,
-                failed_rows,
-                source: Box::new(source),
-            }),
-        }
+        failures.finish()
     }
 
     /// Applies puts and deletes to one row atomically.
