@@ -430,3 +430,57 @@ async fn concurrent_calls_share_a_small_pool() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn delete_many_keeps_mixed_deletes_atomic_and_counts_rows() {
+    let c = client().await;
+    with_table(&c, "delmany", families(), &[], |t| async move {
+        for r in ["a", "b", "c"] {
+            t.put(
+                Put::new(r)
+                    .column("d", "x", "1")
+                    .column("d", "y", "2")
+                    .column("x", "z", "3"),
+            )
+            .await
+            .unwrap();
+        }
+        t.delete_many(vec![
+            Delete::new("a"),
+            Delete::new("b").column("d", "x").family("x"),
+            Delete::new("c").column("d", "y"),
+        ])
+        .await
+        .unwrap();
+        assert!(t.get(Get::new("a")).await.unwrap().is_none());
+        let b = t.get(Get::new("b")).await.unwrap().unwrap();
+        assert_eq!(b.cells.len(), 1);
+        assert_eq!(b.value("d", "y"), Some(&b"2"[..]));
+        let cr = t.get(Get::new("c")).await.unwrap().unwrap();
+        assert_eq!(cr.cells.len(), 2);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_call_the_gateway_fails_internally_is_a_server_error_and_the_connection_survives() {
+    let c = hbase_orm_suite::connect_with(hbase_orm::Config {
+        address: hbase_orm_suite::gateway_address(),
+        pool_size: 1,
+        ..Default::default()
+    })
+    .await;
+    with_table(&c, "appexc", families(), &[], |t| async move {
+        // An empty row mutation makes the gateway answer with an application exception.
+        let err = t.mutate_row(RowMutations::new("r")).await.unwrap_err();
+        assert!(matches!(err, Error::Server { .. }), "{err}");
+        let opened = t.client().stats().connections_opened;
+        t.put(Put::new("r").column("d", "v", "1")).await.unwrap();
+        assert_eq!(
+            t.client().stats().connections_opened,
+            opened,
+            "the same connection served on"
+        );
+    })
+    .await;
+}

@@ -511,6 +511,37 @@ async fn fixed_width_keys_sort_like_their_text_and_refuse_to_truncate() {
         .unwrap();
     assert_eq!(raw[0].key, b"ab\0\0\0\0\0\x01");
 
+    // In a batch, a value that cannot be encoded is reported and the others are written.
+    let batch = ["aa", "toolong", "cc"].map(|code| Sku {
+        code: code.into(),
+        variant: 9,
+        name: code.into(),
+    });
+    let err = r
+        .clone()
+        .with_save_chunk(1)
+        .save_all(&batch)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::PartialBatch { total: 3, failed_rows, .. } if failed_rows.len() == 1),
+        "{err}"
+    );
+    assert!(r
+        .exists(&SkuKey {
+            code: "aa".into(),
+            variant: 9
+        })
+        .await
+        .unwrap());
+    assert!(r
+        .exists(&SkuKey {
+            code: "cc".into(),
+            variant: 9
+        })
+        .await
+        .unwrap());
+
     let err = r
         .save(&Sku {
             code: "toolong".into(),
@@ -524,4 +555,72 @@ async fn fixed_width_keys_sort_like_their_text_and_refuse_to_truncate() {
         "{err}"
     );
     assert_eq!(TEST_NAMESPACE, _table.name.namespace);
+}
+
+/// Only key fields: the row is kept alive by an empty marker cell.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "follows", family = "f", key_delimiter = '\0')]
+struct Follows {
+    #[hbase(key)]
+    user: String,
+    #[hbase(key)]
+    follower: String,
+}
+
+/// Every stored field optional.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "sparse", family = "d")]
+struct Sparse {
+    #[hbase(key)]
+    id: u32,
+    a: Option<String>,
+}
+
+#[tokio::test]
+async fn entities_with_nothing_but_a_key_are_saved_and_read_back() {
+    let c = client().await;
+    let (r, _table) = repo::<Follows>(&c, "follows").await;
+    let edges: Vec<_> = ["bob", "carol"]
+        .iter()
+        .map(|f| Follows {
+            user: "ada".into(),
+            follower: f.to_string(),
+        })
+        .collect();
+    r.save_all(&edges).await.unwrap();
+    r.save(&Follows {
+        user: "bob".into(),
+        follower: "ada".into(),
+    })
+    .await
+    .unwrap();
+    assert!(r
+        .exists(&FollowsKey {
+            user: "ada".into(),
+            follower: "carol".into()
+        })
+        .await
+        .unwrap());
+    let of_ada: Vec<Follows> = r
+        .scan()
+        .prefix(FollowsKey::prefix_by_user(&"ada".into()).unwrap())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(of_ada, edges);
+
+    let (s, _t2) = repo::<Sparse>(&c, "sparse").await;
+    s.save(&Sparse {
+        id: 1,
+        a: Some("x".into()),
+    })
+    .await
+    .unwrap();
+    s.save(&Sparse { id: 1, a: None }).await.unwrap();
+    assert_eq!(
+        s.get(&SparseKey { id: 1 }).await.unwrap(),
+        Some(Sparse { id: 1, a: None }),
+        "still exists, value cleared"
+    );
 }

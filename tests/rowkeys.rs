@@ -193,6 +193,18 @@ async fn md5_parts_are_fixed_length_and_the_value_is_read_back_from_its_column()
         .unwrap();
     assert_eq!(of_42, orders[..2].to_vec());
 
+    // A projection still reads the column that holds the hashed key part.
+    let p = r.get_fields(&key, &["total"]).await.unwrap().unwrap();
+    assert_eq!(p, orders[1]);
+    let projected: Vec<HashedOrder> = r
+        .scan()
+        .fields(&["total"])
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(projected.len(), 3);
+
     let (s, _t2) = repo::<ShortHash>(&c, "md5short", &[]).await;
     let v = ShortHash {
         user: "ada".into(),
@@ -326,6 +338,45 @@ async fn salted_scans_merge_every_bucket_in_unsalted_key_order() {
         .await
         .unwrap(),
         Some(expected[139].clone())
+    );
+
+    // A prefix that fixes a bucket, narrowed by a key of another bucket (compared unsalted).
+    let from_other_bucket = SaltedOrderKey {
+        customer: 2,
+        number: 0,
+    };
+    let of_5: Vec<SaltedOrder> = r
+        .scan()
+        .prefix(SaltedOrderKey::prefix_by_customer(&5).unwrap())
+        .from(&from_other_bucket)
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(of_5.len(), 7, "customer 5's rows are all after customer 2");
+
+    // Paging from a start key: `after` and `from` are compared without their salt bytes.
+    let mut seen = Vec::new();
+    let mut after = None;
+    for _ in 0..100 {
+        let mut scan = r.scan().from(&SaltedOrderKey {
+            customer: 1,
+            number: 0,
+        });
+        if let Some(k) = &after {
+            scan = scan.after(k);
+        }
+        let page = scan.page(4).await.unwrap();
+        seen.extend(page.items);
+        match page.next {
+            Some(k) => after = Some(k),
+            None => break,
+        }
+    }
+    assert_eq!(
+        seen,
+        expected[7..].to_vec(),
+        "every row from customer 1 on, once, in order"
     );
 
     // Paging through the merged stream, forward and reversed.
@@ -466,6 +517,31 @@ async fn record_types_share_a_table_and_one_prefix_scan_reads_a_customer_with_it
         .iter()
         .all(|r| matches!(r, CustomerRecord::Order(o) if o.customer == 2)));
 
+    // A page counts only its own record type: the customer row inside the prefix is skipped
+    // without using up the page.
+    let page = orders
+        .scan()
+        .prefix(OrderKey::prefix_by_customer(&2).unwrap())
+        .page(2)
+        .await
+        .unwrap();
+    assert_eq!(
+        page.items.iter().map(|o| o.number).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
+    let rest = orders
+        .scan()
+        .prefix(OrderKey::prefix_by_customer(&2).unwrap())
+        .after(page.next.as_ref().expect("a full page has a next key"))
+        .page(2)
+        .await
+        .unwrap();
+    assert_eq!(
+        rest.items.iter().map(|o| o.number).collect::<Vec<_>>(),
+        vec![2]
+    );
+    assert!(rest.next.is_none());
+
     // Entity scans read only their own record type.
     let all_orders: Vec<Order> = orders.scan().stream().try_collect().await.unwrap();
     assert_eq!(all_orders.len(), 6);
@@ -535,4 +611,99 @@ async fn the_dictionary_assigns_each_name_one_compact_id() {
     let ids: Vec<u64> = ids.into_iter().map(Result::unwrap).collect();
     assert!(ids.iter().all(|&id| id == ids[0]), "{ids:?}");
     assert_eq!(fresh.name(ids[0]).await.unwrap().as_deref(), Some("db-01"));
+}
+
+/// A salted CUSTOMER++ table: the salt hashes every key part, so one customer's records are
+/// spread over the buckets and a record-set prefix scan has to merge them.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    table = "scrm",
+    family = "d",
+    salt(buckets = 3),
+    record_type(tag = 1, after = "id")
+)]
+struct SCustomer {
+    #[hbase(key)]
+    id: u64,
+    name: String,
+}
+
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    table = "scrm",
+    family = "d",
+    salt(buckets = 3),
+    record_type(tag = 2, after = "customer")
+)]
+struct SOrder {
+    #[hbase(key)]
+    customer: u64,
+    #[hbase(key)]
+    number: u32,
+    total: i64,
+}
+
+#[derive(HBaseRecord, Debug, Clone, PartialEq)]
+enum SRecord {
+    Customer(SCustomer),
+    Order(SOrder),
+}
+
+#[tokio::test]
+async fn a_salted_record_set_prefix_scan_merges_every_bucket() {
+    let c = client().await;
+    let (customers, t) = repo::<SCustomer>(&c, "scrm", &salt_split_keys(3)).await;
+    let orders = c.repository::<SOrder>().on_table(t.name.clone());
+    customers
+        .save(&SCustomer {
+            id: 7,
+            name: "seven".into(),
+        })
+        .await
+        .unwrap();
+    let os: Vec<_> = (0..6)
+        .map(|n| SOrder {
+            customer: 7,
+            number: n,
+            total: i64::from(n),
+        })
+        .collect();
+    orders.save_all(&os).await.unwrap();
+    orders
+        .save(&SOrder {
+            customer: 8,
+            number: 0,
+            total: 0,
+        })
+        .await
+        .unwrap();
+    let buckets: std::collections::BTreeSet<u8> =
+        os.iter().map(|o| o.row_key().unwrap()[0]).collect();
+    assert!(buckets.len() > 1, "the orders are spread over buckets");
+
+    let prefix = SOrderKey::prefix_by_customer(&7).unwrap();
+    assert!(prefix.all_buckets);
+    let records: Vec<SRecord> = c
+        .records::<SRecord>()
+        .on_table(t.name.clone())
+        .scan_prefix(prefix)
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(records.len(), 7);
+    assert_eq!(
+        records[0],
+        SRecord::Customer(SCustomer {
+            id: 7,
+            name: "seven".into()
+        })
+    );
+    let numbers: Vec<u32> = records[1..]
+        .iter()
+        .map(|r| match r {
+            SRecord::Order(o) => o.number,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(numbers, vec![0, 1, 2, 3, 4, 5]);
 }

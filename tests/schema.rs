@@ -178,6 +178,17 @@ async fn ensure_applies_changed_options_adds_families_and_never_drops_one() {
         .await
         .unwrap();
 
+    // A setting no entity declares, changed by hand, must survive `ensure`.
+    let mut d = admin
+        .describe(&name)
+        .await
+        .unwrap()
+        .get_family("d")
+        .cloned()
+        .unwrap();
+    d.in_memory = Some(true);
+    admin.modify_family(&name, &d).await.unwrap();
+
     let report = admin
         .ensure_schema(&V2::schema_for(name.clone()))
         .await
@@ -206,6 +217,11 @@ async fn ensure_applies_changed_options_adds_families_and_never_drops_one() {
     let d = admin.describe(&name).await.unwrap();
     assert_eq!(d.get_family("d").unwrap().max_versions, Some(5));
     assert_eq!(d.get_family("d").unwrap().time_to_live, Some(3600));
+    assert_eq!(
+        d.get_family("d").unwrap().in_memory,
+        Some(true),
+        "undeclared settings kept"
+    );
     assert!(
         d.get_family("x").is_some(),
         "the family left out of the code is still there"
@@ -417,6 +433,20 @@ async fn a_table_template_puts_each_day_in_its_own_table() {
         .await
         .unwrap();
     assert!(raw.is_some(), "day 2 lives in its own table");
+
+    // Without a key there is no table: a clear error instead of a call on "tx_{yyyyMMdd}".
+    let err = futures::TryStreamExt::try_collect::<Vec<_>>(repo.scan().stream())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::IllegalArgument { message } if message.contains("for_key")),
+        "{err}"
+    );
+    let err = admin.ensure::<Tx>().await.unwrap_err();
+    assert!(
+        matches!(&err, Error::IllegalArgument { message } if message.contains("ensure_for")),
+        "{err}"
+    );
 }
 
 /// Entities that break each rule of the advice.

@@ -291,10 +291,17 @@ fn expand(m: &Model) -> TokenStream {
     });
 
     // Columns (one-way key parts included: they are stored as well).
-    let column_defs = columns.iter().map(|c| {
+    let stored_keys: Vec<usize> = keys.iter().filter_map(|k| k.stored).collect();
+    let column_defs = columns.iter().enumerate().map(|(i, c)| {
         let (field, family, qualifier) = (c.ident.to_string(), &c.family, &c.qualifier);
+        let key_part = stored_keys.contains(&i);
         quote! {
-            #krate::entity::ColumnDef { field: #field, family: #family, qualifier: #qualifier }
+            #krate::entity::ColumnDef {
+                field: #field,
+                family: #family,
+                qualifier: #qualifier,
+                key_part: #key_part,
+            }
         }
     });
     // One match on the family, then one on the qualifier: each cell's family is compared once.
@@ -326,7 +333,6 @@ fn expand(m: &Model) -> TokenStream {
             },
         }
     });
-    let stored_keys: Vec<usize> = keys.iter().filter_map(|k| k.stored).collect();
     let cell_reads = columns
         .iter()
         .enumerate()

@@ -81,6 +81,23 @@ fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
             );
         }
     });
+    let krate_ref = &krate;
+    let variants_ref = &variants;
+    let distinct = variants.iter().enumerate().flat_map(|(i, (_, a))| {
+        let krate = krate_ref;
+        variants_ref[i + 1..].iter().map(move |(_, b)| {
+            let msg = "two variants of an HBaseRecord have the same record-type tag";
+            quote_spanned! {b.span()=>
+                const _: () = ::core::assert!(
+                    !::core::matches!(
+                        (<#a as #krate::HBaseEntity>::RECORD_TAG, <#b as #krate::HBaseEntity>::RECORD_TAG),
+                        (::core::option::Option::Some(x), ::core::option::Option::Some(y)) if x == y
+                    ),
+                    #msg
+                );
+            }
+        })
+    });
     let arms = variants.iter().map(|(v, ty)| {
         quote! {
             if <#ty as #krate::HBaseEntity>::is_record(&row.key) {
@@ -95,6 +112,7 @@ fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     Ok(quote! {
         #(#same_table)*
         #(#tagged)*
+        #(#distinct)*
 
         impl #krate::RecordSet for #ident {
             fn table_name() -> #krate::TableName {
@@ -103,6 +121,10 @@ fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
 
             fn columns() -> ::std::vec::Vec<&'static #krate::entity::ColumnDef> {
                 ::core::iter::empty() #(#column_lists)* .collect()
+            }
+
+            fn salt_buckets() -> ::core::option::Option<u8> {
+                <#first as #krate::HBaseEntity>::SALT_BUCKETS
             }
 
             fn from_row_of(row: #krate::Row, table: &#krate::TableName)

@@ -370,6 +370,21 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
                     continue;
                 };
                 let family = family.to_string();
+                let qualifier = ident.to_string();
+                if let Some(other) = columns
+                    .iter()
+                    .find(|c| c.family == family && c.qualifier == qualifier)
+                {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "an md5 key part stores its value in column {family}:{qualifier}, \
+                             which field `{}` already uses",
+                            other.ident
+                        ))
+                        .with_span(&ident),
+                    );
+                    continue;
+                }
                 if !families.contains(&family) {
                     families.push(family.clone());
                 }
@@ -498,6 +513,15 @@ pub fn validate(e: &attr::Entity) -> darling::Result<Model> {
         if families.is_empty() {
             families.push(f.to_string());
         }
+    }
+    if families.is_empty() && e.family_options.0.is_empty() && any_key && columns.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "an entity with only key fields still writes one (empty) cell: set \
+                 #[hbase(family = \"...\")] on the struct",
+            )
+            .with_span(&e.ident),
+        );
     }
 
     let part_index = |name: &str| keys.iter().position(|k| k.ident == name.trim());

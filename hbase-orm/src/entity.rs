@@ -32,6 +32,8 @@ pub struct ColumnDef {
     pub family: &'static str,
     /// Column qualifier.
     pub qualifier: &'static str,
+    /// The column also stores a hashed row-key part (`key(md5)`), to read it back.
+    pub key_part: bool,
 }
 
 /// The key type of the stub impl the derive emits after an attribute error (never used: the
@@ -264,6 +266,10 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
 
 /// The cells of `value`'s fields that have values, and the indexes of the columns whose
 /// fields are `None`.
+///
+/// A value with no cell to write (only key fields, or every field `None`) gets an empty
+/// marker cell `family:` (empty qualifier) in its first family, so the row exists and reads
+/// back; decoding ignores it.
 fn row_image<E: HBaseEntity>(value: &E) -> Result<(Put, Vec<usize>)> {
     let mut put = Put::new(value.row_key()?);
     put.cells.reserve(E::COLUMNS.len());
@@ -273,6 +279,11 @@ fn row_image<E: HBaseEntity>(value: &E) -> Result<(Put, Vec<usize>)> {
         absent: &mut absent,
         entity: PhantomData,
     })?;
+    if put.cells.is_empty() {
+        if let Some(family) = E::FAMILIES.first() {
+            put.push(*family, Vec::new(), Vec::new(), None);
+        }
+    }
     Ok((put, absent))
 }
 

@@ -38,6 +38,11 @@ pub trait RecordSet: Sized + Send + 'static {
     /// Decodes a row into the variant whose record type it holds; `None` for a row of no
     /// listed type.
     fn from_row_of(row: Row, table: &TableName) -> Result<Option<Self>>;
+
+    /// The salt buckets of the shared table's keys (those of the first variant).
+    fn salt_buckets() -> Option<u8> {
+        None
+    }
 }
 
 /// `true` when two strings are equal; usable in constants (the derive checks that all variants
@@ -99,12 +104,20 @@ impl<R: RecordSet> Records<R> {
 
     /// Every record whose key starts with `prefix` (for example `OrderKey::prefix_by_customer`),
     /// in key order, each decoded into its type; rows of unlisted types are skipped.
+    /// On a salted table, a prefix that does not fix the bucket is scanned in every bucket
+    /// and merged in key order.
     pub fn scan_prefix(&self, prefix: KeyPrefix) -> BoxStream<'static, Result<R>> {
-        self.scan(Scan::new().prefix(prefix.bytes))
+        let buckets = R::salt_buckets().filter(|_| prefix.all_buckets);
+        self.run(Scan::new().prefix(prefix.bytes), buckets)
     }
 
-    /// Runs `scan` (its columns are replaced by those of the record types).
-    pub fn scan(&self, mut scan: Scan) -> BoxStream<'static, Result<R>> {
+    /// Runs `scan` (its columns are replaced by those of the record types); its bounds are
+    /// row keys as stored (salt byte included).
+    pub fn scan(&self, scan: Scan) -> BoxStream<'static, Result<R>> {
+        self.run(scan, None)
+    }
+
+    fn run(&self, mut scan: Scan, merge_buckets: Option<u8>) -> BoxStream<'static, Result<R>> {
         scan.columns = R::columns()
             .into_iter()
             .map(|c| Column {
@@ -113,9 +126,11 @@ impl<R: RecordSet> Records<R> {
             })
             .collect();
         let table = self.table.name().clone();
-        self.table
-            .scan(scan)
-            .and_then(move |row| futures::future::ready(R::from_row_of(row, &table)))
+        let rows = match merge_buckets {
+            Some(n) => self.table.scan_salted(scan, n),
+            None => self.table.scan(scan),
+        };
+        rows.and_then(move |row| futures::future::ready(R::from_row_of(row, &table)))
             .try_filter_map(|r| futures::future::ready(Ok(r)))
             .boxed()
     }

@@ -56,21 +56,27 @@ impl Client {
     }
 }
 
-/// The columns of `T` a read asks for: all of them, or the named fields only.
+/// The columns of `T` a read asks for: all of them, or the named fields only (plus the
+/// columns of hashed key parts, read back from there), and always the row's marker cell
+/// (`family:` with an empty qualifier, written when a value has no other cell), so that a row
+/// holding only its key still reads back.
 fn columns_of<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
     let column = |c: &crate::entity::ColumnDef| Column {
         family: c.family.as_bytes().to_vec(),
         qualifier: Some(c.qualifier.as_bytes().to_vec()),
     };
-    match fields {
-        None => Ok(T::COLUMNS.iter().map(column).collect()),
-        Some(names) => names
-            .iter()
-            .map(|name| {
-                T::COLUMNS
+    let mut columns: Vec<Column> = match fields {
+        None => T::COLUMNS.iter().map(column).collect(),
+        Some(names) => {
+            let mut picked: Vec<Column> = T::COLUMNS
+                .iter()
+                .filter(|c| c.key_part && !names.contains(&c.field))
+                .map(column)
+                .collect();
+            for name in names {
+                let def = T::COLUMNS
                     .iter()
                     .find(|c| c.field == *name)
-                    .map(column)
                     .ok_or_else(|| Error::IllegalArgument {
                         message: format!(
                             "{} has no stored field `{name}` (stored fields: {})",
@@ -81,10 +87,19 @@ fn columns_of<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ),
-                    })
-            })
-            .collect(),
+                    })?;
+                picked.push(column(def));
+            }
+            picked
+        }
+    };
+    if let Some(family) = T::FAMILIES.first() {
+        columns.push(Column {
+            family: family.as_bytes().to_vec(),
+            qualifier: Some(Vec::new()),
+        });
     }
+    Ok(columns)
 }
 
 impl<T: HBaseEntity> Repository<T> {
@@ -136,8 +151,9 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     /// Saves many values in chunks. Rows without `None` fields go by `put_many`; rows that
-    /// must also delete columns go one atomic row mutation each. Rows that fail are listed in
-    /// [`Error::PartialBatch`]; all others were written.
+    /// must also delete columns go one atomic row mutation each. Rows that fail (or cannot be
+    /// encoded: their key is then listed as empty if it cannot be encoded either) are listed
+    /// in [`Error::PartialBatch`]; all others were written.
     pub async fn save_all(&self, values: &[T]) -> Result<()> {
         if self.routed() {
             return self.save_all_routed(values).await;
@@ -147,7 +163,14 @@ impl<T: HBaseEntity> Repository<T> {
             let mut puts: Vec<Put> = Vec::with_capacity(chunk.len());
             let mut images = Vec::new();
             for value in chunk {
-                let mut image = value.to_mutations()?;
+                let mut image = match value.to_mutations() {
+                    Ok(image) => image,
+                    Err(e) => {
+                        // A value that cannot be encoded is reported; the others still go.
+                        failures.record(vec![value.row_key().unwrap_or_default()], e);
+                        continue;
+                    }
+                };
                 match image.mutations.as_mut_slice() {
                     [Mutation::Put(put)] => puts.push(std::mem::replace(put, Put::new(Vec::new()))),
                     _ => images.push(image),
@@ -179,7 +202,7 @@ impl<T: HBaseEntity> Repository<T> {
         for v in values {
             let repo = self.clone().on_table(T::table_for_key(&v.key()));
             if let Err(e) = repo.save(v).await {
-                failures.record(vec![v.row_key()?], e);
+                failures.record(vec![v.row_key().unwrap_or_default()], e);
             }
         }
         failures.finish()
@@ -250,12 +273,23 @@ impl<T: HBaseEntity> Repository<T> {
 
     /// A typed scan over the entity's table; narrow it with the builder's methods.
     pub fn scan(&self) -> EntityScan<T> {
+        let error = self.routed().then(|| Error::IllegalArgument {
+            message: format!(
+                "{} is stored in one table per {}: scan the table of a key with \
+                 repository.for_key(&key).scan()",
+                std::any::type_name::<T>(),
+                T::TABLE
+            ),
+        });
         EntityScan {
             table: self.table.clone(),
             scan: Scan::new(),
-            prefix_in_bucket: false,
+            prefix: None,
+            from: None,
+            until: None,
+            after: None,
             fields: None,
-            error: None,
+            error,
             entity: PhantomData,
         }
     }
@@ -263,11 +297,14 @@ impl<T: HBaseEntity> Repository<T> {
 
 /// A typed scan being built; see [`Repository::scan`]. Finish it with [`EntityScan::stream`]
 /// or [`EntityScan::page`].
-pub struct EntityScan<T> {
+pub struct EntityScan<T: HBaseEntity> {
     table: Table,
+    /// Direction, limit, page size; the bounds are filled in by [`EntityScan::stream`].
     scan: Scan,
-    /// The prefix already contains the salt byte (a salted entity's single-bucket scan).
-    prefix_in_bucket: bool,
+    prefix: Option<KeyPrefix>,
+    from: Option<T::Key>,
+    until: Option<T::Key>,
+    after: Option<T::Key>,
     fields: Option<Vec<Column>>,
     error: Option<Error>,
     entity: PhantomData<fn() -> T>,
@@ -284,62 +321,38 @@ pub struct Page<T: HBaseEntity> {
 }
 
 impl<T: HBaseEntity> EntityScan<T> {
-    fn encoded(&mut self, key: &T::Key) -> Option<Vec<u8>> {
-        match encode_key::<T>(key) {
-            Ok(k) => Some(k),
-            Err(e) => {
-                self.error.get_or_insert(e);
-                None
-            }
-        }
-    }
-
     /// Only entities whose key starts with this prefix (from a generated `prefix_by_*`).
     pub fn prefix(mut self, prefix: KeyPrefix) -> Self {
-        self.prefix_in_bucket = T::SALT_BUCKETS.is_some() && !prefix.all_buckets;
-        self.scan.prefix = Some(prefix.bytes);
+        self.prefix = Some(prefix);
         self
     }
 
     /// Keys from `start` (included) to `stop` (excluded).
     pub fn range(mut self, start: &T::Key, stop: &T::Key) -> Self {
-        self.scan.start = self.encoded(start);
-        self.scan.stop = self.encoded(stop);
+        self.from = Some(start.clone());
+        self.until = Some(stop.clone());
         self
     }
 
     /// Keys from `start` (included).
     pub fn from(mut self, start: &T::Key) -> Self {
-        self.scan.start = self.encoded(start);
+        self.from = Some(start.clone());
         self
     }
 
     /// Keys before `stop` (excluded).
     pub fn until(mut self, stop: &T::Key) -> Self {
-        self.scan.stop = self.encoded(stop);
+        self.until = Some(stop.clone());
         self
     }
 
     /// Resumes after `key` (the last one seen), in the scan's direction: the next page.
     pub fn after(mut self, key: &T::Key) -> Self {
-        let Some(k) = self.encoded(key) else {
-            return self;
-        };
-        if self.scan.reversed {
-            if self.scan.stop.as_ref().is_none_or(|s| k < *s) {
-                self.scan.stop = Some(k);
-            }
-        } else {
-            let mut next = k;
-            next.push(0); // the smallest key after `key`
-            if self.scan.start.as_ref().is_none_or(|s| next > *s) {
-                self.scan.start = Some(next);
-            }
-        }
+        self.after = Some(key.clone());
         self
     }
 
-    /// Largest key first. Call before [`EntityScan::after`].
+    /// Largest key first.
     pub fn reversed(mut self) -> Self {
         self.scan.reversed = true;
         self
@@ -373,36 +386,94 @@ impl<T: HBaseEntity> EntityScan<T> {
     /// On a salted entity, a scan whose prefix does not fix the bucket runs once per bucket
     /// and merges the results in key order ([`Table::scan_salted`]); rows of other record
     /// types in a shared table are skipped.
-    pub fn stream(self) -> BoxStream<'static, Result<T>> {
-        if let Some(e) = self.error {
-            return futures::stream::once(async move { Err(e) }).boxed();
-        }
-        let mut scan = self.scan;
-        scan.columns = self
-            .fields
-            .unwrap_or_else(|| columns_of::<T>(None).unwrap_or_default());
-        let rows = match T::SALT_BUCKETS {
-            Some(buckets) if !self.prefix_in_bucket => {
-                // Keys given for bounds were encoded with their salt byte: drop it, the merged
-                // scan applies the bounds inside every bucket.
-                let unsalted =
-                    |k: Option<Vec<u8>>| k.map(|k| k.get(1..).unwrap_or_default().to_vec());
-                scan.start = unsalted(scan.start.take());
-                scan.stop = unsalted(scan.stop.take());
-                self.table.scan_salted(scan, buckets)
+    pub fn stream(mut self) -> BoxStream<'static, Result<T>> {
+        match self.plan() {
+            Ok((rows, limit)) => {
+                let table = self.table.name().clone();
+                let entities = rows
+                    .try_filter(|row| futures::future::ready(T::is_record(&row.key)))
+                    .map(move |row| row.and_then(|r| T::from_row_of(r, &table)));
+                let mut failed = false;
+                let entities = entities.take_while(move |r| {
+                    let go = !failed;
+                    failed |= r.is_err();
+                    futures::future::ready(go)
+                });
+                match limit {
+                    Some(n) => entities.take(n).boxed(),
+                    None => entities.boxed(),
+                }
             }
-            _ => self.table.scan(scan),
+            Err(e) => futures::stream::once(async move { Err(e) }).boxed(),
+        }
+    }
+
+    /// Turns the builder into a row stream, and the limit still to apply to decoded
+    /// entities (for record types sharing a table the server's limit would count the other
+    /// types' rows too).
+    fn plan(&mut self) -> Result<(crate::RowStream, Option<usize>)> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let salted = T::SALT_BUCKETS;
+        // Work in the key space the bounds are compared in: without the salt byte for a
+        // salted entity, so keys of different buckets compare by what they encode.
+        let strip = |k: Vec<u8>| match salted {
+            Some(_) => k.get(1..).unwrap_or_default().to_vec(),
+            None => k,
         };
-        let mut failed = false;
-        let table = self.table.name().clone();
-        rows.try_filter(|row| futures::future::ready(T::is_record(&row.key)))
-            .map(move |row| row.and_then(|r| T::from_row_of(r, &table)))
-            .take_while(move |r| {
-                let go = !failed;
-                failed |= r.is_err();
-                futures::future::ready(go)
-            })
-            .boxed()
+        let key = |k: &Option<T::Key>| -> Result<Option<Vec<u8>>> {
+            k.as_ref()
+                .map(|k| encode_key::<T>(k).map(strip))
+                .transpose()
+        };
+        let (from, until, after) = (key(&self.from)?, key(&self.until)?, key(&self.after)?);
+        let (bucket, prefix) = match (&self.prefix, salted) {
+            (Some(p), Some(_)) if !p.all_buckets => {
+                (p.bytes.first().copied(), Some(p.bytes[1..].to_vec()))
+            }
+            (Some(p), _) => (None, Some(p.bytes.clone())),
+            (None, _) => (None, None),
+        };
+        let mut scan = self.scan.clone();
+        scan.start = from;
+        scan.stop = until;
+        if let Some(after) = after {
+            if scan.reversed {
+                if scan.stop.as_ref().is_none_or(|s| after < *s) {
+                    scan.stop = Some(after);
+                }
+            } else {
+                let mut next = after;
+                next.push(0); // the smallest key after the one seen
+                if scan.start.as_ref().is_none_or(|s| next > *s) {
+                    scan.start = Some(next);
+                }
+            }
+        }
+        scan.prefix = prefix;
+        scan.columns = match &self.fields {
+            Some(f) => f.clone(),
+            None => columns_of::<T>(None)?,
+        };
+        let limit = if T::RECORD_TAG.is_some() {
+            scan.limit.take()
+        } else {
+            None
+        };
+        let rows = match (salted, bucket) {
+            // One bucket: put the salt byte back in front of every bound.
+            (Some(_), Some(b)) => {
+                let salt = |k: Option<Vec<u8>>| k.map(|k| [vec![b], k].concat());
+                scan.start = salt(scan.start.take());
+                scan.stop = salt(scan.stop.take());
+                scan.prefix = salt(scan.prefix.take());
+                self.table.scan(scan)
+            }
+            (Some(buckets), None) => self.table.scan_salted(scan, buckets),
+            (None, _) => self.table.scan(scan),
+        };
+        Ok((rows, limit))
     }
 
     /// Reads one page of `size` entities; pass [`Page::next`] to [`EntityScan::after`] on a
@@ -421,6 +492,10 @@ impl<T: HBaseEntity> std::fmt::Debug for EntityScan<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EntityScan")
             .field("table", &self.table.name())
+            .field("prefix", &self.prefix)
+            .field("from", &self.from)
+            .field("until", &self.until)
+            .field("after", &self.after)
             .field("scan", &self.scan)
             .finish()
     }

@@ -424,24 +424,6 @@ impl ColumnFamily {
         );
         out
     }
-
-    /// `actual` with this family's declared options laid over it (what to send to
-    /// `modifyColumnFamily`, which resets options it is not given).
-    pub fn applied_to(&self, actual: &ColumnFamily) -> ColumnFamily {
-        ColumnFamily {
-            name: self.name.clone(),
-            max_versions: self.max_versions.or(actual.max_versions),
-            min_versions: self.min_versions.or(actual.min_versions),
-            time_to_live: self.time_to_live.or(actual.time_to_live),
-            compression: self.compression.or(actual.compression),
-            bloom_filter: self.bloom_filter.or(actual.bloom_filter),
-            block_size: self.block_size.or(actual.block_size),
-            block_cache: self.block_cache.or(actual.block_cache),
-            in_memory: self.in_memory.or(actual.in_memory),
-            data_block_encoding: self.data_block_encoding.or(actual.data_block_encoding),
-            keep_deleted_cells: self.keep_deleted_cells.or(actual.keep_deleted_cells),
-        }
-    }
 }
 
 impl TableSchema {
@@ -667,11 +649,6 @@ mod tests {
             vec![("max_versions", "1".into(), "3".into())]
         );
         assert!(ColumnFamily::new("d").differences(&actual).is_empty());
-        let applied = declared.applied_to(&actual);
-        assert_eq!(
-            (applied.max_versions, applied.in_memory),
-            (Some(3), Some(false))
-        );
     }
 
     #[test]

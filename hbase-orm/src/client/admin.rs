@@ -213,6 +213,36 @@ impl Admin {
         self.call_on(table, &args).await
     }
 
+    /// Applies the options `declared` sets to an existing family, leaving every other setting
+    /// of the family as HBase has it, including settings this crate does not model
+    /// (replication scope, configuration, MOB and cache-on-write attributes): the family's
+    /// descriptor is read as the gateway sends it and only the declared options are replaced.
+    /// (`modifyColumnFamily` resets whatever it is not given.)
+    async fn modify_family_keeping_the_rest(
+        &self,
+        table: &TableName,
+        declared: &ColumnFamily,
+    ) -> Result<()> {
+        let args = THBaseServiceGetTableDescriptorArgs {
+            table: convert::table_name(table),
+        };
+        let raw = self.call_on(table, &args).await?;
+        let mut family = raw
+            .columns
+            .into_iter()
+            .flatten()
+            .find(|f| f.name == declared.name.as_bytes())
+            .ok_or_else(|| Error::IllegalArgument {
+                message: format!("table {table} has no family {}", declared.name),
+            })?;
+        convert::overlay_family(&mut family, declared);
+        let args = THBaseServiceModifyColumnFamilyArgs {
+            table_name: convert::table_name(table),
+            column: family,
+        };
+        self.call_on(table, &args).await
+    }
+
     /// Drops a column family and all its data.
     pub async fn delete_family(&self, table: &TableName, family: &str) -> Result<()> {
         let args = THBaseServiceDeleteColumnFamilyArgs {
@@ -239,6 +269,16 @@ impl Admin {
 
     /// Creates or updates the table entity `T` declares (see [`Admin::ensure_schema`]).
     pub async fn ensure<T: HBaseEntity>(&self) -> Result<EnsureReport> {
+        if T::TABLE_IS_TEMPLATE {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "{} is stored in one table per {}: ensure the table of a key with \
+                     admin.ensure_for::<T>(&key)",
+                    std::any::type_name::<T>(),
+                    T::TABLE
+                ),
+            });
+        }
         self.ensure_schema(&T::schema()).await
     }
 
@@ -305,8 +345,7 @@ impl Admin {
                 Some(current) => {
                     let differences = declared.differences(current);
                     if !differences.is_empty() {
-                        self.modify_family(name, &declared.applied_to(current))
-                            .await?;
+                        self.modify_family_keeping_the_rest(name, declared).await?;
                         report.changed_options.extend(differences.into_iter().map(
                             |(option, from, to)| OptionChange {
                                 family: declared.name.clone(),

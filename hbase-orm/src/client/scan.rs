@@ -43,7 +43,8 @@ impl RowStream {
     }
 
     /// The gateway's id of this stream's scanner, once the first page was requested. For
-    /// diagnostics, with [`Client::scanner_is_open`].
+    /// diagnostics, with [`Client::scanner_is_open`]. Always `None` for a merged scan of a
+    /// salted table, which runs one scanner per bucket.
     pub fn scanner_id(&self) -> Option<i32> {
         i32::try_from(self.scanner_id.load(Ordering::Relaxed)).ok()
     }
@@ -325,6 +326,7 @@ impl RowStream {
             remaining: Option<usize>,
             reversed: bool,
             failed: bool,
+            pending_error: Option<crate::error::Error>,
         }
         let state = Merge {
             streams,
@@ -333,6 +335,7 @@ impl RowStream {
             remaining: limit,
             reversed,
             failed: false,
+            pending_error: None,
         };
         let inner = futures::stream::unfold(state, |mut m| async move {
             if m.failed || m.remaining == Some(0) {
@@ -358,6 +361,10 @@ impl RowStream {
                     }
                 }
             }
+            if let Some(e) = m.pending_error.take() {
+                m.failed = true;
+                return Some((Err(e), m));
+            }
             let head = m.heap.pop()?;
             match m.streams[head.bucket].next().await {
                 Some(Ok(row)) => m.heap.push(Head {
@@ -365,10 +372,8 @@ impl RowStream {
                     bucket: head.bucket,
                     reversed,
                 }),
-                Some(Err(e)) => {
-                    m.failed = true;
-                    return Some((Err(e), m));
-                }
+                // Hand out the row already taken; the error comes next.
+                Some(Err(e)) => m.pending_error = Some(e),
                 None => {}
             }
             if let Some(n) = &mut m.remaining {

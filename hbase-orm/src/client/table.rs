@@ -149,42 +149,69 @@ impl Table {
         self.call(&args).await
     }
 
-    /// Deletes many rows in one call (not atomic across rows). Failures are reported like
-    /// [`Table::put_many`]'s.
+    /// Deletes many rows in one call (not atomic across rows). A delete that mixes
+    /// families, columns and versions goes as its own atomic row mutation, as in
+    /// [`Table::delete`]. Failures are reported like [`Table::put_many`]'s.
     pub async fn delete_many(&self, deletes: Vec<Delete>) -> Result<()> {
-        let mut tdeletes = Vec::with_capacity(deletes.len());
+        let total = deletes.len();
+        let mut simple = Vec::with_capacity(deletes.len());
+        let mut mixed = Vec::new();
         for d in deletes {
-            tdeletes.extend(convert::delete(d)?);
-        }
-        if tdeletes.is_empty() {
-            return Ok(());
-        }
-        let args = THBaseServiceDeleteMultipleArgs {
-            table: self.table(),
-            tdeletes,
-        };
-        match self.call(&args).await {
-            Ok(rejected) if rejected.is_empty() => Ok(()),
-            Ok(rejected) => Err(Error::PartialBatch {
-                operation: "delete_many",
-                total: args.tdeletes.len(),
-                failed_rows: rejected.into_iter().map(|d| d.row).collect(),
-                source: Box::new(Error::Server {
-                    method: "deleteMultiple",
-                    message: "HBase returned these deletes as not applied".into(),
-                    can_retry: true,
-                }),
-            }),
-            Err(error) => {
-                self.one_by_one("delete_many", error, args.tdeletes, |tdelete| {
-                    THBaseServiceDeleteSingleArgs {
-                        table: self.table(),
-                        tdelete,
-                    }
-                })
-                .await
+            let mut tdeletes = convert::delete(d)?;
+            if tdeletes.len() == 1 {
+                simple.extend(tdeletes.pop());
+            } else {
+                mixed.push(tdeletes);
             }
         }
+        let mut failures = BatchFailures::new("delete_many", total);
+        if !simple.is_empty() {
+            let args = THBaseServiceDeleteMultipleArgs {
+                table: self.table(),
+                tdeletes: simple,
+            };
+            match self.call(&args).await {
+                Ok(rejected) => {
+                    for d in rejected {
+                        failures.record(
+                            vec![d.row],
+                            Error::Server {
+                                method: "deleteMultiple",
+                                message: "HBase returned this delete as not applied".into(),
+                                can_retry: true,
+                            },
+                        );
+                    }
+                }
+                Err(error) => {
+                    if let Err(e) = self
+                        .one_by_one("delete_many", error, args.tdeletes, |tdelete| {
+                            THBaseServiceDeleteSingleArgs {
+                                table: self.table(),
+                                tdelete,
+                            }
+                        })
+                        .await
+                    {
+                        failures.record(Vec::new(), e);
+                    }
+                }
+            }
+        }
+        for tdeletes in mixed {
+            let row = tdeletes[0].row.clone();
+            let args = THBaseServiceMutateRowArgs {
+                table: self.table(),
+                trow_mutations: TRowMutations {
+                    row: row.clone(),
+                    mutations: tdeletes.into_iter().map(TMutation::DeleteSingle).collect(),
+                },
+            };
+            if let Err(e) = self.call(&args).await {
+                failures.record(vec![row], e);
+            }
+        }
+        failures.finish()
     }
 
     /// After a batch failed with `error`, sends each item on its own and reports the rows that

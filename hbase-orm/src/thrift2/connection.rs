@@ -178,11 +178,27 @@ impl Connection {
         let max = self.config.max_reply_bytes;
         match self.config.transport {
             WireTransport::Framed => {
+                // Read the length prefix by hand: once any byte of it arrived, the gateway has
+                // answered, and the call must not count as unsent.
                 let mut len = [0u8; 4];
-                self.stream
-                    .read_exact(&mut len)
-                    .await
-                    .map_err(|e| (e, true))?;
+                let mut got = 0;
+                while got < len.len() {
+                    let n = self
+                        .stream
+                        .read(&mut len[got..])
+                        .await
+                        .map_err(|e| (e, got == 0))?;
+                    if n == 0 {
+                        return Err((
+                            std::io::Error::new(
+                                std::io::ErrorKind::UnexpectedEof,
+                                "the gateway closed the connection",
+                            ),
+                            got == 0,
+                        ));
+                    }
+                    got += n;
+                }
                 let len = u32::from_be_bytes(len) as usize;
                 if len > max {
                     return Err((too_large(len, max), false));
@@ -249,10 +265,6 @@ fn decode<R: Rpc>(protocol: WireProtocol, mut bytes: &[u8], seq: i32) -> Result<
     let method = R::METHOD;
     let read = |i: &mut dyn TInputProtocol| -> thrift::Result<R::Reply> {
         let ident = i.read_message_begin()?;
-        if ident.message_type == TMessageType::Exception {
-            let e = thrift::Error::read_application_error_from_in_protocol(i)?;
-            return Err(thrift::Error::Application(e));
-        }
         if ident.name != method || ident.sequence_number != seq {
             return Err(thrift::Error::Protocol(thrift::ProtocolError::new(
                 thrift::ProtocolErrorKind::InvalidData,
@@ -261,6 +273,10 @@ fn decode<R: Rpc>(protocol: WireProtocol, mut bytes: &[u8], seq: i32) -> Result<
                     ident.name, ident.sequence_number
                 ),
             )));
+        }
+        if ident.message_type == TMessageType::Exception {
+            let e = thrift::Error::read_application_error_from_in_protocol(i)?;
+            return Err(thrift::Error::Application(e));
         }
         let reply = R::read_reply(i)?;
         i.read_message_end()?;
@@ -294,9 +310,12 @@ fn thrift_error(method: &'static str, e: thrift::Error) -> Error {
                 }
             }
         }
-        thrift::Error::Application(a) => Error::Protocol {
+        // The gateway answered the call with an application exception (an internal error, an
+        // unknown method): a complete reply, so the connection stays in step.
+        thrift::Error::Application(a) => Error::Server {
             method,
-            message: format!("the gateway answered with {:?}: {}", a.kind, a.message),
+            message: format!("the gateway failed the call ({:?}): {}", a.kind, a.message),
+            can_retry: false,
         },
         other => protocol_error(method, other),
     }

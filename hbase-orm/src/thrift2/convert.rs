@@ -333,6 +333,22 @@ pub(crate) fn family(f: &ColumnFamily) -> TColumnFamilyDescriptor {
     }
 }
 
+/// Replaces the options `declared` sets in a family descriptor read from the gateway and
+/// keeps everything else it carries.
+pub(crate) fn overlay_family(raw: &mut TColumnFamilyDescriptor, declared: &ColumnFamily) {
+    let d = family(declared);
+    raw.block_size = d.block_size.or(raw.block_size);
+    raw.bloomn_filter_type = d.bloomn_filter_type.or(raw.bloomn_filter_type);
+    raw.compression_type = d.compression_type.or(raw.compression_type);
+    raw.data_block_encoding = d.data_block_encoding.or(raw.data_block_encoding);
+    raw.keep_deleted_cells = d.keep_deleted_cells.or(raw.keep_deleted_cells);
+    raw.max_versions = d.max_versions.or(raw.max_versions);
+    raw.min_versions = d.min_versions.or(raw.min_versions);
+    raw.time_to_live = d.time_to_live.or(raw.time_to_live);
+    raw.block_cache_enabled = d.block_cache_enabled.or(raw.block_cache_enabled);
+    raw.in_memory = d.in_memory.or(raw.in_memory);
+}
+
 /// An enum value HBase sent that this client does not know.
 fn unknown(what: &str, value: i32) -> Error {
     Error::Protocol {

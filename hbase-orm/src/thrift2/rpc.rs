@@ -8,8 +8,11 @@ use super::generated::thbase::*;
 pub(crate) trait Rpc {
     /// The method name on the wire.
     const METHOD: &'static str;
-    /// Whether sending it twice is harmless (reads, puts of explicit values, admin calls that
-    /// fail cleanly when repeated). Increments, appends and conditional mutations are not.
+    /// Whether sending it again, after a pooled connection died before any byte of the reply
+    /// came back, is harmless: reads, puts (they write the same values) and admin calls that
+    /// fail cleanly when repeated. Increments, appends, conditional mutations, deletes (a
+    /// latest-version delete would remove two versions), row mutations and scanner opens (a
+    /// second scanner would leak) are never resent.
     const IDEMPOTENT: bool;
     /// What a successful call returns.
     type Reply;
@@ -42,14 +45,14 @@ rpcs! {
     THBaseServiceGetMultipleArgs / THBaseServiceGetMultipleResult = "getMultiple" -> Vec<TResult>, idempotent: true;
     THBaseServicePutArgs / THBaseServicePutResult = "put" -> (), idempotent: true;
     THBaseServicePutMultipleArgs / THBaseServicePutMultipleResult = "putMultiple" -> (), idempotent: true;
-    THBaseServiceDeleteSingleArgs / THBaseServiceDeleteSingleResult = "deleteSingle" -> (), idempotent: true;
-    THBaseServiceDeleteMultipleArgs / THBaseServiceDeleteMultipleResult = "deleteMultiple" -> Vec<TDelete>, idempotent: true;
+    THBaseServiceDeleteSingleArgs / THBaseServiceDeleteSingleResult = "deleteSingle" -> (), idempotent: false;
+    THBaseServiceDeleteMultipleArgs / THBaseServiceDeleteMultipleResult = "deleteMultiple" -> Vec<TDelete>, idempotent: false;
     THBaseServiceIncrementArgs / THBaseServiceIncrementResult = "increment" -> TResult, idempotent: false;
     THBaseServiceAppendArgs / THBaseServiceAppendResult = "append" -> TResult, idempotent: false;
-    THBaseServiceOpenScannerArgs / THBaseServiceOpenScannerResult = "openScanner" -> i32, idempotent: true;
+    THBaseServiceOpenScannerArgs / THBaseServiceOpenScannerResult = "openScanner" -> i32, idempotent: false;
     THBaseServiceGetScannerRowsArgs / THBaseServiceGetScannerRowsResult = "getScannerRows" -> Vec<TResult>, idempotent: false;
     THBaseServiceCloseScannerArgs / THBaseServiceCloseScannerResult = "closeScanner" -> (), idempotent: true;
-    THBaseServiceMutateRowArgs / THBaseServiceMutateRowResult = "mutateRow" -> (), idempotent: true;
+    THBaseServiceMutateRowArgs / THBaseServiceMutateRowResult = "mutateRow" -> (), idempotent: false;
     THBaseServiceGetAllRegionLocationsArgs / THBaseServiceGetAllRegionLocationsResult = "getAllRegionLocations" -> Vec<THRegionLocation>, idempotent: true;
     THBaseServiceCheckAndMutateArgs / THBaseServiceCheckAndMutateResult = "checkAndMutate" -> bool, idempotent: false;
     THBaseServiceGetTableDescriptorArgs / THBaseServiceGetTableDescriptorResult = "getTableDescriptor" -> TTableDescriptor, idempotent: true;
