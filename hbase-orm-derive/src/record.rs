@@ -108,7 +108,7 @@ fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     });
     let column_lists = variants
         .iter()
-        .map(|(_, ty)| quote!(.chain(#krate::records::columns_of::<#ty>())));
+        .map(|(_, ty)| quote!(columns.extend(#krate::records::columns_of::<#ty>());));
     Ok(quote! {
         #(#same_table)*
         #(#tagged)*
@@ -119,8 +119,10 @@ fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
                 <#first as #krate::HBaseEntity>::table_name()
             }
 
-            fn columns() -> ::std::vec::Vec<&'static #krate::entity::ColumnDef> {
-                ::core::iter::empty() #(#column_lists)* .collect()
+            fn columns() -> ::std::vec::Vec<#krate::Column> {
+                let mut columns = ::std::vec::Vec::new();
+                #(#column_lists)*
+                columns
             }
 
             fn salt_buckets() -> ::core::option::Option<u8> {

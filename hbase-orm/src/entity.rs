@@ -12,6 +12,16 @@ use crate::model::{Delete, Put, PutCell, Row, RowMutations};
 use crate::rowkey::{KeyError, KeyKind, KeyPrefix};
 use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
 
+impl ColumnDef {
+    /// The column to ask HBase for.
+    pub fn column(&self) -> crate::model::Column {
+        crate::model::Column {
+            family: self.family.as_bytes().to_vec(),
+            qualifier: Some(self.qualifier.as_bytes().to_vec()),
+        }
+    }
+}
+
 /// One part of an entity's row key, for design checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyPartDef {

@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::{Client, Table};
-use crate::entity::{ColumnDef, HBaseEntity};
+use crate::entity::HBaseEntity;
 use crate::error::Result;
 use crate::model::{Column, Row, Scan};
 use crate::rowkey::KeyPrefix;
@@ -34,7 +34,7 @@ pub trait RecordSet: Sized + Send + 'static {
     /// The shared table (that of the first variant).
     fn table_name() -> TableName;
     /// The columns of every variant, for the scan to ask for.
-    fn columns() -> Vec<&'static ColumnDef>;
+    fn columns() -> Vec<Column>;
     /// Decodes a row into the variant whose record type it holds; `None` for a row of no
     /// listed type.
     fn from_row_of(row: Row, table: &TableName) -> Result<Option<Self>>;
@@ -118,13 +118,7 @@ impl<R: RecordSet> Records<R> {
     }
 
     fn run(&self, mut scan: Scan, merge_buckets: Option<u8>) -> BoxStream<'static, Result<R>> {
-        scan.columns = R::columns()
-            .into_iter()
-            .map(|c| Column {
-                family: c.family.as_bytes().to_vec(),
-                qualifier: Some(c.qualifier.as_bytes().to_vec()),
-            })
-            .collect();
+        scan.columns = R::columns();
         let table = self.table.name().clone();
         let rows = match merge_buckets {
             Some(n) => self.table.scan_salted(scan, n),
@@ -136,7 +130,7 @@ impl<R: RecordSet> Records<R> {
     }
 }
 
-/// The columns of one entity type, for [`RecordSet::columns`].
-pub fn columns_of<E: HBaseEntity>() -> impl Iterator<Item = &'static ColumnDef> {
-    E::COLUMNS.iter()
+/// The columns a read of entity type `E` asks for, for [`RecordSet::columns`].
+pub fn columns_of<E: HBaseEntity>() -> Vec<Column> {
+    crate::repo::read_columns::<E>(None).unwrap_or_default()
 }

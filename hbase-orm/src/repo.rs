@@ -60,11 +60,8 @@ impl Client {
 /// columns of hashed key parts, read back from there), and always the row's marker cell
 /// (`family:` with an empty qualifier, written when a value has no other cell), so that a row
 /// holding only its key still reads back.
-fn columns_of<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
-    let column = |c: &crate::entity::ColumnDef| Column {
-        family: c.family.as_bytes().to_vec(),
-        qualifier: Some(c.qualifier.as_bytes().to_vec()),
-    };
+pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
+    let column = crate::entity::ColumnDef::column;
     let mut columns: Vec<Column> = match fields {
         None => T::COLUMNS.iter().map(column).collect(),
         Some(names) => {
@@ -210,7 +207,7 @@ impl<T: HBaseEntity> Repository<T> {
 
     fn get_request(key: &T::Key, fields: Option<&[&str]>) -> Result<Get> {
         let mut get = Get::new(encode_key::<T>(key)?);
-        get.columns = columns_of::<T>(fields)?;
+        get.columns = read_columns::<T>(fields)?;
         Ok(get)
     }
 
@@ -372,7 +369,7 @@ impl<T: HBaseEntity> EntityScan<T> {
 
     /// Reads only the named fields (the others must be `Option` or have a default).
     pub fn fields(mut self, fields: &[&str]) -> Self {
-        match columns_of::<T>(Some(fields)) {
+        match read_columns::<T>(Some(fields)) {
             Ok(c) => self.fields = Some(c),
             Err(e) => {
                 self.error.get_or_insert(e);
@@ -454,7 +451,7 @@ impl<T: HBaseEntity> EntityScan<T> {
         scan.prefix = prefix;
         scan.columns = match &self.fields {
             Some(f) => f.clone(),
-            None => columns_of::<T>(None)?,
+            None => read_columns::<T>(None)?,
         };
         let limit = if T::RECORD_TAG.is_some() {
             scan.limit.take()

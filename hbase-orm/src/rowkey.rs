@@ -446,33 +446,41 @@ impl<'a> KeyReader<'a> {
         name: &'static str,
         last: bool,
     ) -> Result<T, KeyError> {
+        let bytes = self.next_slice::<T, C>(name, last)?;
+        C::decode(bytes).map_err(|reason| KeyError {
+            part: name,
+            expected: C::EXPECTED,
+            reason,
+        })
+    }
+
+    /// The bytes of the next part: its fixed width, up to the delimiter, or (last) the rest.
+    fn next_slice<T, C: KeyCodec<T>>(
+        &mut self,
+        name: &'static str,
+        last: bool,
+    ) -> Result<&'a [u8], KeyError> {
         let err = |reason: String| KeyError {
             part: name,
             expected: C::EXPECTED,
             reason,
         };
-        let bytes = match (C::WIDTH, last, self.delimiter) {
-            (Some(width), _, _) => {
-                if self.rest.len() < width {
-                    return Err(err(format!(
-                        "the key has {} bytes left, the part needs {width}",
-                        self.rest.len()
-                    )));
-                }
-                let (part, rest) = self.rest.split_at(width);
-                self.rest = rest;
-                part
+        let (len, skip) = match (C::WIDTH, last, self.delimiter) {
+            (Some(width), _, _) if self.rest.len() < width => {
+                return Err(err(format!(
+                    "the key has {} bytes left, the part needs {width}",
+                    self.rest.len()
+                )))
             }
-            (None, true, _) => std::mem::take(&mut self.rest),
+            (Some(width), _, _) => (width, width),
+            (None, true, _) => (self.rest.len(), self.rest.len()),
             (None, false, Some(d)) => {
                 let end = self
                     .rest
                     .iter()
                     .position(|&b| b == d)
                     .ok_or_else(|| err(format!("no delimiter 0x{d:02X} after the part")))?;
-                let part = &self.rest[..end];
-                self.rest = &self.rest[end + 1..];
-                part
+                (end, end + 1)
             }
             (None, false, None) => {
                 return Err(err(
@@ -480,7 +488,9 @@ impl<'a> KeyReader<'a> {
                 ))
             }
         };
-        C::decode(bytes).map_err(err)
+        let part = &self.rest[..len];
+        self.rest = &self.rest[skip..];
+        Ok(part)
     }
 
     /// Reads one raw byte (a salt bucket or a record-type tag).
@@ -514,35 +524,7 @@ impl<'a> KeyReader<'a> {
         name: &'static str,
         last: bool,
     ) -> Result<(), KeyError> {
-        let err = |reason: String| KeyError {
-            part: name,
-            expected: C::EXPECTED,
-            reason,
-        };
-        let n = match (C::WIDTH, last, self.delimiter) {
-            (Some(width), _, _) if self.rest.len() < width => {
-                return Err(err(format!(
-                    "the key has {} bytes left, the part needs {width}",
-                    self.rest.len()
-                )))
-            }
-            (Some(width), _, _) => width,
-            (None, true, _) => self.rest.len(),
-            (None, false, Some(d)) => {
-                self.rest
-                    .iter()
-                    .position(|&b| b == d)
-                    .ok_or_else(|| err(format!("no delimiter 0x{d:02X} after the part")))?
-                    + 1
-            }
-            (None, false, None) => {
-                return Err(err(
-                    "a variable-length part that is not last needs a delimiter".into(),
-                ))
-            }
-        };
-        self.rest = &self.rest[n..];
-        Ok(())
+        self.next_slice::<T, C>(name, last).map(drop)
     }
 
     /// The bytes not read yet.
