@@ -287,5 +287,4 @@ service THBaseService {
   TNamespaceDescriptor getNamespaceDescriptor(1: required string name) throws (1: TIOError io)
   list<string> listNamespaces() throws (1: TIOError io)
   TThriftServerType getThriftServerType()
-  string getClusterId()
 }

@@ -3156,7 +3156,6 @@ pub trait TTHBaseServiceSyncClient {
   fn get_namespace_descriptor(&mut self, name: String) -> thrift::Result<TNamespaceDescriptor>;
   fn list_namespaces(&mut self) -> thrift::Result<Vec<String>>;
   fn get_thrift_server_type(&mut self) -> thrift::Result<TThriftServerType>;
-  fn get_cluster_id(&mut self) -> thrift::Result<String>;
 }
 
 pub trait TTHBaseServiceSyncClientMarker {}
@@ -4101,33 +4100,6 @@ impl <C: TThriftClient + TTHBaseServiceSyncClientMarker> TTHBaseServiceSyncClien
       result.ok_or()
     }
   }
-  fn get_cluster_id(&mut self) -> thrift::Result<String> {
-    (
-      {
-        self.increment_sequence_number();
-        let message_ident = TMessageIdentifier::new("getClusterId", TMessageType::Call, self.sequence_number());
-        let call_args = THBaseServiceGetClusterIdArgs {  };
-        self.o_prot_mut().write_message_begin(&message_ident)?;
-        call_args.write_to_out_protocol(self.o_prot_mut())?;
-        self.o_prot_mut().write_message_end()?;
-        self.o_prot_mut().flush()
-      }
-    )?;
-    {
-      let message_ident = self.i_prot_mut().read_message_begin()?;
-      verify_expected_sequence_number(self.sequence_number(), message_ident.sequence_number)?;
-      verify_expected_service_call("getClusterId", &message_ident.name)?;
-      if message_ident.message_type == TMessageType::Exception {
-        let remote_error = thrift::Error::read_application_error_from_in_protocol(self.i_prot_mut())?;
-        self.i_prot_mut().read_message_end()?;
-        return Err(thrift::Error::Application(remote_error))
-      }
-      verify_expected_message_type(TMessageType::Reply, message_ident.message_type)?;
-      let result = THBaseServiceGetClusterIdResult::read_from_in_protocol(self.i_prot_mut())?;
-      self.i_prot_mut().read_message_end()?;
-      result.ok_or()
-    }
-  }
 }
 
 //
@@ -4169,7 +4141,6 @@ pub trait THBaseServiceSyncHandler {
   fn handle_get_namespace_descriptor(&self, name: String) -> thrift::Result<TNamespaceDescriptor>;
   fn handle_list_namespaces(&self) -> thrift::Result<Vec<String>>;
   fn handle_get_thrift_server_type(&self) -> thrift::Result<TThriftServerType>;
-  fn handle_get_cluster_id(&self) -> thrift::Result<String>;
 }
 
 pub struct THBaseServiceSyncProcessor<H: THBaseServiceSyncHandler> {
@@ -4283,9 +4254,6 @@ impl <H: THBaseServiceSyncHandler> THBaseServiceSyncProcessor<H> {
   }
   fn process_get_thrift_server_type(&self, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
     TTHBaseServiceProcessFunctions::process_get_thrift_server_type(&self.handler, incoming_sequence_number, i_prot, o_prot)
-  }
-  fn process_get_cluster_id(&self, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
-    TTHBaseServiceProcessFunctions::process_get_cluster_id(&self.handler, incoming_sequence_number, i_prot, o_prot)
   }
 }
 
@@ -6325,43 +6293,6 @@ impl TTHBaseServiceProcessFunctions {
       },
     }
   }
-  pub fn process_get_cluster_id<H: THBaseServiceSyncHandler>(handler: &H, incoming_sequence_number: i32, i_prot: &mut dyn TInputProtocol, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
-    let _ = THBaseServiceGetClusterIdArgs::read_from_in_protocol(i_prot)?;
-    match handler.handle_get_cluster_id() {
-      Ok(handler_return) => {
-        let message_ident = TMessageIdentifier::new("getClusterId", TMessageType::Reply, incoming_sequence_number);
-        o_prot.write_message_begin(&message_ident)?;
-        let ret = THBaseServiceGetClusterIdResult { result_value: Some(handler_return) };
-        ret.write_to_out_protocol(o_prot)?;
-        o_prot.write_message_end()?;
-        o_prot.flush()
-      },
-      Err(e) => {
-        match e {
-          thrift::Error::Application(app_err) => {
-            let message_ident = TMessageIdentifier::new("getClusterId", TMessageType::Exception, incoming_sequence_number);
-            o_prot.write_message_begin(&message_ident)?;
-            thrift::Error::write_application_error_to_out_protocol(&app_err, o_prot)?;
-            o_prot.write_message_end()?;
-            o_prot.flush()
-          },
-          _ => {
-            let ret_err = {
-              ApplicationError::new(
-                ApplicationErrorKind::Unknown,
-                e.to_string()
-              )
-            };
-            let message_ident = TMessageIdentifier::new("getClusterId", TMessageType::Exception, incoming_sequence_number);
-            o_prot.write_message_begin(&message_ident)?;
-            thrift::Error::write_application_error_to_out_protocol(&ret_err, o_prot)?;
-            o_prot.write_message_end()?;
-            o_prot.flush()
-          },
-        }
-      },
-    }
-  }
 }
 
 impl <H: THBaseServiceSyncHandler> TProcessor for THBaseServiceSyncProcessor<H> {
@@ -6469,9 +6400,6 @@ impl <H: THBaseServiceSyncHandler> TProcessor for THBaseServiceSyncProcessor<H> 
       },
       "getThriftServerType" => {
         self.process_get_thrift_server_type(message_ident.sequence_number, i_prot, o_prot)
-      },
-      "getClusterId" => {
-        self.process_get_cluster_id(message_ident.sequence_number, i_prot, o_prot)
       },
       method => {
         Err(
@@ -10811,105 +10739,6 @@ impl THBaseServiceGetThriftServerTypeResult {
     if let Some(ref fld_var) = self.result_value {
       o_prot.write_field_begin(&TFieldIdentifier::new("result_value", TType::I32, 0))?;
       fld_var.write_to_out_protocol(o_prot)?;
-      o_prot.write_field_end()?
-    }
-    o_prot.write_field_stop()?;
-    o_prot.write_struct_end()
-  }
-}
-
-//
-// THBaseServiceGetClusterIdArgs
-//
-
-#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-pub(crate) struct THBaseServiceGetClusterIdArgs {
-}
-
-impl THBaseServiceGetClusterIdArgs {
-  pub(crate) fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<THBaseServiceGetClusterIdArgs> {
-    i_prot.read_struct_begin()?;
-    loop {
-      let field_ident = i_prot.read_field_begin()?;
-      if field_ident.field_type == TType::Stop {
-        break;
-      }
-      let field_id = field_id(&field_ident)?;
-      match field_id {
-        _ => {
-          i_prot.skip(field_ident.field_type)?;
-        },
-      };
-      i_prot.read_field_end()?;
-    }
-    i_prot.read_struct_end()?;
-    let ret = THBaseServiceGetClusterIdArgs {};
-    Ok(ret)
-  }
-  pub(crate) fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
-    let struct_ident = TStructIdentifier::new("getClusterId_args");
-    o_prot.write_struct_begin(&struct_ident)?;
-    o_prot.write_field_stop()?;
-    o_prot.write_struct_end()
-  }
-}
-
-//
-// THBaseServiceGetClusterIdResult
-//
-
-#[derive(Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-pub(crate) struct THBaseServiceGetClusterIdResult {
-  pub(crate) result_value: Option<String>,
-}
-
-impl THBaseServiceGetClusterIdResult {
-  pub(crate) fn ok_or(self) -> thrift::Result<String> {
-    if self.result_value.is_some() {
-      Ok(self.result_value.unwrap())
-    } else {
-      Err(
-        thrift::Error::Application(
-          ApplicationError::new(
-            ApplicationErrorKind::MissingResult,
-            "no result received for THBaseServiceGetClusterId"
-          )
-        )
-      )
-    }
-  }
-  pub(crate) fn read_from_in_protocol(i_prot: &mut dyn TInputProtocol) -> thrift::Result<THBaseServiceGetClusterIdResult> {
-    i_prot.read_struct_begin()?;
-    let mut f_0: Option<String> = None;
-    loop {
-      let field_ident = i_prot.read_field_begin()?;
-      if field_ident.field_type == TType::Stop {
-        break;
-      }
-      let field_id = field_id(&field_ident)?;
-      match field_id {
-        0 => {
-          let val = i_prot.read_string()?;
-          f_0 = Some(val);
-        },
-        _ => {
-          i_prot.skip(field_ident.field_type)?;
-        },
-      };
-      i_prot.read_field_end()?;
-    }
-    i_prot.read_struct_end()?;
-    let ret = THBaseServiceGetClusterIdResult {
-      result_value: f_0,
-    };
-    Ok(ret)
-  }
-  pub(crate) fn write_to_out_protocol(&self, o_prot: &mut dyn TOutputProtocol) -> thrift::Result<()> {
-    let struct_ident = TStructIdentifier::new("THBaseServiceGetClusterIdResult");
-    o_prot.write_struct_begin(&struct_ident)?;
-    if let Some(ref fld_var) = self.result_value {
-      o_prot.write_field_begin(&TFieldIdentifier::new("result_value", TType::String, 0))?;
-      o_prot.write_string(fld_var)?;
       o_prot.write_field_end()?
     }
     o_prot.write_field_stop()?;
