@@ -151,6 +151,29 @@ impl Drop for TestTable {
     }
 }
 
+/// The row keys a scan returns, in order.
+pub async fn row_keys(table: &Table, scan: hbase_orm::Scan) -> Vec<Vec<u8>> {
+    use futures::TryStreamExt;
+    table
+        .scan(scan)
+        .map_ok(|row| row.key)
+        .try_collect()
+        .await
+        .unwrap_or_else(|e| panic!("scanning {}: {e}", table.name()))
+}
+
+/// The start keys of a table's regions, in key order (the first is empty).
+pub async fn region_starts(client: &Client, table: &TableName) -> Vec<Vec<u8>> {
+    client
+        .admin()
+        .region_locations(table)
+        .await
+        .unwrap_or_else(|e| panic!("regions of {table}: {e}"))
+        .into_iter()
+        .map(|r| r.start_key)
+        .collect()
+}
+
 /// Creates a uniquely named table with `families` (and `splits`), runs `body` with it, and
 /// drops the table afterwards, whether `body` passed or panicked.
 pub async fn with_table<F, Fut>(

@@ -1,11 +1,11 @@
 //! Data calls of the raw client against a real HBase: every operation, checked by reading back.
 
-use futures::{StreamExt, TryStreamExt};
+use futures::StreamExt;
 use hbase_orm::{
     Append, CheckAndMutate, ColumnFamily, CompareOp, Delete, Error, Get, Increment, Put,
     RowMutations, Scan,
 };
-use hbase_orm_suite::{client, with_table};
+use hbase_orm_suite::{client, row_keys, with_table};
 
 fn families() -> Vec<ColumnFamily> {
     vec![
@@ -131,12 +131,7 @@ async fn put_many_and_delete_many_write_and_remove_every_row() {
             .map(|i| Put::new(format!("k{i:04}")).column("d", "v", i.to_string()))
             .collect();
         t.put_many(puts).await.unwrap();
-        let keys: Vec<_> = t
-            .scan(Scan::new())
-            .map_ok(|r| r.key)
-            .try_collect::<Vec<_>>()
-            .await
-            .unwrap();
+        let keys = row_keys(&t, Scan::new()).await;
         assert_eq!(keys.len(), 500);
         assert_eq!(keys[0], b"k0000");
         assert_eq!(keys[499], b"k0499");
@@ -146,12 +141,7 @@ async fn put_many_and_delete_many_write_and_remove_every_row() {
             .map(|i| Delete::new(format!("k{i:04}")))
             .collect();
         t.delete_many(deletes).await.unwrap();
-        let left: Vec<_> = t
-            .scan(Scan::new())
-            .map_ok(|r| r.key)
-            .try_collect()
-            .await
-            .unwrap();
+        let left = row_keys(&t, Scan::new()).await;
         assert_eq!(left.len(), 250);
         assert!(
             left.iter().all(|k| (k[4] - b'0') % 2 == 1),

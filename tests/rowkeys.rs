@@ -5,7 +5,7 @@
 use futures::TryStreamExt;
 use hbase_orm::rowkey::{hash_bucket, md5, salt_split_keys};
 use hbase_orm::{Client, Dictionary, HBaseEntity, HBaseRecord, Repository};
-use hbase_orm_suite::{client, ensure_test_namespace, unique_table_name, TestTable};
+use hbase_orm_suite::{client, ensure_test_namespace, row_keys, unique_table_name, TestTable};
 
 async fn repo<T: HBaseEntity>(
     c: &Client,
@@ -105,13 +105,7 @@ async fn reversed_text_keys_spread_sequential_ids_and_read_back() {
         })
         .collect();
     r.save_all(&tickets).await.unwrap();
-    let keys: Vec<_> = r
-        .table()
-        .scan(hbase_orm::Scan::new())
-        .map_ok(|row| row.key)
-        .try_collect()
-        .await
-        .unwrap();
+    let keys = row_keys(r.table(), hbase_orm::Scan::new()).await;
     assert_eq!(keys[0], b"10001", "10001 reversed is itself");
     assert_eq!(
         keys.iter().map(|k| k[0]).collect::<Vec<_>>(),
@@ -256,13 +250,7 @@ async fn salted_scans_merge_every_bucket_in_unsalted_key_order() {
     r.save_all(&orders).await.unwrap();
 
     // The salt byte is the bucket of the customer part's bytes, and every bucket is used.
-    let raw: Vec<_> = r
-        .table()
-        .scan(hbase_orm::Scan::new())
-        .map_ok(|row| row.key)
-        .try_collect()
-        .await
-        .unwrap();
+    let raw = row_keys(r.table(), hbase_orm::Scan::new()).await;
     for k in &raw {
         assert_eq!(k[0], hash_bucket(&k[1..5], 4));
     }
@@ -434,13 +422,7 @@ async fn time_buckets_spread_consecutive_timestamps_and_merge_back_in_time_order
         })
         .collect();
     r.save_all(&metrics).await.unwrap();
-    let raw: Vec<_> = r
-        .table()
-        .scan(hbase_orm::Scan::new())
-        .map_ok(|row| row.key)
-        .try_collect()
-        .await
-        .unwrap();
+    let raw = row_keys(r.table(), hbase_orm::Scan::new()).await;
     assert!(raw.iter().all(
         |k| i64::from(k[0]) == (i64::from_be_bytes(k[1..9].try_into().unwrap()) ^ i64::MIN) % 4
     ));

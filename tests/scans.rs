@@ -17,7 +17,7 @@ async fn fill(t: &Table) {
 }
 
 async fn keys(t: &Table, scan: Scan) -> Vec<Vec<u8>> {
-    t.scan(scan).map_ok(|r| r.key).try_collect().await.unwrap()
+    hbase_orm_suite::row_keys(t, scan).await
 }
 
 fn expect(keys: &[&[u8]]) -> Vec<Vec<u8>> {

@@ -8,7 +8,7 @@ use hbase_orm::{
     BloomFilter, Client, Compression, DataBlockEncoding, Error, Get, HBaseEntity, KeepDeletedCells,
     TableName,
 };
-use hbase_orm_suite::{client, ensure_test_namespace, unique_table_name, TestTable};
+use hbase_orm_suite::{client, ensure_test_namespace, region_starts, unique_table_name, TestTable};
 
 /// Every option on family `d`, defaults on `m`.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -67,8 +67,7 @@ async fn ensure_creates_every_option_and_split_and_reads_them_back_equal() {
     assert_eq!(d.keep_deleted_cells, Some(KeepDeletedCells::True));
     assert_eq!(described.get_family("m").unwrap().max_versions, Some(1));
 
-    let regions = admin.region_locations(&name).await.unwrap();
-    let starts: Vec<_> = regions.iter().map(|r| r.start_key.clone()).collect();
+    let starts = region_starts(&c, &name).await;
     assert_eq!(starts, vec![vec![], b"g".to_vec(), b"p".to_vec()]);
 
     let again = admin.ensure_schema(&schema).await.unwrap();
@@ -103,13 +102,7 @@ async fn uniform_and_salt_splits_become_region_boundaries() {
         .ensure_schema(&Uniform::schema_for(u.clone()))
         .await
         .unwrap();
-    let starts: Vec<_> = admin
-        .region_locations(&u)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|r| r.start_key)
-        .collect();
+    let starts = region_starts(&c, &u).await;
     assert_eq!(
         starts,
         vec![vec![], vec![0x40, 0], vec![0x80, 0], vec![0xC0, 0]]
@@ -120,13 +113,7 @@ async fn uniform_and_salt_splits_become_region_boundaries() {
         .ensure_schema(&Salted::schema_for(s.clone()))
         .await
         .unwrap();
-    let starts: Vec<_> = admin
-        .region_locations(&s)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|r| r.start_key)
-        .collect();
+    let starts = region_starts(&c, &s).await;
     assert_eq!(
         starts,
         vec![vec![], vec![1], vec![2], vec![3], vec![4], vec![5]],
