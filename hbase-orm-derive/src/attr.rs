@@ -5,7 +5,7 @@ use darling::{FromDeriveInput, FromField, FromMeta};
 
 /// Attributes on the struct.
 #[derive(Debug, FromDeriveInput)]
-#[darling(attributes(hbase), supports(struct_named), forward_attrs(doc))]
+#[darling(attributes(hbase), supports(struct_named))]
 pub struct Entity {
     pub ident: syn::Ident,
     pub vis: syn::Visibility,
@@ -48,8 +48,6 @@ pub struct Entity {
     pub table_time: Option<SpannedValue<String>>,
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
-    #[allow(dead_code)]
-    pub attrs: Vec<syn::Attribute>,
 }
 
 /// Attributes on a field.

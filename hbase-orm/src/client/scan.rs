@@ -74,12 +74,15 @@ struct Scanner {
 impl Scanner {
     async fn close(mut self) -> Result<()> {
         self.open = false;
-        self.client
-            .call(&THBaseServiceCloseScannerArgs {
-                scanner_id: self.id,
-            })
-            .await
+        close_scanner(&self.client, self.id).await
     }
+}
+
+/// Asks the gateway to drop scanner `id`.
+async fn close_scanner(client: &Client, id: i32) -> Result<()> {
+    client
+        .call(&THBaseServiceCloseScannerArgs { scanner_id: id })
+        .await
 }
 
 impl Drop for Scanner {
@@ -90,10 +93,7 @@ impl Drop for Scanner {
         let (client, id) = (self.client.clone(), self.id);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                if let Err(e) = client
-                    .call(&THBaseServiceCloseScannerArgs { scanner_id: id })
-                    .await
-                {
+                if let Err(e) = close_scanner(&client, id).await {
                     tracing::debug!(scanner = id, error = %e, "closing an abandoned scanner failed");
                 }
             });

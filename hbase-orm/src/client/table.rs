@@ -278,10 +278,7 @@ impl Table {
             tincrement: convert::increment(increment)?,
         };
         let result = self.call(&args).await?;
-        Ok(convert::row(result).unwrap_or(Row {
-            key: row,
-            cells: Vec::new(),
-        }))
+        Ok(row_or_empty(result, row))
     }
 
     /// Adds `amount` to one counter and returns its new value.
@@ -314,10 +311,7 @@ impl Table {
             tappend: convert::append(append)?,
         };
         let result = self.call(&args).await?;
-        Ok(convert::row(result).unwrap_or(Row {
-            key: row,
-            cells: Vec::new(),
-        }))
+        Ok(row_or_empty(result, row))
     }
 
     /// Streams the rows of a scan. The server-side scanner is closed when the stream ends, fails
@@ -345,6 +339,15 @@ impl Table {
     pub fn scan_salted(&self, scan: Scan, buckets: u8) -> RowStream {
         RowStream::merged(self.client.clone(), self.name.clone(), scan, buckets)
     }
+}
+
+/// The row an increment or append returned, or an empty row with its key if HBase returned
+/// no cells.
+fn row_or_empty(result: TResult, key: Vec<u8>) -> Row {
+    convert::row(result).unwrap_or(Row {
+        key,
+        cells: Vec::new(),
+    })
 }
 
 /// Items of a batch that know their row.
