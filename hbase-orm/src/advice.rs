@@ -19,8 +19,8 @@
 
 use std::fmt;
 
+use crate::entity::rowkey::KeyKind;
 use crate::entity::HBaseEntity;
-use crate::rowkey::KeyKind;
 
 /// Families beyond this count draw a finding.
 pub const MAX_FAMILIES: usize = 3;

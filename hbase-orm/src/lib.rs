@@ -24,28 +24,28 @@
 
 pub mod advice;
 mod client;
-pub mod codec;
 mod config;
-mod dictionary;
 pub mod entity;
 mod error;
 mod model;
-pub mod records;
-mod repo;
-pub mod rowkey;
 mod schema;
 mod thrift2;
 
-pub use codec::{Codec, Json, Native, Value};
-pub use dictionary::Dictionary;
+// Inlined so the docs list them as the crate's own modules, where users name them.
+#[doc(inline)]
+pub use entity::{codec, records, rowkey};
+
+pub use entity::codec::{Codec, Json, Native, Value};
+pub use entity::dictionary::Dictionary;
+pub use entity::records::{RecordSet, Records};
+pub use entity::repo::Repository;
+pub use entity::rowkey::KeyPrefix;
+pub use entity::scan::{EntityScan, Page};
 pub use entity::{EntityKey, HBaseEntity};
 /// Derives [`HBaseEntity`]; see its documentation for the attributes.
 pub use hbase_orm_derive::HBaseEntity;
 /// Derives [`records::RecordSet`] for an enum of entity types sharing one table.
 pub use hbase_orm_derive::HBaseRecord;
-pub use records::{RecordSet, Records};
-pub use repo::{EntityScan, Page, Repository};
-pub use rowkey::KeyPrefix;
 
 pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
 pub use config::{Config, Protocol, Transport};

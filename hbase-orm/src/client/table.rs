@@ -298,7 +298,7 @@ impl Table {
                 method: "increment",
                 message: format!(
                     "no 8-byte counter value returned for row {}",
-                    crate::printable_key(&key)
+                    printable_key(&key)
                 ),
             })
     }

@@ -50,10 +50,7 @@ pub(crate) fn put(p: Put) -> Result<TPut> {
     require_row(&p.row, "a put")?;
     if p.cells.is_empty() {
         return Err(Error::IllegalArgument {
-            message: format!(
-                "the put of row {} has no cells",
-                crate::printable_key(&p.row)
-            ),
+            message: format!("the put of row {} has no cells", printable_key(&p.row)),
         });
     }
     Ok(TPut {
@@ -190,8 +187,8 @@ pub(crate) fn row_mutations(m: RowMutations) -> Result<TRowMutations> {
             return Err(Error::IllegalArgument {
                 message: format!(
                     "row mutations for {} contain a mutation of row {}",
-                    crate::printable_key(&m.row),
-                    crate::printable_key(row)
+                    printable_key(&m.row),
+                    printable_key(row)
                 ),
             });
         }

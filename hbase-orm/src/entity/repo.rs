@@ -1,14 +1,14 @@
-//! `Repository<T>`: typed saves, reads, deletes and scans of one entity type.
+//! `Repository<T>`: typed saves, reads, deletes and scans of one entity type (the scan
+//! builder, [`EntityScan`], is in `scan.rs`).
 
 use std::marker::PhantomData;
 
-use futures::stream::{BoxStream, StreamExt, TryStreamExt};
-
 use crate::client::{Client, Table};
-use crate::entity::{encode_key, HBaseEntity};
+use crate::entity::scan::EntityScan;
+use crate::entity::{encode_key, ColumnDef, HBaseEntity};
 use crate::error::{BatchFailures, Error, Result};
-use crate::model::{Column, Delete, Get, Mutation, Put, Scan};
-use crate::rowkey::KeyPrefix;
+use crate::model::{Column, Delete, Get, Mutation, Put};
+use crate::schema::TableName;
 
 /// Rows per `put_many` call of [`Repository::save_all`] unless changed.
 const DEFAULT_SAVE_CHUNK: usize = 500;
@@ -61,7 +61,7 @@ impl Client {
 /// (`family:` with an empty qualifier, written when a value has no other cell), so that a row
 /// holding only its key still reads back.
 pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
-    let column = crate::entity::ColumnDef::column;
+    let column = ColumnDef::column;
     let mut columns: Vec<Column> = match fields {
         None => T::COLUMNS.iter().map(column).collect(),
         Some(names) => {
@@ -102,7 +102,7 @@ pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Ve
 impl<T: HBaseEntity> Repository<T> {
     /// The same repository on another table with the same layout (a copy of the declared
     /// table, a per-day table, a test table).
-    pub fn on_table(mut self, table: crate::schema::TableName) -> Self {
+    pub fn on_table(mut self, table: TableName) -> Self {
         self.table = self.table.client().table_named(table);
         self.pinned = true;
         self
@@ -278,222 +278,6 @@ impl<T: HBaseEntity> Repository<T> {
                 T::TABLE
             ),
         });
-        EntityScan {
-            table: self.table.clone(),
-            scan: Scan::new(),
-            prefix: None,
-            from: None,
-            until: None,
-            after: None,
-            fields: None,
-            error,
-            entity: PhantomData,
-        }
-    }
-}
-
-/// A typed scan being built; see [`Repository::scan`]. Finish it with [`EntityScan::stream`]
-/// or [`EntityScan::page`].
-pub struct EntityScan<T: HBaseEntity> {
-    table: Table,
-    /// Direction, limit, page size; the bounds are filled in by [`EntityScan::stream`].
-    scan: Scan,
-    prefix: Option<KeyPrefix>,
-    from: Option<T::Key>,
-    until: Option<T::Key>,
-    after: Option<T::Key>,
-    fields: Option<Vec<Column>>,
-    error: Option<Error>,
-    entity: PhantomData<fn() -> T>,
-}
-
-/// One page of a paged scan.
-#[derive(Debug, Clone)]
-pub struct Page<T: HBaseEntity> {
-    /// The entities, in scan order.
-    pub items: Vec<T>,
-    /// The key to pass to [`EntityScan::after`] for the next page; `None` when this page was
-    /// the last.
-    pub next: Option<T::Key>,
-}
-
-impl<T: HBaseEntity> EntityScan<T> {
-    /// Only entities whose key starts with this prefix (from a generated `prefix_by_*`).
-    pub fn prefix(mut self, prefix: KeyPrefix) -> Self {
-        self.prefix = Some(prefix);
-        self
-    }
-
-    /// Keys from `start` (included) to `stop` (excluded).
-    pub fn range(mut self, start: &T::Key, stop: &T::Key) -> Self {
-        self.from = Some(start.clone());
-        self.until = Some(stop.clone());
-        self
-    }
-
-    /// Keys from `start` (included).
-    pub fn from(mut self, start: &T::Key) -> Self {
-        self.from = Some(start.clone());
-        self
-    }
-
-    /// Keys before `stop` (excluded).
-    pub fn until(mut self, stop: &T::Key) -> Self {
-        self.until = Some(stop.clone());
-        self
-    }
-
-    /// Resumes after `key` (the last one seen), in the scan's direction: the next page.
-    pub fn after(mut self, key: &T::Key) -> Self {
-        self.after = Some(key.clone());
-        self
-    }
-
-    /// Largest key first.
-    pub fn reversed(mut self) -> Self {
-        self.scan.reversed = true;
-        self
-    }
-
-    /// At most `n` entities.
-    pub fn limit(mut self, n: usize) -> Self {
-        self.scan.limit = Some(n);
-        self
-    }
-
-    /// Rows fetched per round trip.
-    pub fn page_size(mut self, rows: i32) -> Self {
-        self.scan.caching = Some(rows);
-        self
-    }
-
-    /// Reads only the named fields (the others must be `Option` or have a default).
-    pub fn fields(mut self, fields: &[&str]) -> Self {
-        match read_columns::<T>(Some(fields)) {
-            Ok(c) => self.fields = Some(c),
-            Err(e) => {
-                self.error.get_or_insert(e);
-            }
-        }
-        self
-    }
-
-    /// Runs the scan: a stream of decoded entities. The first decode error ends the stream.
-    ///
-    /// On a salted entity, a scan whose prefix does not fix the bucket runs once per bucket
-    /// and merges the results in key order ([`Table::scan_salted`]); rows of other record
-    /// types in a shared table are skipped.
-    pub fn stream(mut self) -> BoxStream<'static, Result<T>> {
-        match self.plan() {
-            Ok((rows, limit)) => {
-                let table = self.table.name().clone();
-                let entities = rows
-                    .try_filter(|row| futures::future::ready(T::is_record(&row.key)))
-                    .map(move |row| row.and_then(|r| T::from_row_of(r, &table)));
-                let mut failed = false;
-                let entities = entities.take_while(move |r| {
-                    let go = !failed;
-                    failed |= r.is_err();
-                    futures::future::ready(go)
-                });
-                match limit {
-                    Some(n) => entities.take(n).boxed(),
-                    None => entities.boxed(),
-                }
-            }
-            Err(e) => futures::stream::once(async move { Err(e) }).boxed(),
-        }
-    }
-
-    /// Turns the builder into a row stream, and the limit still to apply to decoded
-    /// entities (for record types sharing a table the server's limit would count the other
-    /// types' rows too).
-    fn plan(&mut self) -> Result<(crate::RowStream, Option<usize>)> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        let salted = T::SALT_BUCKETS;
-        // Work in the key space the bounds are compared in: without the salt byte for a
-        // salted entity, so keys of different buckets compare by what they encode.
-        let strip = |k: Vec<u8>| match salted {
-            Some(_) => k.get(1..).unwrap_or_default().to_vec(),
-            None => k,
-        };
-        let key = |k: &Option<T::Key>| -> Result<Option<Vec<u8>>> {
-            k.as_ref()
-                .map(|k| encode_key::<T>(k).map(strip))
-                .transpose()
-        };
-        let (from, until, after) = (key(&self.from)?, key(&self.until)?, key(&self.after)?);
-        let (bucket, prefix) = match (&self.prefix, salted) {
-            (Some(p), Some(_)) if !p.all_buckets => {
-                (p.bytes.first().copied(), Some(p.bytes[1..].to_vec()))
-            }
-            (Some(p), _) => (None, Some(p.bytes.clone())),
-            (None, _) => (None, None),
-        };
-        let mut scan = self.scan.clone();
-        scan.start = from;
-        scan.stop = until;
-        if let Some(after) = after {
-            if scan.reversed {
-                if scan.stop.as_ref().is_none_or(|s| after < *s) {
-                    scan.stop = Some(after);
-                }
-            } else {
-                let mut next = after;
-                next.push(0); // the smallest key after the one seen
-                if scan.start.as_ref().is_none_or(|s| next > *s) {
-                    scan.start = Some(next);
-                }
-            }
-        }
-        scan.prefix = prefix;
-        scan.columns = match &self.fields {
-            Some(f) => f.clone(),
-            None => read_columns::<T>(None)?,
-        };
-        let limit = if T::RECORD_TAG.is_some() {
-            scan.limit.take()
-        } else {
-            None
-        };
-        let rows = match (salted, bucket) {
-            // One bucket: put the salt byte back in front of every bound.
-            (Some(_), Some(b)) => {
-                let salt = |k: Option<Vec<u8>>| k.map(|k| [vec![b], k].concat());
-                scan.start = salt(scan.start.take());
-                scan.stop = salt(scan.stop.take());
-                scan.prefix = salt(scan.prefix.take());
-                self.table.scan(scan)
-            }
-            (Some(buckets), None) => self.table.scan_salted(scan, buckets),
-            (None, _) => self.table.scan(scan),
-        };
-        Ok((rows, limit))
-    }
-
-    /// Reads one page of `size` entities; pass [`Page::next`] to [`EntityScan::after`] on a
-    /// scan with the same settings for the next page.
-    pub async fn page(mut self, size: usize) -> Result<Page<T>> {
-        self.scan.limit = Some(size);
-        let items: Vec<T> = self.stream().try_collect().await?;
-        let next = (items.len() == size && size > 0)
-            .then(|| items.last().map(T::key))
-            .flatten();
-        Ok(Page { items, next })
-    }
-}
-
-impl<T: HBaseEntity> std::fmt::Debug for EntityScan<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EntityScan")
-            .field("table", &self.table.name())
-            .field("prefix", &self.prefix)
-            .field("from", &self.from)
-            .field("until", &self.until)
-            .field("after", &self.after)
-            .field("scan", &self.scan)
-            .finish()
+        EntityScan::new(self.table.clone(), error)
     }
 }

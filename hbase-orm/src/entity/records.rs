@@ -7,10 +7,10 @@ use std::marker::PhantomData;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::{Client, Table};
+use crate::entity::rowkey::KeyPrefix;
 use crate::entity::HBaseEntity;
 use crate::error::Result;
 use crate::model::{Column, Row, Scan};
-use crate::rowkey::KeyPrefix;
 use crate::schema::TableName;
 
 /// An enum of entity types that share one table, each told apart by its record-type tag.
@@ -132,5 +132,5 @@ impl<R: RecordSet> Records<R> {
 
 /// The columns a read of entity type `E` asks for, for [`RecordSet::columns`].
 pub fn columns_of<E: HBaseEntity>() -> Vec<Column> {
-    crate::repo::read_columns::<E>(None).unwrap_or_default()
+    crate::entity::repo::read_columns::<E>(None).unwrap_or_default()
 }

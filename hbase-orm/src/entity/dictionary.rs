@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::client::{Client, Table};
 use crate::error::{Error, Result};
-use crate::model::{CheckAndMutate, Delete, Get, Put};
+use crate::model::{printable_key, CheckAndMutate, Delete, Get, Put};
 use crate::schema::{ColumnFamily, TableDescriptor, TableName};
 
 const FAMILY: &str = "d";
@@ -78,7 +78,7 @@ impl Dictionary {
     fn decode_id(&self, row: &[u8], bytes: &[u8]) -> Result<u64> {
         let array: [u8; 8] = bytes.try_into().map_err(|_| Error::Decode {
             table: self.table.name().to_string(),
-            row: crate::printable_key(row),
+            row: printable_key(row),
             column: format!("{FAMILY}:{ID}"),
             expected: "u64 (8 bytes, big-endian)".into(),
             reason: format!("{} bytes", bytes.len()),
@@ -172,7 +172,7 @@ impl Dictionary {
         let name = String::from_utf8(found.value(FAMILY, NAME).unwrap_or_default().to_vec())
             .map_err(|e| Error::Decode {
                 table: self.table.name().to_string(),
-                row: crate::printable_key(&row),
+                row: printable_key(&row),
                 column: format!("{FAMILY}:{NAME}"),
                 expected: "UTF-8 text".into(),
                 reason: e.to_string(),
