@@ -39,7 +39,7 @@ async fn a_table_is_created_with_every_family_option_and_described_back_equal() 
     let tuned = ColumnFamily::new("d")
         .max_versions(7)
         .min_versions(1)
-        .time_to_live(86_400)
+        .ttl(86_400)
         .compression(Compression::Gz)
         .bloom_filter(BloomFilter::RowCol)
         .block_size(16_384)
@@ -135,7 +135,7 @@ async fn families_are_added_modified_and_dropped() {
             assert_eq!(e.max_versions, Some(4));
 
             admin
-                .modify_family(t.name(), &e.clone().max_versions(9).time_to_live(3600))
+                .modify_family(t.name(), &e.clone().max_versions(9).ttl(3600))
                 .await
                 .unwrap();
             let e2 = admin

@@ -27,7 +27,6 @@ pub struct Entity {
     /// Name of the generated key struct; `<Entity>Key` when absent.
     #[darling(default)]
     pub key_struct: Option<syn::Ident>,
-    /// Path of the `hbase_orm` crate, for re-exports.
     /// Salt bucket prefix: `salt(buckets = 16)`, `salt(buckets = 16, hash = "customer")`,
     /// `salt(buckets = 8, modulo = "ts")`.
     #[darling(default)]
@@ -46,6 +45,19 @@ pub struct Entity {
     /// `table = "tx_{yyyyMMdd}"`.
     #[darling(default)]
     pub table_time: Option<SpannedValue<String>>,
+    /// Path of the `hbase_orm` crate, for re-exports.
+    #[darling(default, rename = "crate")]
+    pub krate: Option<syn::Path>,
+}
+
+/// `#[derive(HBaseRecord)]`: an enum whose variants each hold one entity.
+#[derive(Debug, FromDeriveInput)]
+#[darling(attributes(hbase), supports(enum_any))]
+pub struct Record {
+    pub ident: syn::Ident,
+    pub generics: syn::Generics,
+    pub data: darling::ast::Data<syn::Variant, ()>,
+    /// Path of the `hbase_orm` crate, for re-exports.
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
 }
@@ -125,68 +137,63 @@ pub struct RecordTypeOptions {
 
 /// `family_options(d(...), s(...))`: each family's options, under its name.
 #[derive(Debug, Clone, Default)]
-pub struct FamilyOptionsList(pub Vec<(syn::Ident, FamilyOptions)>);
+pub struct FamilyOptionsList(pub Vec<(syn::Ident, Vec<(syn::Ident, syn::Lit)>)>);
 
 impl FromMeta for FamilyOptionsList {
     fn from_list(items: &[darling::ast::NestedMeta]) -> darling::Result<Self> {
         let mut errors = darling::Error::accumulator();
         let mut out = Vec::new();
         for item in items {
-            let family = match item {
-                darling::ast::NestedMeta::Meta(meta @ syn::Meta::List(list)) => {
+            match item {
+                darling::ast::NestedMeta::Meta(syn::Meta::List(list)) => {
                     match list.path.get_ident() {
-                        Some(ident) => errors
-                            .handle(FamilyOptions::from_meta(meta))
-                            .map(|o| (ident.clone(), o)),
-                        None => {
-                            errors.push(
-                                darling::Error::custom("expected a family name, e.g. `d(...)`")
-                                    .with_span(&list.path),
-                            );
-                            None
+                        Some(family) => {
+                            let options = errors.handle(family_options(list));
+                            out.extend(options.map(|o| (family.clone(), o)));
                         }
+                        None => errors.push(
+                            darling::Error::custom("expected a family name, e.g. `d(...)`")
+                                .with_span(&list.path),
+                        ),
                     }
                 }
-                other => {
-                    errors.push(
-                        darling::Error::custom(
-                            "expected `family(option = value, ...)`, e.g. `d(max_versions = 3)`",
-                        )
-                        .with_span(other),
-                    );
-                    None
-                }
-            };
-            out.extend(family);
+                other => errors.push(
+                    darling::Error::custom(
+                        "expected `family(option = value, ...)`, e.g. `d(max_versions = 3)`",
+                    )
+                    .with_span(other),
+                ),
+            }
         }
         errors.finish_with(FamilyOptionsList(out))
     }
 }
 
-/// The options of one family in `family_options(...)`.
-#[derive(Debug, Clone, FromMeta)]
-pub struct FamilyOptions {
-    #[darling(default)]
-    pub max_versions: Option<i32>,
-    #[darling(default)]
-    pub min_versions: Option<i32>,
-    /// Seconds.
-    #[darling(default)]
-    pub ttl: Option<i32>,
-    #[darling(default)]
-    pub compression: Option<SpannedValue<String>>,
-    #[darling(default)]
-    pub bloom_filter: Option<SpannedValue<String>>,
-    #[darling(default)]
-    pub block_size: Option<i32>,
-    #[darling(default)]
-    pub block_cache: Option<bool>,
-    #[darling(default)]
-    pub in_memory: Option<bool>,
-    #[darling(default)]
-    pub data_block_encoding: Option<SpannedValue<String>>,
-    #[darling(default)]
-    pub keep_deleted_cells: Option<SpannedValue<String>>,
+/// The `option = literal` pairs of one family. Which options exist and what they take is the
+/// library's `ColumnFamily` builder's business: the generated code calls it, so a wrong name
+/// or value is a compile error at the option.
+fn family_options(list: &syn::MetaList) -> darling::Result<Vec<(syn::Ident, syn::Lit)>> {
+    let mut errors = darling::Error::accumulator();
+    let mut out = Vec::new();
+    for item in darling::ast::NestedMeta::parse_meta_list(list.tokens.clone())? {
+        let pair = match &item {
+            darling::ast::NestedMeta::Meta(syn::Meta::NameValue(nv)) => {
+                match (nv.path.get_ident(), &nv.value) {
+                    (Some(name), syn::Expr::Lit(lit)) => Some((name.clone(), lit.lit.clone())),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match pair {
+            Some(pair) => out.push(pair),
+            None => errors.push(
+                darling::Error::custom("expected `option = value`, e.g. `max_versions = 3`")
+                    .with_span(&item),
+            ),
+        }
+    }
+    errors.finish_with(out)
 }
 
 /// Options of `split(...)`.

@@ -1,15 +1,17 @@
 //! `#[derive(HBaseEntity)]` for `hbase-orm`.
 //!
-//! The macro works in three steps, one module each: `attr` parses the `#[hbase(...)]`
-//! attributes (darling), `valid` checks them and collects every mistake at once, `expand`
-//! writes an `impl hbase_orm::HBaseEntity` and the entity's key type. On errors it still emits
-//! a stub impl, so one mistake gives one message rather than a cascade.
+//! Both derives work in the same steps: `known` reports attribute names it does not know (and
+//! takes them out), `attr` parses the `#[hbase(...)]` attributes (darling), `valid` checks
+//! them, collects every mistake at once and builds the plain-data `model`, and `expand` writes
+//! the code (it is the only module that builds tokens). On errors they still emit a stub impl,
+//! so one mistake gives one message rather than a cascade.
 //!
 //! See the `hbase_orm::HBaseEntity` documentation for the attributes.
 
 mod attr;
 mod expand;
-mod record;
+mod known;
+mod model;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -35,11 +37,12 @@ use syn::{parse_macro_input, DeriveInput};
 #[proc_macro_derive(HBaseEntity, attributes(hbase))]
 pub fn derive_hbase_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    expand::derive(&input).into()
+    expand::derive_entity(&input).into()
 }
 
 /// Derives `hbase_orm::RecordSet` for an enum whose variants each hold one entity type; the
-/// types share one table and carry `#[hbase(record_type(tag = ...))]`.
+/// types share one table and carry `#[hbase(record_type(tag = ...))]`. `#[hbase(crate =
+/// "path")]` names the library through a re-export.
 ///
 /// ```text
 /// #[derive(HBaseRecord)]
@@ -48,8 +51,8 @@ pub fn derive_hbase_entity(input: TokenStream) -> TokenStream {
 ///     Order(Order),
 /// }
 /// ```
-#[proc_macro_derive(HBaseRecord)]
+#[proc_macro_derive(HBaseRecord, attributes(hbase))]
 pub fn derive_hbase_record(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    record::derive(&input).into()
+    expand::derive_record(&input).into()
 }

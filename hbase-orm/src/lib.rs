@@ -55,6 +55,8 @@ pub use model::{
     DeleteTarget, Durability, Get, Increment, Mutation, Put, PutCell, Row, RowMutations, Scan,
     TimeRange,
 };
+#[doc(hidden)]
+pub use schema::family_option;
 pub use schema::{
     render_table_template, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, EnsureReport,
     KeepDeletedCells, OptionChange, RegionLocation, TableDescriptor, TableName, TableSchema,

@@ -282,132 +282,114 @@ pub(crate) fn table_name_from(t: TTableName) -> Result<TableName> {
     Ok(TableName::new(ns, utf8(t.qualifier, "a table name")?))
 }
 
-pub(crate) fn family(f: &ColumnFamily) -> TColumnFamilyDescriptor {
+/// A family option's value as the gateway carries it.
+trait WireOption: Sized {
+    type Wire;
+    fn to_wire(self) -> Self::Wire;
+    fn from_wire(w: Self::Wire) -> Result<Self>;
+}
+
+macro_rules! plain_wire_option {
+    ($($ty:ty),*) => {$(
+        impl WireOption for $ty {
+            type Wire = $ty;
+            fn to_wire(self) -> $ty {
+                self
+            }
+            fn from_wire(w: $ty) -> Result<$ty> {
+                Ok(w)
+            }
+        }
+    )*};
+}
+plain_wire_option!(i32, bool);
+
+/// An option enum and the Thrift enum of the same values (the Thrift constants carry HBase's
+/// names).
+macro_rules! enum_wire_option {
+    ($ty:ident, $wire:ident, $what:literal { $($variant:ident = $constant:ident,)* }) => {
+        impl WireOption for $ty {
+            type Wire = $wire;
+            fn to_wire(self) -> $wire {
+                match self {
+                    $($ty::$variant => $wire::$constant,)*
+                }
+            }
+            fn from_wire(w: $wire) -> Result<$ty> {
+                match w {
+                    $($wire::$constant => Ok($ty::$variant),)*
+                    other => Err(Error::Protocol {
+                        method: "getTableDescriptor",
+                        message: format!(concat!("unknown ", $what, " {}"), other.0),
+                    }),
+                }
+            }
+        }
+    };
+}
+enum_wire_option!(Compression, TCompressionAlgorithm, "compression" {
+    None = NONE, Gz = GZ, Snappy = SNAPPY, Lz4 = LZ4, Zstd = ZSTD, Lzo = LZO, Bzip2 = BZIP2,
+});
+enum_wire_option!(BloomFilter, TBloomFilterType, "bloom filter type" {
+    None = NONE, Row = ROW, RowCol = ROWCOL, RowPrefixFixedLength = ROWPREFIX_FIXED_LENGTH,
+});
+enum_wire_option!(DataBlockEncoding, TDataBlockEncoding, "data block encoding" {
+    None = NONE, Prefix = PREFIX, Diff = DIFF, FastDiff = FAST_DIFF, RowIndexV1 = ROW_INDEX_V1,
+});
+enum_wire_option!(KeepDeletedCells, TKeepDeletedCells, "keep-deleted-cells setting" {
+    False = FALSE, True = TRUE, Ttl = TTL,
+});
+
+/// A family descriptor with nothing but its name set.
+fn bare_family(name: Vec<u8>) -> TColumnFamilyDescriptor {
     TColumnFamilyDescriptor {
-        name: f.name.clone().into_bytes(),
+        name,
         attributes: None,
         configuration: None,
-        block_size: f.block_size,
-        bloomn_filter_type: f.bloom_filter.map(|b| match b {
-            BloomFilter::None => TBloomFilterType::NONE,
-            BloomFilter::Row => TBloomFilterType::ROW,
-            BloomFilter::RowCol => TBloomFilterType::ROWCOL,
-            BloomFilter::RowPrefixFixedLength => TBloomFilterType::ROWPREFIX_FIXED_LENGTH,
-        }),
-        compression_type: f.compression.map(|c| match c {
-            Compression::Lzo => TCompressionAlgorithm::LZO,
-            Compression::Gz => TCompressionAlgorithm::GZ,
-            Compression::None => TCompressionAlgorithm::NONE,
-            Compression::Snappy => TCompressionAlgorithm::SNAPPY,
-            Compression::Lz4 => TCompressionAlgorithm::LZ4,
-            Compression::Bzip2 => TCompressionAlgorithm::BZIP2,
-            Compression::Zstd => TCompressionAlgorithm::ZSTD,
-        }),
+        block_size: None,
+        bloomn_filter_type: None,
+        compression_type: None,
         dfs_replication: None,
-        data_block_encoding: f.data_block_encoding.map(|e| match e {
-            DataBlockEncoding::None => TDataBlockEncoding::NONE,
-            DataBlockEncoding::Prefix => TDataBlockEncoding::PREFIX,
-            DataBlockEncoding::Diff => TDataBlockEncoding::DIFF,
-            DataBlockEncoding::FastDiff => TDataBlockEncoding::FAST_DIFF,
-            DataBlockEncoding::RowIndexV1 => TDataBlockEncoding::ROW_INDEX_V1,
-        }),
-        keep_deleted_cells: f.keep_deleted_cells.map(|k| match k {
-            KeepDeletedCells::False => TKeepDeletedCells::FALSE,
-            KeepDeletedCells::True => TKeepDeletedCells::TRUE,
-            KeepDeletedCells::Ttl => TKeepDeletedCells::TTL,
-        }),
-        max_versions: f.max_versions,
-        min_versions: f.min_versions,
+        data_block_encoding: None,
+        keep_deleted_cells: None,
+        max_versions: None,
+        min_versions: None,
         scope: None,
-        time_to_live: f.time_to_live,
-        block_cache_enabled: f.block_cache,
+        time_to_live: None,
+        block_cache_enabled: None,
         cache_blooms_on_write: None,
         cache_data_on_write: None,
         cache_indexes_on_write: None,
         compress_tags: None,
         evict_blocks_on_close: None,
-        in_memory: f.in_memory,
+        in_memory: None,
     }
 }
 
-/// Replaces the options `declared` sets in a family descriptor read from the gateway and
-/// keeps everything else it carries.
-pub(crate) fn overlay_family(raw: &mut TColumnFamilyDescriptor, declared: &ColumnFamily) {
-    let d = family(declared);
-    raw.block_size = d.block_size.or(raw.block_size);
-    raw.bloomn_filter_type = d.bloomn_filter_type.or(raw.bloomn_filter_type);
-    raw.compression_type = d.compression_type.or(raw.compression_type);
-    raw.data_block_encoding = d.data_block_encoding.or(raw.data_block_encoding);
-    raw.keep_deleted_cells = d.keep_deleted_cells.or(raw.keep_deleted_cells);
-    raw.max_versions = d.max_versions.or(raw.max_versions);
-    raw.min_versions = d.min_versions.or(raw.min_versions);
-    raw.time_to_live = d.time_to_live.or(raw.time_to_live);
-    raw.block_cache_enabled = d.block_cache_enabled.or(raw.block_cache_enabled);
-    raw.in_memory = d.in_memory.or(raw.in_memory);
-}
+macro_rules! family_conversions {
+    ($($(#[$doc:meta])* $builder:ident: $field:ident: $ty:ty => $wire:ident;)*) => {
+        pub(crate) fn family(f: &ColumnFamily) -> TColumnFamilyDescriptor {
+            let mut d = bare_family(f.name.clone().into_bytes());
+            $(d.$wire = f.$field.map(WireOption::to_wire);)*
+            d
+        }
 
-/// An enum value HBase sent that this client does not know.
-fn unknown(what: &str, value: i32) -> Error {
-    Error::Protocol {
-        method: "getTableDescriptor",
-        message: format!("unknown {what} {value}"),
-    }
-}
+        /// Replaces the options `declared` sets in a family descriptor read from the gateway
+        /// and keeps everything else it carries.
+        pub(crate) fn overlay_family(raw: &mut TColumnFamilyDescriptor, declared: &ColumnFamily) {
+            $(if let Some(v) = declared.$field {
+                raw.$wire = Some(v.to_wire());
+            })*
+        }
 
-pub(crate) fn family_from(f: TColumnFamilyDescriptor) -> Result<ColumnFamily> {
-    Ok(ColumnFamily {
-        name: utf8(f.name, "a family name")?,
-        max_versions: f.max_versions,
-        min_versions: f.min_versions,
-        time_to_live: f.time_to_live,
-        compression: f
-            .compression_type
-            .map(|c| match c {
-                TCompressionAlgorithm::LZO => Ok(Compression::Lzo),
-                TCompressionAlgorithm::GZ => Ok(Compression::Gz),
-                TCompressionAlgorithm::NONE => Ok(Compression::None),
-                TCompressionAlgorithm::SNAPPY => Ok(Compression::Snappy),
-                TCompressionAlgorithm::LZ4 => Ok(Compression::Lz4),
-                TCompressionAlgorithm::BZIP2 => Ok(Compression::Bzip2),
-                TCompressionAlgorithm::ZSTD => Ok(Compression::Zstd),
-                other => Err(unknown("compression", other.0)),
-            })
-            .transpose()?,
-        bloom_filter: f
-            .bloomn_filter_type
-            .map(|b| match b {
-                TBloomFilterType::NONE => Ok(BloomFilter::None),
-                TBloomFilterType::ROW => Ok(BloomFilter::Row),
-                TBloomFilterType::ROWCOL => Ok(BloomFilter::RowCol),
-                TBloomFilterType::ROWPREFIX_FIXED_LENGTH => Ok(BloomFilter::RowPrefixFixedLength),
-                other => Err(unknown("bloom filter type", other.0)),
-            })
-            .transpose()?,
-        block_size: f.block_size,
-        block_cache: f.block_cache_enabled,
-        in_memory: f.in_memory,
-        data_block_encoding: f
-            .data_block_encoding
-            .map(|e| match e {
-                TDataBlockEncoding::NONE => Ok(DataBlockEncoding::None),
-                TDataBlockEncoding::PREFIX => Ok(DataBlockEncoding::Prefix),
-                TDataBlockEncoding::DIFF => Ok(DataBlockEncoding::Diff),
-                TDataBlockEncoding::FAST_DIFF => Ok(DataBlockEncoding::FastDiff),
-                TDataBlockEncoding::ROW_INDEX_V1 => Ok(DataBlockEncoding::RowIndexV1),
-                other => Err(unknown("data block encoding", other.0)),
-            })
-            .transpose()?,
-        keep_deleted_cells: f
-            .keep_deleted_cells
-            .map(|k| match k {
-                TKeepDeletedCells::FALSE => Ok(KeepDeletedCells::False),
-                TKeepDeletedCells::TRUE => Ok(KeepDeletedCells::True),
-                TKeepDeletedCells::TTL => Ok(KeepDeletedCells::Ttl),
-                other => Err(unknown("keep-deleted-cells setting", other.0)),
-            })
-            .transpose()?,
-    })
+        pub(crate) fn family_from(f: TColumnFamilyDescriptor) -> Result<ColumnFamily> {
+            let mut family = ColumnFamily::new(utf8(f.name, "a family name")?);
+            $(family.$field = f.$wire.map(<$ty as WireOption>::from_wire).transpose()?;)*
+            Ok(family)
+        }
+    };
 }
+for_each_family_option!(family_conversions);
 
 pub(crate) fn table_descriptor(d: &TableDescriptor) -> TTableDescriptor {
     TTableDescriptor {

@@ -6,7 +6,7 @@ mod reexport {
     pub use hbase_orm as orm;
 }
 
-use reexport::orm::HBaseEntity;
+use reexport::orm::{HBaseEntity, HBaseRecord, RecordSet};
 
 #[derive(HBaseEntity)]
 #[hbase(crate = "hbase_orm", table = "direct", family = "d")]
@@ -25,7 +25,21 @@ struct Via {
     names: Vec<String>,
 }
 
+#[derive(HBaseEntity)]
+#[hbase(crate = "reexport::orm", table = "crm", family = "d", record_type(tag = 1))]
+struct Tagged {
+    #[hbase(key)]
+    id: u32,
+}
+
+#[derive(HBaseRecord)]
+#[hbase(crate = "reexport::orm")]
+enum Records {
+    Tagged(Tagged),
+}
+
 fn main() {
+    assert_eq!(Records::table_name().to_string(), "crm");
     let d = Direct {
         id: 1,
         name: "x".into(),

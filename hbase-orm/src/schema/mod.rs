@@ -4,6 +4,13 @@ use std::fmt;
 
 use crate::error::{Error, Result};
 
+mod family;
+
+pub(crate) use family::for_each_family_option;
+pub use family::{
+    family_option, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells,
+};
+
 /// A table's full name: namespace and qualifier. `"orders"` is in namespace `default`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TableName {
@@ -50,171 +57,6 @@ impl fmt::Display for TableName {
         } else {
             write!(f, "{}:{}", self.namespace, self.name)
         }
-    }
-}
-
-/// Block compression of a column family's store files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Compression {
-    /// No compression.
-    None,
-    /// gzip.
-    Gz,
-    /// Snappy (needs native libraries on the region servers).
-    Snappy,
-    /// LZ4.
-    Lz4,
-    /// Zstandard.
-    Zstd,
-    /// LZO.
-    Lzo,
-    /// bzip2.
-    Bzip2,
-}
-
-/// Bloom filter kind of a column family.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BloomFilter {
-    /// No bloom filter.
-    None,
-    /// On row keys (HBase's default).
-    Row,
-    /// On row key + column.
-    RowCol,
-    /// On a fixed-length prefix of the row key.
-    RowPrefixFixedLength,
-}
-
-/// In-block key encoding of a column family.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataBlockEncoding {
-    /// No encoding.
-    None,
-    /// Prefix encoding.
-    Prefix,
-    /// Diff encoding.
-    Diff,
-    /// Fast diff encoding.
-    FastDiff,
-    /// Row index.
-    RowIndexV1,
-}
-
-/// Whether deleted cells stay readable by time-range reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeepDeletedCells {
-    /// Deleted cells go at the next major compaction.
-    False,
-    /// Deleted cells are kept (until TTL or max versions).
-    True,
-    /// Kept until their TTL.
-    Ttl,
-}
-
-/// A column family and its options. `None` leaves an option at HBase's default when creating,
-/// and is never `None` in a descriptor read back from HBase.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ColumnFamily {
-    /// The family name (keep it short: it is stored with every cell).
-    pub name: String,
-    /// Versions kept per cell.
-    pub max_versions: Option<i32>,
-    /// Versions kept even past the TTL.
-    pub min_versions: Option<i32>,
-    /// Seconds a cell lives (`i32::MAX` = forever, HBase's default).
-    pub time_to_live: Option<i32>,
-    /// Store file compression.
-    pub compression: Option<Compression>,
-    /// Bloom filter.
-    pub bloom_filter: Option<BloomFilter>,
-    /// HFile block size in bytes (HBase's default is 65536).
-    pub block_size: Option<i32>,
-    /// Whether reads fill the block cache.
-    pub block_cache: Option<bool>,
-    /// Give the family's blocks priority in the block cache.
-    pub in_memory: Option<bool>,
-    /// Key encoding inside blocks.
-    pub data_block_encoding: Option<DataBlockEncoding>,
-    /// Whether deleted cells stay readable by time-range reads.
-    pub keep_deleted_cells: Option<KeepDeletedCells>,
-}
-
-impl ColumnFamily {
-    /// A family with every option at HBase's default.
-    pub fn new(name: impl Into<String>) -> Self {
-        ColumnFamily {
-            name: name.into(),
-            max_versions: None,
-            min_versions: None,
-            time_to_live: None,
-            compression: None,
-            bloom_filter: None,
-            block_size: None,
-            block_cache: None,
-            in_memory: None,
-            data_block_encoding: None,
-            keep_deleted_cells: None,
-        }
-    }
-
-    /// Keeps up to `n` versions per cell.
-    pub fn max_versions(mut self, n: i32) -> Self {
-        self.max_versions = Some(n);
-        self
-    }
-
-    /// Keeps at least `n` versions even when expired by TTL.
-    pub fn min_versions(mut self, n: i32) -> Self {
-        self.min_versions = Some(n);
-        self
-    }
-
-    /// Cells expire after `seconds`.
-    pub fn time_to_live(mut self, seconds: i32) -> Self {
-        self.time_to_live = Some(seconds);
-        self
-    }
-
-    /// Compresses store files.
-    pub fn compression(mut self, c: Compression) -> Self {
-        self.compression = Some(c);
-        self
-    }
-
-    /// Sets the bloom filter.
-    pub fn bloom_filter(mut self, b: BloomFilter) -> Self {
-        self.bloom_filter = Some(b);
-        self
-    }
-
-    /// Sets the HFile block size in bytes.
-    pub fn block_size(mut self, bytes: i32) -> Self {
-        self.block_size = Some(bytes);
-        self
-    }
-
-    /// Turns the block cache on or off for this family.
-    pub fn block_cache(mut self, on: bool) -> Self {
-        self.block_cache = Some(on);
-        self
-    }
-
-    /// Gives the family priority in the block cache.
-    pub fn in_memory(mut self, on: bool) -> Self {
-        self.in_memory = Some(on);
-        self
-    }
-
-    /// Sets the key encoding inside blocks.
-    pub fn data_block_encoding(mut self, e: DataBlockEncoding) -> Self {
-        self.data_block_encoding = Some(e);
-        self
-    }
-
-    /// Keeps deleted cells readable by time-range reads.
-    pub fn keep_deleted_cells(mut self, k: KeepDeletedCells) -> Self {
-        self.keep_deleted_cells = Some(k);
-        self
     }
 }
 
@@ -273,157 +115,6 @@ pub struct TableSchema {
     pub split_keys: Vec<Vec<u8>>,
     /// The entity types that declared this schema.
     pub declared_by: Vec<&'static str>,
-}
-
-/// Compares two declarations of one option; `Some` values must agree.
-fn merge_option<T: PartialEq + Copy + fmt::Debug>(
-    a: &mut Option<T>,
-    b: Option<T>,
-    what: &str,
-    family: &str,
-    by: (&str, &str),
-) -> Result<()> {
-    match (*a, b) {
-        (Some(x), Some(y)) if x != y => Err(Error::IllegalArgument {
-            message: format!(
-                "conflicting {what} for family {family}: {} declares {x:?}, {} declares {y:?}",
-                by.0, by.1
-            ),
-        }),
-        (None, Some(y)) => {
-            *a = Some(y);
-            Ok(())
-        }
-        _ => Ok(()),
-    }
-}
-
-impl ColumnFamily {
-    /// Folds `other`'s declared options into this family's; conflicting values are an error
-    /// naming both declarers.
-    fn merge(&mut self, other: &ColumnFamily, by: (&str, &str)) -> Result<()> {
-        let f = self.name.clone();
-        merge_option(
-            &mut self.max_versions,
-            other.max_versions,
-            "max_versions",
-            &f,
-            by,
-        )?;
-        merge_option(
-            &mut self.min_versions,
-            other.min_versions,
-            "min_versions",
-            &f,
-            by,
-        )?;
-        merge_option(&mut self.time_to_live, other.time_to_live, "ttl", &f, by)?;
-        merge_option(
-            &mut self.compression,
-            other.compression,
-            "compression",
-            &f,
-            by,
-        )?;
-        merge_option(
-            &mut self.bloom_filter,
-            other.bloom_filter,
-            "bloom_filter",
-            &f,
-            by,
-        )?;
-        merge_option(&mut self.block_size, other.block_size, "block_size", &f, by)?;
-        merge_option(
-            &mut self.block_cache,
-            other.block_cache,
-            "block_cache",
-            &f,
-            by,
-        )?;
-        merge_option(&mut self.in_memory, other.in_memory, "in_memory", &f, by)?;
-        merge_option(
-            &mut self.data_block_encoding,
-            other.data_block_encoding,
-            "data_block_encoding",
-            &f,
-            by,
-        )?;
-        merge_option(
-            &mut self.keep_deleted_cells,
-            other.keep_deleted_cells,
-            "keep_deleted_cells",
-            &f,
-            by,
-        )
-    }
-
-    /// The options declared here that differ from `actual` (read back from HBase), as
-    /// `(option, actual, declared)` texts.
-    pub fn differences(&self, actual: &ColumnFamily) -> Vec<(&'static str, String, String)> {
-        let mut out = Vec::new();
-        fn check<T: PartialEq + fmt::Debug>(
-            out: &mut Vec<(&'static str, String, String)>,
-            what: &'static str,
-            declared: &Option<T>,
-            actual: &Option<T>,
-        ) {
-            if let Some(d) = declared {
-                if actual.as_ref() != Some(d) {
-                    let a = actual
-                        .as_ref()
-                        .map(|a| format!("{a:?}"))
-                        .unwrap_or_else(|| "unset".into());
-                    out.push((what, a, format!("{d:?}")));
-                }
-            }
-        }
-        check(
-            &mut out,
-            "max_versions",
-            &self.max_versions,
-            &actual.max_versions,
-        );
-        check(
-            &mut out,
-            "min_versions",
-            &self.min_versions,
-            &actual.min_versions,
-        );
-        check(&mut out, "ttl", &self.time_to_live, &actual.time_to_live);
-        check(
-            &mut out,
-            "compression",
-            &self.compression,
-            &actual.compression,
-        );
-        check(
-            &mut out,
-            "bloom_filter",
-            &self.bloom_filter,
-            &actual.bloom_filter,
-        );
-        check(&mut out, "block_size", &self.block_size, &actual.block_size);
-        check(
-            &mut out,
-            "block_cache",
-            &self.block_cache,
-            &actual.block_cache,
-        );
-        check(&mut out, "in_memory", &self.in_memory, &actual.in_memory);
-        check(
-            &mut out,
-            "data_block_encoding",
-            &self.data_block_encoding,
-            &actual.data_block_encoding,
-        );
-        check(
-            &mut out,
-            "keep_deleted_cells",
-            &self.keep_deleted_cells,
-            &actual.keep_deleted_cells,
-        );
-        out
-    }
 }
 
 impl TableSchema {
@@ -614,11 +305,7 @@ mod tests {
         };
         let merged = TableSchema::merge_all(vec![
             schema("Customer", ColumnFamily::new("d").max_versions(3), vec![]),
-            schema(
-                "Order",
-                ColumnFamily::new("d").time_to_live(60),
-                vec![b"m".to_vec()],
-            ),
+            schema("Order", ColumnFamily::new("d").ttl(60), vec![b"m".to_vec()]),
             schema("Order", ColumnFamily::new("x"), vec![]),
         ])
         .unwrap();

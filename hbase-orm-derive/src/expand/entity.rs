@@ -1,0 +1,267 @@
+//! The `HBaseEntity` impl: table and column metadata, the column lookup, and the field-by-field
+//! writes and reads (each one call into the library).
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::key::read_body;
+use super::tokens::{family_descriptors, key_codec, option_byte, split_keys, value_codec};
+use crate::model::{Entity, Missing};
+
+/// The `ColumnDef`s, in declaration order.
+fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
+    let krate = &m.krate;
+    m.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (field, family, qualifier) = (c.ident.to_string(), &c.family, &c.qualifier);
+            let key_part = stored_keys.contains(&i);
+            quote! {
+                #krate::entity::ColumnDef {
+                    field: #field,
+                    family: #family,
+                    qualifier: #qualifier,
+                    key_part: #key_part,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The arms of `column_index`: one match on the family, then one on the qualifier, so each
+/// cell's family is compared once.
+fn index_arms(m: &Entity) -> Vec<TokenStream> {
+    m.families
+        .iter()
+        .map(|fam| {
+            let f = syn::LitByteStr::new(fam.as_bytes(), proc_macro2::Span::call_site());
+            let arms = m
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.family == *fam)
+                .map(|(i, c)| {
+                    let q = syn::LitByteStr::new(c.qualifier.as_bytes(), c.ident.span());
+                    quote!(#q => ::core::option::Option::Some(#i),)
+                });
+            quote! {
+                #f => match qualifier {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                },
+            }
+        })
+        .collect()
+}
+
+/// `write_cells`: one writer call per stored field.
+fn cell_writes(m: &Entity) -> Vec<TokenStream> {
+    m.columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (id, ty, codec) = (&c.ident, &c.ty, value_codec(&m.krate, c));
+            match c.missing {
+                Missing::Optional => quote_spanned! {ty.span()=>
+                    cells.optional::<#ty, #codec>(#i, &self.#id)?;
+                },
+                _ => quote_spanned! {ty.span()=>
+                    cells.value::<#ty, #codec>(#i, &self.#id)?;
+                },
+            }
+        })
+        .collect()
+}
+
+/// The field initialisers of `read_cells`: one reader call per stored field that is not a
+/// hashed key part.
+fn cell_reads(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
+    m.columns
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !stored_keys.contains(i))
+        .map(|(i, c)| {
+            let (id, ty, codec) = (&c.ident, &c.ty, value_codec(&m.krate, c));
+            match &c.missing {
+                Missing::Required => {
+                    quote_spanned! {ty.span()=> #id: cells.required::<#ty, #codec>(#i)? }
+                }
+                Missing::Optional => {
+                    quote_spanned! {ty.span()=> #id: cells.optional::<#ty, #codec>(#i)? }
+                }
+                Missing::Default(None) => quote_spanned! {ty.span()=>
+                    #id: cells.or_else::<#ty, #codec>(#i, ::core::default::Default::default)?
+                },
+                Missing::Default(Some(path)) => quote_spanned! {ty.span()=>
+                    #id: cells.or_else::<#ty, #codec>(#i, #path)?
+                },
+            }
+        })
+        .collect()
+}
+
+/// `RECORD_TAG` and `is_record` for an entity with a record-type tag.
+fn tag_items(m: &Entity) -> TokenStream {
+    let Some(tag) = &m.tag else {
+        return quote!();
+    };
+    let krate = &m.krate;
+    let t = tag.tag;
+    let parts_before = m.keys[..tag.before].iter().enumerate().map(|(i, k)| {
+        let (ty, codec, name) = (&k.ty, key_codec(krate, k), k.ident.to_string());
+        let last = m.is_last(i);
+        quote_spanned! {ty.span()=> r.skip::<#ty, #codec>(#name, #last)?; }
+    });
+    let salt_skip = m.salt.as_ref().map(|_| quote!(r.byte("salt bucket")?;));
+    let delim = option_byte(m.delimiter);
+    quote! {
+        const RECORD_TAG: ::core::option::Option<u8> = ::core::option::Option::Some(#t);
+
+        fn is_record(key: &[u8]) -> bool {
+            let mut r = #krate::rowkey::KeyReader::new(key, #delim);
+            let mut tag = || -> ::core::result::Result<u8, #krate::rowkey::KeyError> {
+                #salt_skip
+                #(#parts_before)*
+                r.byte("record type")
+            };
+            tag() == ::core::result::Result::Ok(#t)
+        }
+    }
+}
+
+/// `TABLE_IS_TEMPLATE` and `table_for_key` for a table template.
+fn table_items(m: &Entity) -> TokenStream {
+    let Some(i) = m.table_time else {
+        return quote!();
+    };
+    let (krate, key_struct, namespace, table) = (&m.krate, &m.key_struct, &m.namespace, &m.table);
+    let id = &m.keys[i].ident;
+    quote! {
+        const TABLE_IS_TEMPLATE: bool = true;
+
+        fn table_for_key(key: &#key_struct) -> #krate::TableName {
+            #krate::TableName::new(
+                #namespace,
+                #krate::render_table_template(#table, ::core::convert::Into::<i64>::into(key.#id)),
+            )
+        }
+    }
+}
+
+/// The `HBaseEntity` impl.
+pub fn entity_impl(m: &Entity) -> TokenStream {
+    let (krate, ident, key_struct) = (&m.krate, &m.ident, &m.key_struct);
+    let (namespace, table, families) = (&m.namespace, &m.table, &m.families);
+    let stored_keys: Vec<usize> = m.keys.iter().filter_map(|k| k.stored).collect();
+    let key_idents: Vec<_> = m.keys.iter().map(|k| &k.ident).collect();
+    let column_defs = column_defs(m, &stored_keys);
+    let index_arms = index_arms(m);
+    let cell_writes = cell_writes(m);
+    let cell_reads = cell_reads(m, &stored_keys);
+    let entity_reads = read_body(m, true);
+    let delim = option_byte(m.delimiter);
+    let reversible: Vec<_> = m
+        .keys
+        .iter()
+        .filter(|k| k.stored.is_none())
+        .map(|k| &k.ident)
+        .collect();
+    let entity_key_fields = m.keys.iter().map(|k| {
+        let id = &k.ident;
+        match k.stored {
+            Some(col) => {
+                let (ty, codec) = (&k.ty, value_codec(krate, &m.columns[col]));
+                quote_spanned! {ty.span()=> #id: cells.required::<#ty, #codec>(#col)? }
+            }
+            None => quote!(#id),
+        }
+    });
+    let skipped_fields = m
+        .skipped
+        .iter()
+        .map(|id| quote_spanned! {id.span()=> #id: ::core::default::Default::default() });
+    let key_part_defs = m.keys.iter().map(|k| {
+        let (ty, codec, field) = (&k.ty, key_codec(krate, k), k.ident.to_string());
+        quote_spanned! {ty.span()=>
+            #krate::entity::KeyPartDef {
+                field: #field,
+                kind: <#codec as #krate::rowkey::KeyCodec<#ty>>::KIND,
+                width: <#codec as #krate::rowkey::KeyCodec<#ty>>::WIDTH,
+            }
+        }
+    });
+    let salt_const = m.salt.as_ref().map(|s| {
+        let b = s.buckets;
+        quote!(const SALT_BUCKETS: ::core::option::Option<u8> = ::core::option::Option::Some(#b);)
+    });
+    let key_delimiter = m.delimiter.map(|d| {
+        quote!(const KEY_DELIMITER: ::core::option::Option<u8> = ::core::option::Option::Some(#d);)
+    });
+    let tag_items = tag_items(m);
+    let family_items = family_descriptors(m);
+    let split_items = m.split.as_ref().map(|s| {
+        let body = split_keys(krate, s);
+        quote! {
+            fn split_keys() -> ::std::vec::Vec<::std::vec::Vec<u8>> {
+                #body
+            }
+        }
+    });
+    let table_items = table_items(m);
+
+    quote! {
+        impl #krate::HBaseEntity for #ident {
+            type Key = #key_struct;
+            const NAMESPACE: &'static str = #namespace;
+            const TABLE: &'static str = #table;
+            const FAMILIES: &'static [&'static str] = &[#(#families),*];
+            const COLUMNS: &'static [#krate::entity::ColumnDef] = &[#(#column_defs),*];
+            const KEY_PARTS: &'static [#krate::entity::KeyPartDef] = &[#(#key_part_defs),*];
+            #key_delimiter
+            #salt_const
+            #tag_items
+            #family_items
+            #split_items
+            #table_items
+
+            fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {
+                match family {
+                    #(#index_arms)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            fn key(&self) -> #key_struct {
+                #key_struct { #(#key_idents: ::core::clone::Clone::clone(&self.#key_idents),)* }
+            }
+
+            fn write_row_key(&self, out: &mut ::std::vec::Vec<u8>)
+                -> ::core::result::Result<(), #krate::rowkey::KeyError> {
+                #key_struct::write_parts(#(&self.#key_idents,)* out)
+            }
+
+            fn write_cells(&self, cells: &mut #krate::entity::CellWriter<'_, Self>) -> #krate::Result<()> {
+                #(#cell_writes)*
+                ::core::result::Result::Ok(())
+            }
+
+            fn read_cells(key: &[u8], cells: &mut #krate::entity::CellReader<'_, Self>)
+                -> #krate::Result<Self> {
+                let mut r = #krate::rowkey::KeyReader::new(key, #delim);
+                let mut parts = || -> ::core::result::Result<_, #krate::rowkey::KeyError> {
+                    #(#entity_reads)*
+                    r.finish()?;
+                    ::core::result::Result::Ok((#(#reversible,)*))
+                };
+                let (#(#reversible,)*) = parts().map_err(|e| cells.key_error(e))?;
+                ::core::result::Result::Ok(#ident {
+                    #(#entity_key_fields,)*
+                    #(#cell_reads,)*
+                    #(#skipped_fields,)*
+                })
+            }
+        }
+    }
+}

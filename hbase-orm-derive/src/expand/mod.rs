@@ -1,0 +1,151 @@
+//! Writes code from a validated [`crate::model`]; the only place that builds tokens. Also the
+//! two derives' pipelines (parse, validate, expand) and their stubs after an error.
+
+mod entity;
+mod key;
+mod record;
+mod tokens;
+
+use darling::FromDeriveInput;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::{attr, known, valid};
+
+/// `#[derive(HBaseEntity)]`: parses, validates and expands; on errors, all of them plus a
+/// stub impl.
+pub fn derive_entity(input: &syn::DeriveInput) -> TokenStream {
+    if let Some(shape) = not_a_named_struct(input) {
+        let e = darling::Error::custom(format!(
+            "HBaseEntity can only be derived for a struct with named fields, not {shape}"
+        ))
+        .with_span(&input.ident);
+        return with_stub(vec![e], input, entity_stub);
+    }
+    let mut input = input.clone();
+    let mut errors = known::strip_unknown(&mut input, &known::ENTITY, &known::FIELD);
+    match attr::Entity::from_derive_input(&input).and_then(|e| valid::entity(&e)) {
+        Ok(m) if errors.is_empty() => {
+            let key = key::key_type(&m);
+            let imp = entity::entity_impl(&m);
+            quote!(#key #imp)
+        }
+        Ok(_) => with_stub(errors, &input, entity_stub),
+        Err(e) => {
+            errors.push(e);
+            with_stub(errors, &input, entity_stub)
+        }
+    }
+}
+
+/// `#[derive(HBaseRecord)]`: the same pipeline for an enum of entity types.
+pub fn derive_record(input: &syn::DeriveInput) -> TokenStream {
+    if !matches!(input.data, syn::Data::Enum(_)) {
+        let e = darling::Error::custom(
+            "HBaseRecord is derived for an enum whose variants each hold one entity, e.g. \
+             `enum CustomerRecord { Customer(Customer), Order(Order) }`",
+        )
+        .with_span(&input.ident);
+        return e.write_errors();
+    }
+    let mut input = input.clone();
+    let mut errors = known::strip_unknown(&mut input, &known::RECORD, &known::RECORD);
+    match attr::Record::from_derive_input(&input).and_then(|r| valid::record_set(&r)) {
+        Ok(r) if errors.is_empty() => record::record_impl(&r),
+        Ok(_) => with_stub(errors, &input, record_stub),
+        Err(e) => {
+            errors.push(e);
+            with_stub(errors, &input, record_stub)
+        }
+    }
+}
+
+/// What the item is, if not a struct with named fields.
+fn not_a_named_struct(input: &syn::DeriveInput) -> Option<&'static str> {
+    match &input.data {
+        syn::Data::Enum(_) => Some("an enum"),
+        syn::Data::Union(_) => Some("a union"),
+        syn::Data::Struct(s) => match s.fields {
+            syn::Fields::Named(_) => None,
+            syn::Fields::Unit => Some("a unit struct"),
+            syn::Fields::Unnamed(_) => Some("a tuple struct"),
+        },
+    }
+}
+
+/// The errors, and a stub impl that keeps the rest of the user's code from failing with
+/// "not implemented" after an attribute mistake. It is never run: the crate does not compile.
+fn with_stub(
+    errors: Vec<darling::Error>,
+    input: &syn::DeriveInput,
+    stub: fn(&syn::Ident, &syn::Path) -> TokenStream,
+) -> TokenStream {
+    let mut out = darling::Error::multiple(errors).write_errors();
+    if input.generics.params.is_empty() {
+        out.extend(stub(&input.ident, &stub_crate(input)));
+    }
+    out
+}
+
+/// The `crate = "..."` path of the item if it can be read despite the errors, else
+/// `::hbase_orm`.
+fn stub_crate(input: &syn::DeriveInput) -> syn::Path {
+    #[derive(FromDeriveInput)]
+    #[darling(attributes(hbase), allow_unknown_fields)]
+    struct CratePath {
+        #[darling(default, rename = "crate")]
+        krate: Option<syn::Path>,
+    }
+    CratePath::from_derive_input(input)
+        .ok()
+        .and_then(|c| c.krate)
+        .unwrap_or_else(|| syn::parse_quote!(::hbase_orm))
+}
+
+fn entity_stub(ident: &syn::Ident, krate: &syn::Path) -> TokenStream {
+    quote! {
+        impl #krate::HBaseEntity for #ident {
+            type Key = #krate::entity::NoKey;
+            const NAMESPACE: &'static str = "";
+            const TABLE: &'static str = "";
+            const FAMILIES: &'static [&'static str] = &[];
+            const COLUMNS: &'static [#krate::entity::ColumnDef] = &[];
+            fn column_index(_: &[u8], _: &[u8]) -> ::core::option::Option<usize> {
+                ::core::unreachable!()
+            }
+            fn key(&self) -> Self::Key {
+                ::core::unreachable!()
+            }
+            fn write_row_key(&self, _: &mut ::std::vec::Vec<u8>)
+                -> ::core::result::Result<(), #krate::rowkey::KeyError> {
+                ::core::unreachable!()
+            }
+            fn write_cells(&self, _: &mut #krate::entity::CellWriter<'_, Self>) -> #krate::Result<()> {
+                ::core::unreachable!()
+            }
+            fn read_cells(_: &[u8], _: &mut #krate::entity::CellReader<'_, Self>) -> #krate::Result<Self> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn record_stub(ident: &syn::Ident, krate: &syn::Path) -> TokenStream {
+    quote! {
+        impl #krate::RecordSet for #ident {
+            fn table_name() -> #krate::TableName {
+                ::core::unreachable!()
+            }
+            fn columns() -> ::std::vec::Vec<#krate::Column> {
+                ::core::unreachable!()
+            }
+            fn salt_buckets() -> ::core::option::Option<u8> {
+                ::core::unreachable!()
+            }
+            fn from_row_of(_: #krate::Row, _: &#krate::TableName)
+                -> #krate::Result<::core::option::Option<Self>> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The small pieces of code the model's choices stand for: codec types, family descriptors,
+//! split keys.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+
+use crate::model::{Column, Entity, FamilyOptions, KeyEncoding, KeyPart, Split, ValueEncoding};
+
+/// `tokens` with every span set to `span`. The codecs the derive picks itself get the field
+/// type's span, so that "`T` cannot be stored" and "`T` has no default row-key encoding" point at
+/// the type rather than at the derive.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
+/// The `KeyCodec` type of a key part.
+pub fn key_codec(krate: &syn::Path, k: &KeyPart) -> TokenStream {
+    let ty = &k.ty;
+    let own = |codec: TokenStream| respan(codec, ty.span());
+    match &k.encoding {
+        KeyEncoding::Default => own(quote!(<#ty as #krate::rowkey::KeyPart>::Codec)),
+        KeyEncoding::Fixed(n) => own(quote!(#krate::rowkey::FixedText<#n>)),
+        KeyEncoding::Custom(path) => path.to_token_stream(),
+        KeyEncoding::ReverseTimestamp => own(quote!(#krate::rowkey::ReverseTimestamp)),
+        KeyEncoding::Reversed => own(quote!(#krate::rowkey::ReversedText)),
+        KeyEncoding::Md5(n) => own(quote!(#krate::rowkey::Md5<#n>)),
+    }
+}
+
+/// The `Codec` type of a stored field.
+pub fn value_codec(krate: &syn::Path, c: &Column) -> TokenStream {
+    let span = c.ty.span();
+    match &c.encoding {
+        ValueEncoding::Native => respan(quote!(#krate::Native), span),
+        ValueEncoding::Json => respan(quote!(#krate::Json), span),
+        ValueEncoding::Custom(path) => path.to_token_stream(),
+    }
+}
+
+/// A `ColumnFamily` built with its declared options: each option is a call of the builder
+/// method of that name, so the library checks names and value types; a text value goes
+/// through the library's constant parser of that option (`family_option::NAME("...")`), so
+/// an unknown choice fails the build at the attribute.
+pub fn family_descriptor(
+    krate: &syn::Path,
+    family: &str,
+    options: Option<&FamilyOptions>,
+) -> TokenStream {
+    let calls = options
+        .into_iter()
+        .flat_map(|o| &o.options)
+        .map(|(name, value)| {
+            let value = match value {
+                syn::Lit::Str(_) => quote_spanned! {value.span()=>
+                    const { #krate::family_option::#name(#value) }
+                },
+                other => other.to_token_stream(),
+            };
+            quote_spanned! {name.span()=> .#name(#value) }
+        });
+    quote!(#krate::ColumnFamily::new(#family) #(#calls)*)
+}
+
+/// The body of `split_keys()`.
+pub fn split_keys(krate: &syn::Path, split: &Split) -> TokenStream {
+    match split {
+        Split::Salt(b) => quote!(#krate::rowkey::salt_split_keys(#b)),
+        Split::Uniform(n) => quote!(#krate::rowkey::uniform_split_keys(#n)),
+        Split::Keys(keys) => {
+            let keys = keys.iter().map(|k| quote!(#k.as_bytes().to_vec()));
+            quote!(::std::vec![#(#keys),*])
+        }
+    }
+}
+
+/// `Option<u8>` as tokens.
+pub fn option_byte(b: Option<u8>) -> TokenStream {
+    match b {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The entity's `ColumnFamily` descriptors, or nothing when none has options.
+pub fn family_descriptors(m: &Entity) -> TokenStream {
+    if m.family_options.is_empty() {
+        return quote!();
+    }
+    let krate = &m.krate;
+    let each = m
+        .families
+        .iter()
+        .map(|f| family_descriptor(krate, f, m.family_options.iter().find(|o| o.family == *f)));
+    quote! {
+        fn family_descriptors() -> ::std::vec::Vec<#krate::ColumnFamily> {
+            ::std::vec![#(#each),*]
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! What a validated entity is: plain data, no tokens. [`crate::valid`] builds it from the
+//! parsed attributes, [`crate::expand`] writes it out as code.
+
+/// A validated entity.
+pub struct Entity {
+    pub ident: syn::Ident,
+    pub vis: syn::Visibility,
+    /// Where `hbase_orm` is (`crate = "..."`, default `::hbase_orm`).
+    pub krate: syn::Path,
+    pub namespace: String,
+    /// The table name, or a template such as `tx_{yyyyMMdd}`.
+    pub table: String,
+    pub key_struct: syn::Ident,
+    pub delimiter: Option<u8>,
+    pub keys: Vec<KeyPart>,
+    pub columns: Vec<Column>,
+    /// Fields that are not stored.
+    pub skipped: Vec<syn::Ident>,
+    /// Every family, in first-use order.
+    pub families: Vec<String>,
+    pub salt: Option<Salt>,
+    pub tag: Option<Tag>,
+    /// Declared options, per family.
+    pub family_options: Vec<FamilyOptions>,
+    pub split: Option<Split>,
+    /// The key part that renders a table template.
+    pub table_time: Option<usize>,
+}
+
+impl Entity {
+    /// Whether key part `i` is the last thing in the row key (nothing, not even the tag,
+    /// follows it).
+    pub fn is_last(&self, i: usize) -> bool {
+        let n = self.keys.len();
+        i + 1 == n && self.tag.as_ref().map(|t| t.before) != Some(n)
+    }
+}
+
+/// One row-key field.
+pub struct KeyPart {
+    pub ident: syn::Ident,
+    pub ty: syn::Type,
+    pub encoding: KeyEncoding,
+    /// For a one-way (hashed) part: the index of the column that also stores the value.
+    pub stored: Option<usize>,
+}
+
+/// How a key part is encoded.
+pub enum KeyEncoding {
+    /// The type's own `KeyPart` codec.
+    Default,
+    /// Text padded to this many bytes.
+    Fixed(usize),
+    /// A user's `KeyCodec`.
+    Custom(syn::Path),
+    /// `i64::MAX - ts`.
+    ReverseTimestamp,
+    /// Text with its characters reversed.
+    Reversed,
+    /// The first N bytes of the MD5 digest.
+    Md5(usize),
+}
+
+/// Where the salt bucket comes from.
+pub enum SaltSource {
+    /// The hash of the first `n` key parts' bytes.
+    Hash(usize),
+    /// The value of key part `i` modulo the bucket count.
+    Modulo(usize),
+}
+
+/// A salted row key: `[bucket][key]`.
+pub struct Salt {
+    pub buckets: u8,
+    pub source: SaltSource,
+}
+
+impl Salt {
+    /// Whether a prefix of the first `n` key parts determines the bucket.
+    pub fn known_after(&self, n: usize) -> bool {
+        match self.source {
+            SaltSource::Hash(k) => n >= k,
+            SaltSource::Modulo(i) => n > i,
+        }
+    }
+}
+
+/// A record-type tag byte, written before key part `before` (`keys.len()`: after the last).
+pub struct Tag {
+    pub tag: u8,
+    pub before: usize,
+}
+
+/// How a column field reads a missing cell.
+pub enum Missing {
+    /// Error.
+    Required,
+    /// The field is `Option<T>`: `None`.
+    Optional,
+    /// `Default::default()` or the given function.
+    Default(Option<syn::Path>),
+}
+
+/// How a stored field's value is encoded.
+pub enum ValueEncoding {
+    /// The type's own `Value` encoding.
+    Native,
+    /// A JSON document.
+    Json,
+    /// A user's `Codec`.
+    Custom(syn::Path),
+}
+
+/// One stored field.
+pub struct Column {
+    pub ident: syn::Ident,
+    /// The stored type (`T` of an `Option<T>` field).
+    pub ty: syn::Type,
+    pub missing: Missing,
+    pub family: String,
+    pub qualifier: String,
+    pub encoding: ValueEncoding,
+}
+
+/// The declared options of one family, each an option name with its literal value, in
+/// declaration order. The library's `ColumnFamily` builder checks names and types.
+pub struct FamilyOptions {
+    pub family: String,
+    pub options: Vec<(syn::Ident, syn::Lit)>,
+}
+
+/// Pre-split regions.
+pub enum Split {
+    /// One region per salt bucket.
+    Salt(u8),
+    /// `n` regions over uniformly distributed keys.
+    Uniform(u16),
+    /// Explicit split keys (UTF-8 text).
+    Keys(Vec<String>),
+}
+
+/// A validated `#[derive(HBaseRecord)]` enum.
+pub struct RecordSet {
+    pub ident: syn::Ident,
+    pub krate: syn::Path,
+    /// Each variant with the entity type it holds.
+    pub variants: Vec<(syn::Ident, syn::Type)>,
+}

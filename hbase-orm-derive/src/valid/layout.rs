@@ -1,0 +1,187 @@
+//! Checks of the table layout: salt buckets, record-type tag, family options, pre-splits,
+//! table templates.
+
+use darling::error::Accumulator;
+
+use super::names;
+use crate::attr;
+use crate::model::{FamilyOptions, KeyPart, Salt, SaltSource, Split, Tag};
+
+/// The index of the key part named `name`.
+fn part_index(keys: &[KeyPart], name: &str) -> Option<usize> {
+    keys.iter().position(|k| k.ident == name.trim())
+}
+
+fn not_a_key_part(errors: &mut Accumulator, name: &darling::util::SpannedValue<String>) {
+    errors.push(
+        darling::Error::custom(format!("`{}` is not a key part", name.as_str()))
+            .with_span(&name.span()),
+    );
+}
+
+/// `salt(buckets = N, hash = "..." | modulo = "...")`.
+pub fn salt(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) -> Option<Salt> {
+    let salt = e.salt.as_ref()?;
+    if *salt.buckets == 0 {
+        errors.push(
+            darling::Error::custom("salt needs 1 to 255 buckets").with_span(&salt.buckets.span()),
+        );
+        return None;
+    }
+    let source = match (&salt.hash, &salt.modulo) {
+        (Some(_), Some(m)) => {
+            errors.push(
+                darling::Error::custom("`salt(hash)` and `salt(modulo)` exclude each other")
+                    .with_span(&m.span()),
+            );
+            return None;
+        }
+        (None, Some(m)) => match part_index(keys, m) {
+            Some(i) => SaltSource::Modulo(i),
+            None => {
+                not_a_key_part(errors, m);
+                return None;
+            }
+        },
+        (Some(h), None) => {
+            let names: Vec<&str> = h.split(',').map(str::trim).collect();
+            let leading = names
+                .iter()
+                .enumerate()
+                .all(|(i, n)| keys.get(i).is_some_and(|k| k.ident == n));
+            if !leading || names.is_empty() {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "`salt(hash = ...)` takes the leading key parts in order, e.g. \"{}\"",
+                        keys.first()
+                            .map(|k| k.ident.to_string())
+                            .unwrap_or_default()
+                    ))
+                    .with_span(&h.span()),
+                );
+                return None;
+            }
+            SaltSource::Hash(names.len())
+        }
+        (None, None) => SaltSource::Hash(keys.len()),
+    };
+    Some(Salt {
+        buckets: *salt.buckets,
+        source,
+    })
+}
+
+/// `record_type(tag = T, after = "part")`.
+pub fn tag(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) -> Option<Tag> {
+    let rt = e.record_type.as_ref()?;
+    let before = match &rt.after {
+        None => 0,
+        Some(after) => match part_index(keys, after) {
+            Some(i) => i + 1,
+            None => {
+                not_a_key_part(errors, after);
+                return None;
+            }
+        },
+    };
+    Some(Tag {
+        tag: *rt.tag,
+        before,
+    })
+}
+
+/// `family_options(d(...), ...)`; adds the families named there to `families`.
+pub fn family_options(
+    errors: &mut Accumulator,
+    e: &attr::Entity,
+    families: &mut Vec<String>,
+) -> Vec<FamilyOptions> {
+    let mut out: Vec<FamilyOptions> = Vec::new();
+    for (ident, options) in &e.family_options.0 {
+        let family = ident.to_string();
+        names::family(errors, &family, ident.span());
+        // A family no field uses is still part of the table (record types share families).
+        if !families.contains(&family) {
+            families.push(family.clone());
+        }
+        if out.iter().any(|o| o.family == family) {
+            errors.push(
+                darling::Error::custom(format!("family {family:?} has options declared twice"))
+                    .with_span(ident),
+            );
+            continue;
+        }
+        out.push(FamilyOptions {
+            family,
+            options: options.clone(),
+        });
+    }
+    out
+}
+
+/// `split(salt | key = "..." | uniform = N)`.
+pub fn split(errors: &mut Accumulator, e: &attr::Entity, salt: Option<&Salt>) -> Option<Split> {
+    let sp = e.split.as_ref()?;
+    let chosen = usize::from(sp.salt.is_present())
+        + usize::from(!sp.keys.is_empty())
+        + usize::from(sp.uniform.is_some());
+    if chosen != 1 {
+        errors.push(
+            darling::Error::custom(
+                "split takes one of `salt`, `key = \"...\"` (repeatable) or `uniform = N`",
+            )
+            .with_span(&sp.span()),
+        );
+        return None;
+    }
+    if sp.salt.is_present() {
+        match salt {
+            Some(s) => Some(Split::Salt(s.buckets)),
+            None => {
+                errors.push(
+                    darling::Error::custom("split(salt) needs #[hbase(salt(buckets = N))]")
+                        .with_span(&sp.span()),
+                );
+                None
+            }
+        }
+    } else if let Some(n) = sp.uniform {
+        Some(Split::Uniform(n))
+    } else {
+        Some(Split::Keys(sp.keys.clone()))
+    }
+}
+
+/// The key part that fills a table template (`table_time`), which a template needs.
+pub fn table_time(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) -> Option<usize> {
+    let templated = e.table.as_ref().is_some_and(|t| t.contains('{'));
+    match (&e.table_time, templated) {
+        (Some(tt), true) => {
+            let i = part_index(keys, tt);
+            if i.is_none() {
+                not_a_key_part(errors, tt);
+            }
+            i
+        }
+        (None, true) => {
+            errors.push(
+                darling::Error::custom(
+                    "a table template such as \"tx_{yyyyMMdd}\" needs table_time = \"<key part \
+                     holding milliseconds since the epoch>\"",
+                )
+                .with_span(&e.ident),
+            );
+            None
+        }
+        (Some(tt), false) => {
+            errors.push(
+                darling::Error::custom(
+                    "table_time is only used with a table template like \"tx_{yyyyMMdd}\"",
+                )
+                .with_span(&tt.span()),
+            );
+            None
+        }
+        (None, false) => None,
+    }
+}

@@ -1,0 +1,216 @@
+//! Checks the parsed attributes and builds the [`crate::model`] of the entity, one file per
+//! concern. Every mistake is collected, so the user sees all of them in one build. Nothing
+//! here writes code.
+
+mod columns;
+mod keys;
+mod layout;
+mod names;
+mod record;
+
+use darling::error::Accumulator;
+use proc_macro2::Span;
+
+use crate::attr;
+use crate::model::{Column, Entity, KeyEncoding, KeyPart};
+
+pub use record::record_set;
+
+/// `T` if `ty` is `Option<T>`.
+pub(crate) fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first() {
+        Some(syn::GenericArgument::Type(inner)) if args.args.len() == 1 => Some(inner),
+        _ => None,
+    }
+}
+
+/// One error per attribute in `with` that is present, saying it cannot be combined with
+/// `what`; whether there was any.
+fn conflict(errors: &mut Accumulator, what: &str, with: &[(&str, Option<Span>)]) -> bool {
+    let mut clashed = false;
+    for (name, span) in with {
+        if let Some(span) = span {
+            errors.push(
+                darling::Error::custom(format!("`{what}` cannot be combined with `{name}`"))
+                    .with_span(span),
+            );
+            clashed = true;
+        }
+    }
+    clashed
+}
+
+/// The attributes that describe a stored column, with their spans when present.
+fn stored_attrs(field: &attr::Field) -> Vec<(&'static str, Option<Span>)> {
+    vec![
+        ("family", field.family.as_ref().map(|f| f.span())),
+        ("rename", field.rename.as_ref().map(|r| r.span())),
+        ("default", field.default.as_ref().map(|d| d.span())),
+        (
+            "codec",
+            field.codec.as_ref().map(syn::spanned::Spanned::span),
+        ),
+        ("json", field.json.is_present().then(|| field.json.span())),
+    ]
+}
+
+/// The fields sorted into key parts, columns and skipped fields.
+struct Fields {
+    keys: Vec<KeyPart>,
+    columns: Vec<Column>,
+    skipped: Vec<syn::Ident>,
+    /// Whether any field is marked `key`, even one with a mistake (then "no row key" would be
+    /// a second, misleading error).
+    any_key: bool,
+}
+
+fn fields(errors: &mut Accumulator, e: &attr::Entity) -> Fields {
+    let mut out = Fields {
+        keys: Vec::new(),
+        columns: Vec::new(),
+        skipped: Vec::new(),
+        any_key: false,
+    };
+    let fields = e
+        .data
+        .as_ref()
+        .take_struct()
+        .expect("darling checks struct_named")
+        .fields;
+    for field in fields {
+        let Some(ident) = field.ident.clone() else {
+            continue;
+        };
+        let stored = stored_attrs(field);
+        out.any_key |= field.key.is_some();
+        if field.skip.is_present() {
+            let mut with = stored;
+            with.push(("key", field.key.as_ref().map(|k| k.span())));
+            conflict(errors, "skip", &with);
+            out.skipped.push(ident);
+        } else if field.key.is_some() {
+            if conflict(errors, "key", &stored) {
+                continue;
+            }
+            let Some(encoding) = keys::encoding(errors, field) else {
+                continue;
+            };
+            // A one-way (hashed) part also stores its value in a column, to be read back.
+            let stored = if matches!(encoding, KeyEncoding::Md5(_)) {
+                let Some(column) = columns::stored_key(errors, e, field, &ident, &out.columns)
+                else {
+                    continue;
+                };
+                out.columns.push(column);
+                Some(out.columns.len() - 1)
+            } else {
+                None
+            };
+            out.keys.push(KeyPart {
+                ident,
+                ty: field.ty.clone(),
+                encoding,
+                stored,
+            });
+        } else if let Some(column) = columns::column(errors, e, field, &ident, &out.columns) {
+            out.columns.push(column);
+        }
+    }
+    out
+}
+
+/// Validates an entity struct.
+pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
+    let mut errors = darling::Error::accumulator();
+    let krate = e
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::hbase_orm));
+    if !e.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom("HBaseEntity cannot be derived for a generic struct")
+                .with_span(&e.generics),
+        );
+    }
+    let table = names::table(&mut errors, &e.table, &e.ident);
+    let namespace = names::namespace(&mut errors, &e.namespace);
+    let delimiter = names::delimiter(&mut errors, &e.key_delimiter);
+    if let Some(f) = &e.family {
+        names::family(&mut errors, f, f.span());
+    }
+
+    let Fields {
+        keys,
+        columns,
+        skipped,
+        any_key,
+    } = fields(&mut errors, e);
+    if !any_key {
+        errors.push(
+            darling::Error::custom(
+                "no row key: mark the fields that make up the row key with #[hbase(key)]",
+            )
+            .with_span(&e.ident),
+        );
+    }
+    let mut families: Vec<String> = Vec::new();
+    for c in &columns {
+        if !families.contains(&c.family) {
+            families.push(c.family.clone());
+        }
+    }
+    if let Some(f) = &e.family {
+        if families.is_empty() {
+            families.push(f.to_string());
+        }
+    }
+    if families.is_empty() && e.family_options.0.is_empty() && any_key && columns.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "an entity with only key fields still writes one (empty) cell: set \
+                 #[hbase(family = \"...\")] on the struct",
+            )
+            .with_span(&e.ident),
+        );
+    }
+
+    let salt = layout::salt(&mut errors, e, &keys);
+    let tag = layout::tag(&mut errors, e, &keys);
+    let family_options = layout::family_options(&mut errors, e, &mut families);
+    let split = layout::split(&mut errors, e, salt.as_ref());
+    let table_time = layout::table_time(&mut errors, e, &keys);
+
+    errors.finish()?;
+    Ok(Entity {
+        key_struct: e
+            .key_struct
+            .clone()
+            .unwrap_or_else(|| syn::Ident::new(&format!("{}Key", e.ident), e.ident.span())),
+        ident: e.ident.clone(),
+        vis: e.vis.clone(),
+        krate,
+        namespace,
+        table,
+        delimiter,
+        keys,
+        columns,
+        skipped,
+        families,
+        salt,
+        tag,
+        family_options,
+        split,
+        table_time,
+    })
+}
