@@ -89,6 +89,21 @@ pub struct Field {
     /// Store as JSON (`hbase_orm::Json`).
     #[darling(default)]
     pub json: Flag,
+    /// A `Versions<T>` field reading up to N versions of its cell.
+    #[darling(default)]
+    pub versions: Option<SpannedValue<u32>>,
+    /// A `BTreeMap<K, V>` stored as one cell per entry of its own family.
+    #[darling(default)]
+    pub wide: Flag,
+    /// The `KeyCodec` of a wide map's keys (default: the key type's row-key encoding).
+    #[darling(default)]
+    pub key_codec: Option<syn::Path>,
+    /// An `i64` HBase counter.
+    #[darling(default)]
+    pub counter: Flag,
+    /// The `u64` optimistic-concurrency version.
+    #[darling(default)]
+    pub version: Flag,
 }
 
 /// Options of `key(...)`.

@@ -63,7 +63,18 @@ pub const ENTITY: Level = Level {
 pub const FIELD: Level = Level {
     within: "#[hbase(...)]",
     names: &[
-        "key", "family", "rename", "skip", "default", "codec", "json",
+        "key",
+        "family",
+        "rename",
+        "skip",
+        "default",
+        "codec",
+        "json",
+        "versions",
+        "wide",
+        "key_codec",
+        "counter",
+        "version",
     ],
     nested: &[("key", &KEY)],
 };

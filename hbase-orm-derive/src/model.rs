@@ -111,11 +111,31 @@ pub enum ValueEncoding {
     Custom(syn::Path),
 }
 
+/// What a stored field holds.
+// A handful of these exist per entity, at compile time: their size does not matter.
+#[allow(clippy::large_enum_variant)]
+pub enum ColumnKind {
+    /// One value.
+    Value,
+    /// A `Versions<T>` field: up to N versions (`ty` is `T`).
+    Versions(u32),
+    /// A `BTreeMap<K, V>` owning its family (`ty` is `V`).
+    Wide {
+        key_ty: syn::Type,
+        key_codec: Option<syn::Path>,
+    },
+    /// An `i64` counter.
+    Counter,
+    /// The `u64` version.
+    Version,
+}
+
 /// One stored field.
 pub struct Column {
     pub ident: syn::Ident,
-    /// The stored type (`T` of an `Option<T>` field).
+    /// The stored type (`T` of an `Option<T>` or `Versions<T>` field, `V` of a wide map).
     pub ty: syn::Type,
+    pub kind: ColumnKind,
     pub missing: Missing,
     pub family: String,
     pub qualifier: String,

@@ -143,6 +143,20 @@ pub enum Error {
         reason: String,
     },
 
+    /// A conditional write found the row other than expected, and wrote nothing: an
+    /// [`insert`](crate::Repository::insert) of a key that exists, or a save or delete with a
+    /// `#[hbase(version)]` field whose stored version changed since the value was read.
+    /// Re-read the row and decide again.
+    #[error("conflict on {table} row {row}: {reason}")]
+    Conflict {
+        /// The table written.
+        table: String,
+        /// The row key, printable (see [`crate::printable_key`]).
+        row: String,
+        /// What was found.
+        reason: String,
+    },
+
     /// The client configuration or a URL is invalid.
     #[error("invalid configuration: {0}")]
     Config(String),

@@ -38,10 +38,10 @@ pub use entity::{codec, records, rowkey};
 pub use entity::codec::{Codec, Json, Native, Value};
 pub use entity::dictionary::Dictionary;
 pub use entity::records::{RecordSet, Records};
-pub use entity::repo::Repository;
+pub use entity::repo::{ReadOptions, Repository};
 pub use entity::rowkey::KeyPrefix;
 pub use entity::scan::{EntityScan, Page};
-pub use entity::{EntityKey, HBaseEntity};
+pub use entity::{EntityKey, HBaseEntity, Versioned, Versions};
 /// Derives [`HBaseEntity`]; see its documentation for the attributes.
 pub use hbase_orm_derive::HBaseEntity;
 /// Derives [`records::RecordSet`] for an enum of entity types sharing one table.

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::key::read_body;
 use super::tokens::{family_descriptors, key_codec, option_byte, split_keys, value_codec};
-use crate::model::{Entity, Missing};
+use crate::model::{ColumnKind, Entity, Missing};
 
 /// The `ColumnDef`s, in declaration order.
 fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
@@ -18,12 +18,22 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
         .map(|(i, c)| {
             let (field, family, qualifier) = (c.ident.to_string(), &c.family, &c.qualifier);
             let key_part = stored_keys.contains(&i);
+            let optional = matches!(c.missing, Missing::Optional);
+            let kind = match c.kind {
+                ColumnKind::Value => quote!(Value),
+                ColumnKind::Versions(n) => quote!(Versions(#n)),
+                ColumnKind::Wide { .. } => quote!(Wide),
+                ColumnKind::Counter => quote!(Counter),
+                ColumnKind::Version => quote!(Version),
+            };
             quote! {
                 #krate::entity::ColumnDef {
                     field: #field,
                     family: #family,
                     qualifier: #qualifier,
                     key_part: #key_part,
+                    kind: #krate::entity::ColumnKind::#kind,
+                    optional: #optional,
                 }
             }
         })
@@ -37,6 +47,14 @@ fn index_arms(m: &Entity) -> Vec<TokenStream> {
         .iter()
         .map(|fam| {
             let f = syn::LitByteStr::new(fam.as_bytes(), proc_macro2::Span::call_site());
+            // A wide map owns its family: every qualifier is one of its entries.
+            if let Some(i) = m
+                .columns
+                .iter()
+                .position(|c| c.family == *fam && matches!(c.kind, ColumnKind::Wide { .. }))
+            {
+                return quote!(#f => ::core::option::Option::Some(#i),);
+            }
             let arms = m
                 .columns
                 .iter()
@@ -63,11 +81,26 @@ fn cell_writes(m: &Entity) -> Vec<TokenStream> {
         .enumerate()
         .map(|(i, c)| {
             let (id, ty, codec) = (&c.ident, &c.ty, value_codec(&m.krate, c));
-            match c.missing {
-                Missing::Optional => quote_spanned! {ty.span()=>
+            match (&c.kind, &c.missing) {
+                (ColumnKind::Versions(_), _) => quote_spanned! {ty.span()=>
+                    cells.versions::<#ty, #codec>(#i, &self.#id)?;
+                },
+                (ColumnKind::Wide { key_ty, key_codec }, _) => {
+                    let kc = wide_key_codec(&m.krate, key_ty, key_codec);
+                    quote_spanned! {ty.span()=>
+                        cells.wide::<#key_ty, #kc, #ty, #codec>(#i, &self.#id)?;
+                    }
+                }
+                (ColumnKind::Counter, _) => quote_spanned! {ty.span()=>
+                    cells.counter(#i, &self.#id)?;
+                },
+                (ColumnKind::Version, _) => quote_spanned! {ty.span()=>
+                    cells.version(#i, &self.#id)?;
+                },
+                (ColumnKind::Value, Missing::Optional) => quote_spanned! {ty.span()=>
                     cells.optional::<#ty, #codec>(#i, &self.#id)?;
                 },
-                _ => quote_spanned! {ty.span()=>
+                (ColumnKind::Value, _) => quote_spanned! {ty.span()=>
                     cells.value::<#ty, #codec>(#i, &self.#id)?;
                 },
             }
@@ -84,6 +117,20 @@ fn cell_reads(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
         .filter(|(i, _)| !stored_keys.contains(i))
         .map(|(i, c)| {
             let (id, ty, codec) = (&c.ident, &c.ty, value_codec(&m.krate, c));
+            match &c.kind {
+                ColumnKind::Versions(_) => {
+                    return quote_spanned! {ty.span()=> #id: cells.versions::<#ty, #codec>(#i)? };
+                }
+                ColumnKind::Wide { key_ty, key_codec } => {
+                    let kc = wide_key_codec(&m.krate, key_ty, key_codec);
+                    return quote_spanned! {ty.span()=>
+                        #id: cells.wide::<#key_ty, #kc, #ty, #codec>(#i)?
+                    };
+                }
+                ColumnKind::Counter => return quote_spanned! {ty.span()=> #id: cells.counter(#i)? },
+                ColumnKind::Version => return quote_spanned! {ty.span()=> #id: cells.version(#i)? },
+                ColumnKind::Value => {}
+            }
             match &c.missing {
                 Missing::Required => {
                     quote_spanned! {ty.span()=> #id: cells.required::<#ty, #codec>(#i)? }
@@ -100,6 +147,35 @@ fn cell_reads(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
             }
         })
         .collect()
+}
+
+/// The `KeyCodec` of a wide map's keys.
+fn wide_key_codec(krate: &syn::Path, key_ty: &syn::Type, codec: &Option<syn::Path>) -> TokenStream {
+    match codec {
+        Some(path) => quote!(#path),
+        None => quote_spanned! {key_ty.span()=> <#key_ty as #krate::rowkey::KeyPart>::Codec },
+    }
+}
+
+/// `version` and `set_version` for an entity with a version field.
+fn version_items(m: &Entity) -> TokenStream {
+    let Some(c) = m
+        .columns
+        .iter()
+        .find(|c| matches!(c.kind, ColumnKind::Version))
+    else {
+        return quote!();
+    };
+    let id = &c.ident;
+    quote! {
+        fn version(&self) -> ::core::option::Option<u64> {
+            ::core::option::Option::Some(self.#id)
+        }
+
+        fn set_version(&mut self, version: u64) {
+            self.#id = version;
+        }
+    }
 }
 
 /// `RECORD_TAG` and `is_record` for an entity with a record-type tag.
@@ -210,6 +286,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
         }
     });
     let table_items = table_items(m);
+    let version_items = version_items(m);
 
     quote! {
         impl #krate::HBaseEntity for #ident {
@@ -225,6 +302,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
             #family_items
             #split_items
             #table_items
+            #version_items
 
             fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {
                 match family {

@@ -5,7 +5,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use crate::model::{Column, Entity, FamilyOptions, KeyEncoding, KeyPart, Split, ValueEncoding};
+use crate::model::{
+    Column, ColumnKind, Entity, FamilyOptions, KeyEncoding, KeyPart, Split, ValueEncoding,
+};
 
 /// `tokens` with every span set to `span`. The codecs the derive picks itself get the field
 /// type's span, so that "`T` cannot be stored" and "`T` has no default row-key encoding" point at
@@ -94,16 +96,33 @@ pub fn option_byte(b: Option<u8>) -> TokenStream {
     }
 }
 
-/// The entity's `ColumnFamily` descriptors, or nothing when none has options.
+/// The entity's `ColumnFamily` descriptors, or nothing when no family has options. A family
+/// holding a `versions = N` field keeps at least N versions unless it declares `max_versions`.
 pub fn family_descriptors(m: &Entity) -> TokenStream {
-    if m.family_options.is_empty() {
+    let versions = |f: &str| {
+        m.columns
+            .iter()
+            .filter(|c| c.family == f)
+            .filter_map(|c| match c.kind {
+                ColumnKind::Versions(n) => Some(n),
+                _ => None,
+            })
+            .max()
+    };
+    if m.family_options.is_empty() && m.families.iter().all(|f| versions(f).is_none()) {
         return quote!();
     }
     let krate = &m.krate;
-    let each = m
-        .families
-        .iter()
-        .map(|f| family_descriptor(krate, f, m.family_options.iter().find(|o| o.family == *f)));
+    let each = m.families.iter().map(|f| {
+        let declared = m.family_options.iter().find(|o| o.family == *f);
+        let mut tokens = family_descriptor(krate, f, declared);
+        let says_max = declared.is_some_and(|o| o.options.iter().any(|(n, _)| n == "max_versions"));
+        if let (Some(n), false) = (versions(f), says_max) {
+            let n = i32::try_from(n).unwrap_or(i32::MAX);
+            tokens.extend(quote!(.max_versions(#n)));
+        }
+        tokens
+    });
     quote! {
         fn family_descriptors() -> ::std::vec::Vec<#krate::ColumnFamily> {
             ::std::vec![#(#each),*]

@@ -2,10 +2,11 @@
 
 use darling::error::Accumulator;
 use darling::util::Override;
+use proc_macro2::Span;
 
 use super::{names, option_inner};
 use crate::attr;
-use crate::model::{Column, Missing, ValueEncoding};
+use crate::model::{Column, ColumnKind, Missing, ValueEncoding};
 
 /// The column of a stored field, or `None` after reporting a mistake. `columns` are the ones
 /// declared before it, to find clashes.
@@ -93,14 +94,202 @@ pub fn column(
     } else {
         ValueEncoding::Native
     };
+    let (kind, ty) = kind(errors, field, ty, &missing)?;
     Some(Column {
         ident: ident.clone(),
         ty,
+        kind,
         missing,
         family,
         qualifier,
         encoding,
     })
+}
+
+/// The type arguments of `ty` if it is `name<...>` (by its last path segment).
+fn type_args<'a>(ty: &'a syn::Type, name: &str) -> Option<Vec<&'a syn::Type>> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != name {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args
+        .iter()
+        .map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What the field holds (`versions`, `wide`, `counter`, `version` or a plain value), and
+/// the type its codec handles.
+fn kind(
+    errors: &mut Accumulator,
+    field: &attr::Field,
+    ty: syn::Type,
+    missing: &Missing,
+) -> Option<(ColumnKind, syn::Type)> {
+    let declared: Vec<(&str, Span)> = [
+        ("versions", field.versions.as_ref().map(|v| v.span())),
+        ("wide", field.wide.is_present().then(|| field.wide.span())),
+        (
+            "counter",
+            field.counter.is_present().then(|| field.counter.span()),
+        ),
+        (
+            "version",
+            field.version.is_present().then(|| field.version.span()),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(n, s)| s.map(|s| (n, s)))
+    .collect();
+    if let Some(codec) = &field.key_codec {
+        if !field.wide.is_present() {
+            errors.push(
+                darling::Error::custom("`key_codec` is for `wide` map fields").with_span(codec),
+            );
+        }
+    }
+    let Some(&(name, span)) = declared.first() else {
+        return Some((ColumnKind::Value, ty));
+    };
+    if declared.len() > 1 {
+        errors.push(
+            darling::Error::custom(format!(
+                "`{name}` and `{}` exclude each other",
+                declared[1].0
+            ))
+            .with_span(&declared[1].1),
+        );
+        return None;
+    }
+    if !matches!(missing, Missing::Required) {
+        errors.push(
+            darling::Error::custom(format!(
+                "a `{name}` field cannot be an Option or have a default (it reads as empty, or 0)"
+            ))
+            .with_span(&span),
+        );
+        return None;
+    }
+    let no_codec = |errors: &mut Accumulator| {
+        if field.json.is_present() || field.codec.is_some() {
+            errors.push(
+                darling::Error::custom(format!(
+                    "a `{name}` field is stored as HBase's 8-byte number: remove `json`/`codec`"
+                ))
+                .with_span(&span),
+            );
+        }
+    };
+    match name {
+        "versions" => {
+            let n = field.versions.as_ref().map(|v| **v).unwrap_or_default();
+            if n == 0 {
+                errors.push(
+                    darling::Error::custom("`versions = N` reads at least 1 version")
+                        .with_span(&span),
+                );
+            }
+            match type_args(&ty, "Versions").as_deref() {
+                Some([inner]) => Some((ColumnKind::Versions(n), (*inner).clone())),
+                _ => {
+                    errors.push(
+                        darling::Error::custom(
+                            "a `versions = N` field has the type `hbase_orm::Versions<T>`",
+                        )
+                        .with_span(&ty),
+                    );
+                    None
+                }
+            }
+        }
+        "wide" => match type_args(&ty, "BTreeMap").as_deref() {
+            Some([k, v]) => Some((
+                ColumnKind::Wide {
+                    key_ty: (*k).clone(),
+                    key_codec: field.key_codec.clone(),
+                },
+                (*v).clone(),
+            )),
+            _ => {
+                errors.push(
+                    darling::Error::custom(
+                        "a `wide` field is a `BTreeMap<K, V>`: one cell per entry, the key \
+                         encoded as the qualifier",
+                    )
+                    .with_span(&ty),
+                );
+                None
+            }
+        },
+        "counter" => {
+            no_codec(errors);
+            Some((ColumnKind::Counter, ty))
+        }
+        _ => {
+            no_codec(errors);
+            Some((ColumnKind::Version, ty))
+        }
+    }
+}
+
+/// Checks across columns: a wide map owns its family, one version field at most, and a
+/// declared `max_versions` keeps the versions a field reads.
+pub fn check_all(errors: &mut Accumulator, e: &attr::Entity, columns: &[Column]) {
+    for (i, c) in columns.iter().enumerate() {
+        if let ColumnKind::Wide { .. } = c.kind {
+            for other in columns
+                .iter()
+                .filter(|o| o.family == c.family && o.ident != c.ident)
+            {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "family {} holds the wide map `{}`, one cell per entry: give field `{}` \
+                         another family",
+                        c.family, c.ident, other.ident
+                    ))
+                    .with_span(&other.ident),
+                );
+            }
+        }
+        if matches!(c.kind, ColumnKind::Version)
+            && columns[..i]
+                .iter()
+                .any(|o| matches!(o.kind, ColumnKind::Version))
+        {
+            errors.push(
+                darling::Error::custom("an entity has at most one `version` field")
+                    .with_span(&c.ident),
+            );
+        }
+        if let ColumnKind::Versions(n) = c.kind {
+            let declared = e
+                .family_options
+                .0
+                .iter()
+                .filter(|(f, _)| *f == c.family)
+                .flat_map(|(_, o)| o)
+                .find(|(name, _)| name == "max_versions");
+            if let Some((_, syn::Lit::Int(max))) = declared {
+                if max.base10_parse::<u32>().is_ok_and(|m| m < n) {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "family {} keeps max_versions = {max}, fewer than the {n} versions \
+                             field `{}` reads",
+                            c.family, c.ident
+                        ))
+                        .with_span(max),
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// The column that stores the value of a hashed key part (read back from there): `family:field`
@@ -140,6 +329,7 @@ pub fn stored_key(
     Some(Column {
         ident: ident.clone(),
         ty: field.ty.clone(),
+        kind: ColumnKind::Value,
         missing: Missing::Required,
         family,
         qualifier,

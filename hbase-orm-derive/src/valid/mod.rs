@@ -156,6 +156,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         skipped,
         any_key,
     } = fields(&mut errors, e);
+    columns::check_all(&mut errors, e, &columns);
     if !any_key {
         errors.push(
             darling::Error::custom(

@@ -2,36 +2,70 @@
 //! hands a row's cells to generated decoding, and [`row_image`] and [`decode_row`] drive the
 //! two for [`HBaseEntity`]'s provided methods.
 
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
-use crate::entity::codec::Codec;
-use crate::entity::rowkey::KeyError;
-use crate::entity::HBaseEntity;
+use crate::entity::codec::{Codec, Native};
+use crate::entity::rowkey::{KeyCodec, KeyError};
+use crate::entity::versions::Versions;
+use crate::entity::{ColumnKind, HBaseEntity};
 use crate::error::{Error, Result};
-use crate::model::{printable_key, Put, PutCell, Row};
+use crate::model::{printable_key, Cell, Put, PutCell, Row};
 use crate::schema::TableName;
 
-/// The cells of `value`'s fields that have values, and the indexes of the columns whose
-/// fields are `None`.
+/// What a save of one value writes: the put of its cells, and what the repository needs
+/// to finish the row image.
+pub(crate) struct RowImage {
+    /// The cells of the fields that have values.
+    pub put: Put,
+    /// The columns whose `Option` fields are `None` (deleted by a save).
+    pub absent: Vec<usize>,
+    /// The wide (map) columns: a save also deletes the stored entries the map lacks.
+    pub wide: Vec<usize>,
+    /// The version field's column and the value's version (the put holds version + 1).
+    pub version: Option<(usize, u64)>,
+}
+
+/// The row image of `value`. Counters are written only with `counters` (a first write: an
+/// insert); a save never overwrites them.
 ///
-/// A value with no cell to write (only key fields, or every field `None`) gets an empty
-/// marker cell `family:` (empty qualifier) in its first family, so the row exists and reads
-/// back; decoding ignores it.
-pub(super) fn row_image<E: HBaseEntity>(value: &E) -> Result<(Put, Vec<usize>)> {
-    let mut put = Put::new(value.row_key()?);
-    put.cells.reserve(E::COLUMNS.len());
-    let mut absent = Vec::new();
+/// A value with no cell to write (only key fields, or every field `None`), or whose presence
+/// column is the marker (see [`presence_column`]), gets an empty marker cell `family:` (empty
+/// qualifier) in its first family, so the row exists and reads back; decoding ignores it.
+pub(crate) fn row_image<E: HBaseEntity>(value: &E, counters: bool) -> Result<RowImage> {
+    let mut image = RowImage {
+        put: Put::new(value.row_key()?),
+        absent: Vec::new(),
+        wide: Vec::new(),
+        version: None,
+    };
+    image.put.cells.reserve(E::COLUMNS.len());
     value.write_cells(&mut CellWriter {
-        put: &mut put,
-        absent: &mut absent,
+        image: &mut image,
+        counters,
         entity: PhantomData,
     })?;
-    if put.cells.is_empty() {
+    if image.put.cells.is_empty() || presence_column::<E>().is_none() {
         if let Some(family) = E::FAMILIES.first() {
-            put.push(*family, Vec::new(), Vec::new(), None);
+            image.put.push(*family, Vec::new(), Vec::new(), None);
         }
     }
-    Ok((put, absent))
+    Ok(image)
+}
+
+/// The column every saved row of `E` has, checked by [`Repository::insert`]: the version
+/// column, else the first required plain column; `None` means the marker cell (written by
+/// every save of such an entity).
+///
+/// [`Repository::insert`]: crate::Repository::insert
+pub(crate) fn presence_column<E: HBaseEntity>() -> Option<usize> {
+    let cols = E::COLUMNS;
+    cols.iter()
+        .position(|c| c.kind == ColumnKind::Version)
+        .or_else(|| {
+            cols.iter()
+                .position(|c| c.kind == ColumnKind::Value && !c.optional)
+        })
 }
 
 /// The table named in decode errors: the one read, or the entity's declared one. Built only
@@ -46,11 +80,14 @@ fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
 pub(super) fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
     let Row { key, cells } = row;
     let mut slots: Vec<Option<Vec<u8>>> = vec![None; E::COLUMNS.len()];
+    let mut many = Vec::new();
     for cell in cells {
         if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
-            // Cells come newest version first: keep the first one.
-            if slots[i].is_none() {
-                slots[i] = Some(cell.value);
+            match E::COLUMNS[i].kind {
+                ColumnKind::Versions(_) | ColumnKind::Wide => many.push((i, cell)),
+                // Cells come newest version first: keep the first one.
+                _ if slots[i].is_none() => slots[i] = Some(cell.value),
+                _ => {}
             }
         }
     }
@@ -60,6 +97,7 @@ pub(super) fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) ->
             table,
             row: &key,
             slots,
+            many,
             entity: PhantomData,
         },
     )
@@ -88,29 +126,45 @@ pub type FieldResult<T> = std::result::Result<T, FieldError>;
 
 /// Collects the cells of one entity value; used by generated [`HBaseEntity::write_cells`].
 pub struct CellWriter<'a, E> {
-    put: &'a mut Put,
-    absent: &'a mut Vec<usize>,
+    image: &'a mut RowImage,
+    counters: bool,
     entity: PhantomData<E>,
 }
 
 impl<E: HBaseEntity> CellWriter<'_, E> {
+    #[cold]
+    fn error(&self, col: usize, reason: String) -> FieldError {
+        FieldError::from(Error::Encode {
+            entity: std::any::type_name::<E>(),
+            field: E::COLUMNS[col].field,
+            reason,
+        })
+    }
+
+    fn push(&mut self, col: usize, qualifier: Vec<u8>, value: Vec<u8>, timestamp: Option<i64>) {
+        self.image.put.cells.push(PutCell {
+            family: E::COLUMNS[col].family.as_bytes().to_vec(),
+            qualifier,
+            value,
+            timestamp,
+        });
+    }
+
+    fn encode<T, C: Codec<T>>(&self, col: usize, value: &T) -> FieldResult<Vec<u8>> {
+        let mut bytes = Vec::new();
+        C::encode(value, &mut bytes).map_err(|reason| self.error(col, reason))?;
+        Ok(bytes)
+    }
+
     /// Writes field `col` (an index into `E::COLUMNS`) with codec `C`.
     pub fn value<T, C: Codec<T>>(&mut self, col: usize, value: &T) -> FieldResult<()> {
-        let def = &E::COLUMNS[col];
-        let mut bytes = Vec::new();
-        C::encode(value, &mut bytes).map_err(|reason| {
-            FieldError::from(Error::Encode {
-                entity: std::any::type_name::<E>(),
-                field: def.field,
-                reason,
-            })
-        })?;
-        self.put.cells.push(PutCell {
-            family: def.family.as_bytes().to_vec(),
-            qualifier: def.qualifier.as_bytes().to_vec(),
-            value: bytes,
-            timestamp: None,
-        });
+        let bytes = self.encode::<T, C>(col, value)?;
+        self.push(
+            col,
+            E::COLUMNS[col].qualifier.as_bytes().to_vec(),
+            bytes,
+            None,
+        );
         Ok(())
     }
 
@@ -119,10 +173,58 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
         match value {
             Some(v) => self.value::<T, C>(col, v),
             None => {
-                self.absent.push(col);
+                self.image.absent.push(col);
                 Ok(())
             }
         }
+    }
+
+    /// Writes every version of a `versions = N` field with its own timestamp.
+    pub fn versions<T, C: Codec<T>>(&mut self, col: usize, value: &Versions<T>) -> FieldResult<()> {
+        for v in value {
+            let bytes = self.encode::<T, C>(col, &v.value)?;
+            self.push(
+                col,
+                E::COLUMNS[col].qualifier.as_bytes().to_vec(),
+                bytes,
+                Some(v.timestamp),
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes a `wide` map: one cell per entry, the qualifier being the key encoded with `KC`.
+    pub fn wide<K, KC: KeyCodec<K>, V, VC: Codec<V>>(
+        &mut self,
+        col: usize,
+        map: &BTreeMap<K, V>,
+    ) -> FieldResult<()> {
+        self.image.wide.push(col);
+        for (k, v) in map {
+            let mut qualifier = Vec::new();
+            KC::encode(k, &mut qualifier).map_err(|reason| self.error(col, reason))?;
+            let bytes = self.encode::<V, VC>(col, v)?;
+            self.push(col, qualifier, bytes, None);
+        }
+        Ok(())
+    }
+
+    /// A `counter` field: written (as HBase's 8-byte counter) only when the row is created;
+    /// afterwards only [`Repository::increment`](crate::Repository::increment) changes it.
+    pub fn counter(&mut self, col: usize, value: &i64) -> FieldResult<()> {
+        if self.counters {
+            self.value::<i64, Native>(col, value)?;
+        }
+        Ok(())
+    }
+
+    /// The `version` field: the row image stores `value + 1`, the version after this write.
+    pub fn version(&mut self, col: usize, value: &u64) -> FieldResult<()> {
+        self.image.version = Some((col, *value));
+        let next = value
+            .checked_add(1)
+            .ok_or_else(|| self.error(col, "the version is at u64::MAX".into()))?;
+        self.value::<u64, Native>(col, &next)
     }
 }
 
@@ -132,6 +234,8 @@ pub struct CellReader<'a, E> {
     table: Option<&'a TableName>,
     row: &'a [u8],
     slots: Vec<Option<Vec<u8>>>,
+    /// The cells of versioned and wide columns, in row order (newest version first).
+    many: Vec<(usize, Cell)>,
     entity: PhantomData<E>,
 }
 
@@ -194,5 +298,74 @@ impl<E: HBaseEntity> CellReader<'_, E> {
             Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Ok(default()),
         }
+    }
+
+    /// A `versions = N` field: every version read, newest first.
+    pub fn versions<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<Versions<T>> {
+        let mut out = Versions::new();
+        for (_, cell) in self.take_many(col) {
+            let ts = cell.timestamp;
+            out.push(ts, self.decode::<T, C>(col, cell.value)?);
+        }
+        Ok(out)
+    }
+
+    /// A `wide` map field: one entry per cell of its family.
+    pub fn wide<K: Ord, KC: KeyCodec<K>, V, VC: Codec<V>>(
+        &mut self,
+        col: usize,
+    ) -> FieldResult<BTreeMap<K, V>> {
+        let mut out = BTreeMap::new();
+        for (_, cell) in self.take_many(col) {
+            let key = KC::decode(&cell.qualifier).map_err(|reason| {
+                self.error_at(col, &cell.qualifier, KC::EXPECTED.to_string(), reason)
+            })?;
+            // A wide family read with several versions: keep the newest of each qualifier.
+            if let std::collections::btree_map::Entry::Vacant(e) = out.entry(key) {
+                e.insert(self.decode::<V, VC>(col, cell.value)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A `counter` field: a missing cell is 0.
+    pub fn counter(&mut self, col: usize) -> FieldResult<i64> {
+        self.or_else::<i64, Native>(col, || 0)
+    }
+
+    /// The `version` field: a missing cell is 0 (never saved with a version).
+    pub fn version(&mut self, col: usize) -> FieldResult<u64> {
+        self.or_else::<u64, Native>(col, || 0)
+    }
+
+    fn take_many(&mut self, col: usize) -> Vec<(usize, Cell)> {
+        let (mine, rest) = std::mem::take(&mut self.many)
+            .into_iter()
+            .partition(|(c, _)| *c == col);
+        self.many = rest;
+        mine
+    }
+
+    #[cold]
+    fn error_at(
+        &self,
+        col: usize,
+        qualifier: &[u8],
+        expected: String,
+        reason: String,
+    ) -> FieldError {
+        let def = &E::COLUMNS[col];
+        FieldError::from(Error::Decode {
+            table: table_text::<E>(self.table),
+            row: printable_key(self.row),
+            column: format!(
+                "{}:{} (key of map field `{}`)",
+                def.family,
+                printable_key(qualifier),
+                def.field
+            ),
+            expected,
+            reason,
+        })
     }
 }

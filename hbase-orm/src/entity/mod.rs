@@ -33,23 +33,44 @@ pub mod records;
 pub(crate) mod repo;
 pub mod rowkey;
 pub(crate) mod scan;
+mod versions;
+mod writes;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
+pub use versions::{Versioned, Versions};
 
 use crate::error::{Error, Result};
 use crate::model::{Delete, Put, Row, RowMutations};
 use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
-use cells::{decode_row, row_image};
+use cells::decode_row;
+pub(crate) use cells::{presence_column, row_image, RowImage};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
 impl ColumnDef {
-    /// The column to ask HBase for.
+    /// The column to ask HBase for (the whole family for a wide map field).
     pub fn column(&self) -> crate::model::Column {
         crate::model::Column {
             family: self.family.as_bytes().to_vec(),
-            qualifier: Some(self.qualifier.as_bytes().to_vec()),
+            qualifier: (self.kind != ColumnKind::Wide).then(|| self.qualifier.as_bytes().to_vec()),
         }
     }
+}
+
+/// What a stored field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// One value: the newest version of one cell.
+    Value,
+    /// A cell's history, up to this many versions (`#[hbase(versions = N)]`, a
+    /// [`Versions`] field).
+    Versions(u32),
+    /// A map stored as one cell per entry of its own family (`#[hbase(wide)]`).
+    Wide,
+    /// An 8-byte HBase counter, changed by [`Repository::increment`](crate::Repository::increment)
+    /// only (`#[hbase(counter)]`).
+    Counter,
+    /// The optimistic-concurrency version (`#[hbase(version)]`).
+    Version,
 }
 
 /// One part of an entity's row key, for design checks.
@@ -74,6 +95,10 @@ pub struct ColumnDef {
     pub qualifier: &'static str,
     /// The column also stores a hashed row-key part (`key(md5)`), to read it back.
     pub key_part: bool,
+    /// What the field holds.
+    pub kind: ColumnKind,
+    /// The field is an `Option` (a save deletes the cell of `None`).
+    pub optional: bool,
 }
 
 /// The key type of the stub impl the derive emits after an attribute error (never used: the
@@ -149,6 +174,11 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `family = "d"` | the column family of fields that name none |
 /// | `key_delimiter = '\|'` | the byte that ends variable-length key parts followed by more parts (see [`crate::rowkey`] on how it affects key order) |
 /// | `key_struct = "OrderKey"` | the name of the generated key type (default `<Struct>Key`) |
+/// | `salt(buckets = 16)` | a salt byte before the key: a hash of the key parts' bytes modulo 16 (`hash = "customer"`: of the leading parts named; `modulo = "ts"`: an integer part modulo the buckets); scans run per bucket and merge in key order |
+/// | `record_type(tag = 2, after = "customer")` | a tag byte in the key (after the named part, else first), for several entity types in one table read with `#[derive(HBaseRecord)]` |
+/// | `family_options(d(max_versions = 3, ttl = 86400, compression = "gz"))` | options per family, named as [`ColumnFamily`]'s builder methods (`max_versions`, `min_versions`, `ttl`, `compression`, `bloom_filter`, `block_size`, `block_cache`, `in_memory`, `data_block_encoding`, `keep_deleted_cells`); a wrong name or value fails the build |
+/// | `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 8)` | pre-split regions: one per salt bucket, at the given keys, or evenly over hashed keys |
+/// | `table = "tx_{yyyyMMdd}", table_time = "ts"` | one table per day (or `{yyyyMM}`, `{yyyy}`, `{HH}`, ...) chosen by a key part holding milliseconds |
 /// | `crate = "path"` | where `hbase_orm` is, if renamed or re-exported |
 ///
 /// On fields:
@@ -158,12 +188,19 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `key` | a row-key part, in field order, with the type's default encoding ([`crate::rowkey::KeyPart`]): integers big-endian and order-preserving, `String` UTF-8, `Vec<u8>` raw |
 /// | `key(fixed = N)` | text padded with `0x00` to exactly `N` bytes; longer text is an error |
 /// | `key(codec = C)` | a part encoded by `C:` [`crate::rowkey::KeyCodec`] |
+/// | `key(reverse_timestamp)` | an `i64` stored as `i64::MAX - ts`: newest first |
+/// | `key(reversed)` | text with its characters reversed (spreads sequential ids) |
+/// | `key(md5)`, `key(md5 = 4)` | the MD5 of the value (or its first N bytes); the value is also stored in a column of the struct's family, to read it back |
 /// | `family = "x"` | the field's column family |
 /// | `rename = "q"` | the qualifier (default: the field name); keep it short, it is stored in every cell |
 /// | `default`, `default = "path"` | a missing cell reads as `Default::default()` or `path()` |
 /// | `skip` | not stored; reads as `Default::default()` |
 /// | `json` | stored as a JSON document ([`crate::Json`]) |
 /// | `codec = C` | stored with `C:` [`crate::Codec`]; without it, the type's [`crate::Value`] |
+/// | `versions = 100` | a [`Versions<T>`] field: up to 100 versions of its cell, newest first; each saved version keeps its timestamp; the family keeps at least that many versions |
+/// | `wide` | a `BTreeMap<K, V>` owning its family: one cell per entry, the qualifier being the key's row-key encoding (`key_codec = C` for another [`crate::rowkey::KeyCodec`]); a save replaces the map whole, deleting entries it lacks |
+/// | `counter` | an `i64` HBase counter: changed by [`Repository::increment`](crate::Repository::increment), written by [`Repository::insert`](crate::Repository::insert), never by a save |
+/// | `version` | a `u64` for optimistic concurrency: a save writes only if the stored version is the value's, and stores the next one; else [`Error::Conflict`] |
 ///
 /// `Option<T>` fields store `T`; `None` writes no cell. Key fields are not stored as columns:
 /// they live in the row key. The derive also writes the key type (`OrderKey` above) with one
@@ -249,6 +286,16 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
         }
     }
 
+    /// The value of the `#[hbase(version)]` field, if the entity has one.
+    fn version(&self) -> Option<u64> {
+        None
+    }
+
+    /// Sets the `#[hbase(version)]` field (nothing without one).
+    fn set_version(&mut self, version: u64) {
+        let _ = version;
+    }
+
     /// Whether a row key of this table belongs to this entity type (always true without a
     /// record-type tag).
     fn is_record(key: &[u8]) -> bool {
@@ -269,15 +316,18 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
         Ok(out)
     }
 
-    /// A put of every field that has a value (`None` fields write no cell).
+    /// A put of every field that has a value (`None` fields write no cell; counters are not
+    /// written, a version field writes its value + 1).
     fn to_put(&self) -> Result<Put> {
-        row_image(self).map(|(put, _)| put)
+        row_image(self, false).map(|image| image.put)
     }
 
     /// The whole row image: a put of the fields that have values and deletes of the columns
-    /// whose fields are `None`, so a save never leaves an old value readable.
+    /// whose fields are `None`, so a save never leaves an old value readable. (Entries a wide
+    /// map no longer holds are deleted by [`Repository::save`](crate::Repository::save), which
+    /// reads them first.)
     fn to_mutations(&self) -> Result<RowMutations> {
-        let (put, absent) = row_image(self)?;
+        let RowImage { put, absent, .. } = row_image(self, false)?;
         let key = put.row.clone();
         let mut mutations = RowMutations::new(key.clone());
         if !put.cells.is_empty() {

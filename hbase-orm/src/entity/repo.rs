@@ -5,9 +5,9 @@ use std::marker::PhantomData;
 
 use crate::client::{Client, Table};
 use crate::entity::scan::EntityScan;
-use crate::entity::{encode_key, ColumnDef, HBaseEntity};
+use crate::entity::{encode_key, ColumnDef, ColumnKind, HBaseEntity};
 use crate::error::{BatchFailures, Error, Result};
-use crate::model::{Column, Delete, Get, Mutation, Put};
+use crate::model::{Column, Delete, Get, Mutation, Put, TimeRange};
 use crate::schema::TableName;
 
 /// Rows per `put_many` call of [`Repository::save_all`] unless changed.
@@ -52,6 +52,62 @@ impl Client {
             pinned: false,
             save_chunk: DEFAULT_SAVE_CHUNK,
             entity: PhantomData,
+        }
+    }
+}
+
+/// Whether saves of `T` go one row at a time: a wide map needs its stale entries read, a
+/// version field its own check.
+fn needs_own_save<T: HBaseEntity>() -> bool {
+    T::COLUMNS
+        .iter()
+        .any(|c| matches!(c.kind, ColumnKind::Wide | ColumnKind::Version))
+}
+
+/// The versions a read of `T` asks for: the largest `versions = N`, or HBase's default.
+pub(crate) fn max_versions<T: HBaseEntity>() -> Option<i32> {
+    T::COLUMNS
+        .iter()
+        .filter_map(|c| match c.kind {
+            ColumnKind::Versions(n) => Some(i32::try_from(n).unwrap_or(i32::MAX)),
+            _ => None,
+        })
+        .max()
+}
+
+/// How to read versioned fields: see [`Repository::get_with`] and
+/// [`EntityScan::read_options`](crate::EntityScan::read_options).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    time_range: Option<TimeRange>,
+    versions: Option<i32>,
+}
+
+impl ReadOptions {
+    /// HBase's defaults: every version a field declares, at any time.
+    pub fn new() -> Self {
+        ReadOptions::default()
+    }
+
+    /// Only versions with `min <= timestamp < max` (milliseconds). Plain fields then read
+    /// their newest version in that range too.
+    pub fn time_range(mut self, min: i64, max: i64) -> Self {
+        self.time_range = Some(TimeRange { min, max });
+        self
+    }
+
+    /// At most `n` versions per versioned field (instead of its declared `versions = N`).
+    pub fn versions(mut self, n: u32) -> Self {
+        self.versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
+        self
+    }
+
+    pub(crate) fn apply(&self, time_range: &mut Option<TimeRange>, versions: &mut Option<i32>) {
+        if let Some(t) = self.time_range {
+            *time_range = Some(t);
+        }
+        if let Some(n) = self.versions {
+            *versions = Some(n);
         }
     }
 }
@@ -115,7 +171,7 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     /// The table a call about `key` goes to.
-    fn table_for(&self, key: &T::Key) -> Table {
+    pub(super) fn table_for(&self, key: &T::Key) -> Table {
         if T::TABLE_IS_TEMPLATE && !self.pinned {
             self.table.client().table_named(T::table_for_key(key))
         } else {
@@ -133,27 +189,29 @@ impl<T: HBaseEntity> Repository<T> {
         &self.table
     }
 
+    pub(super) fn save_chunk(&self) -> usize {
+        self.save_chunk
+    }
+
     /// Sets how many rows one `put_many` call of [`Repository::save_all`] carries.
     pub fn with_save_chunk(mut self, rows: usize) -> Self {
         self.save_chunk = rows.max(1);
         self
     }
 
-    /// Writes the whole row image of `value` atomically: the cells of its fields, and deletes
-    /// of the columns whose `Option` fields are `None`.
-    pub async fn save(&self, value: &T) -> Result<()> {
-        self.table_for(&value.key())
-            .mutate_row(value.to_mutations()?)
-            .await
-    }
-
     /// Saves many values in chunks. Rows without `None` fields go by `put_many`; rows that
     /// must also delete columns go one atomic row mutation each. Rows that fail (or cannot be
     /// encoded: their key is then listed as empty if it cannot be encoded either) are listed
     /// in [`Error::PartialBatch`]; all others were written.
+    ///
+    /// Entities with a wide map or a version field are saved one [`Repository::save`] each
+    /// (concurrently within a chunk), since each needs a read or a check of its own.
     pub async fn save_all(&self, values: &[T]) -> Result<()> {
         if self.routed() {
             return self.save_all_routed(values).await;
+        }
+        if needs_own_save::<T>() {
+            return self.save_each(values).await;
         }
         let mut failures = BatchFailures::new("save_all", values.len());
         for chunk in values.chunks(self.save_chunk) {
@@ -208,7 +266,28 @@ impl<T: HBaseEntity> Repository<T> {
     fn get_request(key: &T::Key, fields: Option<&[&str]>) -> Result<Get> {
         let mut get = Get::new(encode_key::<T>(key)?);
         get.columns = read_columns::<T>(fields)?;
+        get.max_versions = max_versions::<T>();
         Ok(get)
+    }
+
+    /// Reads the entity with this key with [`ReadOptions`]: a time range, or fewer versions
+    /// of its `versions = N` fields.
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{HBaseEntity, Client, ReadOptions, Versions};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "inbox", family = "d")]
+    /// # struct Inbox { #[hbase(key)] user: u64, #[hbase(versions = 100)] posts: Versions<u64> }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let inbox = client.repository::<Inbox>();
+    /// let last_hour = ReadOptions::new().time_range(1_700_000_000_000, 1_700_003_600_000);
+    /// let recent = inbox.get_with(&InboxKey { user: 7 }, &last_hour).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn get_with(&self, key: &T::Key, options: &ReadOptions) -> Result<Option<T>> {
+        let mut get = Self::get_request(key, None)?;
+        options.apply(&mut get.time_range, &mut get.max_versions);
+        self.read(key, get).await
     }
 
     /// Reads the entity with this key; `None` if no such row.

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::{RowStream, Table};
-use crate::entity::repo::read_columns;
+use crate::entity::repo::{max_versions, read_columns, ReadOptions};
 use crate::entity::rowkey::KeyPrefix;
 use crate::entity::{encode_key, HBaseEntity};
 use crate::error::{Error, Result};
@@ -103,6 +103,12 @@ impl<T: HBaseEntity> EntityScan<T> {
         self
     }
 
+    /// Reads versioned fields with these options (a time range, fewer versions).
+    pub fn read_options(mut self, options: &ReadOptions) -> Self {
+        options.apply(&mut self.scan.time_range, &mut self.scan.max_versions);
+        self
+    }
+
     /// Reads only the named fields (the others must be `Option` or have a default).
     pub fn fields(mut self, fields: &[&str]) -> Self {
         match read_columns::<T>(Some(fields)) {
@@ -185,6 +191,7 @@ impl<T: HBaseEntity> EntityScan<T> {
             }
         }
         scan.prefix = prefix;
+        scan.max_versions = scan.max_versions.or(max_versions::<T>());
         scan.columns = match &self.fields {
             Some(f) => f.clone(),
             None => read_columns::<T>(None)?,

@@ -1,0 +1,259 @@
+//! The repository's writes that need more than one blind put: the row image of a save (with
+//! the stale entries of wide maps deleted), creates that must not overwrite, optimistic
+//! concurrency on a version field, and counters.
+//!
+//! Rules, as the entity documentation states them:
+//! - `save` replaces the row image: fields with values are written, `None` fields deleted, a
+//!   wide map's entries that the value lacks deleted (read first: HBase has no "delete the
+//!   family but keep what this same mutation puts"), counters never written.
+//! - With a `#[hbase(version)]` field, `save` writes only if the stored version is the
+//!   value's (no row at all when the value's version is 0) and stores version + 1; otherwise
+//!   [`Error::Conflict`].
+//! - `insert` writes only if the row does not exist (checked on the entity's presence column),
+//!   counters included with their values; otherwise [`Error::Conflict`].
+
+use crate::client::Table;
+use crate::entity::repo::Repository;
+use crate::entity::{encode_key, presence_column, row_image, ColumnKind, HBaseEntity, RowImage};
+use crate::error::{BatchFailures, Error, Result};
+use crate::model::{printable_key, CheckAndMutate, CompareOp, Delete, Get, Mutation, RowMutations};
+
+impl<T: HBaseEntity> Repository<T> {
+    /// Writes the whole row image of `value` atomically: the cells of its fields, deletes of
+    /// the columns whose `Option` fields are `None`, and deletes of the entries a wide map no
+    /// longer holds. Counters are left alone (see [`Repository::increment`]). With a
+    /// `#[hbase(version)]` field the write happens only if the stored version is the value's,
+    /// and stores the next version; a lost race is [`Error::Conflict`].
+    pub async fn save(&self, value: &T) -> Result<()> {
+        self.save_with(value, None).await
+    }
+
+    /// [`Repository::save`] with every cell written at timestamp `ts` (milliseconds) instead
+    /// of the server's clock; versions of a `versions = N` field keep their own. Deletes of
+    /// `None` fields still remove every version.
+    pub async fn save_at(&self, value: &T, ts: i64) -> Result<()> {
+        self.save_with(value, Some(ts)).await
+    }
+
+    async fn save_with(&self, value: &T, ts: Option<i64>) -> Result<()> {
+        let table = self.table_for(&value.key());
+        let image = row_image(value, false)?;
+        let version = image.version;
+        let mut mutations = image_mutations::<T>(&table, image).await?;
+        if let Some(ts) = ts {
+            at_timestamp(&mut mutations, ts);
+        }
+        let Some((col, current)) = version else {
+            return table.mutate_row(mutations).await;
+        };
+        let def = &T::COLUMNS[col];
+        let check = if current == 0 {
+            CheckAndMutate::if_absent(mutations.row.clone(), def.family, def.qualifier)
+        } else {
+            CheckAndMutate::if_value(
+                mutations.row.clone(),
+                def.family,
+                def.qualifier,
+                CompareOp::Equal,
+                current.to_be_bytes(),
+            )
+        };
+        let row = mutations.row.clone();
+        let passed = table
+            .check_and_mutate(CheckAndMutate { mutations, ..check })
+            .await?;
+        if passed {
+            Ok(())
+        } else {
+            Err(conflict(
+                &table,
+                &row,
+                format!(
+                "the stored {} is not {current} (another writer saved first); re-read and retry",
+                def.field
+            ),
+            ))
+        }
+    }
+
+    /// Saves `value` and, on success, sets its version field to the stored version, so the
+    /// same value can be changed and saved again. Without a version field it is `save`.
+    pub async fn update(&self, value: &mut T) -> Result<()> {
+        self.save(value).await?;
+        if let Some(v) = value.version() {
+            value.set_version(v + 1);
+        }
+        Ok(())
+    }
+
+    /// Creates the row only if it does not exist yet; [`Error::Conflict`] if it does (nothing
+    /// is written then). Counters start at the value's numbers.
+    pub async fn insert(&self, value: &T) -> Result<()> {
+        let table = self.table_for(&value.key());
+        let image = row_image(value, true)?;
+        let (family, qualifier) = match presence_column::<T>() {
+            Some(col) => (T::COLUMNS[col].family, T::COLUMNS[col].qualifier),
+            None => (T::FAMILIES.first().copied().unwrap_or_default(), ""),
+        };
+        let row = image.put.row.clone();
+        let mutations = image_mutations::<T>(&table, image).await?;
+        let check = CheckAndMutate::if_absent(row.clone(), family, qualifier);
+        if table
+            .check_and_mutate(CheckAndMutate { mutations, ..check })
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(conflict(
+                &table,
+                &row,
+                "a row with this key exists already".into(),
+            ))
+        }
+    }
+
+    /// Deletes the row only if its stored version is `version`; [`Error::Conflict`] otherwise.
+    /// Needs a `#[hbase(version)]` field.
+    pub async fn delete_if_version(&self, key: &T::Key, version: u64) -> Result<()> {
+        let def = version_column::<T>()?;
+        let table = self.table_for(key);
+        let row = encode_key::<T>(key)?;
+        let check = CheckAndMutate::if_value(
+            row.clone(),
+            def.family,
+            def.qualifier,
+            CompareOp::Equal,
+            version.to_be_bytes(),
+        )
+        .then_delete(Delete::new(row.clone()));
+        if table.check_and_mutate(check).await? {
+            Ok(())
+        } else {
+            Err(conflict(
+                &table,
+                &row,
+                format!(
+                    "the stored {} is not {version}; nothing was deleted",
+                    def.field
+                ),
+            ))
+        }
+    }
+
+    /// Adds `by` to the `#[hbase(counter)]` field `field` atomically and returns its new value
+    /// (a counter never written counts from 0). Concurrent increments all count.
+    ///
+    /// An increment is not idempotent: if the call fails after reaching the server, it may or
+    /// may not have been applied, and it is not re-sent.
+    pub async fn increment(&self, key: &T::Key, field: &str, by: i64) -> Result<i64> {
+        let def = T::COLUMNS
+            .iter()
+            .find(|c| c.field == field && c.kind == ColumnKind::Counter)
+            .ok_or_else(|| Error::IllegalArgument {
+                message: format!(
+                    "{} has no #[hbase(counter)] field `{field}` (counters: {})",
+                    std::any::type_name::<T>(),
+                    names_of::<T>(ColumnKind::Counter)
+                ),
+            })?;
+        self.table_for(key)
+            .increment_column(encode_key::<T>(key)?, def.family, def.qualifier, by)
+            .await
+    }
+
+    /// `save_all` for entities whose saves each need a read or a check.
+    pub(super) async fn save_each(&self, values: &[T]) -> Result<()> {
+        let mut failures = BatchFailures::new("save_all", values.len());
+        for chunk in values.chunks(self.save_chunk()) {
+            let results = futures::future::join_all(chunk.iter().map(|v| self.save(v))).await;
+            for (v, result) in chunk.iter().zip(results) {
+                if let Err(e) = result {
+                    failures.record(vec![v.row_key().unwrap_or_default()], e);
+                }
+            }
+        }
+        failures.finish()
+    }
+}
+
+/// The row mutations of a save: the put, deletes of `None` columns, and deletes of the wide
+/// map entries stored but not in the value (read first, qualifiers only).
+async fn image_mutations<T: HBaseEntity>(table: &Table, image: RowImage) -> Result<RowMutations> {
+    let RowImage {
+        put, absent, wide, ..
+    } = image;
+    let row = put.row.clone();
+    let mut delete = absent.iter().fold(Delete::new(row.clone()), |d, &i| {
+        let c = &T::COLUMNS[i];
+        d.column(c.family, c.qualifier)
+    });
+    if !wide.is_empty() {
+        let mut get = Get::new(row.clone()).filter("KeyOnlyFilter()");
+        for &i in &wide {
+            get = get.family(T::COLUMNS[i].family);
+        }
+        if let Some(stored) = table.get(get).await? {
+            for cell in stored.cells {
+                let kept = put
+                    .cells
+                    .iter()
+                    .any(|p| p.family == cell.family && p.qualifier == cell.qualifier);
+                if !kept {
+                    delete = delete.column(cell.family, cell.qualifier);
+                }
+            }
+        }
+    }
+    let mut mutations = RowMutations::new(row);
+    if !put.cells.is_empty() {
+        mutations = mutations.put(put);
+    }
+    if !delete.targets.is_empty() {
+        mutations = mutations.delete(delete);
+    }
+    Ok(mutations)
+}
+
+/// Puts every cell without a timestamp of its own at `ts`.
+fn at_timestamp(mutations: &mut RowMutations, ts: i64) {
+    for m in &mut mutations.mutations {
+        if let Mutation::Put(p) = m {
+            for c in &mut p.cells {
+                c.timestamp.get_or_insert(ts);
+            }
+        }
+    }
+}
+
+fn conflict(table: &Table, row: &[u8], reason: String) -> Error {
+    Error::Conflict {
+        table: table.name().to_string(),
+        row: printable_key(row),
+        reason,
+    }
+}
+
+fn version_column<T: HBaseEntity>() -> Result<&'static crate::entity::ColumnDef> {
+    T::COLUMNS
+        .iter()
+        .find(|c| c.kind == ColumnKind::Version)
+        .ok_or_else(|| Error::IllegalArgument {
+            message: format!(
+                "{} has no #[hbase(version)] field",
+                std::any::type_name::<T>()
+            ),
+        })
+}
+
+fn names_of<T: HBaseEntity>(kind: ColumnKind) -> String {
+    let names: Vec<_> = T::COLUMNS
+        .iter()
+        .filter(|c| c.kind == kind)
+        .map(|c| c.field)
+        .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,253 @@
+//! Rich mapping against a real HBase: multi-version fields, wide maps, counters, create-only
+//! inserts and optimistic concurrency with a version field.
+
+use std::collections::BTreeMap;
+
+use hbase_orm::rowkey::{KeyCodec, KeyPart};
+use hbase_orm::{Client, Error, HBaseEntity, ReadOptions, Repository, Versions};
+use hbase_orm_suite::{client, TestTable};
+
+/// The microblog inbox of the design notes: one cell keeping 10,000 versions, one per post id.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(namespace = "hbase_orm_it", table = "inbox", family = "d")]
+struct Inbox {
+    #[hbase(key)]
+    user: u64,
+    #[hbase(versions = 10000, rename = "p")]
+    posts: Versions<u64>,
+    name: Option<String>,
+}
+
+/// Person/role: roles as dynamic qualifiers of their own family (`roles:100=monitor`).
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(namespace = "hbase_orm_it", table = "person_roles", family = "d")]
+struct Person {
+    #[hbase(key)]
+    id: u64,
+    name: String,
+    #[hbase(family = "r", wide)]
+    roles: BTreeMap<u32, String>,
+}
+
+/// A page with a view counter and an optimistic-concurrency version.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(namespace = "hbase_orm_it", table = "pages", family = "d")]
+struct Page {
+    #[hbase(key)]
+    slug: String,
+    title: String,
+    #[hbase(counter)]
+    views: i64,
+    #[hbase(version)]
+    rev: u64,
+}
+
+/// A repository of `T` on a fresh table with the families `T` declares.
+async fn repo<T: HBaseEntity>(client: &Client, label: &str) -> (Repository<T>, TestTable) {
+    let table = TestTable::create(client, label, T::family_descriptors(), &[]).await;
+    (client.repository::<T>().on_table(table.name.clone()), table)
+}
+
+#[tokio::test]
+async fn ten_thousand_versions_read_back_newest_first_and_by_time_range() {
+    let client = client().await;
+    let (inbox, _t) = repo::<Inbox>(&client, "inbox").await;
+    assert_eq!(
+        Inbox::family_descriptors()[0].max_versions,
+        Some(10_000),
+        "the family keeps the versions the field reads"
+    );
+    let base = 1_700_000_000_000i64;
+    let posts: Versions<u64> = (0..10_000u64).map(|i| (base + i as i64, i)).collect();
+    let value = Inbox {
+        user: 7,
+        posts,
+        name: Some("ada".into()),
+    };
+    inbox.save(&value).await.unwrap();
+
+    let back = inbox.get(&InboxKey { user: 7 }).await.unwrap().unwrap();
+    assert_eq!(back.posts.len(), 10_000);
+    assert_eq!(back.name.as_deref(), Some("ada"));
+    let ids: Vec<u64> = back.posts.iter().map(|v| v.value).collect();
+    assert_eq!(
+        ids,
+        (0..10_000u64).rev().collect::<Vec<_>>(),
+        "newest first"
+    );
+    assert!(back
+        .posts
+        .iter()
+        .all(|v| v.timestamp == base + v.value as i64));
+
+    let window = ReadOptions::new().time_range(base + 100, base + 110);
+    let some = inbox
+        .get_with(&InboxKey { user: 7 }, &window)
+        .await
+        .unwrap()
+        .unwrap();
+    let ids: Vec<u64> = some.posts.iter().map(|v| v.value).collect();
+    assert_eq!(ids, (100..110u64).rev().collect::<Vec<_>>());
+    assert_eq!(
+        some.name, None,
+        "a time range applies to every field: `name` was written now"
+    );
+
+    let newest3 = ReadOptions::new().versions(3);
+    let few = inbox
+        .get_with(&InboxKey { user: 7 }, &newest3)
+        .await
+        .unwrap()
+        .unwrap();
+    let ids: Vec<u64> = few.posts.iter().map(|v| v.value).collect();
+    assert_eq!(ids, [9_999, 9_998, 9_997]);
+}
+
+#[tokio::test]
+async fn a_wide_map_is_one_cell_per_entry_and_a_save_replaces_it_whole() {
+    let client = client().await;
+    let (people, t) = repo::<Person>(&client, "person_roles").await;
+    let mut ada = Person {
+        id: 1,
+        name: "ada".into(),
+        roles: BTreeMap::from([
+            (100, "monitor".into()),
+            (200, "admin".into()),
+            (300, "dev".into()),
+        ]),
+    };
+    people.save(&ada).await.unwrap();
+    let raw = client
+        .table_named(t.name.clone())
+        .get(hbase_orm::Get::new(ada.row_key().unwrap()).family("r"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(raw.cells.len(), 3, "one cell per entry");
+    let mut q = Vec::new();
+    <<u32 as KeyPart>::Codec as KeyCodec<u32>>::encode(&100, &mut q).unwrap();
+    assert_eq!(
+        raw.cells[0].qualifier, q,
+        "the qualifier is the key's row-key encoding"
+    );
+    assert_eq!(
+        people.get(&PersonKey { id: 1 }).await.unwrap().unwrap(),
+        ada
+    );
+
+    ada.roles.remove(&200);
+    ada.roles.insert(400, "ops".into());
+    people.save(&ada).await.unwrap();
+    let back = people.get(&PersonKey { id: 1 }).await.unwrap().unwrap();
+    assert_eq!(
+        back.roles, ada.roles,
+        "the removed entry is gone, the new one there"
+    );
+
+    ada.roles.clear();
+    people.save(&ada).await.unwrap();
+    assert!(people
+        .get(&PersonKey { id: 1 })
+        .await
+        .unwrap()
+        .unwrap()
+        .roles
+        .is_empty());
+}
+
+#[tokio::test]
+async fn counters_count_every_concurrent_increment_and_saves_leave_them_alone() {
+    let client = client().await;
+    let (pages, _t) = repo::<Page>(&client, "pages_counter").await;
+    let page = Page {
+        slug: "home".into(),
+        title: "Home".into(),
+        views: 5,
+        rev: 0,
+    };
+    pages.insert(&page).await.unwrap();
+    let key = PageKey {
+        slug: "home".into(),
+    };
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let pages = pages.clone();
+            let key = key.clone();
+            tokio::spawn(async move {
+                for _ in 0..25 {
+                    pages.increment(&key, "views", 2).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let stored = pages.get(&key).await.unwrap().unwrap();
+    assert_eq!(stored.views, 5 + 8 * 25 * 2);
+
+    // A save of a stale value does not reset the counter.
+    let mut stale = stored.clone();
+    stale.views = 0;
+    stale.title = "Start".into();
+    pages.update(&mut stale).await.unwrap();
+    let after = pages.get(&key).await.unwrap().unwrap();
+    assert_eq!((after.views, after.title.as_str()), (405, "Start"));
+    assert!(matches!(
+        pages.increment(&key, "title", 1).await,
+        Err(Error::IllegalArgument { .. })
+    ));
+}
+
+#[tokio::test]
+async fn insert_creates_once_and_then_conflicts() {
+    let client = client().await;
+    let (pages, _t) = repo::<Page>(&client, "pages_insert").await;
+    let page = Page {
+        slug: "a".into(),
+        title: "A".into(),
+        views: 0,
+        rev: 0,
+    };
+    pages.insert(&page).await.unwrap();
+    let err = pages.insert(&page).await.unwrap_err();
+    assert!(matches!(err, Error::Conflict { .. }), "{err}");
+    assert!(err.to_string().contains("exists"), "{err}");
+}
+
+#[tokio::test]
+async fn of_two_writers_with_the_same_version_exactly_one_wins_every_time() {
+    let client = client().await;
+    let (pages, _t) = repo::<Page>(&client, "pages_race").await;
+    let key = PageKey {
+        slug: "race".into(),
+    };
+    let mut base = Page {
+        slug: "race".into(),
+        title: "v0".into(),
+        views: 0,
+        rev: 0,
+    };
+    pages.update(&mut base).await.unwrap();
+    for round in 0..100 {
+        let read = pages.get(&key).await.unwrap().unwrap();
+        let (mut a, mut b) = (read.clone(), read.clone());
+        a.title = format!("a{round}");
+        b.title = format!("b{round}");
+        let (ra, rb) = tokio::join!(pages.save(&a), pages.save(&b));
+        let wins = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
+        assert_eq!(wins, 1, "round {round}: {ra:?} {rb:?}");
+        let lost = if ra.is_ok() { rb } else { ra };
+        assert!(matches!(lost, Err(Error::Conflict { .. })), "round {round}");
+        let now = pages.get(&key).await.unwrap().unwrap();
+        assert_eq!(now.rev, read.rev + 1);
+    }
+    let stored = pages.get(&key).await.unwrap().unwrap();
+    assert_eq!(stored.rev, 101);
+    assert!(matches!(
+        pages.delete_if_version(&key, 3).await,
+        Err(Error::Conflict { .. })
+    ));
+    pages.delete_if_version(&key, 101).await.unwrap();
+    assert!(pages.get(&key).await.unwrap().is_none());
+}
