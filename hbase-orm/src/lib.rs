@@ -51,9 +51,9 @@ pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
 pub use config::{Config, Protocol, Transport};
 pub use error::{Error, Result};
 pub use model::{
-    prefix_end, printable_key, Append, Cell, CheckAndMutate, Column, CompareOp, Delete,
-    DeleteTarget, Durability, Get, Increment, Mutation, Put, PutCell, Row, RowMutations, Scan,
-    TimeRange,
+    filter_literal, prefix_end, printable_key, Append, Cell, CheckAndMutate, Column, CompareOp,
+    Delete, DeleteTarget, Durability, Get, Increment, Mutation, Put, PutCell, Row, RowMutations,
+    Scan, TimeRange,
 };
 #[doc(hidden)]
 pub use schema::family_option;

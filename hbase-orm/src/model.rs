@@ -37,8 +37,9 @@ macro_rules! read_options {
             self
         }
 
-        /// Applies a server-side filter (HBase filter language).
-        pub fn filter(mut self, filter: impl Into<String>) -> Self {
+        /// Applies a server-side filter (HBase filter language). The filter is bytes: quoted
+        /// arguments may hold any bytes (a `'` doubled), see [`filter_literal`].
+        pub fn filter(mut self, filter: impl Into<Vec<u8>>) -> Self {
             self.filter = Some(filter.into());
             self
         }
@@ -249,7 +250,7 @@ pub struct Get {
     /// How many versions per column (HBase's default is 1).
     pub max_versions: Option<i32>,
     /// A filter in HBase's filter language, e.g. `"ValueFilter(=, 'binary:x')"`.
-    pub filter: Option<String>,
+    pub filter: Option<Vec<u8>>,
 }
 
 impl Get {
@@ -552,6 +553,25 @@ impl CheckAndMutate {
     }
 }
 
+/// `bytes` as a quoted argument of the HBase filter language: in single quotes, each `'`
+/// doubled. Any other byte stands for itself, so binary qualifiers and values fit.
+///
+/// ```
+/// assert_eq!(hbase_orm::filter_literal(b"it's"), b"'it''s'");
+/// ```
+pub fn filter_literal(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 2);
+    out.push(b'\'');
+    for &b in bytes {
+        out.push(b);
+        if b == b'\'' {
+            out.push(b'\'');
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
 /// Reads a range of rows; see [`crate::Table::scan`].
 ///
 /// Bounds are always given in ascending key order, `[start, stop)`, also for reversed scans:
@@ -571,7 +591,7 @@ pub struct Scan {
     /// Versions per column.
     pub max_versions: Option<i32>,
     /// A filter in HBase's filter language.
-    pub filter: Option<String>,
+    pub filter: Option<Vec<u8>>,
     /// Rows fetched per round trip (and the region server's caching). Default 256.
     pub caching: Option<i32>,
     /// At most this many cells per returned row part (for very wide rows).

@@ -226,6 +226,48 @@ fn table_items(m: &Entity) -> TokenStream {
     }
 }
 
+/// One typed handle per stored field, named after it in upper case (`Order::CITY`).
+pub fn field_handles(m: &Entity) -> TokenStream {
+    let (krate, ident, vis) = (&m.krate, &m.ident, &m.vis);
+    let stored_keys: Vec<usize> = m.keys.iter().filter_map(|k| k.stored).collect();
+    let handles = m
+        .columns
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !stored_keys.contains(i))
+        .map(|(i, c)| {
+            let name = c.ident.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name);
+            let konst = syn::Ident::new(&name.to_uppercase(), c.ident.span());
+            let (ty, codec) = (&c.ty, value_codec(krate, c));
+            let doc = format!(
+                "The stored field `{name}` (`{}:{}`), for typed filters and calls that name it.",
+                c.family, c.qualifier
+            );
+            let handle = match &c.kind {
+                ColumnKind::Wide { key_ty, key_codec } => {
+                    let kc = wide_key_codec(krate, key_ty, key_codec);
+                    quote!(#krate::entity::WideField<#ident, #key_ty, #ty, #kc, #codec>)
+                }
+                _ => quote!(#krate::entity::Field<#ident, #ty, #codec>),
+            };
+            let new = match &c.kind {
+                ColumnKind::Wide { .. } => quote!(#krate::entity::WideField::new(#i)),
+                _ => quote!(#krate::entity::Field::new(#i)),
+            };
+            quote_spanned! {c.ident.span()=>
+                #[doc = #doc]
+                #[allow(dead_code)]
+                #vis const #konst: #handle = #new;
+            }
+        });
+    quote! {
+        impl #ident {
+            #(#handles)*
+        }
+    }
+}
+
 /// The `HBaseEntity` impl.
 pub fn entity_impl(m: &Entity) -> TokenStream {
     let (krate, ident, key_struct) = (&m.krate, &m.ident, &m.key_struct);

@@ -28,7 +28,8 @@ pub fn derive_entity(input: &syn::DeriveInput) -> TokenStream {
         Ok(m) if errors.is_empty() => {
             let key = key::key_type(&m);
             let imp = entity::entity_impl(&m);
-            quote!(#key #imp)
+            let handles = entity::field_handles(&m);
+            quote!(#key #imp #handles)
         }
         Ok(_) => with_stub(errors, &input, entity_stub),
         Err(e) => {

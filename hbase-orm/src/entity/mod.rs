@@ -13,7 +13,10 @@
 //! | `cells.rs` | [`CellWriter`], [`CellReader`]: fields to cells and back, row images |
 //! | `codec.rs` | [`codec`]: how field values are stored in cells |
 //! | `rowkey.rs` | [`rowkey`]: how key parts make up row keys |
-//! | `repo.rs` | [`Repository`]: typed saves, gets and deletes |
+//! | `fields.rs` | [`Field`], [`WideField`]: typed handles to stored fields (`Order::CITY`) |
+//! | `versions.rs` | [`Versions`]: a field holding a cell's history |
+//! | `repo.rs` | [`Repository`]: typed saves, gets and deletes, [`ReadOptions`] |
+//! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
 //! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
 //! | `records.rs` | [`records`]: several entity types in one table |
 //! | `dictionary.rs` | [`Dictionary`]: long names replaced by compact ids |
@@ -22,6 +25,7 @@
 //! where users name them; the repository, scan and dictionary types are re-exported there.
 //!
 //! [`Repository`]: repo::Repository
+//! [`ReadOptions`]: repo::ReadOptions
 //! [`EntityScan`]: scan::EntityScan
 //! [`Page`]: scan::Page
 //! [`Dictionary`]: dictionary::Dictionary
@@ -29,6 +33,7 @@
 mod cells;
 pub mod codec;
 pub(crate) mod dictionary;
+mod fields;
 pub mod records;
 pub(crate) mod repo;
 pub mod rowkey;
@@ -37,6 +42,7 @@ mod versions;
 mod writes;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
+pub use fields::{Field, WideField};
 pub use versions::{Versioned, Versions};
 
 use crate::error::{Error, Result};
