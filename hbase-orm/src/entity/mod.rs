@@ -18,6 +18,7 @@
 //! | `repo.rs` | [`Repository`]: typed saves, gets and deletes, [`ReadOptions`] |
 //! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
 //! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
+//! | `filters.rs` | server-side scan filters: typed comparisons ([`where_eq`](scan::EntityScan::where_eq), ...), raw expressions |
 //! | `records.rs` | [`records`]: several entity types in one table |
 //! | `dictionary.rs` | [`Dictionary`]: long names replaced by compact ids |
 //!
@@ -34,6 +35,7 @@ mod cells;
 pub mod codec;
 pub(crate) mod dictionary;
 mod fields;
+mod filters;
 pub mod records;
 pub(crate) mod repo;
 pub mod rowkey;

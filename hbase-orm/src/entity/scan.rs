@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::{RowStream, Table};
+use crate::entity::filters::Filters;
 use crate::entity::repo::{max_versions, read_columns, ReadOptions};
 use crate::entity::rowkey::KeyPrefix;
 use crate::entity::{encode_key, HBaseEntity};
@@ -13,6 +14,45 @@ use crate::model::{Column, Scan};
 
 /// A typed scan being built; see [`Repository::scan`]. Finish it with [`EntityScan::stream`]
 /// or [`EntityScan::page`].
+///
+/// # Filters
+///
+/// [`where_eq`](EntityScan::where_eq), [`where_ne`](EntityScan::where_ne),
+/// [`where_range`](EntityScan::where_range), [`where_ge`](EntityScan::where_ge) (and `gt`,
+/// `le`, `lt`) and [`where_prefix`](EntityScan::where_prefix) keep the entities whose stored
+/// field compares with a value encoded by the field's own codec, on the server; a raw
+/// filter-language expression goes with [`filter`](EntityScan::filter). Several calls AND
+/// together, and they apply to every bucket of a salted entity. Rows without the field (an
+/// `Option` field that is `None`) are dropped by every comparison, `where_ne` included. A
+/// projection ([`fields`](EntityScan::fields)) also reads the fields the filters test, since
+/// HBase can only test a column the scan reads. An encode error is returned by
+/// [`stream`](EntityScan::stream) or [`page`](EntityScan::page).
+///
+/// Comparisons are on the stored bytes, newest version only. Equality always works; ranges
+/// follow numeric order only for encodings that sort like numbers (unsigned integers, signed
+/// ones that are never negative: [`Native`](crate::Native) signed integers are big-endian
+/// two's complement and floats IEEE 754 bits, so negative values sort after positive ones),
+/// and text is compared byte by byte.
+///
+/// ```no_run
+/// # use hbase_orm::{HBaseEntity, Client};
+/// # #[derive(HBaseEntity)]
+/// # #[hbase(table = "orders", family = "d")]
+/// # struct Order { #[hbase(key)] id: u64, city: String, total: u64 }
+/// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+/// use futures::TryStreamExt;
+///
+/// let orders = client.repository::<Order>();
+/// let found: Vec<Order> = orders
+///     .scan()
+///     .where_eq(Order::CITY, &"Paris".to_string())
+///     .where_range(Order::TOTAL, &100, &500)
+///     .limit(20)
+///     .stream()
+///     .try_collect()
+///     .await?;
+/// # Ok(()) }
+/// ```
 ///
 /// [`Repository::scan`]: crate::entity::repo::Repository::scan
 pub struct EntityScan<T: HBaseEntity> {
@@ -24,6 +64,8 @@ pub struct EntityScan<T: HBaseEntity> {
     until: Option<T::Key>,
     after: Option<T::Key>,
     fields: Option<Vec<Column>>,
+    /// Server-side filters, ANDed (see `filters.rs`).
+    filters: Filters,
     error: Option<Error>,
     entity: PhantomData<fn() -> T>,
 }
@@ -49,6 +91,7 @@ impl<T: HBaseEntity> EntityScan<T> {
             until: None,
             after: None,
             fields: None,
+            filters: Filters::default(),
             error,
             entity: PhantomData,
         }
@@ -116,6 +159,14 @@ impl<T: HBaseEntity> EntityScan<T> {
             Err(e) => {
                 self.error.get_or_insert(e);
             }
+        }
+        self
+    }
+
+    /// Applies `add` to the scan's filters; its error is kept for [`EntityScan::stream`].
+    pub(super) fn with_filters(mut self, add: impl FnOnce(&mut Filters) -> Result<()>) -> Self {
+        if let Err(e) = add(&mut self.filters) {
+            self.error.get_or_insert(e);
         }
         self
     }
@@ -193,9 +244,14 @@ impl<T: HBaseEntity> EntityScan<T> {
         scan.prefix = prefix;
         scan.max_versions = scan.max_versions.or(max_versions::<T>());
         scan.columns = match &self.fields {
-            Some(f) => f.clone(),
+            Some(f) => {
+                let mut columns = f.clone();
+                self.filters.read_tested(&mut columns);
+                columns
+            }
             None => read_columns::<T>(None)?,
         };
+        scan.filter = self.filters.expression();
         let limit = if T::RECORD_TAG.is_some() {
             scan.limit.take()
         } else {
@@ -236,6 +292,7 @@ impl<T: HBaseEntity> std::fmt::Debug for EntityScan<T> {
             .field("from", &self.from)
             .field("until", &self.until)
             .field("after", &self.after)
+            .field("filters", &self.filters)
             .field("scan", &self.scan)
             .finish()
     }
