@@ -45,9 +45,24 @@ pub struct Entity {
     /// `table = "tx_{yyyyMMdd}"`.
     #[darling(default)]
     pub table_time: Option<SpannedValue<String>>,
+    /// Secondary index tables: `index(name = "by_time", parts = "created, id")`, repeatable.
+    #[darling(multiple, rename = "index")]
+    pub indexes: Vec<SpannedValue<IndexOptions>>,
     /// Path of the `hbase_orm` crate, for re-exports.
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
+}
+
+/// Options of `index(...)`.
+#[derive(Debug, Clone, FromMeta)]
+pub struct IndexOptions {
+    /// The index name, a Rust-style identifier (`by_time`).
+    pub name: SpannedValue<String>,
+    /// The fields whose values make the index key, in order, comma-separated.
+    pub parts: SpannedValue<String>,
+    /// The index table (default `<table>_<name>`), in the entity's namespace.
+    #[darling(default)]
+    pub table: Option<SpannedValue<String>>,
 }
 
 /// `#[derive(HBaseRecord)]`: an enum whose variants each hold one entity.
@@ -104,6 +119,27 @@ pub struct Field {
     /// The `u64` optimistic-concurrency version.
     #[darling(default)]
     pub version: Flag,
+    /// A `ColumnGroup` stored as prefixed columns of the row.
+    #[darling(default)]
+    pub flatten: Flag,
+    /// The qualifier prefix of a `flatten` group.
+    #[darling(default)]
+    pub prefix: Option<SpannedValue<String>>,
+    /// A `Vec` of `ColumnGroup`s owning a family, qualifiers `<index>:<field>`.
+    #[darling(default)]
+    pub children: Flag,
+}
+
+/// `#[derive(HBaseColumns)]`: a struct stored as a group of columns.
+#[derive(Debug, FromDeriveInput)]
+#[darling(attributes(hbase), supports(struct_named))]
+pub struct Group {
+    pub ident: syn::Ident,
+    pub generics: syn::Generics,
+    pub data: darling::ast::Data<(), Field>,
+    /// Path of the `hbase_orm` crate, for re-exports.
+    #[darling(default, rename = "crate")]
+    pub krate: Option<syn::Path>,
 }
 
 /// Options of `key(...)`.

@@ -30,6 +30,11 @@ const RECORD_TYPE: Level = Level {
     names: &["tag", "after"],
     nested: &[],
 };
+const INDEX: Level = Level {
+    within: "`index(...)`",
+    names: &["name", "parts", "table"],
+    nested: &[],
+};
 const SPLIT: Level = Level {
     within: "`split(...)`",
     names: &["salt", "key", "uniform"],
@@ -50,9 +55,11 @@ pub const ENTITY: Level = Level {
         "family_options",
         "split",
         "table_time",
+        "index",
         "crate",
     ],
     nested: &[
+        ("index", &INDEX),
         ("salt", &SALT),
         ("record_type", &RECORD_TYPE),
         ("split", &SPLIT),
@@ -75,11 +82,23 @@ pub const FIELD: Level = Level {
         "key_codec",
         "counter",
         "version",
+        "flatten",
+        "prefix",
+        "children",
     ],
     nested: &[("key", &KEY)],
 };
 
-/// `#[hbase(...)]` on an `HBaseRecord` enum.
+/// `#[hbase(...)]` on a field of an `HBaseColumns` group.
+pub const GROUP_FIELD: Level = Level {
+    within: "#[hbase(...)] of a column group",
+    names: &[
+        "rename", "default", "skip", "json", "codec", "flatten", "prefix",
+    ],
+    nested: &[],
+};
+
+/// `#[hbase(...)]` on an `HBaseRecord` enum or an `HBaseColumns` struct.
 pub const RECORD: Level = Level {
     within: "#[hbase(...)]",
     names: &["crate"],

@@ -56,3 +56,21 @@ pub fn derive_hbase_record(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive_record(&input).into()
 }
+
+/// Derives `hbase_orm::entity::ColumnGroup` for a struct stored as columns of an entity's row:
+/// `#[hbase(flatten, prefix = "ship_")] ship: Address` or
+/// `#[hbase(family = "item", children)] items: Vec<Item>` on the entity.
+///
+/// ```text
+/// #[derive(HBaseColumns)]
+/// struct Address {
+///     city: String,
+///     #[hbase(rename = "z")]
+///     zip: Option<String>,
+/// }
+/// ```
+#[proc_macro_derive(HBaseColumns, attributes(hbase))]
+pub fn derive_hbase_columns(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive_group(&input).into()
+}

@@ -25,6 +25,21 @@ pub struct Entity {
     pub split: Option<Split>,
     /// The key part that renders a table template.
     pub table_time: Option<usize>,
+    /// Secondary index tables.
+    pub indexes: Vec<Index>,
+}
+
+/// A secondary index: its marker type, key type, table and parts.
+pub struct Index {
+    pub name: String,
+    /// The marker type (`OrderByTime`).
+    pub marker: syn::Ident,
+    /// The key type (`OrderByTimeKey`).
+    pub key_struct: syn::Ident,
+    pub table: String,
+    /// The parts, as key parts of the index key (never `stored`); each names a field of the
+    /// entity (a row-key part or a plain column).
+    pub parts: Vec<KeyPart>,
 }
 
 impl Entity {
@@ -37,6 +52,7 @@ impl Entity {
 }
 
 /// One row-key field.
+#[derive(Clone)]
 pub struct KeyPart {
     pub ident: syn::Ident,
     pub ty: syn::Type,
@@ -46,6 +62,7 @@ pub struct KeyPart {
 }
 
 /// How a key part is encoded.
+#[derive(Clone)]
 pub enum KeyEncoding {
     /// The type's own `KeyPart` codec.
     Default,
@@ -128,6 +145,39 @@ pub enum ColumnKind {
     Counter,
     /// The `u64` version.
     Version,
+    /// A `ColumnGroup` stored as columns with this qualifier prefix (`ty` is the group).
+    Flatten(String),
+    /// A `Vec` of `ColumnGroup`s owning the family (`ty` is the group).
+    Children,
+}
+
+/// A validated `#[derive(HBaseColumns)]` struct.
+pub struct Group {
+    pub ident: syn::Ident,
+    pub krate: syn::Path,
+    pub fields: Vec<GroupField>,
+}
+
+/// One field of a column group.
+pub struct GroupField {
+    pub ident: syn::Ident,
+    /// The stored type (`T` of an `Option<T>`; the group type of a nested group).
+    pub ty: syn::Type,
+    pub what: GroupFieldKind,
+}
+
+/// How a column group stores a field.
+pub enum GroupFieldKind {
+    /// A column named `qualifier` (after the group's prefix).
+    Value {
+        qualifier: String,
+        missing: Missing,
+        encoding: ValueEncoding,
+    },
+    /// A nested group under this extra prefix.
+    Flatten(String),
+    /// Not stored.
+    Skip,
 }
 
 /// One stored field.

@@ -157,6 +157,23 @@ pub enum Error {
         reason: String,
     },
 
+    /// The entity's data row was written (or deleted), but maintaining one of its secondary
+    /// index rows failed: the index may miss the entity or keep a stale row until the write
+    /// is repeated or the index rebuilt (`Repository::rebuild_index`). Readers of the index
+    /// never return an entity through a stale row.
+    #[error("index {index} ({table}), row {row}: {source}")]
+    IndexWrite {
+        /// The index name.
+        index: &'static str,
+        /// The index table.
+        table: String,
+        /// The index row key, printable.
+        row: String,
+        /// What failed.
+        #[source]
+        source: Box<Error>,
+    },
+
     /// The client configuration or a URL is invalid.
     #[error("invalid configuration: {0}")]
     Config(String),

@@ -41,7 +41,11 @@ pub use entity::records::{RecordSet, Records};
 pub use entity::repo::{ReadOptions, Repository};
 pub use entity::rowkey::KeyPrefix;
 pub use entity::scan::{EntityScan, Page};
-pub use entity::{EntityKey, HBaseEntity, Versioned, Versions};
+pub use entity::wide::{WideMap, WidePage, WideSlice};
+pub use entity::{ColumnGroup, EntityKey, HBaseEntity, Versioned, Versions};
+pub use entity::{Index, IndexRepair, IndexScan};
+/// Derives [`entity::ColumnGroup`] for a struct stored as columns of an entity's row.
+pub use hbase_orm_derive::HBaseColumns;
 /// Derives [`HBaseEntity`]; see its documentation for the attributes.
 pub use hbase_orm_derive::HBaseEntity;
 /// Derives [`records::RecordSet`] for an enum of entity types sharing one table.

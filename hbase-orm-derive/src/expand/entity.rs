@@ -19,12 +19,14 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
             let (field, family, qualifier) = (c.ident.to_string(), &c.family, &c.qualifier);
             let key_part = stored_keys.contains(&i);
             let optional = matches!(c.missing, Missing::Optional);
-            let kind = match c.kind {
+            let kind = match &c.kind {
                 ColumnKind::Value => quote!(Value),
                 ColumnKind::Versions(n) => quote!(Versions(#n)),
                 ColumnKind::Wide { .. } => quote!(Wide),
                 ColumnKind::Counter => quote!(Counter),
                 ColumnKind::Version => quote!(Version),
+                ColumnKind::Flatten(prefix) => quote!(Flatten(#prefix)),
+                ColumnKind::Children => quote!(Children),
             };
             quote! {
                 #krate::entity::ColumnDef {
@@ -47,19 +49,30 @@ fn index_arms(m: &Entity) -> Vec<TokenStream> {
         .iter()
         .map(|fam| {
             let f = syn::LitByteStr::new(fam.as_bytes(), proc_macro2::Span::call_site());
-            // A wide map owns its family: every qualifier is one of its entries.
-            if let Some(i) = m
-                .columns
-                .iter()
-                .position(|c| c.family == *fam && matches!(c.kind, ColumnKind::Wide { .. }))
-            {
+            // A wide map or a children list owns its family: every qualifier is its own.
+            if let Some(i) = m.columns.iter().position(|c| {
+                c.family == *fam && matches!(c.kind, ColumnKind::Wide { .. } | ColumnKind::Children)
+            }) {
                 return quote!(#f => ::core::option::Option::Some(#i),);
             }
-            let arms = m
+            // A flattened group takes the qualifiers with its prefix that no field names.
+            let groups = m
                 .columns
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| c.family == *fam)
+                .filter_map(|(i, c)| match &c.kind {
+                    ColumnKind::Flatten(prefix) => {
+                        let p = syn::LitByteStr::new(prefix.as_bytes(), c.ident.span());
+                        Some(quote!(q if q.starts_with(#p) => ::core::option::Option::Some(#i),))
+                    }
+                    _ => None,
+                });
+            let arms = m
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.family == *fam && !matches!(c.kind, ColumnKind::Flatten(_)))
                 .map(|(i, c)| {
                     let q = syn::LitByteStr::new(c.qualifier.as_bytes(), c.ident.span());
                     quote!(#q => ::core::option::Option::Some(#i),)
@@ -67,6 +80,7 @@ fn index_arms(m: &Entity) -> Vec<TokenStream> {
             quote! {
                 #f => match qualifier {
                     #(#arms)*
+                    #(#groups)*
                     _ => ::core::option::Option::None,
                 },
             }
@@ -96,6 +110,12 @@ fn cell_writes(m: &Entity) -> Vec<TokenStream> {
                 },
                 (ColumnKind::Version, _) => quote_spanned! {ty.span()=>
                     cells.version(#i, &self.#id)?;
+                },
+                (ColumnKind::Flatten(_), _) => quote_spanned! {ty.span()=>
+                    cells.flatten::<#ty>(#i, &self.#id)?;
+                },
+                (ColumnKind::Children, _) => quote_spanned! {ty.span()=>
+                    cells.children::<#ty>(#i, &self.#id)?;
                 },
                 (ColumnKind::Value, Missing::Optional) => quote_spanned! {ty.span()=>
                     cells.optional::<#ty, #codec>(#i, &self.#id)?;
@@ -129,6 +149,12 @@ fn cell_reads(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
                 }
                 ColumnKind::Counter => return quote_spanned! {ty.span()=> #id: cells.counter(#i)? },
                 ColumnKind::Version => return quote_spanned! {ty.span()=> #id: cells.version(#i)? },
+                ColumnKind::Flatten(_) => {
+                    return quote_spanned! {ty.span()=> #id: cells.flatten::<#ty>(#i)? };
+                }
+                ColumnKind::Children => {
+                    return quote_spanned! {ty.span()=> #id: cells.children::<#ty>(#i)? };
+                }
                 ColumnKind::Value => {}
             }
             match &c.missing {
@@ -234,7 +260,10 @@ pub fn field_handles(m: &Entity) -> TokenStream {
         .columns
         .iter()
         .enumerate()
-        .filter(|(i, _)| !stored_keys.contains(i))
+        .filter(|(i, c)| {
+            !stored_keys.contains(i)
+                && !matches!(c.kind, ColumnKind::Flatten(_) | ColumnKind::Children)
+        })
         .map(|(i, c)| {
             let name = c.ident.to_string();
             let name = name.strip_prefix("r#").unwrap_or(&name);
@@ -329,6 +358,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
     });
     let table_items = table_items(m);
     let version_items = version_items(m);
+    let indexes = super::index::indexes_const(m);
 
     quote! {
         impl #krate::HBaseEntity for #ident {
@@ -345,6 +375,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
             #split_items
             #table_items
             #version_items
+            #indexes
 
             fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {
                 match family {

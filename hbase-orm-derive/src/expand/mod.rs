@@ -2,6 +2,8 @@
 //! two derives' pipelines (parse, validate, expand) and their stubs after an error.
 
 mod entity;
+mod group;
+mod index;
 mod key;
 mod record;
 mod tokens;
@@ -29,7 +31,8 @@ pub fn derive_entity(input: &syn::DeriveInput) -> TokenStream {
             let key = key::key_type(&m);
             let imp = entity::entity_impl(&m);
             let handles = entity::field_handles(&m);
-            quote!(#key #imp #handles)
+            let indexes = index::index_types(&m);
+            quote!(#key #imp #handles #indexes)
         }
         Ok(_) => with_stub(errors, &input, entity_stub),
         Err(e) => {
@@ -57,6 +60,27 @@ pub fn derive_record(input: &syn::DeriveInput) -> TokenStream {
         Err(e) => {
             errors.push(e);
             with_stub(errors, &input, record_stub)
+        }
+    }
+}
+
+/// `#[derive(HBaseColumns)]`: the same pipeline for a group of columns.
+pub fn derive_group(input: &syn::DeriveInput) -> TokenStream {
+    if let Some(shape) = not_a_named_struct(input) {
+        let e = darling::Error::custom(format!(
+            "HBaseColumns can only be derived for a struct with named fields, not {shape}"
+        ))
+        .with_span(&input.ident);
+        return with_stub(vec![e], input, group_stub);
+    }
+    let mut input = input.clone();
+    let mut errors = known::strip_unknown(&mut input, &known::RECORD, &known::GROUP_FIELD);
+    match attr::Group::from_derive_input(&input).and_then(|g| valid::group(&g)) {
+        Ok(g) if errors.is_empty() => group::group_impl(&g),
+        Ok(_) => with_stub(errors, &input, group_stub),
+        Err(e) => {
+            errors.push(e);
+            with_stub(errors, &input, group_stub)
         }
     }
 }
@@ -125,6 +149,19 @@ fn entity_stub(ident: &syn::Ident, krate: &syn::Path) -> TokenStream {
                 ::core::unreachable!()
             }
             fn read_cells(_: &[u8], _: &mut #krate::entity::CellReader<'_, Self>) -> #krate::Result<Self> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn group_stub(ident: &syn::Ident, krate: &syn::Path) -> TokenStream {
+    quote! {
+        impl #krate::entity::ColumnGroup for #ident {
+            fn write_group(&self, _: &str, _: &mut #krate::entity::GroupWriter) -> #krate::Result<()> {
+                ::core::unreachable!()
+            }
+            fn read_group(_: &str, _: &mut #krate::entity::GroupReader<'_>) -> #krate::Result<Self> {
                 ::core::unreachable!()
             }
         }

@@ -95,6 +95,11 @@ pub fn column(
         ValueEncoding::Native
     };
     let (kind, ty) = kind(errors, field, ty, &missing)?;
+    // A flattened group's columns are the prefix followed by its fields' names.
+    let qualifier = match &kind {
+        ColumnKind::Flatten(prefix) => prefix.clone(),
+        _ => qualifier,
+    };
     Some(Column {
         ident: ident.clone(),
         ty,
@@ -144,10 +149,23 @@ fn kind(
             "version",
             field.version.is_present().then(|| field.version.span()),
         ),
+        (
+            "flatten",
+            field.flatten.is_present().then(|| field.flatten.span()),
+        ),
+        (
+            "children",
+            field.children.is_present().then(|| field.children.span()),
+        ),
     ]
     .into_iter()
     .filter_map(|(n, s)| s.map(|s| (n, s)))
     .collect();
+    if let (Some(prefix), false) = (&field.prefix, field.flatten.is_present()) {
+        errors.push(
+            darling::Error::custom("`prefix` is for `flatten` fields").with_span(&prefix.span()),
+        );
+    }
     if let Some(codec) = &field.key_codec {
         if !field.wide.is_present() {
             errors.push(
@@ -232,10 +250,47 @@ fn kind(
             no_codec(errors);
             Some((ColumnKind::Counter, ty))
         }
-        _ => {
+        "version" => {
             no_codec(errors);
             Some((ColumnKind::Version, ty))
         }
+        "flatten" => {
+            no_group_codec(errors, field, name, span);
+            let prefix = field
+                .prefix
+                .as_ref()
+                .map(|p| p.to_string())
+                .unwrap_or_default();
+            Some((ColumnKind::Flatten(prefix), ty))
+        }
+        _ => {
+            no_group_codec(errors, field, name, span);
+            match type_args(&ty, "Vec").as_deref() {
+                Some([inner]) => Some((ColumnKind::Children, (*inner).clone())),
+                _ => {
+                    errors.push(
+                        darling::Error::custom(
+                            "a `children` field is a `Vec<G>` of a `#[derive(HBaseColumns)]` type",
+                        )
+                        .with_span(&ty),
+                    );
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// A group's fields carry their own encodings.
+fn no_group_codec(errors: &mut Accumulator, field: &attr::Field, name: &str, span: Span) {
+    if field.json.is_present() || field.codec.is_some() {
+        errors.push(
+            darling::Error::custom(format!(
+                "a `{name}` group stores each of its fields with its own codec: remove \
+                 `json`/`codec` (or put them on the group's fields)"
+            ))
+            .with_span(&span),
+        );
     }
 }
 
@@ -243,15 +298,39 @@ fn kind(
 /// declared `max_versions` keeps the versions a field reads.
 pub fn check_all(errors: &mut Accumulator, e: &attr::Entity, columns: &[Column]) {
     for (i, c) in columns.iter().enumerate() {
-        if let ColumnKind::Wide { .. } = c.kind {
+        if let ColumnKind::Flatten(prefix) = &c.kind {
+            for other in columns
+                .iter()
+                .filter(|o| o.family == c.family && o.ident != c.ident)
+            {
+                let clash = match &other.kind {
+                    ColumnKind::Flatten(p) => {
+                        p.starts_with(prefix.as_str()) || prefix.starts_with(p.as_str())
+                    }
+                    _ => other.qualifier.starts_with(prefix.as_str()),
+                };
+                if clash {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "the columns of field `{}` start with {prefix:?}, which the flattened \
+                             group `{}` uses in family {}: give one of them another prefix or \
+                             family",
+                            other.ident, c.ident, c.family
+                        ))
+                        .with_span(&other.ident),
+                    );
+                }
+            }
+        }
+        if let ColumnKind::Wide { .. } | ColumnKind::Children = c.kind {
             for other in columns
                 .iter()
                 .filter(|o| o.family == c.family && o.ident != c.ident)
             {
                 errors.push(
                     darling::Error::custom(format!(
-                        "family {} holds the wide map `{}`, one cell per entry: give field `{}` \
-                         another family",
+                        "family {} belongs to the field `{}` (one cell per entry): give field \
+                         `{}` another family",
                         c.family, c.ident, other.ident
                     ))
                     .with_span(&other.ident),

@@ -3,6 +3,8 @@
 //! here writes code.
 
 mod columns;
+mod group;
+mod indexes;
 mod keys;
 mod layout;
 mod names;
@@ -14,6 +16,7 @@ use proc_macro2::Span;
 use crate::attr;
 use crate::model::{Column, Entity, KeyEncoding, KeyPart};
 
+pub use group::group;
 pub use record::record_set;
 
 /// `T` if `ty` is `Option<T>`.
@@ -191,6 +194,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
     let family_options = layout::family_options(&mut errors, e, &mut families);
     let split = layout::split(&mut errors, e, salt.as_ref());
     let table_time = layout::table_time(&mut errors, e, &keys);
+    let indexes = indexes::indexes(&mut errors, e, &keys, &columns, &table);
 
     errors.finish()?;
     Ok(Entity {
@@ -213,5 +217,6 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         family_options,
         split,
         table_time,
+        indexes,
     })
 }

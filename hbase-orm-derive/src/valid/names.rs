@@ -50,6 +50,18 @@ pub fn table(
     table.to_string()
 }
 
+/// Reports a table name (no template) HBase would refuse.
+pub fn plain_table(errors: &mut Accumulator, table: &SpannedValue<String>) {
+    if !name_ok(table) {
+        errors.push(
+            darling::Error::custom(
+                "table names use letters, digits, '_', '-' and '.' and may not be empty",
+            )
+            .with_span(&table.span()),
+        );
+    }
+}
+
 /// The namespace, `default` when absent.
 pub fn namespace(errors: &mut Accumulator, ns: &Option<SpannedValue<String>>) -> String {
     let Some(ns) = ns else {

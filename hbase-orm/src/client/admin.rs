@@ -279,7 +279,11 @@ impl Admin {
                 ),
             });
         }
-        self.ensure_schema(&T::schema()).await
+        let mut report = self.ensure_schema(&T::schema()).await?;
+        for index in T::index_schemas() {
+            report.index_tables.push(self.ensure_schema(&index).await?);
+        }
+        Ok(report)
     }
 
     /// [`Admin::ensure`] for the table a templated entity (one table per day, say) uses for

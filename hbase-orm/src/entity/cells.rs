@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use crate::entity::codec::{Codec, Native};
+use crate::entity::group::{ColumnGroup, GroupReader, GroupWriter};
 use crate::entity::rowkey::{KeyCodec, KeyError};
 use crate::entity::versions::Versions;
 use crate::entity::{ColumnKind, HBaseEntity};
 use crate::error::{Error, Result};
-use crate::model::{printable_key, Cell, Put, PutCell, Row};
+use crate::model::{printable_key, Cell, Delete, Put, PutCell, Row};
 use crate::schema::TableName;
 
 /// What a save of one value writes: the put of its cells, and what the repository needs
@@ -24,6 +25,24 @@ pub(crate) struct RowImage {
     pub wide: Vec<usize>,
     /// The version field's column and the value's version (the put holds version + 1).
     pub version: Option<(usize, u64)>,
+    /// Cells of flattened groups whose `None` fields a save deletes: column and qualifier.
+    pub absent_cells: Vec<(usize, Vec<u8>)>,
+}
+
+impl RowImage {
+    /// The delete of what a save clears: the columns of `None` fields, in groups too.
+    pub(crate) fn clearing<E: HBaseEntity>(&self) -> Delete {
+        let delete = self
+            .absent
+            .iter()
+            .fold(Delete::new(self.put.row.clone()), |d, &i| {
+                let c = &E::COLUMNS[i];
+                d.column(c.family, c.qualifier)
+            });
+        self.absent_cells.iter().fold(delete, |d, (i, q)| {
+            d.column(E::COLUMNS[*i].family, q.clone())
+        })
+    }
 }
 
 /// The row image of `value`. Counters are written only with `counters` (a first write: an
@@ -38,6 +57,7 @@ pub(crate) fn row_image<E: HBaseEntity>(value: &E, counters: bool) -> Result<Row
         absent: Vec::new(),
         wide: Vec::new(),
         version: None,
+        absent_cells: Vec::new(),
     };
     image.put.cells.reserve(E::COLUMNS.len());
     value.write_cells(&mut CellWriter {
@@ -84,7 +104,7 @@ pub(super) fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) ->
     for cell in cells {
         if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
             match E::COLUMNS[i].kind {
-                ColumnKind::Versions(_) | ColumnKind::Wide => many.push((i, cell)),
+                k if k.takes_many_cells() => many.push((i, cell)),
                 // Cells come newest version first: keep the first one.
                 _ if slots[i].is_none() => slots[i] = Some(cell.value),
                 _ => {}
@@ -205,6 +225,44 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
             KC::encode(k, &mut qualifier).map_err(|reason| self.error(col, reason))?;
             let bytes = self.encode::<V, VC>(col, v)?;
             self.push(col, qualifier, bytes, None);
+        }
+        Ok(())
+    }
+
+    /// A flattened group: its cells under the field's prefix; its `None` fields are deleted
+    /// by a save.
+    pub fn flatten<G: ColumnGroup>(&mut self, col: usize, value: &G) -> FieldResult<()> {
+        let def = &E::COLUMNS[col];
+        let prefix = match def.kind {
+            ColumnKind::Flatten(p) => p,
+            _ => "",
+        };
+        let mut group = GroupWriter {
+            entity: std::any::type_name::<E>(),
+            ..GroupWriter::default()
+        };
+        value.write_group(prefix, &mut group)?;
+        for (q, v) in group.cells {
+            self.push(col, q, v, None);
+        }
+        self.image
+            .absent_cells
+            .extend(group.absent.into_iter().map(|q| (col, q)));
+        Ok(())
+    }
+
+    /// A `children` list: each child's cells under `<index>:`; the family is replaced whole.
+    pub fn children<G: ColumnGroup>(&mut self, col: usize, items: &[G]) -> FieldResult<()> {
+        self.image.wide.push(col);
+        let mut group = GroupWriter {
+            entity: std::any::type_name::<E>(),
+            ..GroupWriter::default()
+        };
+        for (i, item) in items.iter().enumerate() {
+            item.write_group(&format!("{i}:"), &mut group)?;
+        }
+        for (q, v) in group.cells {
+            self.push(col, q, v, None);
         }
         Ok(())
     }
@@ -336,6 +394,41 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     /// The `version` field: a missing cell is 0 (never saved with a version).
     pub fn version(&mut self, col: usize) -> FieldResult<u64> {
         self.or_else::<u64, Native>(col, || 0)
+    }
+
+    fn group_reader(&mut self, col: usize) -> GroupReader<'_> {
+        let cells = self
+            .take_many(col)
+            .into_iter()
+            .map(|(_, c)| (c.qualifier, c.value))
+            .collect();
+        let def = &E::COLUMNS[col];
+        GroupReader::new(
+            cells,
+            table_text::<E>(self.table).into(),
+            self.row,
+            def.family,
+            def.field,
+        )
+    }
+
+    /// A flattened group.
+    pub fn flatten<G: ColumnGroup>(&mut self, col: usize) -> FieldResult<G> {
+        let prefix = match E::COLUMNS[col].kind {
+            ColumnKind::Flatten(p) => p,
+            _ => "",
+        };
+        Ok(G::read_group(prefix, &mut self.group_reader(col))?)
+    }
+
+    /// A `children` list, in index order.
+    pub fn children<G: ColumnGroup>(&mut self, col: usize) -> FieldResult<Vec<G>> {
+        let mut reader = self.group_reader(col);
+        let mut out = Vec::new();
+        for i in reader.child_indexes()? {
+            out.push(G::read_group(&format!("{i}:"), &mut reader)?);
+        }
+        Ok(out)
     }
 
     fn take_many(&mut self, col: usize) -> Vec<(usize, Cell)> {

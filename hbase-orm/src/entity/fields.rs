@@ -10,11 +10,14 @@ use crate::entity::rowkey::KeyCodec;
 use crate::entity::{ColumnDef, HBaseEntity};
 use crate::error::{Error, Result};
 
+/// The marker of the types a handle stands for.
+type Types<X> = PhantomData<fn() -> X>;
+
 /// A stored field of entity `E` holding values of type `T`, encoded with codec `C` (for an
 /// `Option<T>` or [`Versions<T>`](crate::Versions) field, `T` is the inner type).
 pub struct Field<E, T, C> {
     col: usize,
-    types: PhantomData<fn() -> (E, T, C)>,
+    types: Types<(E, T, C)>,
 }
 
 impl<E, T, C> Clone for Field<E, T, C> {
@@ -69,7 +72,7 @@ impl<E: HBaseEntity, T, C: Codec<T>> Field<E, T, C> {
 /// encoded with `VC`.
 pub struct WideField<E, K, V, KC, VC> {
     col: usize,
-    types: PhantomData<fn() -> (E, K, V, KC, VC)>,
+    types: Types<(E, K, V, KC, VC)>,
 }
 
 impl<E, K, V, KC, VC> Clone for WideField<E, K, V, KC, VC> {

@@ -17,38 +17,48 @@
 //! | `versions.rs` | [`Versions`]: a field holding a cell's history |
 //! | `repo.rs` | [`Repository`]: typed saves, gets and deletes, [`ReadOptions`] |
 //! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
+//! | `wide.rs` | [`WideMap`], [`WideSlice`]: a wide map's entries one by one, counted, and paged by qualifier range |
+//! | `index.rs` | [`Index`], [`IndexScan`]: secondary index tables, maintained and queried |
 //! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
 //! | `filters.rs` | server-side scan filters: typed comparisons ([`where_eq`](scan::EntityScan::where_eq), ...), raw expressions |
 //! | `records.rs` | [`records`]: several entity types in one table |
 //! | `dictionary.rs` | [`Dictionary`]: long names replaced by compact ids |
 //!
 //! [`codec`], [`rowkey`] and [`records`] are also at the crate root (`hbase_orm::codec`, ...),
-//! where users name them; the repository, scan and dictionary types are re-exported there.
+//! where users name them; the repository, scan, wide-map and dictionary types are re-exported
+//! there.
 //!
 //! [`Repository`]: repo::Repository
 //! [`ReadOptions`]: repo::ReadOptions
 //! [`EntityScan`]: scan::EntityScan
 //! [`Page`]: scan::Page
 //! [`Dictionary`]: dictionary::Dictionary
+//! [`WideMap`]: wide::WideMap
+//! [`WideSlice`]: wide::WideSlice
 
 mod cells;
 pub mod codec;
 pub(crate) mod dictionary;
 mod fields;
 mod filters;
+mod group;
+pub(crate) mod index;
 pub mod records;
 pub(crate) mod repo;
 pub mod rowkey;
 pub(crate) mod scan;
 mod versions;
+pub(crate) mod wide;
 mod writes;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
 pub use fields::{Field, WideField};
+pub use group::{ColumnGroup, GroupReader, GroupWriter};
+pub use index::{Index, IndexDef, IndexRepair, IndexScan};
 pub use versions::{Versioned, Versions};
 
 use crate::error::{Error, Result};
-use crate::model::{Delete, Put, Row, RowMutations};
+use crate::model::{Put, Row, RowMutations};
 use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
 use cells::decode_row;
 pub(crate) use cells::{presence_column, row_image, RowImage};
@@ -59,8 +69,24 @@ impl ColumnDef {
     pub fn column(&self) -> crate::model::Column {
         crate::model::Column {
             family: self.family.as_bytes().to_vec(),
-            qualifier: (self.kind != ColumnKind::Wide).then(|| self.qualifier.as_bytes().to_vec()),
+            qualifier: (!self.kind.reads_family()).then(|| self.qualifier.as_bytes().to_vec()),
         }
+    }
+}
+
+impl ColumnKind {
+    /// Whether the field is read by asking for its whole family (its qualifiers are not
+    /// known in advance).
+    pub fn reads_family(self) -> bool {
+        matches!(
+            self,
+            ColumnKind::Wide | ColumnKind::Flatten(_) | ColumnKind::Children
+        )
+    }
+
+    /// Whether the field takes several cells of the row.
+    pub fn takes_many_cells(self) -> bool {
+        self.reads_family() || matches!(self, ColumnKind::Versions(_))
     }
 }
 
@@ -79,6 +105,12 @@ pub enum ColumnKind {
     Counter,
     /// The optimistic-concurrency version (`#[hbase(version)]`).
     Version,
+    /// A [`ColumnGroup`] stored as columns whose qualifiers start with this prefix
+    /// (`#[hbase(flatten, prefix = "ship_")]`).
+    Flatten(&'static str),
+    /// A `Vec` of [`ColumnGroup`]s owning its family, qualifiers `<index>:<field>`
+    /// (`#[hbase(children)]`).
+    Children,
 }
 
 /// One part of an entity's row key, for design checks.
@@ -294,6 +326,14 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
         }
     }
 
+    /// The entity's secondary indexes (`#[hbase(index(...))]`).
+    const INDEXES: &'static [IndexDef<Self>] = &[];
+
+    /// The tables of the entity's secondary indexes.
+    fn index_schemas() -> Vec<TableSchema> {
+        Self::INDEXES.iter().map(IndexDef::schema).collect()
+    }
+
     /// The value of the `#[hbase(version)]` field, if the entity has one.
     fn version(&self) -> Option<u64> {
         None
@@ -335,17 +375,13 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// map no longer holds are deleted by [`Repository::save`](crate::Repository::save), which
     /// reads them first.)
     fn to_mutations(&self) -> Result<RowMutations> {
-        let RowImage { put, absent, .. } = row_image(self, false)?;
-        let key = put.row.clone();
-        let mut mutations = RowMutations::new(key.clone());
-        if !put.cells.is_empty() {
-            mutations = mutations.put(put);
+        let image = row_image(self, false)?;
+        let delete = image.clearing::<Self>();
+        let mut mutations = RowMutations::new(image.put.row.clone());
+        if !image.put.cells.is_empty() {
+            mutations = mutations.put(image.put);
         }
-        if !absent.is_empty() {
-            let delete = absent.iter().fold(Delete::new(key), |d, &i| {
-                let c = &Self::COLUMNS[i];
-                d.column(c.family, c.qualifier)
-            });
+        if !delete.targets.is_empty() {
             mutations = mutations.delete(delete);
         }
         Ok(mutations)
@@ -368,7 +404,7 @@ fn short_type_name<T>() -> &'static str {
     full.rsplit("::").next().unwrap_or(full)
 }
 
-fn encode_key_error<E: HBaseEntity>(e: KeyError) -> Error {
+fn encode_key_error<E: ?Sized>(e: KeyError) -> Error {
     Error::Encode {
         entity: std::any::type_name::<E>(),
         field: e.part,
@@ -384,7 +420,7 @@ pub fn encode_key<E: HBaseEntity>(key: &E::Key) -> Result<Vec<u8>> {
 }
 
 /// Turns a [`KeyError`] from a generated `prefix_by_*` function into a [`KeyPrefix`] result.
-pub fn key_prefix<E: HBaseEntity>(
+pub fn key_prefix<E: ?Sized>(
     all_buckets: bool,
     write: impl FnOnce(&mut Vec<u8>) -> std::result::Result<(), KeyError>,
 ) -> Result<KeyPrefix> {

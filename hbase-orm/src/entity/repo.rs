@@ -57,11 +57,12 @@ impl Client {
 }
 
 /// Whether saves of `T` go one row at a time: a wide map needs its stale entries read, a
-/// version field its own check.
+/// version field its own check, an index the entity's old index keys.
 fn needs_own_save<T: HBaseEntity>() -> bool {
-    T::COLUMNS
-        .iter()
-        .any(|c| matches!(c.kind, ColumnKind::Wide | ColumnKind::Version))
+    !T::INDEXES.is_empty()
+        || T::COLUMNS
+            .iter()
+            .any(|c| matches!(c.kind, ColumnKind::Wide | ColumnKind::Version))
 }
 
 /// The versions a read of `T` asks for: the largest `versions = N`, or HBase's default.
@@ -152,7 +153,33 @@ pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Ve
             qualifier: Some(Vec::new()),
         });
     }
-    Ok(columns)
+    Ok(whole_families_win(columns))
+}
+
+/// The columns with no explicit column of a family that is also read whole: HBase reads only
+/// the listed columns of a family once one is listed, whatever the order, so a family read
+/// whole (a wide map, flattened children) must not be listed column by column too.
+fn whole_families_win(columns: Vec<Column>) -> Vec<Column> {
+    let whole: Vec<Vec<u8>> = columns
+        .iter()
+        .filter(|c| c.qualifier.is_none())
+        .map(|c| c.family.clone())
+        .collect();
+    if whole.is_empty() {
+        return columns;
+    }
+    let mut out: Vec<Column> = Vec::with_capacity(columns.len());
+    for c in columns {
+        let covered = whole.contains(&c.family);
+        let seen = out
+            .iter()
+            .any(|o| o.family == c.family && o.qualifier.is_none());
+        if (covered && c.qualifier.is_some()) || (c.qualifier.is_none() && seen) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 impl<T: HBaseEntity> Repository<T> {
@@ -270,6 +297,14 @@ impl<T: HBaseEntity> Repository<T> {
         Ok(get)
     }
 
+    /// The get of a whole entity by its encoded row key.
+    pub(super) fn read_request(&self, row: Vec<u8>) -> Result<Get> {
+        let mut get = Get::new(row);
+        get.columns = read_columns::<T>(None)?;
+        get.max_versions = max_versions::<T>();
+        Ok(get)
+    }
+
     /// Reads the entity with this key with [`ReadOptions`]: a time range, or fewer versions
     /// of its `versions = N` fields.
     ///
@@ -340,11 +375,17 @@ impl<T: HBaseEntity> Repository<T> {
             .await
     }
 
-    /// Deletes the entity's row.
+    /// Deletes the entity's row (and, for an entity with indexes, its index rows, after
+    /// reading the entity to know them).
     pub async fn delete(&self, key: &T::Key) -> Result<()> {
+        let old = self.before_indexed_write(key).await?;
         self.table_for(key)
             .delete(Delete::new(encode_key::<T>(key)?))
-            .await
+            .await?;
+        match old {
+            Some(old) => self.delete_index_rows(&old).await,
+            None => Ok(()),
+        }
     }
 
     /// A typed scan over the entity's table; narrow it with the builder's methods.

@@ -9,6 +9,8 @@
 //! - With a `#[hbase(version)]` field, `save` writes only if the stored version is the
 //!   value's (no row at all when the value's version is 0) and stores version + 1; otherwise
 //!   [`Error::Conflict`].
+//! - With `#[hbase(index(...))]`, every write also maintains the index rows (see `index.rs`
+//!   for the order of writes).
 //! - `insert` writes only if the row does not exist (checked on the entity's presence column),
 //!   counters included with their values; otherwise [`Error::Conflict`].
 
@@ -36,6 +38,13 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     async fn save_with(&self, value: &T, ts: Option<i64>) -> Result<()> {
+        let old = self.before_indexed_write(&value.key()).await?;
+        self.write_data(value, ts).await?;
+        self.write_index_rows(value, old.as_ref()).await
+    }
+
+    /// The data row of a save.
+    async fn write_data(&self, value: &T, ts: Option<i64>) -> Result<()> {
         let table = self.table_for(&value.key());
         let image = row_image(value, false)?;
         let version = image.version;
@@ -102,7 +111,7 @@ impl<T: HBaseEntity> Repository<T> {
             .check_and_mutate(CheckAndMutate { mutations, ..check })
             .await?
         {
-            Ok(())
+            self.write_index_rows(value, None).await
         } else {
             Err(conflict(
                 &table,
@@ -116,6 +125,7 @@ impl<T: HBaseEntity> Repository<T> {
     /// Needs a `#[hbase(version)]` field.
     pub async fn delete_if_version(&self, key: &T::Key, version: u64) -> Result<()> {
         let def = version_column::<T>()?;
+        let old = self.before_indexed_write(key).await?;
         let table = self.table_for(key);
         let row = encode_key::<T>(key)?;
         let check = CheckAndMutate::if_value(
@@ -127,7 +137,10 @@ impl<T: HBaseEntity> Repository<T> {
         )
         .then_delete(Delete::new(row.clone()));
         if table.check_and_mutate(check).await? {
-            Ok(())
+            match old {
+                Some(old) => self.delete_index_rows(&old).await,
+                None => Ok(()),
+            }
         } else {
             Err(conflict(
                 &table,
@@ -179,26 +192,22 @@ impl<T: HBaseEntity> Repository<T> {
 /// The row mutations of a save: the put, deletes of `None` columns, and deletes of the wide
 /// map entries stored but not in the value (read first, qualifiers only).
 async fn image_mutations<T: HBaseEntity>(table: &Table, image: RowImage) -> Result<RowMutations> {
-    let RowImage {
-        put, absent, wide, ..
-    } = image;
+    let mut delete = image.clearing::<T>();
+    let RowImage { put, wide, .. } = image;
     let row = put.row.clone();
-    let mut delete = absent.iter().fold(Delete::new(row.clone()), |d, &i| {
-        let c = &T::COLUMNS[i];
-        d.column(c.family, c.qualifier)
-    });
     if !wide.is_empty() {
         let mut get = Get::new(row.clone()).filter("KeyOnlyFilter()");
         for &i in &wide {
             get = get.family(T::COLUMNS[i].family);
         }
         if let Some(stored) = table.get(get).await? {
+            let kept: std::collections::HashSet<(&[u8], &[u8])> = put
+                .cells
+                .iter()
+                .map(|p| (p.family.as_slice(), p.qualifier.as_slice()))
+                .collect();
             for cell in stored.cells {
-                let kept = put
-                    .cells
-                    .iter()
-                    .any(|p| p.family == cell.family && p.qualifier == cell.qualifier);
-                if !kept {
+                if !kept.contains(&(cell.family.as_slice(), cell.qualifier.as_slice())) {
                     delete = delete.column(cell.family, cell.qualifier);
                 }
             }

@@ -1,0 +1,121 @@
+//! Checks of a `#[derive(HBaseColumns)]` struct: each field is a column (with `rename`,
+//! `default`, `json`, `codec`), a nested group (`flatten, prefix = "..."`) or skipped, with
+//! no two fields on one column. (`key`, `family` and the entity-only attributes are refused
+//! as unknown names by `known::GROUP_FIELD`.)
+
+use darling::util::Override;
+
+use super::option_inner;
+use crate::attr;
+use crate::model::{Group, GroupField, GroupFieldKind, Missing, ValueEncoding};
+
+/// Validates a column group.
+pub fn group(g: &attr::Group) -> darling::Result<Group> {
+    let mut errors = darling::Error::accumulator();
+    if !g.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom("HBaseColumns cannot be derived for a generic struct")
+                .with_span(&g.generics),
+        );
+    }
+    let fields = g
+        .data
+        .as_ref()
+        .take_struct()
+        .expect("darling checks struct_named")
+        .fields;
+    let mut out: Vec<GroupField> = Vec::new();
+    for field in fields {
+        let Some(ident) = field.ident.clone() else {
+            continue;
+        };
+        if field.skip.is_present() {
+            out.push(GroupField {
+                ident,
+                ty: field.ty.clone(),
+                what: GroupFieldKind::Skip,
+            });
+            continue;
+        }
+        if field.flatten.is_present() {
+            let prefix = field
+                .prefix
+                .as_ref()
+                .map(|p| p.to_string())
+                .unwrap_or_default();
+            out.push(GroupField {
+                ident,
+                ty: field.ty.clone(),
+                what: GroupFieldKind::Flatten(prefix),
+            });
+            continue;
+        }
+        if let Some(p) = &field.prefix {
+            errors.push(
+                darling::Error::custom("`prefix` is for `flatten` fields").with_span(&p.span()),
+            );
+        }
+        let qualifier = field
+            .rename
+            .as_ref()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|| ident.to_string());
+        let clash = out.iter().any(
+            |o| matches!(&o.what, GroupFieldKind::Value { qualifier: q, .. } if *q == qualifier),
+        );
+        if clash || qualifier.is_empty() {
+            errors.push(
+                darling::Error::custom(format!(
+                    "the column {qualifier:?} is empty or already used in this group"
+                ))
+                .with_span(&ident),
+            );
+            continue;
+        }
+        let (ty, missing) = match (option_inner(&field.ty), &field.default) {
+            (Some(inner), None) => (inner.clone(), Missing::Optional),
+            (Some(_), Some(d)) => {
+                errors.push(
+                    darling::Error::custom(
+                        "an Option field reads a missing cell as None already; remove `default`",
+                    )
+                    .with_span(&d.span()),
+                );
+                continue;
+            }
+            (None, Some(d)) => (
+                field.ty.clone(),
+                Missing::Default(match &**d {
+                    Override::Inherit => None,
+                    Override::Explicit(p) => Some(p.clone()),
+                }),
+            ),
+            (None, None) => (field.ty.clone(), Missing::Required),
+        };
+        let encoding = if field.json.is_present() {
+            ValueEncoding::Json
+        } else if let Some(c) = &field.codec {
+            ValueEncoding::Custom(c.clone())
+        } else {
+            ValueEncoding::Native
+        };
+        out.push(GroupField {
+            ident,
+            ty,
+            what: GroupFieldKind::Value {
+                qualifier,
+                missing,
+                encoding,
+            },
+        });
+    }
+    errors.finish()?;
+    Ok(Group {
+        ident: g.ident.clone(),
+        krate: g
+            .krate
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(::hbase_orm)),
+        fields: out,
+    })
+}

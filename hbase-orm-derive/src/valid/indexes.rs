@@ -1,0 +1,146 @@
+//! Checks of `index(name = "...", parts = "...", table = "...")`: a usable name, parts that
+//! are row-key parts or plain required columns, every row-key part included (so each entity
+//! has its own index row), a valid table name.
+
+use darling::error::Accumulator;
+
+use super::names;
+use crate::attr;
+use crate::model::{Column, ColumnKind, Index, KeyEncoding, KeyPart, Missing};
+
+/// `by_time` as `ByTime`.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+pub fn indexes(
+    errors: &mut Accumulator,
+    e: &attr::Entity,
+    keys: &[KeyPart],
+    columns: &[Column],
+    table: &str,
+) -> Vec<Index> {
+    let mut out: Vec<Index> = Vec::new();
+    for ix in &e.indexes {
+        let name = ix.name.as_str();
+        let ok_name = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ok_name {
+            errors.push(
+                darling::Error::custom(
+                    "an index name is an identifier such as \"by_time\" (letters, digits, '_')",
+                )
+                .with_span(&ix.name.span()),
+            );
+            continue;
+        }
+        if out.iter().any(|o| o.name == name) {
+            errors.push(
+                darling::Error::custom(format!("index {name:?} is declared twice"))
+                    .with_span(&ix.name.span()),
+            );
+            continue;
+        }
+        if table.contains('{') {
+            errors.push(
+                darling::Error::custom(
+                    "an entity stored in one table per day cannot have an index table",
+                )
+                .with_span(&ix.span()),
+            );
+            continue;
+        }
+        let index_table = match &ix.table {
+            Some(t) => {
+                names::plain_table(errors, t);
+                t.to_string()
+            }
+            None => format!("{table}_{name}"),
+        };
+        let mut parts = Vec::new();
+        let mut ok = true;
+        for part in ix.parts.split(',').map(str::trim) {
+            if let Some(k) = keys.iter().find(|k| k.ident == part) {
+                if matches!(k.encoding, KeyEncoding::Md5(_)) {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "`{part}` is an md5 key part: an index orders by values, index a \
+                             column instead"
+                        ))
+                        .with_span(&ix.parts.span()),
+                    );
+                    ok = false;
+                    continue;
+                }
+                let copy = KeyPart {
+                    ident: k.ident.clone(),
+                    ty: k.ty.clone(),
+                    encoding: k.encoding.clone(),
+                    stored: None,
+                };
+                parts.push(copy);
+            } else if let Some(c) = columns.iter().find(|c| c.ident == part) {
+                let plain =
+                    matches!(c.kind, ColumnKind::Value) && !matches!(c.missing, Missing::Optional);
+                if !plain {
+                    errors.push(
+                        darling::Error::custom(format!(
+                            "index part `{part}` must be a key part or a plain field that is \
+                             not an Option (nor versions, wide, counter, version)"
+                        ))
+                        .with_span(&ix.parts.span()),
+                    );
+                    ok = false;
+                    continue;
+                }
+                let copy = KeyPart {
+                    ident: c.ident.clone(),
+                    ty: c.ty.clone(),
+                    encoding: KeyEncoding::Default,
+                    stored: None,
+                };
+                parts.push(copy);
+            } else {
+                errors.push(
+                    darling::Error::custom(format!("`{part}` is not a field of the entity"))
+                        .with_span(&ix.parts.span()),
+                );
+                ok = false;
+            }
+        }
+        for k in keys {
+            if ok && !parts.iter().any(|p| p.ident == k.ident) {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "the index parts must include every row-key part (missing `{}`), so \
+                         that each entity has its own index row",
+                        k.ident
+                    ))
+                    .with_span(&ix.parts.span()),
+                );
+                ok = false;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        let marker = syn::Ident::new(&format!("{}{}", e.ident, camel(name)), e.ident.span());
+        let key_struct = syn::Ident::new(&format!("{marker}Key"), e.ident.span());
+        out.push(Index {
+            name: name.to_string(),
+            marker,
+            key_struct,
+            table: index_table,
+            parts,
+        });
+    }
+    out
+}

@@ -1,0 +1,351 @@
+//! Secondary index tables, `#[hbase(index(name = "by_time", parts = "created, id, city"))]`.
+//!
+//! An index is a table of its own (in the entity's namespace, family `i`): one row per entity,
+//! keyed by the index parts (encoded like row-key parts, so ranges follow value order), whose
+//! cell `i:r` holds the entity's row key. HBase has no transactions across rows, so writes go
+//! in this order and readers make up for the gaps:
+//!
+//! 1. a save reads the stored entity first (to know its old index rows);
+//! 2. it writes the data row;
+//! 3. it puts the new index row, then deletes the old one if the indexed fields changed;
+//!    a failure here is [`Error::IndexWrite`](crate::Error::IndexWrite) naming the index,
+//!    and the data row is written already;
+//! 4. a delete reads the entity, deletes the data row, then its index rows.
+//!
+//! A reader of the index fetches the data rows and keeps an entity only if its current index
+//! key is the index row's key: index rows left behind by a failure or by writes that bypassed
+//! the repository (a dangling row) are never returned.
+//! [`Repository::rebuild_index`] repairs an index from the data table.
+
+use std::marker::PhantomData;
+
+use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
+
+use crate::client::Table;
+use crate::entity::repo::Repository;
+use crate::entity::rowkey::{KeyError, KeyPrefix};
+use crate::entity::{EntityKey, HBaseEntity};
+use crate::error::{Error, Result};
+use crate::model::{printable_key, Delete, Get, Put, Scan};
+use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
+
+/// The family of index tables.
+pub const INDEX_FAMILY: &str = "i";
+/// The qualifier of the cell holding the entity's row key.
+pub const INDEX_QUALIFIER: &str = "r";
+
+/// One secondary index of entity `E`, as the derive lists it in
+/// [`HBaseEntity::INDEXES`](crate::HBaseEntity::INDEXES).
+pub struct IndexDef<E> {
+    /// The index name (`by_time`).
+    pub name: &'static str,
+    /// The index table, in the entity's namespace.
+    pub table: &'static str,
+    /// Appends the index key of an entity.
+    pub write_key: fn(&E, &mut Vec<u8>) -> std::result::Result<(), KeyError>,
+}
+
+impl<E: HBaseEntity> IndexDef<E> {
+    /// The index table's full name.
+    pub fn table_name(&self) -> TableName {
+        TableName::new(E::NAMESPACE, self.table)
+    }
+
+    /// What the index table looks like.
+    pub fn schema(&self) -> TableSchema {
+        TableSchema {
+            descriptor: TableDescriptor::new(self.table_name())
+                .family(ColumnFamily::new(INDEX_FAMILY)),
+            split_keys: Vec::new(),
+            declared_by: vec![self.name],
+        }
+    }
+
+    /// The index key of `value`.
+    pub fn key_of(&self, value: &E) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(32);
+        (self.write_key)(value, &mut out).map_err(|e| Error::Encode {
+            entity: std::any::type_name::<E>(),
+            field: e.part,
+            reason: format!(
+                "index {}: {} (expected {})",
+                self.name, e.reason, e.expected
+            ),
+        })?;
+        Ok(out)
+    }
+}
+
+/// A secondary index, implemented by the marker type the derive writes for each
+/// `#[hbase(index(name = "by_time", ...))]` (`OrderByTime` for entity `Order`), with its key
+/// type (`OrderByTimeKey`, which has `prefix_by_*` functions like an entity key).
+pub trait Index: 'static {
+    /// The indexed entity.
+    type Entity: HBaseEntity;
+    /// The index key: the index parts, in order.
+    type Key: EntityKey;
+    /// Position of this index in the entity's `INDEXES`.
+    const POSITION: usize;
+
+    /// The index's description.
+    fn def() -> &'static IndexDef<Self::Entity> {
+        &<Self::Entity as HBaseEntity>::INDEXES[Self::POSITION]
+    }
+}
+
+/// What [`Repository::rebuild_index`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexRepair {
+    /// Entities read from the data table (each one's index row written).
+    pub indexed: usize,
+    /// Index rows removed: their entity is gone or no longer has that index key.
+    pub removed: usize,
+}
+
+fn index_error<E: HBaseEntity>(def: &IndexDef<E>, row: &[u8], source: Error) -> Error {
+    Error::IndexWrite {
+        index: def.name,
+        table: def.table_name().to_string(),
+        row: printable_key(row),
+        source: Box::new(source),
+    }
+}
+
+impl<T: HBaseEntity> Repository<T> {
+    fn index_table(&self, def: &IndexDef<T>) -> Table {
+        self.table().client().table_named(def.table_name())
+    }
+
+    /// The stored entity with `value`'s key, when `T` has indexes (their old rows must go).
+    pub(super) async fn before_indexed_write(&self, key: &T::Key) -> Result<Option<T>> {
+        if T::INDEXES.is_empty() {
+            return Ok(None);
+        }
+        self.get(key).await
+    }
+
+    /// Writes `value`'s index rows and removes those of `old` that changed.
+    pub(super) async fn write_index_rows(&self, value: &T, old: Option<&T>) -> Result<()> {
+        if T::INDEXES.is_empty() {
+            return Ok(());
+        }
+        let row = value.row_key()?;
+        for def in T::INDEXES {
+            let new_key = def.key_of(value)?;
+            let table = self.index_table(def);
+            let put = Put::new(new_key.clone()).column(INDEX_FAMILY, INDEX_QUALIFIER, row.clone());
+            table
+                .put(put)
+                .await
+                .map_err(|e| index_error(def, &new_key, e))?;
+            if let Some(old) = old {
+                let old_key = def.key_of(old)?;
+                if old_key != new_key {
+                    table
+                        .delete(Delete::new(old_key.clone()))
+                        .await
+                        .map_err(|e| index_error(def, &old_key, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the index rows of an entity that was deleted.
+    pub(super) async fn delete_index_rows(&self, old: &T) -> Result<()> {
+        for def in T::INDEXES {
+            let key = def.key_of(old)?;
+            self.index_table(def)
+                .delete(Delete::new(key.clone()))
+                .await
+                .map_err(|e| index_error(def, &key, e))?;
+        }
+        Ok(())
+    }
+
+    /// A scan of entities through index `I`: narrow it by a prefix or range of index keys.
+    ///
+    /// ```no_run
+    /// # use futures::TryStreamExt;
+    /// # use hbase_orm::{Client, HBaseEntity};
+    /// #[derive(HBaseEntity, Debug)]
+    /// #[hbase(table = "orders", family = "d",
+    ///         index(name = "by_city", parts = "city, created, id"))]
+    /// struct Order {
+    ///     #[hbase(key)]
+    ///     id: u64,
+    ///     created: i64,
+    ///     city: String,
+    /// }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let orders = client.repository::<Order>();
+    /// let in_paris: Vec<Order> = orders
+    ///     .index::<OrderByCity>()
+    ///     .prefix(OrderByCityKey::prefix_by_city(&"Paris".to_string())?)
+    ///     .stream()
+    ///     .try_collect()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn index<I: Index<Entity = T>>(&self) -> IndexScan<T, I> {
+        IndexScan {
+            repo: self.clone(),
+            scan: Scan::new(),
+            prefix: None,
+            from: None,
+            until: None,
+            index: PhantomData,
+        }
+    }
+
+    /// Repairs index `I` from the data table: writes the index row of every entity, then
+    /// removes index rows whose entity is gone or has another index key now.
+    pub async fn rebuild_index<I: Index<Entity = T>>(&self) -> Result<IndexRepair> {
+        let def = I::def();
+        let table = self.index_table(def);
+        let mut repair = IndexRepair::default();
+        let mut entities = self.scan().stream();
+        let mut puts = Vec::new();
+        while let Some(entity) = entities.try_next().await? {
+            let key = def.key_of(&entity)?;
+            puts.push(Put::new(key).column(INDEX_FAMILY, INDEX_QUALIFIER, entity.row_key()?));
+            repair.indexed += 1;
+            if puts.len() == 500 {
+                table.put_many(std::mem::take(&mut puts)).await?;
+            }
+        }
+        if !puts.is_empty() {
+            table.put_many(puts).await?;
+        }
+        let mut rows = table.scan(Scan::new().column(INDEX_FAMILY, INDEX_QUALIFIER));
+        while let Some(row) = rows.try_next().await? {
+            let Some(data_key) = row.value(INDEX_FAMILY, INDEX_QUALIFIER) else {
+                continue;
+            };
+            let current = self
+                .table()
+                .get(Get::new(data_key.to_vec()))
+                .await?
+                .map(|r| T::from_row_of(r, self.table().name()))
+                .transpose()
+                .ok()
+                .flatten();
+            let keep = match current {
+                Some(entity) => def.key_of(&entity).ok().as_deref() == Some(row.key.as_slice()),
+                None => false,
+            };
+            if !keep {
+                table.delete(Delete::new(row.key.clone())).await?;
+                repair.removed += 1;
+            }
+        }
+        Ok(repair)
+    }
+}
+
+/// A scan of entities through a secondary index; see [`Repository::index`].
+pub struct IndexScan<T: HBaseEntity, I> {
+    repo: Repository<T>,
+    scan: Scan,
+    prefix: Option<KeyPrefix>,
+    from: Option<Vec<u8>>,
+    until: Option<Vec<u8>>,
+    index: PhantomData<fn() -> I>,
+}
+
+impl<T: HBaseEntity, I: Index<Entity = T>> IndexScan<T, I> {
+    /// Only index keys starting with this prefix (from a generated `prefix_by_*` of the index
+    /// key type).
+    pub fn prefix(mut self, prefix: KeyPrefix) -> Self {
+        self.prefix = Some(prefix);
+        self
+    }
+
+    /// Index keys from `start` (included) to `stop` (excluded).
+    pub fn range(self, start: &I::Key, stop: &I::Key) -> Self {
+        self.from(start).until(stop)
+    }
+
+    /// Index keys from `start` (included).
+    pub fn from(mut self, start: &I::Key) -> Self {
+        let mut out = Vec::new();
+        self.from = start.write_key(&mut out).ok().map(|_| out);
+        self
+    }
+
+    /// Index keys before `stop` (excluded).
+    pub fn until(mut self, stop: &I::Key) -> Self {
+        let mut out = Vec::new();
+        self.until = stop.write_key(&mut out).ok().map(|_| out);
+        self
+    }
+
+    /// Largest index key first.
+    pub fn reversed(mut self) -> Self {
+        self.scan.reversed = true;
+        self
+    }
+
+    /// At most `n` index rows (dangling ones, dropped, count too).
+    pub fn limit(mut self, n: usize) -> Self {
+        self.scan.limit = Some(n);
+        self
+    }
+
+    /// The entities, in index order. Each batch of index rows is resolved with one
+    /// `get_many` of the data rows; an entity whose current index key is not the index row's
+    /// (a dangling row) is skipped.
+    pub fn stream(self) -> BoxStream<'static, Result<T>> {
+        let def = I::def();
+        let table = self.repo.index_table(def);
+        let mut scan = self.scan;
+        scan.prefix = self.prefix.map(|p| p.bytes);
+        scan.start = self.from;
+        scan.stop = self.until;
+        scan.columns = vec![crate::model::Column {
+            family: INDEX_FAMILY.as_bytes().to_vec(),
+            qualifier: Some(INDEX_QUALIFIER.as_bytes().to_vec()),
+        }];
+        let batch = scan.caching.unwrap_or(256).clamp(1, 1000) as usize;
+        let repo = self.repo;
+        table
+            .scan(scan)
+            .try_chunks(batch)
+            .map_err(|e| e.1)
+            .and_then(move |rows| {
+                let repo = repo.clone();
+                async move { resolve(&repo, def, rows).await }
+            })
+            .map_ok(|entities| stream::iter(entities.into_iter().map(Ok)))
+            .try_flatten()
+            .boxed()
+    }
+}
+
+/// The entities the index rows point at, in index order, without dangling ones.
+async fn resolve<T: HBaseEntity>(
+    repo: &Repository<T>,
+    def: &'static IndexDef<T>,
+    rows: Vec<crate::model::Row>,
+) -> Result<Vec<T>> {
+    let gets: Vec<Get> = rows
+        .iter()
+        .filter_map(|r| r.value(INDEX_FAMILY, INDEX_QUALIFIER))
+        .map(|k| repo.read_request(k.to_vec()))
+        .collect::<Result<_>>()?;
+    let index_keys: Vec<&[u8]> = rows
+        .iter()
+        .filter(|r| r.value(INDEX_FAMILY, INDEX_QUALIFIER).is_some())
+        .map(|r| r.key.as_slice())
+        .collect();
+    let data = repo.table().get_many(gets).await?;
+    let mut out = Vec::with_capacity(data.len());
+    for (row, index_key) in data.into_iter().zip(index_keys) {
+        let Some(row) = row else { continue };
+        let entity = T::from_row_of(row, repo.table().name())?;
+        if def.key_of(&entity)?.as_slice() == index_key {
+            out.push(entity);
+        }
+    }
+    Ok(out)
+}

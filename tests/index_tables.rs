@@ -1,0 +1,204 @@
+//! Secondary index tables against a real HBase: maintained on insert, save, save_all, update
+//! of an indexed field and delete; queried by prefix and range; dangling rows never returned;
+//! rebuilt from the data table.
+
+use futures::TryStreamExt;
+use hbase_orm::{Client, Error, HBaseEntity, Repository, TableName};
+use hbase_orm_suite::{client, ensure_test_namespace, TestTable};
+
+/// The design notes' multi-condition order query: an index keyed
+/// `[create_time][order_id][city_id]`, and one by city.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "hbase_orm_it",
+    table = "ix_orders",
+    family = "d",
+    index(
+        name = "by_time",
+        parts = "created, id, city",
+        table = "ix_orders_by_time"
+    ),
+    index(name = "by_city", parts = "city, created, id")
+)]
+struct Order {
+    #[hbase(key)]
+    id: u64,
+    created: i64,
+    city: u32,
+    total: i64,
+}
+
+fn order(id: u64, created: i64, city: u32) -> Order {
+    Order {
+        id,
+        created,
+        city,
+        total: id as i64 * 100,
+    }
+}
+
+/// Creates the data and index tables afresh (dropped again by the guards).
+async fn tables(client: &Client) -> Vec<TestTable> {
+    ensure_test_namespace(client).await;
+    let admin = client.admin();
+    let mut names = vec![Order::table_name()];
+    names.extend(
+        Order::index_schemas()
+            .into_iter()
+            .map(|s| s.descriptor.name),
+    );
+    for name in &names {
+        if admin.table_exists(name).await.unwrap() {
+            admin.delete_table(name).await.unwrap();
+        }
+    }
+    let report = admin.ensure::<Order>().await.unwrap();
+    assert!(report.created_table);
+    assert_eq!(report.index_tables.len(), 2);
+    assert!(report.index_tables.iter().all(|r| r.created_table));
+    names
+        .iter()
+        .map(|n| TestTable::adopt(client, n.clone()))
+        .collect()
+}
+
+async fn by_time(orders: &Repository<Order>, from: i64, to: i64) -> Vec<u64> {
+    let from = OrderByTimeKey {
+        created: from,
+        id: 0,
+        city: 0,
+    };
+    let to = OrderByTimeKey {
+        created: to,
+        id: 0,
+        city: 0,
+    };
+    let found: Vec<Order> = orders
+        .index::<OrderByTime>()
+        .range(&from, &to)
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    found.iter().map(|o| o.id).collect()
+}
+
+async fn in_city(orders: &Repository<Order>, city: u32) -> Vec<u64> {
+    let found: Vec<Order> = orders
+        .index::<OrderByCity>()
+        .prefix(OrderByCityKey::prefix_by_city(&city).unwrap())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    found.iter().map(|o| o.id).collect()
+}
+
+#[tokio::test]
+async fn index_rows_follow_inserts_updates_and_deletes() {
+    let client = client().await;
+    let _tables = tables(&client).await;
+    let orders = client.repository::<Order>();
+    assert_eq!(
+        Order::index_schemas()[1].descriptor.name,
+        TableName::new("hbase_orm_it", "ix_orders_by_city"),
+        "the default index table is <table>_<name>"
+    );
+
+    orders.insert(&order(1, 1_000, 10)).await.unwrap();
+    orders.save(&order(2, 2_000, 20)).await.unwrap();
+    orders
+        .save_all(&[order(3, 3_000, 10), order(4, 4_000, 30)])
+        .await
+        .unwrap();
+    assert_eq!(by_time(&orders, 0, 10_000).await, [1, 2, 3, 4]);
+    assert_eq!(by_time(&orders, 2_000, 4_000).await, [2, 3]);
+    assert_eq!(in_city(&orders, 10).await, [1, 3]);
+
+    // An update of an indexed field moves the index row.
+    orders.save(&order(3, 5_000, 20)).await.unwrap();
+    assert_eq!(by_time(&orders, 0, 10_000).await, [1, 2, 4, 3]);
+    assert_eq!(in_city(&orders, 10).await, [1]);
+    assert_eq!(in_city(&orders, 20).await, [2, 3]);
+    let index = client.table_named(Order::INDEXES[0].table_name());
+    let rows: Vec<_> = index
+        .scan(hbase_orm::Scan::new())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 4, "the old index row of order 3 is gone");
+
+    // A delete removes the index rows.
+    orders.delete(&OrderKey { id: 1 }).await.unwrap();
+    assert_eq!(by_time(&orders, 0, 10_000).await, [2, 4, 3]);
+    assert_eq!(in_city(&orders, 10).await, Vec::<u64>::new());
+
+    // Data deleted behind the library's back: the dangling index row is not returned...
+    client
+        .table_named(Order::table_name())
+        .delete(hbase_orm::Delete::new(order(4, 0, 0).row_key().unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(by_time(&orders, 0, 10_000).await, [2, 3]);
+    // ...nor one whose entity changed behind the library's back.
+    client
+        .table_named(Order::table_name())
+        .put(
+            hbase_orm::Put::new(order(2, 0, 0).row_key().unwrap()).column(
+                "d",
+                "city",
+                99u32.to_be_bytes(),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(in_city(&orders, 20).await, [3]);
+
+    // A rebuild repairs both indexes from the data table.
+    let repaired = orders.rebuild_index::<OrderByCity>().await.unwrap();
+    assert_eq!(repaired.indexed, 2);
+    assert_eq!(
+        repaired.removed, 2,
+        "order 4's row and order 2's old city row"
+    );
+    assert_eq!(in_city(&orders, 99).await, [2]);
+    let repaired = orders.rebuild_index::<OrderByTime>().await.unwrap();
+    assert_eq!(
+        (repaired.indexed, repaired.removed),
+        (2, 2),
+        "order 4's row, and order 2's row with its old city (a part of this key too)"
+    );
+    let rows: Vec<_> = index
+        .scan(hbase_orm::Scan::new())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+
+    // insert of an existing key is a conflict and leaves the index alone.
+    let err = orders.insert(&order(2, 9_000, 10)).await.unwrap_err();
+    assert!(matches!(err, Error::Conflict { .. }), "{err}");
+    assert_eq!(by_time(&orders, 0, 10_000).await, [2, 3]);
+
+    // A failed index write is an error naming the index; the data row is written already.
+    let by_city = Order::INDEXES[1].table_name();
+    client.admin().disable_table(&by_city).await.unwrap();
+    let err = orders.save(&order(5, 6_000, 40)).await.unwrap_err();
+    match &err {
+        Error::IndexWrite { index, table, .. } => {
+            assert_eq!(
+                (*index, table.as_str()),
+                ("by_city", "hbase_orm_it:ix_orders_by_city")
+            );
+        }
+        other => panic!("expected an index write error, got {other}"),
+    }
+    assert!(orders.get(&OrderKey { id: 5 }).await.unwrap().is_some());
+    client.admin().enable_table(&by_city).await.unwrap();
+    orders.save(&order(5, 6_000, 40)).await.unwrap();
+    assert_eq!(
+        in_city(&orders, 40).await,
+        [5],
+        "saving again repairs the index"
+    );
+}
