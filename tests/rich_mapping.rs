@@ -251,3 +251,43 @@ async fn of_two_writers_with_the_same_version_exactly_one_wins_every_time() {
     pages.delete_if_version(&key, 101).await.unwrap();
     assert!(pages.get(&key).await.unwrap().is_none());
 }
+
+/// A short-lived row: written with a per-cell TTL.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(namespace = "hbase_orm_it", table = "sessions", family = "d")]
+struct Session {
+    #[hbase(key)]
+    id: u64,
+    token: String,
+}
+
+#[tokio::test]
+async fn save_at_stamps_cells_and_a_per_cell_ttl_expires_them() {
+    let client = client().await;
+    let (sessions, t) = repo::<Session>(&client, "sessions").await;
+    let s = Session {
+        id: 1,
+        token: "abc".into(),
+    };
+    sessions.save_at(&s, 1_234_567).await.unwrap();
+    let raw = client
+        .table_named(t.name.clone())
+        .get(hbase_orm::Get::new(s.row_key().unwrap()))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(raw.cells[0].timestamp, 1_234_567);
+
+    let short = Session {
+        id: 2,
+        token: "xyz".into(),
+    };
+    sessions
+        .save_with_ttl(&short, std::time::Duration::from_millis(1500))
+        .await
+        .unwrap();
+    assert_eq!(sessions.get(&SessionKey { id: 2 }).await.unwrap(), Some(short));
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+    assert_eq!(sessions.get(&SessionKey { id: 2 }).await.unwrap(), None, "expired");
+    assert!(sessions.get(&SessionKey { id: 1 }).await.unwrap().is_some(), "no TTL, kept");
+}

@@ -165,6 +165,9 @@ pub struct Put {
     pub timestamp: Option<i64>,
     /// WAL behaviour.
     pub durability: Option<Durability>,
+    /// How long the cells live, from their timestamp (a per-cell TTL; the family's own TTL
+    /// still applies if shorter). Needs HFile format 3, HBase 2's default.
+    pub ttl: Option<std::time::Duration>,
 }
 
 impl Put {
@@ -175,7 +178,14 @@ impl Put {
             cells: Vec::new(),
             timestamp: None,
             durability: None,
+            ttl: None,
         }
+    }
+
+    /// Makes the cells expire `ttl` after their timestamp (a per-cell TTL).
+    pub fn ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
     }
 
     /// Adds a cell.

@@ -27,31 +27,43 @@ impl<T: HBaseEntity> Repository<T> {
     /// `#[hbase(version)]` field the write happens only if the stored version is the value's,
     /// and stores the next version; a lost race is [`Error::Conflict`].
     pub async fn save(&self, value: &T) -> Result<()> {
-        self.save_with(value, None).await
+        self.save_with(value, Stamp::default()).await
     }
 
     /// [`Repository::save`] with every cell written at timestamp `ts` (milliseconds) instead
     /// of the server's clock; versions of a `versions = N` field keep their own. Deletes of
     /// `None` fields still remove every version.
     pub async fn save_at(&self, value: &T, ts: i64) -> Result<()> {
-        self.save_with(value, Some(ts)).await
+        let stamp = Stamp {
+            ts: Some(ts),
+            ..Stamp::default()
+        };
+        self.save_with(value, stamp).await
     }
 
-    async fn save_with(&self, value: &T, ts: Option<i64>) -> Result<()> {
+    /// [`Repository::save`] with a per-cell TTL: the cells written expire `ttl` after they
+    /// were written (the family's own TTL still applies if shorter). Index rows do not expire.
+    pub async fn save_with_ttl(&self, value: &T, ttl: std::time::Duration) -> Result<()> {
+        let stamp = Stamp {
+            ttl: Some(ttl),
+            ..Stamp::default()
+        };
+        self.save_with(value, stamp).await
+    }
+
+    async fn save_with(&self, value: &T, stamp: Stamp) -> Result<()> {
         let old = self.before_indexed_write(&value.key()).await?;
-        self.write_data(value, ts).await?;
+        self.write_data(value, stamp).await?;
         self.write_index_rows(value, old.as_ref()).await
     }
 
     /// The data row of a save.
-    async fn write_data(&self, value: &T, ts: Option<i64>) -> Result<()> {
+    async fn write_data(&self, value: &T, stamp: Stamp) -> Result<()> {
         let table = self.table_for(&value.key());
         let image = row_image(value, false)?;
         let version = image.version;
         let mut mutations = image_mutations::<T>(&table, image).await?;
-        if let Some(ts) = ts {
-            at_timestamp(&mut mutations, ts);
-        }
+        stamp.apply(&mut mutations);
         let Some((col, current)) = version else {
             return table.mutate_row(mutations).await;
         };
@@ -223,12 +235,23 @@ async fn image_mutations<T: HBaseEntity>(table: &Table, image: RowImage) -> Resu
     Ok(mutations)
 }
 
-/// Puts every cell without a timestamp of its own at `ts`.
-fn at_timestamp(mutations: &mut RowMutations, ts: i64) {
-    for m in &mut mutations.mutations {
-        if let Mutation::Put(p) = m {
-            for c in &mut p.cells {
-                c.timestamp.get_or_insert(ts);
+/// How a save stamps its cells: a timestamp for those without their own, a TTL.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stamp {
+    ts: Option<i64>,
+    ttl: Option<std::time::Duration>,
+}
+
+impl Stamp {
+    fn apply(self, mutations: &mut RowMutations) {
+        for m in &mut mutations.mutations {
+            if let Mutation::Put(p) = m {
+                if let Some(ts) = self.ts {
+                    for c in &mut p.cells {
+                        c.timestamp.get_or_insert(ts);
+                    }
+                }
+                p.ttl = self.ttl.or(p.ttl);
             }
         }
     }

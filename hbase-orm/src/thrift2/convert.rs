@@ -68,9 +68,16 @@ pub(crate) fn put(p: Put) -> Result<TPut> {
             })
             .collect(),
         timestamp: p.timestamp,
-        attributes: None,
+        attributes: p.ttl.map(ttl_attribute),
         durability: p.durability.map(durability),
     })
+}
+
+/// HBase's per-mutation TTL (`Mutation.setTTL`): attribute `_ttl`, milliseconds as an 8-byte
+/// big-endian long.
+fn ttl_attribute(ttl: std::time::Duration) -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
+    let millis = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+    std::collections::BTreeMap::from([(b"_ttl".to_vec(), millis.to_be_bytes().to_vec())])
 }
 
 pub(crate) fn get(g: Get) -> Result<TGet> {
