@@ -20,7 +20,7 @@
 use std::fmt;
 
 use crate::entity::rowkey::KeyKind;
-use crate::entity::HBaseEntity;
+use crate::entity::{ColumnKind, HBaseEntity};
 
 /// Families beyond this count draw a finding.
 pub const MAX_FAMILIES: usize = 3;
@@ -35,7 +35,8 @@ pub const MAX_KEY_BYTES: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// A stable name of the rule (`too_many_families`, `long_family_name`, `long_qualifier`,
-    /// `monotonic_key_start`, `undelimited_variable_part`, `delimiter_above_text`, `long_key`).
+    /// `monotonic_key_start`, `undelimited_variable_part`, `delimiter_above_text`, `long_key`,
+    /// `versions_exceed_family`).
     pub rule: &'static str,
     /// The entity, family, column or key part concerned.
     pub subject: String,
@@ -106,9 +107,10 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
             fix: format!("use a name of 1 to {MAX_FAMILY_NAME} characters, e.g. \"d\""),
         });
     }
+    // Wide maps and groups choose their qualifiers per entry; their declared name is not one.
     for c in T::COLUMNS
         .iter()
-        .filter(|c| c.qualifier.len() > MAX_QUALIFIER)
+        .filter(|c| !c.kind.reads_family() && c.qualifier.len() > MAX_QUALIFIER)
     {
         out.push(Finding {
             rule: "long_qualifier",
@@ -118,6 +120,31 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
                 "shorten it with #[hbase(rename = \"...\")] to at most {MAX_QUALIFIER} characters"
             ),
         });
+    }
+    let families = T::family_descriptors();
+    for c in T::COLUMNS {
+        let ColumnKind::Versions(n) = c.kind else {
+            continue;
+        };
+        let kept = families
+            .iter()
+            .find(|f| f.name == c.family)
+            .and_then(|f| f.max_versions)
+            .unwrap_or(1);
+        if i64::from(kept) < i64::from(n) {
+            out.push(Finding {
+                rule: "versions_exceed_family",
+                subject: format!("{entity}.{} reads {n} versions of family {}", c.field, c.family),
+                why: format!(
+                    "the family keeps {kept} version(s); HBase drops older ones at flush and \
+                     compaction, so the field would read fewer than it declares."
+                ),
+                fix: format!(
+                    "declare family_options({}(max_versions = {n})) and run Admin::ensure",
+                    c.family
+                ),
+            });
+        }
     }
     if let Some(first) = T::KEY_PARTS.first() {
         let monotonic = first.kind == KeyKind::ReverseTimestamp
@@ -193,4 +220,54 @@ pub fn assert_good_design<T: HBaseEntity>(allow: &[&str]) {
         "schema design findings:\n{}",
         findings.join("\n")
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entity::{CellReader, CellWriter, ColumnDef, NoKey};
+    use crate::schema::ColumnFamily;
+
+    /// An entity written by hand whose family keeps fewer versions than its field reads (the
+    /// derive refuses to declare this; a hand-written impl or a shared table can).
+    struct Inbox;
+
+    impl HBaseEntity for Inbox {
+        type Key = NoKey;
+        const NAMESPACE: &'static str = "default";
+        const TABLE: &'static str = "inbox";
+        const FAMILIES: &'static [&'static str] = &["d"];
+        const COLUMNS: &'static [ColumnDef] = &[ColumnDef {
+            field: "posts",
+            family: "d",
+            qualifier: "p",
+            key_part: false,
+            kind: ColumnKind::Versions(100),
+            optional: false,
+        }];
+        fn family_descriptors() -> Vec<ColumnFamily> {
+            vec![ColumnFamily::new("d").max_versions(3)]
+        }
+        fn column_index(_: &[u8], _: &[u8]) -> Option<usize> {
+            None
+        }
+        fn key(&self) -> NoKey {
+            unreachable!()
+        }
+        fn write_row_key(&self, _: &mut Vec<u8>) -> Result<(), crate::entity::rowkey::KeyError> {
+            Ok(())
+        }
+        fn write_cells(&self, _: &mut CellWriter<'_, Self>) -> crate::Result<()> {
+            Ok(())
+        }
+        fn read_cells(_: &[u8], _: &mut CellReader<'_, Self>) -> crate::Result<Self> {
+            Ok(Inbox)
+        }
+    }
+
+    #[test]
+    fn a_family_keeping_fewer_versions_than_a_field_reads_is_a_finding() {
+        let rules: Vec<_> = check::<Inbox>().into_iter().map(|f| f.rule).collect();
+        assert_eq!(rules, ["versions_exceed_family"]);
+    }
 }
