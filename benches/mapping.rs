@@ -1,12 +1,16 @@
 //! The cost of the derived mapping alone (no HBase): `to_put` and `from_row` of a derived
-//! entity against a hand-written conversion of the same struct to the same cells, in one run.
+//! entity against a hand-written conversion of the same struct to the same cells, in one run;
+//! and the reads of a wide row (1,000 entries of a `wide` map) and of a versioned cell (1,000
+//! versions of a `versions = N` field) against hand-written loops over the same cells.
 //!
 //!     cargo bench --bench mapping
 //!
 //! Target: derived within 1.2x of hand-written.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use hbase_orm::{Cell, HBaseEntity, Put, Row};
+use std::collections::BTreeMap;
+
+use hbase_orm::{Cell, HBaseEntity, Put, Row, Versions};
 
 #[derive(HBaseEntity, Clone, Debug, PartialEq)]
 #[hbase(namespace = "bench", table = "orders", family = "d")]
@@ -29,6 +33,26 @@ struct Order {
     rate: f64,
     #[hbase(rename = "city")]
     city: String,
+}
+
+/// Person/role: roles as qualifiers of their own family.
+#[derive(HBaseEntity, Clone, Debug, PartialEq)]
+#[hbase(namespace = "bench", table = "people", family = "d")]
+struct Person {
+    #[hbase(key)]
+    id: u64,
+    #[hbase(family = "r", wide)]
+    roles: BTreeMap<u32, String>,
+}
+
+/// The microblog inbox: one cell, many versions.
+#[derive(HBaseEntity, Clone, Debug, PartialEq)]
+#[hbase(namespace = "bench", table = "inbox", family = "d")]
+struct Inbox {
+    #[hbase(key)]
+    user: u64,
+    #[hbase(versions = 1000, rename = "p")]
+    posts: Versions<u64>,
 }
 
 /// What a careful user writes by hand for the same cells.
@@ -100,6 +124,106 @@ mod by_hand {
     }
 }
 
+/// Hand-written reads of the wide row and the versioned cell.
+mod by_hand_rich {
+    use super::{Inbox, Person};
+    use hbase_orm::{Row, Versions};
+    use std::collections::BTreeMap;
+
+    pub fn person(row: Row) -> Option<Person> {
+        let id = u64::from_be_bytes(row.key.get(..8)?.try_into().ok()?);
+        let mut roles = BTreeMap::new();
+        for c in row.cells {
+            // The row's empty marker cell (no other field has a cell) is no entry.
+            if c.family == b"r" && !c.qualifier.is_empty() {
+                let k = u32::from_be_bytes(c.qualifier.as_slice().try_into().ok()?);
+                roles.insert(k, String::from_utf8(c.value).ok()?);
+            }
+        }
+        Some(Person { id, roles })
+    }
+
+    pub fn inbox(row: Row) -> Option<Inbox> {
+        let user = u64::from_be_bytes(row.key.get(..8)?.try_into().ok()?);
+        let mut posts = Vec::with_capacity(row.cells.len());
+        for c in row.cells {
+            if c.family == b"d" && c.qualifier == b"p" {
+                let v = u64::from_be_bytes(c.value.as_slice().try_into().ok()?);
+                posts.push((c.timestamp, v));
+            }
+        }
+        Some(Inbox {
+            user,
+            posts: posts.into_iter().collect::<Versions<u64>>(),
+        })
+    }
+}
+
+fn wide_row() -> (Person, Row) {
+    let person = Person {
+        id: 7,
+        roles: (0..1000u32).map(|i| (i * 3, format!("role-{i}"))).collect(),
+    };
+    let row = as_row(&person.to_put().unwrap());
+    (person, row)
+}
+
+fn versioned_row() -> (Inbox, Row) {
+    let inbox = Inbox {
+        user: 7,
+        posts: (0..1000u64).map(|i| (1_000_000 + i as i64, i)).collect(),
+    };
+    let put = inbox.to_put().unwrap();
+    // HBase returns the versions of a cell newest first.
+    let mut row = as_row(&put);
+    for (cell, put_cell) in row.cells.iter_mut().zip(&put.cells) {
+        cell.timestamp = put_cell.timestamp.unwrap_or_default();
+    }
+    (inbox, row)
+}
+
+fn rich(c: &mut Criterion) {
+    let (person, row) = wide_row();
+    assert_eq!(Person::from_row(row.clone()).unwrap(), person);
+    assert_eq!(by_hand_rich::person(row.clone()), Some(person));
+    let mut g = c.benchmark_group("wide_row_1000");
+    g.bench_function("derived", |b| {
+        b.iter_batched(
+            || row.clone(),
+            |r| Person::from_row(r).unwrap(),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter_batched(
+            || row.clone(),
+            |r| by_hand_rich::person(r).unwrap(),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+
+    let (inbox, row) = versioned_row();
+    assert_eq!(Inbox::from_row(row.clone()).unwrap(), inbox);
+    assert_eq!(by_hand_rich::inbox(row.clone()), Some(inbox));
+    let mut g = c.benchmark_group("versions_1000");
+    g.bench_function("derived", |b| {
+        b.iter_batched(
+            || row.clone(),
+            |r| Inbox::from_row(r).unwrap(),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("hand-written", |b| {
+        b.iter_batched(
+            || row.clone(),
+            |r| by_hand_rich::inbox(r).unwrap(),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
 fn sample() -> Order {
     Order {
         customer: 4_200_042,
@@ -169,5 +293,5 @@ fn mapping(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, mapping);
+criterion_group!(benches, mapping, rich);
 criterion_main!(benches);

@@ -286,8 +286,18 @@ async fn save_at_stamps_cells_and_a_per_cell_ttl_expires_them() {
         .save_with_ttl(&short, std::time::Duration::from_millis(1500))
         .await
         .unwrap();
-    assert_eq!(sessions.get(&SessionKey { id: 2 }).await.unwrap(), Some(short));
+    assert_eq!(
+        sessions.get(&SessionKey { id: 2 }).await.unwrap(),
+        Some(short)
+    );
     tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
-    assert_eq!(sessions.get(&SessionKey { id: 2 }).await.unwrap(), None, "expired");
-    assert!(sessions.get(&SessionKey { id: 1 }).await.unwrap().is_some(), "no TTL, kept");
+    assert_eq!(
+        sessions.get(&SessionKey { id: 2 }).await.unwrap(),
+        None,
+        "expired"
+    );
+    assert!(
+        sessions.get(&SessionKey { id: 1 }).await.unwrap().is_some(),
+        "no TTL, kept"
+    );
 }

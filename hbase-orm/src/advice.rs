@@ -134,7 +134,10 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
         if i64::from(kept) < i64::from(n) {
             out.push(Finding {
                 rule: "versions_exceed_family",
-                subject: format!("{entity}.{} reads {n} versions of family {}", c.field, c.family),
+                subject: format!(
+                    "{entity}.{} reads {n} versions of family {}",
+                    c.field, c.family
+                ),
                 why: format!(
                     "the family keeps {kept} version(s); HBase drops older ones at flush and \
                      compaction, so the field would read fewer than it declares."

@@ -49,11 +49,17 @@ fn index_arms(m: &Entity) -> Vec<TokenStream> {
         .iter()
         .map(|fam| {
             let f = syn::LitByteStr::new(fam.as_bytes(), proc_macro2::Span::call_site());
-            // A wide map or a children list owns its family: every qualifier is its own.
+            // A wide map or a children list owns its family: every qualifier is its own, but
+            // the empty one when the family also holds the row's marker cell (the first family,
+            // when the entity has no other).
             if let Some(i) = m.columns.iter().position(|c| {
                 c.family == *fam && matches!(c.kind, ColumnKind::Wide { .. } | ColumnKind::Children)
             }) {
-                return quote!(#f => ::core::option::Option::Some(#i),);
+                return if m.families.first() == Some(fam) {
+                    quote!(#f => (!qualifier.is_empty()).then_some(#i),)
+                } else {
+                    quote!(#f => ::core::option::Option::Some(#i),)
+                };
             }
             // A flattened group takes the qualifiers with its prefix that no field names.
             let groups = m

@@ -14,7 +14,7 @@ use darling::error::Accumulator;
 use proc_macro2::Span;
 
 use crate::attr;
-use crate::model::{Column, Entity, KeyEncoding, KeyPart};
+use crate::model::{Column, ColumnKind, Entity, KeyEncoding, KeyPart};
 
 pub use group::group;
 pub use record::record_set;
@@ -189,6 +189,17 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         );
     }
 
+    // The row's marker cell (`family:` with an empty qualifier) lives in the first family:
+    // put one first whose qualifiers are all named, not a wide map's or a children list's.
+    let owned = |f: &String| {
+        columns.iter().any(|c| {
+            c.family == *f && matches!(c.kind, ColumnKind::Wide { .. } | ColumnKind::Children)
+        })
+    };
+    if let Some(i) = families.iter().position(|f| !owned(f)) {
+        let first = families.remove(i);
+        families.insert(0, first);
+    }
     let salt = layout::salt(&mut errors, e, &keys);
     let tag = layout::tag(&mut errors, e, &keys);
     let family_options = layout::family_options(&mut errors, e, &mut families);

@@ -373,17 +373,24 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         &mut self,
         col: usize,
     ) -> FieldResult<BTreeMap<K, V>> {
-        let mut out = BTreeMap::new();
-        for (_, cell) in self.take_many(col) {
+        let cells = self.take_many(col);
+        let mut entries = Vec::with_capacity(cells.len());
+        let mut previous: Option<Vec<u8>> = None;
+        for (_, cell) in cells {
+            // A wide family read with several versions: cells of one qualifier come together,
+            // newest first; keep the first.
+            if previous.as_deref() == Some(cell.qualifier.as_slice()) {
+                continue;
+            }
             let key = KC::decode(&cell.qualifier).map_err(|reason| {
                 self.error_at(col, &cell.qualifier, KC::EXPECTED.to_string(), reason)
             })?;
-            // A wide family read with several versions: keep the newest of each qualifier.
-            if let std::collections::btree_map::Entry::Vacant(e) = out.entry(key) {
-                e.insert(self.decode::<V, VC>(col, cell.value)?);
-            }
+            entries.push((key, self.decode::<V, VC>(col, cell.value)?));
+            previous = Some(cell.qualifier);
         }
-        Ok(out)
+        // Qualifiers arrive sorted; with an order-preserving key codec the keys are too, and
+        // the map is built in one pass.
+        Ok(entries.into_iter().collect())
     }
 
     /// A `counter` field: a missing cell is 0.
@@ -432,6 +439,10 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     }
 
     fn take_many(&mut self, col: usize) -> Vec<(usize, Cell)> {
+        // Usually one field takes all of them: hand the vector over whole.
+        if self.many.iter().all(|(c, _)| *c == col) {
+            return std::mem::take(&mut self.many);
+        }
         let (mine, rest) = std::mem::take(&mut self.many)
             .into_iter()
             .partition(|(c, _)| *c == col);
