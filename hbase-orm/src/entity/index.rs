@@ -169,7 +169,7 @@ impl<T: HBaseEntity> Repository<T> {
     /// # use futures::TryStreamExt;
     /// # use hbase_orm::{Client, HBaseEntity};
     /// #[derive(HBaseEntity, Debug)]
-    /// #[hbase(table = "orders", family = "d",
+    /// #[hbase(table = "orders", family = "d", key_delimiter = '\0',
     ///         index(name = "by_city", parts = "city, created, id"))]
     /// struct Order {
     ///     #[hbase(key)]
