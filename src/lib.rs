@@ -1,8 +1,11 @@
 //! Shared helpers for the examples, integration tests and benchmarks of `hbase-orm`.
 //!
 //! Nothing here is part of the library. It finds the HBase Thrift2 gateways that the project's
-//! launcher (`hbase-local/hbase.sh up`) starts, and gives tests uniquely named tables that are
-//! dropped afterwards, even when the test fails.
+//! launcher (`hbase-local/hbase.sh up`) starts, gives tests uniquely named tables that are
+//! dropped afterwards, even when the test fails, and gives the case studies in `examples/`
+//! their shared frame ([`example::Example`]).
+
+pub mod example;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};

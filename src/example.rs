@@ -1,0 +1,160 @@
+//! What every case study in `examples/` shares: connecting, fresh tables from entity
+//! declarations, checks that make the program exit non-zero on a mismatch, and the design
+//! advice printed with the trade-offs the example accepts on purpose.
+//!
+//! ```no_run
+//! # async fn demo() -> std::process::ExitCode {
+//! use hbase_orm_suite::example::Example;
+//! # #[derive(hbase_orm::HBaseEntity, Debug, Clone, PartialEq)]
+//! # #[hbase(namespace = "example", table = "t", family = "d")]
+//! # struct Thing { #[hbase(key)] id: u64, name: String }
+//! let mut ex = Example::start("things", "why this design fits").await;
+//! let things = ex.fresh::<Thing>().await;
+//! things.save(&Thing { id: 1, name: "a".into() }).await.unwrap();
+//! let back = things.get(&ThingKey { id: 1 }).await.unwrap();
+//! ex.check_eq("the thing reads back", back.map(|t| t.name), Some("a".to_string()));
+//! ex.advice::<Thing>(&[]);
+//! ex.finish()
+//! # }
+//! ```
+
+use std::fmt::Debug;
+use std::process::ExitCode;
+
+use hbase_orm::{advice, Client, Config, HBaseEntity, Repository, TableName};
+
+use crate::connect_with;
+
+/// The namespace the examples' tables live in.
+pub const EXAMPLE_NAMESPACE: &str = "example";
+
+/// One running case study.
+pub struct Example {
+    name: &'static str,
+    client: Client,
+    checks: usize,
+    failures: Vec<String>,
+}
+
+impl Example {
+    /// Prints the example's title and the design it shows, and connects to the gateway
+    /// (`$HBASE_ORM_THRIFT_ADDR`, default 127.0.0.1:9090); panics with instructions if HBase
+    /// is not running.
+    pub async fn start(name: &'static str, design: &str) -> Example {
+        println!("== {name}\n{design}\n");
+        let client = connect_with(Config {
+            address: crate::gateway_address(),
+            ..Config::default()
+        })
+        .await;
+        Example {
+            name,
+            client,
+            checks: 0,
+            failures: Vec::new(),
+        }
+    }
+
+    /// The client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// A repository of `T` on its declared table, emptied first: the table (and its index
+    /// tables) are dropped if they exist and created from the declaration with
+    /// `Admin::ensure`, which also creates the namespace. They are left for inspection.
+    pub async fn fresh<T: HBaseEntity>(&self) -> Repository<T> {
+        self.drop_tables::<T>().await;
+        let report = self
+            .client
+            .admin()
+            .ensure::<T>()
+            .await
+            .unwrap_or_else(|e| panic!("creating {}: {e}", T::table_name()));
+        print!("{report}");
+        self.client.repository::<T>()
+    }
+
+    /// Drops `T`'s table and index tables if they exist (several entities sharing a table:
+    /// call [`Example::fresh`] for the first and `ensure` for the others).
+    pub async fn drop_tables<T: HBaseEntity>(&self) {
+        let mut names = vec![T::table_name()];
+        names.extend(T::index_schemas().into_iter().map(|s| s.descriptor.name));
+        for name in names {
+            self.drop_table(&name).await;
+        }
+    }
+
+    /// Drops one table if it exists.
+    pub async fn drop_table(&self, name: &TableName) {
+        let admin = self.client.admin();
+        if admin.table_exists(name).await.unwrap_or(false) {
+            admin
+                .delete_table(name)
+                .await
+                .unwrap_or_else(|e| panic!("dropping {name}: {e}"));
+        }
+    }
+
+    /// Prints a line of explanation.
+    pub fn say(&self, text: impl AsRef<str>) {
+        println!("{}", text.as_ref());
+    }
+
+    /// Records a check: printed with `ok` or `MISMATCH`; any mismatch makes
+    /// [`Example::finish`] fail.
+    pub fn check(&mut self, what: &str, ok: bool) {
+        self.checks += 1;
+        if ok {
+            println!("  ok        {what}");
+        } else {
+            println!("  MISMATCH  {what}");
+            self.failures.push(what.to_string());
+        }
+    }
+
+    /// Records that `got` equals `want`, printing both on a mismatch.
+    pub fn check_eq<T: PartialEq + Debug>(&mut self, what: &str, got: T, want: T) {
+        let ok = got == want;
+        self.check(what, ok);
+        if !ok {
+            println!("            got:  {got:?}\n            want: {want:?}");
+        }
+    }
+
+    /// Prints what `advice::check` says of `T`. `accepted` lists the rules this example breaks
+    /// on purpose, each with the reason; a finding not listed there counts as a mismatch.
+    pub fn advice<T: HBaseEntity>(&mut self, accepted: &[(&str, &str)]) {
+        let entity = std::any::type_name::<T>().rsplit("::").next().unwrap_or("?");
+        let findings = advice::check::<T>();
+        if findings.is_empty() {
+            println!("  advice    {entity}: no findings");
+        }
+        for f in findings {
+            match accepted.iter().find(|(rule, _)| *rule == f.rule) {
+                Some((_, why)) => println!("  advice    {f}\n            accepted: {why}"),
+                None => {
+                    println!("  advice    {f}");
+                    self.failures.push(format!("unexpected advice on {entity}: {}", f.rule));
+                }
+            }
+        }
+    }
+
+    /// Prints the summary; the exit code is non-zero when a check failed.
+    pub fn finish(self) -> ExitCode {
+        if self.failures.is_empty() {
+            println!("\n{}: all {} checks passed", self.name, self.checks);
+            ExitCode::SUCCESS
+        } else {
+            println!(
+                "\n{}: {} of {} checks failed: {}",
+                self.name,
+                self.failures.len(),
+                self.checks,
+                self.failures.join("; ")
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
