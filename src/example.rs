@@ -61,7 +61,7 @@ impl Example {
     }
 
     /// A repository of `T` on its declared table, emptied first: the table (and its index
-    /// tables) are dropped if they exist and created from the declaration with
+    /// and dictionary tables) are dropped if they exist and created from the declaration with
     /// `Admin::ensure`, which also creates the namespace. They are left for inspection.
     pub async fn fresh<T: HBaseEntity>(&self) -> Repository<T> {
         self.drop_tables::<T>().await;
@@ -75,11 +75,11 @@ impl Example {
         self.client.repository::<T>()
     }
 
-    /// Drops `T`'s table and index tables if they exist (several entities sharing a table:
+    /// Drops `T`'s table and its index and dictionary tables if they exist (several entities sharing a table:
     /// call [`Example::fresh`] for the first and `ensure` for the others).
     pub async fn drop_tables<T: HBaseEntity>(&self) {
         let mut names = vec![T::table_name()];
-        names.extend(T::index_schemas().into_iter().map(|s| s.descriptor.name));
+        names.extend(T::related_schemas().into_iter().map(|s| s.descriptor.name));
         for name in names {
             self.drop_table(&name).await;
         }
@@ -125,7 +125,10 @@ impl Example {
     /// Prints what `advice::check` says of `T`. `accepted` lists the rules this example breaks
     /// on purpose, each with the reason; a finding not listed there counts as a mismatch.
     pub fn advice<T: HBaseEntity>(&mut self, accepted: &[(&str, &str)]) {
-        let entity = std::any::type_name::<T>().rsplit("::").next().unwrap_or("?");
+        let entity = std::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("?");
         let findings = advice::check::<T>();
         if findings.is_empty() {
             println!("  advice    {entity}: no findings");
@@ -135,7 +138,8 @@ impl Example {
                 Some((_, why)) => println!("  advice    {f}\n            accepted: {why}"),
                 None => {
                     println!("  advice    {f}");
-                    self.failures.push(format!("unexpected advice on {entity}: {}", f.rule));
+                    self.failures
+                        .push(format!("unexpected advice on {entity}: {}", f.rule));
                 }
             }
         }

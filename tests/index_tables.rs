@@ -54,8 +54,8 @@ async fn tables(client: &Client) -> Vec<TestTable> {
     }
     let report = admin.ensure::<Order>().await.unwrap();
     assert!(report.created_table);
-    assert_eq!(report.index_tables.len(), 2);
-    assert!(report.index_tables.iter().all(|r| r.created_table));
+    assert_eq!(report.related_tables.len(), 2);
+    assert!(report.related_tables.iter().all(|r| r.created_table));
     names
         .iter()
         .map(|n| TestTable::adopt(client, n.clone()))

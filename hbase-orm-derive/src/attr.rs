@@ -45,6 +45,10 @@ pub struct Entity {
     /// `table = "tx_{yyyyMMdd}"`.
     #[darling(default)]
     pub table_time: Option<SpannedValue<String>>,
+    /// The table of the dictionaries of `key(dictionary = "...")` parts (default
+    /// `dictionary`), in the entity's namespace.
+    #[darling(default)]
+    pub dictionary_table: Option<SpannedValue<String>>,
     /// Secondary index tables: `index(name = "by_time", parts = "created, id")`, repeatable.
     #[darling(multiple, rename = "index")]
     pub indexes: Vec<SpannedValue<IndexOptions>>,
@@ -161,6 +165,9 @@ pub struct KeyOptions {
     /// in a column.
     #[darling(default)]
     pub md5: Option<SpannedValue<Override<usize>>>,
+    /// A `DictName` stored as its id in this dictionary (numeric substitution).
+    #[darling(default)]
+    pub dictionary: Option<SpannedValue<String>>,
 }
 
 /// Options of `salt(...)`.

@@ -17,7 +17,14 @@ pub struct Level {
 
 const KEY: Level = Level {
     within: "`key(...)`",
-    names: &["fixed", "codec", "reverse_timestamp", "reversed", "md5"],
+    names: &[
+        "fixed",
+        "codec",
+        "reverse_timestamp",
+        "reversed",
+        "md5",
+        "dictionary",
+    ],
     nested: &[],
 };
 const SALT: Level = Level {
@@ -55,6 +62,7 @@ pub const ENTITY: Level = Level {
         "family_options",
         "split",
         "table_time",
+        "dictionary_table",
         "index",
         "crate",
     ],

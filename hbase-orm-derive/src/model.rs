@@ -27,6 +27,8 @@ pub struct Entity {
     pub table_time: Option<usize>,
     /// Secondary index tables.
     pub indexes: Vec<Index>,
+    /// The table of the dictionaries of dictionary key parts, if declared.
+    pub dictionary_table: Option<String>,
 }
 
 /// A secondary index: its marker type, key type, table and parts.
@@ -76,6 +78,8 @@ pub enum KeyEncoding {
     Reversed,
     /// The first N bytes of the MD5 digest.
     Md5(usize),
+    /// A `DictName` as its id in this dictionary.
+    Dictionary(String),
 }
 
 /// Where the salt bucket comes from.

@@ -36,7 +36,7 @@ mod thrift2;
 pub use entity::{codec, records, rowkey};
 
 pub use entity::codec::{Codec, Json, Native, Value};
-pub use entity::dictionary::Dictionary;
+pub use entity::dictionary::{DictName, Dictionary};
 pub use entity::records::{RecordSet, Records};
 pub use entity::repo::{ReadOptions, Repository};
 pub use entity::rowkey::KeyPrefix;

@@ -365,6 +365,11 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
     let table_items = table_items(m);
     let version_items = version_items(m);
     let indexes = super::index::indexes_const(m);
+    let dictionary_parts = super::tokens::dictionary_parts(krate, &m.keys);
+    let dictionary_table = m
+        .dictionary_table
+        .as_ref()
+        .map(|t| quote!(const DICTIONARY_TABLE: &'static str = #t;));
 
     quote! {
         impl #krate::HBaseEntity for #ident {
@@ -382,6 +387,8 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
             #table_items
             #version_items
             #indexes
+            #dictionary_table
+            #dictionary_parts
 
             fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {
                 match family {

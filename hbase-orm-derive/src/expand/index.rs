@@ -27,6 +27,7 @@ fn key_model(m: &Entity, ix: &Index) -> Entity {
         split: None,
         table_time: None,
         indexes: Vec::new(),
+        dictionary_table: None,
     }
 }
 

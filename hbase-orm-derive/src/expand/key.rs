@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::tokens::{key_codec, option_byte};
+use super::tokens::{dictionary_parts, key_codec, option_byte};
 use crate::model::{Entity, SaltSource};
 
 /// The statements that write the first `n` key parts into `out`, with the salt byte in front
@@ -178,6 +178,7 @@ pub fn key_type(m: &Entity) -> TokenStream {
     let key_reads = read_body(m, false);
     let delimiter_checks = delimiter_checks(m);
     let delim = option_byte(m.delimiter);
+    let dictionary_parts = dictionary_parts(krate, &m.keys);
     let key_doc = format!("The row key of [`{ident}`]: its key fields, in row-key order.");
     let key_fields = m.keys.iter().map(|k| {
         let (id, ty) = (&k.ident, &k.ty);
@@ -218,6 +219,8 @@ pub fn key_type(m: &Entity) -> TokenStream {
                 r.finish()?;
                 ::core::result::Result::Ok(#key_struct { #(#key_idents,)* })
             }
+
+            #dictionary_parts
         }
 
         #(#delimiter_checks)*

@@ -39,6 +39,7 @@ pub fn key_codec(krate: &syn::Path, k: &KeyPart) -> TokenStream {
         KeyEncoding::ReverseTimestamp => own(quote!(#krate::rowkey::ReverseTimestamp)),
         KeyEncoding::Reversed => own(quote!(#krate::rowkey::ReversedText)),
         KeyEncoding::Md5(n) => own(quote!(#krate::rowkey::Md5<#n>)),
+        KeyEncoding::Dictionary(_) => own(quote!(#krate::rowkey::DictionaryId)),
     }
 }
 
@@ -126,6 +127,29 @@ pub fn family_descriptors(m: &Entity) -> TokenStream {
     quote! {
         fn family_descriptors() -> ::std::vec::Vec<#krate::ColumnFamily> {
             ::std::vec![#(#each),*]
+        }
+    }
+}
+
+/// `fn dictionary_parts(&self)` returning each dictionary key part of `keys`, read from
+/// `self.<field>` (an entity and its key type name the parts alike).
+pub fn dictionary_parts(krate: &syn::Path, keys: &[KeyPart]) -> TokenStream {
+    let parts: Vec<TokenStream> = keys
+        .iter()
+        .filter_map(|k| match &k.encoding {
+            KeyEncoding::Dictionary(name) => {
+                let id = &k.ident;
+                Some(quote!((#name, &self.#id)))
+            }
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        return quote!();
+    }
+    quote! {
+        fn dictionary_parts(&self) -> ::std::vec::Vec<(&'static str, &#krate::DictName)> {
+            ::std::vec![#(#parts),*]
         }
     }
 }

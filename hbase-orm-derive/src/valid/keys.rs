@@ -28,6 +28,7 @@ pub fn encoding(errors: &mut Accumulator, field: &attr::Field) -> Option<KeyEnco
         ("reverse_timestamp", opts.reverse_timestamp.is_present()),
         ("reversed", opts.reversed.is_present()),
         ("md5", opts.md5.is_some()),
+        ("dictionary", opts.dictionary.is_some()),
     ]
     .iter()
     .filter(|(_, set)| *set)
@@ -57,6 +58,15 @@ pub fn encoding(errors: &mut Accumulator, field: &attr::Field) -> Option<KeyEnco
         KeyEncoding::ReverseTimestamp
     } else if opts.reversed.is_present() {
         KeyEncoding::Reversed
+    } else if let Some(dict) = &opts.dictionary {
+        let ok = !dict.is_empty() && !dict.contains('\0');
+        if !ok {
+            errors.push(
+                darling::Error::custom("a dictionary name is non-empty text without NUL bytes")
+                    .with_span(&dict.span()),
+            );
+        }
+        KeyEncoding::Dictionary(dict.to_string())
     } else if let Some(md5) = &opts.md5 {
         let n = match &**md5 {
             Override::Inherit => 16,

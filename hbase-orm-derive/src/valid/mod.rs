@@ -206,6 +206,21 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
     let split = layout::split(&mut errors, e, salt.as_ref());
     let table_time = layout::table_time(&mut errors, e, &keys);
     let indexes = indexes::indexes(&mut errors, e, &keys, &columns, &table);
+    let dictionary_table = e.dictionary_table.as_ref().map(|t| {
+        names::plain_table(&mut errors, t);
+        if !keys
+            .iter()
+            .any(|k| matches!(k.encoding, KeyEncoding::Dictionary(_)))
+        {
+            errors.push(
+                darling::Error::custom(
+                    "dictionary_table is for entities with key(dictionary = \"...\") parts",
+                )
+                .with_span(&t.span()),
+            );
+        }
+        t.to_string()
+    });
 
     errors.finish()?;
     Ok(Entity {
@@ -229,5 +244,6 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         split,
         table_time,
         indexes,
+        dictionary_table,
     })
 }

@@ -280,8 +280,10 @@ impl Admin {
             });
         }
         let mut report = self.ensure_schema(&T::schema()).await?;
-        for index in T::index_schemas() {
-            report.index_tables.push(self.ensure_schema(&index).await?);
+        for related in T::related_schemas() {
+            report
+                .related_tables
+                .push(self.ensure_schema(&related).await?);
         }
         Ok(report)
     }

@@ -124,12 +124,17 @@ impl ClientBuilder {
             inner: Arc::new(Inner {
                 pool,
                 config: self.config,
+                shared: Default::default(),
             }),
         };
         drop(client.checkout().await?);
         Ok(client)
     }
 }
+
+/// Per-client state of the layers above, by type and key (see [`Client::shared`]).
+type SharedState =
+    std::collections::HashMap<(std::any::TypeId, String), Box<dyn std::any::Any + Send + Sync>>;
 
 /// A handle to one HBase Thrift2 gateway. Cheap to clone; clones share the connection pool.
 ///
@@ -151,6 +156,8 @@ pub struct Client {
 struct Inner {
     pool: Pool<Manager>,
     config: Config,
+    /// State the layers above keep per client (the dictionaries' caches, say), by type and key.
+    shared: std::sync::Mutex<SharedState>,
 }
 
 impl std::fmt::Debug for Client {
@@ -163,6 +170,23 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
+    /// The value of type `T` kept under `key` for this client and its clones, made by `make`
+    /// the first time: how the layers above share per-client state without the client knowing
+    /// their types.
+    pub(crate) fn shared<T: Clone + Send + Sync + 'static>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> T,
+    ) -> T {
+        let mut all = self.inner.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = all
+            .entry((std::any::TypeId::of::<T>(), key.to_string()))
+            .or_insert_with(|| Box::new(make()));
+        slot.downcast_ref::<T>()
+            .expect("the slot's type is part of its key")
+            .clone()
+    }
+
     /// A builder with default settings.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()

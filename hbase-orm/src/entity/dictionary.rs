@@ -2,12 +2,12 @@
 //! ids, assigned once with an atomic HBase counter and kept in a lookup table.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::client::{Client, Table};
 use crate::error::{Error, Result};
 use crate::model::{printable_key, CheckAndMutate, Delete, Get, Put};
-use crate::schema::{ColumnFamily, TableDescriptor, TableName};
+use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
 
 const FAMILY: &str = "d";
 const ID: &str = "id";
@@ -43,14 +43,23 @@ impl Dictionary {
         }
     }
 
+    /// What a lookup table looks like: one family `d`, kept in memory.
+    pub fn schema(table: TableName) -> TableSchema {
+        TableSchema {
+            descriptor: TableDescriptor::new(table)
+                .family(ColumnFamily::new(FAMILY).in_memory(true)),
+            split_keys: Vec::new(),
+            declared_by: vec!["Dictionary"],
+        }
+    }
+
     /// Creates the lookup table (one family `d`) if it does not exist.
     pub async fn ensure_table(client: &Client, table: &TableName) -> Result<()> {
         let admin = client.admin();
         if admin.table_exists(table).await? {
             return Ok(());
         }
-        let desc =
-            TableDescriptor::new(table.clone()).family(ColumnFamily::new(FAMILY).in_memory(true));
+        let desc = Self::schema(table.clone()).descriptor;
         match admin.create_table(&desc, &[]).await {
             Ok(()) | Err(Error::AlreadyExists { .. }) => Ok(()),
             Err(e) => Err(e),
@@ -180,4 +189,222 @@ impl Dictionary {
         self.remember(&name, id);
         Ok(Some(name))
     }
+}
+
+impl Client {
+    /// The dictionary `name` stored in `table`, shared by this client and its clones (one
+    /// cache), as dictionary key parts use it.
+    pub fn dictionary(&self, table: TableName, name: &str) -> Dictionary {
+        let key = format!("{table}\0{name}");
+        self.shared(&key, || Dictionary::new(self, table, name))
+    }
+}
+
+/// A name stored in row keys as its dictionary id: the type of a
+/// `#[hbase(key(dictionary = "log_types"))]` key part (4 bytes in the key, whatever the name's
+/// length: the log-data case study's numeric substitution).
+///
+/// A value holds the name, the id, or both. Build keys and entities from names
+/// (`DictName::new("login")` or `"login".into()`); the repository finds (or, when saving,
+/// assigns) the id before it encodes a key, and fills in the names of the entities it reads.
+/// Outside a repository, [`Dictionary::resolve`] does the same for one value.
+///
+/// Two values are equal when both have names and the names are equal, or else when both have
+/// ids and the ids are equal. (All values hash alike, so that this stays consistent with
+/// `Hash`.)
+///
+/// ```
+/// use hbase_orm::DictName;
+///
+/// let login = DictName::new("login");
+/// assert_eq!(login.name(), Some("login"));
+/// assert_eq!(login.id(), None);
+/// assert_eq!(login, DictName::from("login"));
+/// ```
+#[derive(Clone, Default)]
+pub struct DictName {
+    name: OnceLock<String>,
+    id: OnceLock<u32>,
+}
+
+impl DictName {
+    /// A name, its id not known yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        let n = DictName::default();
+        let _ = n.name.set(name.into());
+        n
+    }
+
+    /// An id read from a row key, its name not known yet.
+    pub fn from_id(id: u32) -> Self {
+        let n = DictName::default();
+        let _ = n.id.set(id);
+        n
+    }
+
+    /// The name, if known.
+    pub fn name(&self) -> Option<&str> {
+        self.name.get().map(String::as_str)
+    }
+
+    /// The id, if known.
+    pub fn id(&self) -> Option<u32> {
+        self.id.get().copied()
+    }
+}
+
+impl From<&str> for DictName {
+    fn from(name: &str) -> Self {
+        DictName::new(name)
+    }
+}
+
+impl From<String> for DictName {
+    fn from(name: String) -> Self {
+        DictName::new(name)
+    }
+}
+
+impl PartialEq for DictName {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.name(), other.name(), self.id(), other.id()) {
+            (Some(a), Some(b), _, _) => a == b,
+            (_, _, Some(a), Some(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for DictName {}
+
+impl std::hash::Hash for DictName {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl std::fmt::Debug for DictName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.name(), self.id()) {
+            (Some(n), Some(i)) => write!(f, "{n:?}#{i}"),
+            (Some(n), None) => write!(f, "{n:?}"),
+            (None, Some(i)) => write!(f, "#{i}"),
+            (None, None) => f.write_str("DictName(empty)"),
+        }
+    }
+}
+
+impl std::fmt::Display for DictName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.name(), self.id()) {
+            (Some(n), _) => f.write_str(n),
+            (None, Some(i)) => write!(f, "#{i}"),
+            (None, None) => f.write_str("?"),
+        }
+    }
+}
+
+fn short_id(dictionary: &str, id: u64) -> Result<u32> {
+    u32::try_from(id).map_err(|_| Error::IllegalArgument {
+        message: format!(
+            "dictionary {dictionary} reached id {id}: a dictionary key part holds 4 bytes"
+        ),
+    })
+}
+
+impl Dictionary {
+    /// Completes `value`: finds the id of its name (assigning one with `create`), or the name
+    /// of its id. `Ok(false)` when the name has no id and `create` is false, or the id has no
+    /// name: no row can hold it.
+    pub async fn resolve(&self, value: &DictName, create: bool) -> Result<bool> {
+        if let (Some(name), None) = (value.name(), value.id()) {
+            let id = if create {
+                Some(self.id(name).await?)
+            } else {
+                self.lookup(name).await?
+            };
+            let Some(id) = id else { return Ok(false) };
+            let _ = value.id.set(short_id(&self.name, id)?);
+        }
+        if let (None, Some(id)) = (value.name(), value.id()) {
+            let Some(name) = self.name(u64::from(id)).await? else {
+                return Ok(false);
+            };
+            let _ = value.name.set(name);
+        }
+        Ok(true)
+    }
+}
+
+impl<T: crate::entity::HBaseEntity> crate::entity::repo::Repository<T> {
+    /// The dictionary `name` of `T`'s dictionary key parts (in `T`'s dictionary table), to
+    /// resolve names for `prefix_by_*` functions:
+    /// `repo.dictionary("log_types").resolve(&event, false).await?`.
+    pub fn dictionary(&self, name: &str) -> Dictionary {
+        self.table()
+            .client()
+            .dictionary(TableName::new(T::NAMESPACE, T::DICTIONARY_TABLE), name)
+    }
+
+    /// Completes every part's id (assigning new ids with `create`) or name; `Ok(false)` if
+    /// one cannot be completed (no row holds it).
+    pub(crate) async fn resolve_parts(
+        &self,
+        parts: Vec<(&'static str, &DictName)>,
+        create: bool,
+    ) -> Result<bool> {
+        resolve_parts::<T>(self.table().client(), parts, create).await
+    }
+
+    /// Fills in the names of an entity read (its key holds ids).
+    pub(crate) async fn fill_names(&self, value: &T) -> Result<()> {
+        fill_names(self.table().client(), self.table().name(), value).await
+    }
+}
+
+/// The dictionary `name` of entity `T`'s key parts.
+fn dictionary_of<T: crate::entity::HBaseEntity>(client: &Client, name: &str) -> Dictionary {
+    client.dictionary(TableName::new(T::NAMESPACE, T::DICTIONARY_TABLE), name)
+}
+
+/// Completes every part's id (assigning new ids with `create`) or name; `Ok(false)` if one
+/// cannot be completed (no row holds it).
+pub(crate) async fn resolve_parts<T: crate::entity::HBaseEntity>(
+    client: &Client,
+    parts: Vec<(&'static str, &DictName)>,
+    create: bool,
+) -> Result<bool> {
+    for (dictionary, value) in parts {
+        if !dictionary_of::<T>(client, dictionary)
+            .resolve(value, create)
+            .await?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Fills in the names of an entity read from `table` (its key holds ids).
+pub(crate) async fn fill_names<T: crate::entity::HBaseEntity>(
+    client: &Client,
+    table: &TableName,
+    value: &T,
+) -> Result<()> {
+    for (dictionary, part) in value.dictionary_parts() {
+        if !dictionary_of::<T>(client, dictionary)
+            .resolve(part, false)
+            .await?
+        {
+            return Err(Error::Decode {
+                table: table.to_string(),
+                row: value
+                    .row_key()
+                    .map(|k| printable_key(&k))
+                    .unwrap_or_default(),
+                column: format!("row key part of dictionary {dictionary}"),
+                expected: "an id the dictionary knows".into(),
+                reason: format!("dictionary {dictionary} has no name for id {part}"),
+            });
+        }
+    }
+    Ok(())
 }

@@ -342,7 +342,9 @@ async fn resolve<T: HBaseEntity>(
     let mut out = Vec::with_capacity(data.len());
     for (row, index_key) in data.into_iter().zip(index_keys) {
         let Some(row) = row else { continue };
-        let entity = T::from_row_of(row, repo.table().name())?;
+        let entity = repo
+            .finish_read(T::from_row_of(row, repo.table().name())?)
+            .await?;
         if def.key_of(&entity)?.as_slice() == index_key {
             out.push(entity);
         }

@@ -57,6 +57,8 @@ pub use group::{ColumnGroup, GroupReader, GroupWriter};
 pub use index::{Index, IndexDef, IndexRepair, IndexScan};
 pub use versions::{Versioned, Versions};
 
+use dictionary::DictName;
+
 use crate::error::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
@@ -166,6 +168,11 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
     fn write_key(&self, out: &mut Vec<u8>) -> std::result::Result<(), KeyError>;
     /// Decodes a row key.
     fn read_key(key: &[u8]) -> std::result::Result<Self, KeyError>;
+    /// The key's dictionary parts (`key(dictionary = "...")`): each dictionary's name and the
+    /// part's value.
+    fn dictionary_parts(&self) -> Vec<(&'static str, &DictName)> {
+        Vec::new()
+    }
 }
 
 /// A struct stored as HBase rows. Derive it with `#[derive(HBaseEntity)]`; the provided
@@ -219,6 +226,8 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `family_options(d(max_versions = 3, ttl = 86400, compression = "gz"))` | options per family, named as [`ColumnFamily`]'s builder methods (`max_versions`, `min_versions`, `ttl`, `compression`, `bloom_filter`, `block_size`, `block_cache`, `in_memory`, `data_block_encoding`, `keep_deleted_cells`); a wrong name or value fails the build |
 /// | `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 8)` | pre-split regions: one per salt bucket, at the given keys, or evenly over hashed keys |
 /// | `table = "tx_{yyyyMMdd}", table_time = "ts"` | one table per day (or `{yyyyMM}`, `{yyyy}`, `{HH}`, ...) chosen by a key part holding milliseconds |
+/// | `index(name = "by_city", parts = "city, id", table = "t")` | a secondary index table (repeatable); its parts include every row-key part; see [`Index`] |
+/// | `dictionary_table = "names"` | the table of the dictionaries of `key(dictionary = ...)` parts (default `dictionary`, in the entity's namespace) |
 /// | `crate = "path"` | where `hbase_orm` is, if renamed or re-exported |
 ///
 /// On fields:
@@ -230,6 +239,7 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `key(codec = C)` | a part encoded by `C:` [`crate::rowkey::KeyCodec`] |
 /// | `key(reverse_timestamp)` | an `i64` stored as `i64::MAX - ts`: newest first |
 /// | `key(reversed)` | text with its characters reversed (spreads sequential ids) |
+/// | `key(dictionary = "hosts")` | a [`DictName`] stored as its 4-byte id in dictionary `hosts` (numeric substitution); the repository assigns ids on save and fills in names on reads |
 /// | `key(md5)`, `key(md5 = 4)` | the MD5 of the value (or its first N bytes); the value is also stored in a column of the struct's family, to read it back |
 /// | `family = "x"` | the field's column family |
 /// | `rename = "q"` | the qualifier (default: the field name); keep it short, it is stored in every cell |
@@ -326,12 +336,41 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
         }
     }
 
+    /// The table of the dictionaries of `key(dictionary = "...")` parts, in the entity's
+    /// namespace (`#[hbase(dictionary_table = "...")]`, default `dictionary`).
+    const DICTIONARY_TABLE: &'static str = "dictionary";
+
+    /// The value's dictionary key parts: each dictionary's name and the part's value.
+    fn dictionary_parts(&self) -> Vec<(&'static str, &DictName)> {
+        Vec::new()
+    }
+
+    /// Whether the row key has dictionary parts.
+    fn has_dictionary_parts() -> bool {
+        Self::KEY_PARTS
+            .iter()
+            .any(|p| p.kind == KeyKind::Dictionary)
+    }
+
     /// The entity's secondary indexes (`#[hbase(index(...))]`).
     const INDEXES: &'static [IndexDef<Self>] = &[];
 
     /// The tables of the entity's secondary indexes.
     fn index_schemas() -> Vec<TableSchema> {
         Self::INDEXES.iter().map(IndexDef::schema).collect()
+    }
+
+    /// The tables besides its own that the entity uses, which `Admin::ensure` creates too:
+    /// its index tables and, with dictionary key parts, its dictionary table.
+    fn related_schemas() -> Vec<TableSchema> {
+        let mut out = Self::index_schemas();
+        if Self::has_dictionary_parts() {
+            out.push(dictionary::Dictionary::schema(TableName::new(
+                Self::NAMESPACE,
+                Self::DICTIONARY_TABLE,
+            )));
+        }
+        out
     }
 
     /// The value of the `#[hbase(version)]` field, if the entity has one.

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use crate::client::{Client, Table};
 use crate::entity::scan::EntityScan;
-use crate::entity::{encode_key, ColumnDef, ColumnKind, HBaseEntity};
+use crate::entity::{encode_key, ColumnDef, ColumnKind, EntityKey, HBaseEntity};
 use crate::error::{BatchFailures, Error, Result};
 use crate::model::{Column, Delete, Get, Mutation, Put, TimeRange};
 use crate::schema::TableName;
@@ -60,6 +60,7 @@ impl Client {
 /// version field its own check, an index the entity's old index keys.
 fn needs_own_save<T: HBaseEntity>() -> bool {
     !T::INDEXES.is_empty()
+        || T::has_dictionary_parts()
         || T::COLUMNS
             .iter()
             .any(|c| matches!(c.kind, ColumnKind::Wide | ColumnKind::Version))
@@ -320,34 +321,62 @@ impl<T: HBaseEntity> Repository<T> {
     /// # Ok(()) }
     /// ```
     pub async fn get_with(&self, key: &T::Key, options: &ReadOptions) -> Result<Option<T>> {
-        let mut get = Self::get_request(key, None)?;
-        options.apply(&mut get.time_range, &mut get.max_versions);
-        self.read(key, get).await
+        self.read(key, None, Some(options)).await
     }
 
     /// Reads the entity with this key; `None` if no such row.
     pub async fn get(&self, key: &T::Key) -> Result<Option<T>> {
-        self.read(key, Self::get_request(key, None)?).await
+        self.read(key, None, None).await
     }
 
     /// Reads only the named fields (the others must be `Option` or have a default, and come
     /// back as `None` or their default). HBase sends only those columns.
     pub async fn get_fields(&self, key: &T::Key, fields: &[&str]) -> Result<Option<T>> {
-        self.read(key, Self::get_request(key, Some(fields))?).await
+        self.read(key, Some(fields), None).await
     }
 
-    async fn read(&self, key: &T::Key, get: Get) -> Result<Option<T>> {
+    /// Whether `key` can name a stored row: its dictionary parts' names all have ids (found
+    /// in the dictionary; never assigned by a read).
+    pub(super) async fn key_known(&self, key: &T::Key) -> Result<bool> {
+        if !T::has_dictionary_parts() {
+            return Ok(true);
+        }
+        self.resolve_parts(key.dictionary_parts(), false).await
+    }
+
+    /// Completes an entity read: the names of its dictionary key parts.
+    pub(super) async fn finish_read(&self, value: T) -> Result<T> {
+        if T::has_dictionary_parts() {
+            self.fill_names(&value).await?;
+        }
+        Ok(value)
+    }
+
+    async fn read(
+        &self,
+        key: &T::Key,
+        fields: Option<&[&str]>,
+        options: Option<&ReadOptions>,
+    ) -> Result<Option<T>> {
+        if !self.key_known(key).await? {
+            return Ok(None);
+        }
+        let mut get = Self::get_request(key, fields)?;
+        if let Some(options) = options {
+            options.apply(&mut get.time_range, &mut get.max_versions);
+        }
         let table = self.table_for(key);
-        table
-            .get(get)
-            .await?
-            .map(|row| T::from_row_of(row, table.name()))
-            .transpose()
+        match table.get(get).await? {
+            Some(row) => Ok(Some(
+                self.finish_read(T::from_row_of(row, table.name())?).await?,
+            )),
+            None => Ok(None),
+        }
     }
 
     /// Reads many entities in one call, in the order of `keys`.
     pub async fn get_many(&self, keys: &[T::Key]) -> Result<Vec<Option<T>>> {
-        if self.routed() {
+        if self.routed() || T::has_dictionary_parts() {
             return futures::future::join_all(keys.iter().map(|k| self.get(k)))
                 .await
                 .into_iter()
@@ -370,6 +399,9 @@ impl<T: HBaseEntity> Repository<T> {
 
     /// Whether an entity with this key exists.
     pub async fn exists(&self, key: &T::Key) -> Result<bool> {
+        if !self.key_known(key).await? {
+            return Ok(false);
+        }
         self.table_for(key)
             .exists(Self::get_request(key, None)?)
             .await
@@ -378,6 +410,9 @@ impl<T: HBaseEntity> Repository<T> {
     /// Deletes the entity's row (and, for an entity with indexes, its index rows, after
     /// reading the entity to know them).
     pub async fn delete(&self, key: &T::Key) -> Result<()> {
+        if !self.key_known(key).await? {
+            return Ok(());
+        }
         let old = self.before_indexed_write(key).await?;
         self.table_for(key)
             .delete(Delete::new(encode_key::<T>(key)?))

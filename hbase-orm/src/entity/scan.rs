@@ -5,9 +5,11 @@ use std::marker::PhantomData;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::{RowStream, Table};
+use crate::entity::dictionary::{fill_names, resolve_parts};
 use crate::entity::filters::Filters;
 use crate::entity::repo::{max_versions, read_columns, ReadOptions};
 use crate::entity::rowkey::KeyPrefix;
+use crate::entity::EntityKey;
 use crate::entity::{encode_key, HBaseEntity};
 use crate::error::{Error, Result};
 use crate::model::{Column, Scan};
@@ -176,7 +178,38 @@ impl<T: HBaseEntity> EntityScan<T> {
     /// On a salted entity, a scan whose prefix does not fix the bucket runs once per bucket
     /// and merges the results in key order ([`Table::scan_salted`]); rows of other record
     /// types in a shared table are skipped.
-    pub fn stream(mut self) -> BoxStream<'static, Result<T>> {
+    pub fn stream(self) -> BoxStream<'static, Result<T>> {
+        if !T::has_dictionary_parts() {
+            return self.rows_to_entities();
+        }
+        // Dictionary key parts: the bounds' names become ids first, and the entities read get
+        // their names.
+        let client = self.table.client().clone();
+        let table = self.table.name().clone();
+        let (bounds_client, fill_client) = (client.clone(), client);
+        futures::stream::once(async move {
+            for key in [&self.from, &self.until, &self.after].into_iter().flatten() {
+                if !resolve_parts::<T>(&bounds_client, key.dictionary_parts(), false).await? {
+                    return Err(Error::IllegalArgument {
+                        message: format!(
+                            "scan bound {key:?}: a dictionary name of it has no id, so no row \
+                             has it; choose bounds from names that were saved"
+                        ),
+                    });
+                }
+            }
+            Ok(self.rows_to_entities())
+        })
+        .try_flatten()
+        .and_then(move |e| {
+            let (client, table) = (fill_client.clone(), table.clone());
+            async move { fill_names(&client, &table, &e).await.map(|()| e) }
+        })
+        .boxed()
+    }
+
+    /// The stream of decoded entities, once the bounds encode.
+    fn rows_to_entities(mut self) -> BoxStream<'static, Result<T>> {
         match self.plan() {
             Ok((rows, limit)) => {
                 let table = self.table.name().clone();

@@ -16,7 +16,9 @@
 
 use crate::client::Table;
 use crate::entity::repo::Repository;
-use crate::entity::{encode_key, presence_column, row_image, ColumnKind, HBaseEntity, RowImage};
+use crate::entity::{
+    encode_key, presence_column, row_image, ColumnKind, EntityKey, HBaseEntity, RowImage,
+};
 use crate::error::{BatchFailures, Error, Result};
 use crate::model::{printable_key, CheckAndMutate, CompareOp, Delete, Get, Mutation, RowMutations};
 
@@ -52,6 +54,7 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     async fn save_with(&self, value: &T, stamp: Stamp) -> Result<()> {
+        self.name_parts(value).await?;
         let old = self.before_indexed_write(&value.key()).await?;
         self.write_data(value, stamp).await?;
         self.write_index_rows(value, old.as_ref()).await
@@ -110,6 +113,7 @@ impl<T: HBaseEntity> Repository<T> {
     /// Creates the row only if it does not exist yet; [`Error::Conflict`] if it does (nothing
     /// is written then). Counters start at the value's numbers.
     pub async fn insert(&self, value: &T) -> Result<()> {
+        self.name_parts(value).await?;
         let table = self.table_for(&value.key());
         let image = row_image(value, true)?;
         let (family, qualifier) = match presence_column::<T>() {
@@ -137,6 +141,13 @@ impl<T: HBaseEntity> Repository<T> {
     /// Needs a `#[hbase(version)]` field.
     pub async fn delete_if_version(&self, key: &T::Key, version: u64) -> Result<()> {
         let def = version_column::<T>()?;
+        if !self.key_known(key).await? {
+            return Err(Error::Conflict {
+                table: self.table().name().to_string(),
+                row: format!("{key:?}"),
+                reason: "no such row (a dictionary name of its key has no id)".into(),
+            });
+        }
         let old = self.before_indexed_write(key).await?;
         let table = self.table_for(key);
         let row = encode_key::<T>(key)?;
@@ -181,9 +192,20 @@ impl<T: HBaseEntity> Repository<T> {
                     names_of::<T>(ColumnKind::Counter)
                 ),
             })?;
+        if T::has_dictionary_parts() {
+            self.resolve_parts(key.dictionary_parts(), true).await?;
+        }
         self.table_for(key)
             .increment_column(encode_key::<T>(key)?, def.family, def.qualifier, by)
             .await
+    }
+
+    /// Gives every dictionary key part of `value` its id, assigning new ones.
+    async fn name_parts(&self, value: &T) -> Result<()> {
+        if T::has_dictionary_parts() {
+            self.resolve_parts(value.dictionary_parts(), true).await?;
+        }
+        Ok(())
     }
 
     /// `save_all` for entities whose saves each need a read or a check.

@@ -196,8 +196,9 @@ pub struct EnsureReport {
     /// The table exists with other region boundaries than declared (regions are not
     /// re-split by `ensure`).
     pub split_keys_differ: bool,
-    /// The reports of the entity's secondary index tables (`#[hbase(index(...))]`).
-    pub index_tables: Vec<EnsureReport>,
+    /// The reports of the entity's related tables: its secondary index tables
+    /// (`#[hbase(index(...))]`) and the dictionary table of its dictionary key parts.
+    pub related_tables: Vec<EnsureReport>,
 }
 
 impl EnsureReport {
@@ -207,7 +208,7 @@ impl EnsureReport {
             && !self.created_table
             && self.added_families.is_empty()
             && self.changed_options.is_empty()
-            && self.index_tables.iter().all(EnsureReport::is_noop)
+            && self.related_tables.iter().all(EnsureReport::is_noop)
     }
 }
 
@@ -246,8 +247,8 @@ impl fmt::Display for EnsureReport {
         if self.is_noop() {
             writeln!(f, "{name}: up to date")?;
         }
-        for index in &self.index_tables {
-            write!(f, "{index}")?;
+        for related in &self.related_tables {
+            write!(f, "{related}")?;
         }
         Ok(())
     }
