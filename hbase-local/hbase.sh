@@ -233,14 +233,24 @@ ensure_jars() {
   fi
   command -v mvn >/dev/null 2>&1 ||
     die "mvn not found (needed once to download the HBase jars). Install: apt-get install openjdk-17-jre-headless maven"
-  say "resolving HBase $HBASE_VERSION jars with Maven into $LIB_DIR (first time only) ..."
-  local tmp start
+  say "resolving HBase $HBASE_VERSION jars with Maven into $LIB_DIR (first time only: about"
+  say "120 MB from Maven Central, typically 20 s to 2 min; later starts skip this) ..."
+  local tmp start mvn_pid m2
   start=$SECONDS
   mkdir -p "$(dirname "$LIB_DIR")"
   tmp=$(mktemp -d "$(dirname "$LIB_DIR")/lib.tmp.XXXXXX")
   chmod 755 "$tmp"
-  if ! mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DoutputDirectory="$tmp" \
-    >"$tmp.mvn.log" 2>&1 </dev/null; then
+  m2="${MAVEN_REPO:-$HOME/.m2/repository}"
+  mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DoutputDirectory="$tmp" \
+    >"$tmp.mvn.log" 2>&1 </dev/null &
+  mvn_pid=$!
+  # Progress while Maven works quietly: what its local repository holds so far.
+  while kill -0 "$mvn_pid" 2>/dev/null; do
+    sleep 10
+    kill -0 "$mvn_pid" 2>/dev/null || break
+    say "  ... $((SECONDS - start)) s, $(du -sm "$m2" 2>/dev/null | cut -f1) MB in $m2"
+  done
+  if ! wait "$mvn_pid"; then
     cat "$tmp.mvn.log" >&2
     rm -rf "$tmp" "$tmp.mvn.log"
     die "mvn dependency:copy-dependencies failed (output above); is Maven Central reachable?"
