@@ -344,10 +344,18 @@ async fn main() -> ExitCode {
     if let Err(e) = run(&mut ex).await {
         ex.check(&format!("the example ran without error: {e}"), false);
     }
-    ex.advice::<PublishData>(&[(
-        "delimiter_above_text",
-        "the policy pads every part to its fixed length, so the '.' sits at the same offset \
-         in every key and is never compared with a text byte; keys sort like the policy's text",
-    )]);
+    ex.advice::<PublishData>(&[
+        (
+            "delimiter_above_text",
+            "the policy pads every part to its fixed length, so the '.' sits at the same \
+             offset in every key and is never compared with a text byte; keys sort like the \
+             policy's text",
+        ),
+        (
+            "monotonic_key_start",
+            "the seed's policy leads with the publish time so that a time range is one \
+             contiguous scan; at a high write rate, salt it or lead with the data type",
+        ),
+    ]);
     ex.finish()
 }

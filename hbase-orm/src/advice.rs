@@ -150,8 +150,12 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
         }
     }
     if let Some(first) = T::KEY_PARTS.first() {
+        // A time written as text (a formatted date, a custom codec) rises just the same.
         let monotonic = first.kind == KeyKind::ReverseTimestamp
-            || (first.kind == KeyKind::Ordered && sounds_monotonic(first.field));
+            || (matches!(
+                first.kind,
+                KeyKind::Ordered | KeyKind::FixedText | KeyKind::Variable | KeyKind::Custom
+            ) && sounds_monotonic(first.field));
         if monotonic && T::SALT_BUCKETS.is_none() {
             out.push(Finding {
                 rule: "monotonic_key_start",

@@ -236,7 +236,7 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | --- | --- |
 /// | `key` | a row-key part, in field order, with the type's default encoding ([`crate::rowkey::KeyPart`]): integers big-endian and order-preserving, `String` UTF-8, `Vec<u8>` raw |
 /// | `key(fixed = N)` | text padded with `0x00` to exactly `N` bytes; longer text is an error |
-/// | `key(codec = C)` | a part encoded by `C:` [`crate::rowkey::KeyCodec`] |
+/// | `key(codec = C)` | a part encoded by `C:` [`crate::rowkey::KeyCodec`]; a generic path goes in quotes, `codec = "Policy<Time>"` (Rust attributes cannot hold `<...>` unquoted) |
 /// | `key(reverse_timestamp)` | an `i64` stored as `i64::MAX - ts`: newest first |
 /// | `key(reversed)` | text with its characters reversed (spreads sequential ids) |
 /// | `key(dictionary = "hosts")` | a [`DictName`] stored as its 4-byte id in dictionary `hosts` (numeric substitution); the repository assigns ids on save and fills in names on reads |
