@@ -14,7 +14,8 @@
 //! The trade-off: a link is two writes to two rows, and HBase is atomic per row only. A failure
 //! between them leaves a link known to one side; both writes are idempotent, so retrying
 //! repairs it, and the program checks after every step that the two sides agree. Reversed keys
-//! also give up scans in id order (no "every student of 2011" prefix).
+//! also give up scans in id order (no "every student of 2011" prefix), and a copied name must
+//! be rewritten in every linked row when it changes (shown with a course renamed).
 //!
 //!     hbase-local/hbase.sh up && cargo run --example many_to_many
 //!
@@ -302,7 +303,9 @@ async fn students_and_courses(ex: &mut Example) -> Result<()> {
         })
         .collect::<Result<_>>()?;
     ex.say(format!(
-        "student ids 20110008..20110011 are stored under row keys {keys:?}"
+        "student ids 20110008..20110011 are stored under row keys {keys:?}: sequential ids \
+         written in order would all go to the region holding the end of the table; reversed, \
+         they start with different digits and spread over the regions"
     ));
     ex.check_eq(
         "a student's row key is its id reversed",
