@@ -24,6 +24,9 @@ pub struct Entity {
     /// Byte that ends variable-length key parts followed by more parts.
     #[darling(default)]
     pub key_delimiter: Option<SpannedValue<char>>,
+    /// Byte written between every two key parts, fixed-width ones too.
+    #[darling(default)]
+    pub key_separator: Option<SpannedValue<char>>,
     /// Name of the generated key struct; `<Entity>Key` when absent.
     #[darling(default)]
     pub key_struct: Option<syn::Ident>,

@@ -56,6 +56,7 @@ pub const ENTITY: Level = Level {
         "namespace",
         "family",
         "key_delimiter",
+        "key_separator",
         "key_struct",
         "salt",
         "record_type",

@@ -12,6 +12,9 @@ pub struct Entity {
     pub table: String,
     pub key_struct: syn::Ident,
     pub delimiter: Option<u8>,
+    /// The delimiter separates every two parts (`key_separator`), not only after
+    /// variable-length ones.
+    pub separate_all: bool,
     pub keys: Vec<KeyPart>,
     pub columns: Vec<Column>,
     /// Fields that are not stored.

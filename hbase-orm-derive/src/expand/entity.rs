@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::key::read_body;
-use super::tokens::{family_descriptors, key_codec, option_byte, split_keys, value_codec};
+use super::tokens::{family_descriptors, key_codec, key_reader, split_keys, value_codec};
 use crate::model::{ColumnKind, Entity, Missing};
 
 /// The `ColumnDef`s, in declaration order.
@@ -223,12 +223,12 @@ fn tag_items(m: &Entity) -> TokenStream {
         quote_spanned! {ty.span()=> r.skip::<#ty, #codec>(#name, #last)?; }
     });
     let salt_skip = m.salt.as_ref().map(|_| quote!(r.byte("salt bucket")?;));
-    let delim = option_byte(m.delimiter);
+    let reader = key_reader(m);
     quote! {
         const RECORD_TAG: ::core::option::Option<u8> = ::core::option::Option::Some(#t);
 
         fn is_record(key: &[u8]) -> bool {
-            let mut r = #krate::rowkey::KeyReader::new(key, #delim);
+            let mut r = #reader;
             let mut tag = || -> ::core::result::Result<u8, #krate::rowkey::KeyError> {
                 #salt_skip
                 #(#parts_before)*
@@ -314,7 +314,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
     let cell_writes = cell_writes(m);
     let cell_reads = cell_reads(m, &stored_keys);
     let entity_reads = read_body(m, true);
-    let delim = option_byte(m.delimiter);
+    let reader = key_reader(m);
     let reversible: Vec<_> = m
         .keys
         .iter()
@@ -413,7 +413,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
 
             fn read_cells(key: &[u8], cells: &mut #krate::entity::CellReader<'_, Self>)
                 -> #krate::Result<Self> {
-                let mut r = #krate::rowkey::KeyReader::new(key, #delim);
+                let mut r = #reader;
                 let mut parts = || -> ::core::result::Result<_, #krate::rowkey::KeyError> {
                     #(#entity_reads)*
                     r.finish()?;

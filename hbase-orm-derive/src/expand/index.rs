@@ -17,6 +17,7 @@ fn key_model(m: &Entity, ix: &Index) -> Entity {
         table: ix.table.clone(),
         key_struct: ix.key_struct.clone(),
         delimiter: m.delimiter,
+        separate_all: m.separate_all,
         keys: ix.parts.clone(),
         columns: Vec::new(),
         skipped: Vec::new(),

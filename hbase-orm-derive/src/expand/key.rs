@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::tokens::{dictionary_parts, key_codec, option_byte};
+use super::tokens::{dictionary_parts, key_codec, key_reader, key_writer};
 use crate::model::{Entity, SaltSource};
 
 /// The statements that write the first `n` key parts into `out`, with the salt byte in front
@@ -57,11 +57,11 @@ pub fn write_body(m: &Entity, n: usize) -> TokenStream {
             )
         }
     };
-    let delim = option_byte(m.delimiter);
+    let writer = key_writer(m);
     quote! {
         #placeholder
         {
-            let mut w = #krate::rowkey::KeyWriter::new(out, #delim);
+            let mut w = #writer;
             #(#stmts)*
         }
         #fill
@@ -177,7 +177,7 @@ pub fn key_type(m: &Entity) -> TokenStream {
     let prefixes = prefixes(m);
     let key_reads = read_body(m, false);
     let delimiter_checks = delimiter_checks(m);
-    let delim = option_byte(m.delimiter);
+    let reader = key_reader(m);
     let dictionary_parts = dictionary_parts(krate, &m.keys);
     let key_doc = format!("The row key of [`{ident}`]: its key fields, in row-key order.");
     let key_fields = m.keys.iter().map(|k| {
@@ -214,7 +214,7 @@ pub fn key_type(m: &Entity) -> TokenStream {
             }
 
             fn read_key(key: &[u8]) -> ::core::result::Result<Self, #krate::rowkey::KeyError> {
-                let mut r = #krate::rowkey::KeyReader::new(key, #delim);
+                let mut r = #reader;
                 #(#key_reads)*
                 r.finish()?;
                 ::core::result::Result::Ok(#key_struct { #(#key_idents,)* })

@@ -153,3 +153,27 @@ pub fn dictionary_parts(krate: &syn::Path, keys: &[KeyPart]) -> TokenStream {
         }
     }
 }
+
+/// `KeyWriter` over `out` in the entity's key layout.
+pub fn key_writer(m: &Entity) -> TokenStream {
+    let krate = &m.krate;
+    match (m.separate_all, m.delimiter) {
+        (true, Some(sep)) => quote!(#krate::rowkey::KeyWriter::separated(out, #sep)),
+        _ => {
+            let delim = option_byte(m.delimiter);
+            quote!(#krate::rowkey::KeyWriter::new(out, #delim))
+        }
+    }
+}
+
+/// `KeyReader` over `key` in the entity's key layout.
+pub fn key_reader(m: &Entity) -> TokenStream {
+    let krate = &m.krate;
+    match (m.separate_all, m.delimiter) {
+        (true, Some(sep)) => quote!(#krate::rowkey::KeyReader::separated(key, #sep)),
+        _ => {
+            let delim = option_byte(m.delimiter);
+            quote!(#krate::rowkey::KeyReader::new(key, #delim))
+        }
+    }
+}

@@ -148,7 +148,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
     }
     let table = names::table(&mut errors, &e.table, &e.ident);
     let namespace = names::namespace(&mut errors, &e.namespace);
-    let delimiter = names::delimiter(&mut errors, &e.key_delimiter);
+    let (delimiter, separate_all) = names::key_join(&mut errors, e);
     if let Some(f) = &e.family {
         names::family(&mut errors, f, f.span());
     }
@@ -234,6 +234,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         namespace,
         table,
         delimiter,
+        separate_all,
         keys,
         columns,
         skipped,

@@ -92,6 +92,25 @@ pub fn delimiter(errors: &mut Accumulator, d: &Option<SpannedValue<char>>) -> Op
     }
 }
 
+/// The key's join byte: `key_delimiter` (after variable-length parts) or `key_separator`
+/// (between every two parts), and whether it separates every part.
+pub fn key_join(errors: &mut Accumulator, e: &crate::attr::Entity) -> (Option<u8>, bool) {
+    match (&e.key_delimiter, &e.key_separator) {
+        (Some(_), Some(s)) => {
+            errors.push(
+                darling::Error::custom(
+                    "`key_delimiter` and `key_separator` exclude each other: a separator is \
+                     written between every two parts, a delimiter only after variable-length ones",
+                )
+                .with_span(&s.span()),
+            );
+            (None, false)
+        }
+        (None, Some(s)) => (delimiter(errors, &Some(s.clone())), true),
+        (d, None) => (delimiter(errors, d), false),
+    }
+}
+
 /// Reports a family name HBase would refuse.
 pub fn family(errors: &mut Accumulator, f: &str, span: Span) {
     if f.is_empty() || f.contains(':') || !f.chars().all(|c| c.is_ascii_graphic()) {

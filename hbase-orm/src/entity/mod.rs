@@ -220,6 +220,7 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `namespace = "shop"` | its namespace (default `default`) |
 /// | `family = "d"` | the column family of fields that name none |
 /// | `key_delimiter = '\|'` | the byte that ends variable-length key parts followed by more parts (see [`crate::rowkey`] on how it affects key order) |
+/// | `key_separator = '.'` | a byte written between every two key parts, fixed-width ones too (`20150812163500.D010`); excludes `key_delimiter` |
 /// | `key_struct = "OrderKey"` | the name of the generated key type (default `<Struct>Key`) |
 /// | `salt(buckets = 16)` | a salt byte before the key: a hash of the key parts' bytes modulo 16 (`hash = "customer"`: of the leading parts named; `modulo = "ts"`: an integer part modulo the buckets); scans run per bucket and merge in key order |
 /// | `record_type(tag = 2, after = "customer")` | a tag byte in the key (after the named part, else first), for several entity types in one table read with `#[derive(HBaseRecord)]` |

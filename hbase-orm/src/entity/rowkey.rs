@@ -366,12 +366,28 @@ pub fn uniform_split_keys(n: u16) -> Vec<Vec<u8>> {
 pub struct KeyWriter<'a> {
     out: &'a mut Vec<u8>,
     delimiter: Option<u8>,
+    /// The delimiter follows every part but the last, fixed-width ones too.
+    separate_all: bool,
 }
 
 impl<'a> KeyWriter<'a> {
     /// Appends to `out`; `delimiter` ends variable-length parts that are not last.
     pub fn new(out: &'a mut Vec<u8>, delimiter: Option<u8>) -> Self {
-        KeyWriter { out, delimiter }
+        KeyWriter {
+            out,
+            delimiter,
+            separate_all: false,
+        }
+    }
+
+    /// Appends to `out` with `separator` between every two parts, whatever their widths
+    /// (`#[hbase(key_separator = '.')]`: keys such as `20150812163500.D010`).
+    pub fn separated(out: &'a mut Vec<u8>, separator: u8) -> Self {
+        KeyWriter {
+            out,
+            delimiter: Some(separator),
+            separate_all: true,
+        }
     }
 
     /// Appends one raw byte (a record-type tag).
@@ -404,6 +420,10 @@ impl<'a> KeyWriter<'a> {
             Some(width) if written != width => Err(err(format!(
                 "the codec wrote {written} bytes for a fixed width of {width}"
             ))),
+            Some(_) if self.separate_all && !last => {
+                self.out.extend(self.delimiter);
+                Ok(())
+            }
             Some(_) => Ok(()),
             None if last => Ok(()),
             None => {
@@ -431,6 +451,8 @@ impl<'a> KeyWriter<'a> {
 pub struct KeyReader<'a> {
     rest: &'a [u8],
     delimiter: Option<u8>,
+    /// The delimiter follows every part but the last, fixed-width ones too.
+    separate_all: bool,
 }
 
 impl<'a> KeyReader<'a> {
@@ -439,6 +461,16 @@ impl<'a> KeyReader<'a> {
         KeyReader {
             rest: key,
             delimiter,
+            separate_all: false,
+        }
+    }
+
+    /// Reads `key`, whose parts are separated by `separator` (see [`KeyWriter::separated`]).
+    pub fn separated(key: &'a [u8], separator: u8) -> Self {
+        KeyReader {
+            rest: key,
+            delimiter: Some(separator),
+            separate_all: true,
         }
     }
 
@@ -473,6 +505,12 @@ impl<'a> KeyReader<'a> {
                     "the key has {} bytes left, the part needs {width}",
                     self.rest.len()
                 )))
+            }
+            (Some(width), false, Some(d)) if self.separate_all => {
+                if self.rest.get(width) != Some(&d) {
+                    return Err(err(format!("no separator 0x{d:02X} after the part")));
+                }
+                (width, width + 1)
             }
             (Some(width), _, _) => (width, width),
             (None, true, _) => (self.rest.len(), self.rest.len()),
@@ -565,6 +603,25 @@ pub struct KeyPrefix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_separator_goes_between_every_two_parts_and_reads_back() {
+        let mut out = Vec::new();
+        let mut w = KeyWriter::separated(&mut out, b'.');
+        w.part::<u16, Ordered>("a", &7, false).unwrap();
+        w.part::<String, Utf8>("b", &"x".to_string(), false).unwrap();
+        w.part::<u8, Ordered>("c", &1, true).unwrap();
+        assert_eq!(out, b"\0\x07.x.\x01");
+        let mut r = KeyReader::separated(&out, b'.');
+        assert_eq!(r.part::<u16, Ordered>("a", false).unwrap(), 7);
+        assert_eq!(r.part::<String, Utf8>("b", false).unwrap(), "x");
+        assert_eq!(r.part::<u8, Ordered>("c", true).unwrap(), 1);
+        let bad = b"\0\x07-x.\x01";
+        let err = KeyReader::separated(bad, b'.')
+            .part::<u16, Ordered>("a", false)
+            .unwrap_err();
+        assert!(err.reason.contains("no separator"), "{err:?}");
+    }
 
     fn enc<T, C: KeyCodec<T>>(v: &T) -> Vec<u8> {
         let mut out = Vec::new();
