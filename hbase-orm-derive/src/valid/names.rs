@@ -106,7 +106,7 @@ pub fn key_join(errors: &mut Accumulator, e: &crate::attr::Entity) -> (Option<u8
             );
             (None, false)
         }
-        (None, Some(s)) => (delimiter(errors, &Some(s.clone())), true),
+        (None, Some(s)) => (delimiter(errors, &Some(*s)), true),
         (d, None) => (delimiter(errors, d), false),
     }
 }
