@@ -62,8 +62,9 @@ pub use model::{
 #[doc(hidden)]
 pub use schema::family_option;
 pub use schema::{
-    render_table_template, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, EnsureReport,
-    KeepDeletedCells, OptionChange, RegionLocation, TableDescriptor, TableName, TableSchema,
+    render_table_template, table_template_start, BloomFilter, ColumnFamily, Compression,
+    DataBlockEncoding, EnsureReport, KeepDeletedCells, OptionChange, RegionLocation,
+    TableDescriptor, TableName, TableSchema,
 };
 
 /// The README's Rust example, compiled as a doctest so it cannot drift from the API.

@@ -366,6 +366,16 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
     let version_items = version_items(m);
     let indexes = super::index::indexes_const(m);
     let dictionary_parts = super::tokens::dictionary_parts(krate, &m.keys);
+    // A per-period table's time part may hold only the time within the period: the period's
+    // start comes from the table's name.
+    let period = m
+        .table_time
+        .filter(|&i| m.keys[i].stored.is_none())
+        .map(|i| {
+            let k = &m.keys[i];
+            let (id, ty, codec, table) = (&k.ident, &k.ty, key_codec(krate, k), &m.table);
+            quote_spanned! {ty.span()=> let #id = cells.in_period::<#ty, #codec>(#id, #table)?; }
+        });
     let dictionary_table = m
         .dictionary_table
         .as_ref()
@@ -420,6 +430,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
                     ::core::result::Result::Ok((#(#reversible,)*))
                 };
                 let (#(#reversible,)*) = parts().map_err(|e| cells.key_error(e))?;
+                #period
                 ::core::result::Result::Ok(#ident {
                     #(#entity_key_fields,)*
                     #(#cell_reads,)*

@@ -393,6 +393,30 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         Ok(entries.into_iter().collect())
     }
 
+    /// The `table_time` key part of an entity read from a per-period table: a codec that
+    /// stores only the time within the period ([`KeyCodec::PERIOD`]) gets the period's start,
+    /// read from the table's name, added back. Other codecs keep the value.
+    pub fn in_period<T, C: KeyCodec<T>>(&self, value: T, template: &str) -> FieldResult<T>
+    where
+        T: Copy + Into<i64> + TryFrom<i64>,
+    {
+        if C::PERIOD.is_none() {
+            return Ok(value);
+        }
+        let table = table_text::<E>(self.table);
+        let name = table.rsplit(':').next().unwrap_or(&table);
+        let start = crate::schema::table_template_start(template, name).ok_or_else(|| {
+            self.error_at(
+                0,
+                self.row,
+                format!("a table named like {template}"),
+                format!("the table {table} does not fit the template; its period is unknown"),
+            )
+        })?;
+        T::try_from(value.into() + start)
+            .map_err(|_| self.error_at(0, self.row, "a time".into(), "out of range".into()))
+    }
+
     /// A `counter` field: a missing cell is 0.
     pub fn counter(&mut self, col: usize) -> FieldResult<i64> {
         self.or_else::<i64, Native>(col, || 0)

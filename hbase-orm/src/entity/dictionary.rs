@@ -25,6 +25,9 @@ pub struct Dictionary {
     table: Table,
     name: String,
     cache: Arc<Mutex<Cache>>,
+    /// Held while a new name is claimed, so that concurrent saves of one new name in this
+    /// process claim one id (not one each, all but one then left unused).
+    claiming: Arc<tokio::sync::Mutex<()>>,
 }
 
 #[derive(Debug, Default)]
@@ -40,6 +43,7 @@ impl Dictionary {
             table: client.table_named(table),
             name: name.to_string(),
             cache: Arc::default(),
+            claiming: Arc::default(),
         }
     }
 
@@ -121,6 +125,11 @@ impl Dictionary {
 
     /// The id of `name`, assigning the next one if it has none.
     pub async fn id(&self, name: &str) -> Result<u64> {
+        if let Some(id) = self.lookup(name).await? {
+            return Ok(id);
+        }
+        let _claiming = self.claiming.lock().await;
+        // Another task of this process may have claimed it while we waited.
         if let Some(id) = self.lookup(name).await? {
             return Ok(id);
         }

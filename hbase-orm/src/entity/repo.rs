@@ -198,6 +198,13 @@ impl<T: HBaseEntity> Repository<T> {
         self.clone().on_table(T::table_for_key(key))
     }
 
+    /// For an entity with a table template: the repository of the table that holds the
+    /// time `millis` (the day's table for `tx_{yyyyMMdd}`), to scan one period.
+    pub fn for_time(&self, millis: i64) -> Self {
+        let table = crate::schema::render_table_template(T::TABLE, millis);
+        self.clone().on_table(TableName::new(T::NAMESPACE, table))
+    }
+
     /// The table a call about `key` goes to.
     pub(super) fn table_for(&self, key: &T::Key) -> Table {
         if T::TABLE_IS_TEMPLATE && !self.pinned {

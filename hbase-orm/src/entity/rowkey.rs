@@ -38,6 +38,11 @@ pub trait KeyCodec<T> {
     /// Whether [`KeyCodec::decode`] can recover the value (false for hashes: an entity then
     /// also stores the value in a column and reads it from there).
     const REVERSIBLE: bool = true;
+    /// For a time part that stores only the time within a period (of this many
+    /// milliseconds, e.g. a day) because the table name holds the period
+    /// (`table = "tx_{yyyyMMdd}", table_time = "ts"`): entities read from such a table get
+    /// the period's start added back. `None` for codecs that store the whole value.
+    const PERIOD: Option<i64> = None;
     /// Appends the encoded part.
     fn encode(value: &T, out: &mut Vec<u8>) -> Result<(), String>;
     /// Decodes a part from exactly its bytes.
@@ -609,7 +614,8 @@ mod tests {
         let mut out = Vec::new();
         let mut w = KeyWriter::separated(&mut out, b'.');
         w.part::<u16, Ordered>("a", &7, false).unwrap();
-        w.part::<String, Utf8>("b", &"x".to_string(), false).unwrap();
+        w.part::<String, Utf8>("b", &"x".to_string(), false)
+            .unwrap();
         w.part::<u8, Ordered>("c", &1, true).unwrap();
         assert_eq!(out, b"\0\x07.x.\x01");
         let mut r = KeyReader::separated(&out, b'.');
@@ -766,5 +772,56 @@ impl KeyCodec<crate::entity::dictionary::DictName> for DictionaryId {
         Ok(crate::entity::dictionary::DictName::from_id(
             u32::from_be_bytes(array),
         ))
+    }
+}
+
+/// A time (`i64` milliseconds since the epoch) stored as milliseconds within its UTC day,
+/// 4 bytes: for the `table_time` part of one-table-per-day entities, whose table name holds
+/// the day. Entities read from a day's table get the day added back; a key decoded on its
+/// own (`EntityKey::read_key`) holds the time of day.
+#[derive(Debug, Clone, Copy)]
+pub struct MillisOfDay;
+
+impl KeyCodec<i64> for MillisOfDay {
+    const WIDTH: Option<usize> = Some(4);
+    const EXPECTED: &'static str = "milliseconds of the day (4 bytes, big-endian)";
+    const PERIOD: Option<i64> = Some(86_400_000);
+
+    fn encode(value: &i64, out: &mut Vec<u8>) -> Result<(), String> {
+        let of_day = value.rem_euclid(86_400_000) as u32;
+        out.extend_from_slice(&of_day.to_be_bytes());
+        Ok(())
+    }
+
+    fn decode(bytes: &[u8]) -> Result<i64, String> {
+        let array: [u8; 4] = bytes
+            .try_into()
+            .map_err(|_| format!("{} bytes, expected 4", bytes.len()))?;
+        Ok(i64::from(u32::from_be_bytes(array)))
+    }
+}
+
+/// A time (`i64` milliseconds since the epoch) stored as the minute of its UTC day, 2 bytes
+/// (the seconds are dropped): for per-minute statistics in one table per day. Read back from
+/// a day's table it is the start of that minute.
+#[derive(Debug, Clone, Copy)]
+pub struct MinuteOfDay;
+
+impl KeyCodec<i64> for MinuteOfDay {
+    const WIDTH: Option<usize> = Some(2);
+    const EXPECTED: &'static str = "minute of the day (2 bytes, big-endian)";
+    const PERIOD: Option<i64> = Some(86_400_000);
+
+    fn encode(value: &i64, out: &mut Vec<u8>) -> Result<(), String> {
+        let minute = (value.rem_euclid(86_400_000) / 60_000) as u16;
+        out.extend_from_slice(&minute.to_be_bytes());
+        Ok(())
+    }
+
+    fn decode(bytes: &[u8]) -> Result<i64, String> {
+        let array: [u8; 2] = bytes
+            .try_into()
+            .map_err(|_| format!("{} bytes, expected 2", bytes.len()))?;
+        Ok(i64::from(u16::from_be_bytes(array)) * 60_000)
     }
 }

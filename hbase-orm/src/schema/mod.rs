@@ -254,6 +254,82 @@ impl fmt::Display for EnsureReport {
     }
 }
 
+/// The start (milliseconds since the epoch, UTC) of the period a table rendered from
+/// `template` covers: `tx_20261121` from `tx_{yyyyMMdd}` starts at 2026-11-21T00:00Z. `None`
+/// when `table` does not fit the template. Fields the template lacks count from their start
+/// (a `{yyyyMM}` table starts on day 1).
+///
+/// ```
+/// use hbase_orm::{render_table_template, table_template_start};
+///
+/// let ms = 1_795_239_520_000; // 2026-11-21T05:38:40Z
+/// let table = render_table_template("tx_{yyyyMMdd}", ms);
+/// assert_eq!(table_template_start("tx_{yyyyMMdd}", &table), Some(ms - ms % 86_400_000));
+/// assert_eq!(table_template_start("tx_{yyyyMMdd}", "tx_2026"), None);
+/// ```
+pub fn table_template_start(template: &str, table: &str) -> Option<i64> {
+    let (mut year, mut month, mut day, mut hour) = (1970i64, 1i64, 1i64, 0i64);
+    let (mut t, mut n) = (template, table);
+    while !t.is_empty() {
+        let placeholder = [
+            ("{yyyyMMddHH}", 10),
+            ("{yyyyMMdd}", 8),
+            ("{yyyyMM}", 6),
+            ("{yyyy}", 4),
+            ("{MM}", 2),
+            ("{dd}", 2),
+            ("{HH}", 2),
+        ]
+        .into_iter()
+        .find(|(p, _)| t.starts_with(p));
+        match placeholder {
+            Some((p, width)) => {
+                let digits = n.get(..width)?;
+                if !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let num = |r: std::ops::Range<usize>| digits[r].parse::<i64>().ok();
+                match p {
+                    "{yyyyMMddHH}" | "{yyyyMMdd}" | "{yyyyMM}" | "{yyyy}" => {
+                        year = num(0..4)?;
+                        if width >= 6 {
+                            month = num(4..6)?;
+                        }
+                        if width >= 8 {
+                            day = num(6..8)?;
+                        }
+                        if width >= 10 {
+                            hour = num(8..10)?;
+                        }
+                    }
+                    "{MM}" => month = num(0..2)?,
+                    "{dd}" => day = num(0..2)?,
+                    _ => hour = num(0..2)?,
+                }
+                t = &t[p.len()..];
+                n = &n[width..];
+            }
+            None => {
+                let c = t.chars().next()?;
+                n = n.strip_prefix(c)?;
+                t = &t[c.len_utf8()..];
+            }
+        }
+    }
+    if !n.is_empty() || !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 {
+        return None;
+    }
+    // A civil date to days since 1970-01-01 (proleptic Gregorian).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400_000 + hour * 3_600_000)
+}
+
 /// Renders a table-name template for a time in milliseconds since the epoch (UTC):
 /// `{yyyy}`, `{MM}`, `{dd}`, `{HH}` and the combinations `{yyyyMMdd}`, `{yyyyMM}`,
 /// `{yyyyMMddHH}` are replaced; other text is kept.
