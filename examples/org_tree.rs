@@ -23,12 +23,11 @@
 //! `example:org_tree_departments` is recreated from the entity's declaration at the start of
 //! every run and left for inspection.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{printable_key, Codec, EntityKey, Get, HBaseEntity, Repository, Result};
+use hbase_orm::{printable_key, EntityKey, Get, HBaseEntity, KeyRef, Repository, Result};
 use hbase_orm_suite::example::Example;
 
 /// Top-level departments.
@@ -46,29 +45,11 @@ struct Department {
     id: u32,
     name: String,
     /// The parent's row key; `None` for a top-level department.
-    #[hbase(rename = "pid", codec = RowKeyOf)]
+    #[hbase(rename = "pid", codec = KeyRef)]
     parent: Option<DepartmentKey>,
     /// Direct children: id -> name (all at level 1).
     #[hbase(family = "c", wide)]
     children: BTreeMap<u32, String>,
-}
-
-/// A column holding another row's key, stored as that row key's bytes (the generated key
-/// type's own encoding), so `d:pid` reads in the shell exactly like the parent's row key.
-struct RowKeyOf;
-
-impl<K: EntityKey> Codec<K> for RowKeyOf {
-    fn expected() -> Cow<'static, str> {
-        Cow::Borrowed("a row key of the same table")
-    }
-
-    fn encode(key: &K, out: &mut Vec<u8>) -> std::result::Result<(), String> {
-        key.write_key(out).map_err(|e| e.to_string())
-    }
-
-    fn decode(bytes: Vec<u8>) -> std::result::Result<K, String> {
-        K::read_key(&bytes).map_err(|e| e.to_string())
-    }
 }
 
 /// What a change did.
@@ -216,15 +197,6 @@ impl Org {
 }
 
 /// A key's row key bytes, as the generated key type encodes it.
-fn key_bytes(k: &DepartmentKey) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    k.write_key(&mut out)
-        .map_err(|e| hbase_orm::Error::IllegalArgument {
-            message: e.to_string(),
-        })?;
-    Ok(out)
-}
-
 fn ids(children: &[(u32, String)]) -> Vec<u32> {
     children.iter().map(|(id, _)| *id).collect()
 }
@@ -280,13 +252,13 @@ async fn run(ex: &mut Example) -> Result<()> {
     let raw = org
         .departments
         .table()
-        .get(Get::new(key_bytes(&key(BELOW, 4))?).column("d", "pid"))
+        .get(Get::new(key(BELOW, 4).row_key()?).column("d", "pid"))
         .await?;
     ex.check_eq(
         "the raw cell d:pid of 4 is Development's row key, byte for byte",
         raw.and_then(|r| r.cells.into_iter().next())
             .map(|c| c.value),
-        Some(key_bytes(&dev)?),
+        Some(dev.row_key()?),
     );
     ex.check_eq(
         "following pid from 4 reaches the top: 4, 2, 1",

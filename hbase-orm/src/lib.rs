@@ -35,7 +35,7 @@ mod thrift2;
 #[doc(inline)]
 pub use entity::{codec, records, rowkey};
 
-pub use entity::codec::{Codec, Json, Native, Value};
+pub use entity::codec::{Codec, Json, KeyRef, Native, Value};
 pub use entity::dictionary::{DictName, Dictionary};
 pub use entity::records::{RecordSet, Records};
 pub use entity::repo::{ReadOptions, Repository};

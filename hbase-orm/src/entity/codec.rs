@@ -74,6 +74,42 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
     }
 }
 
+/// Stores an entity key (the generated `XKey` type) as that key's row-key bytes: a column
+/// pointing at another row (a parent, a reference), which reads in the HBase shell exactly
+/// like the row key it names.
+///
+/// ```
+/// use hbase_orm::{HBaseEntity, KeyRef};
+///
+/// #[derive(HBaseEntity)]
+/// #[hbase(table = "departments", family = "d")]
+/// struct Department {
+///     #[hbase(key)]
+///     id: u32,
+///     #[hbase(codec = KeyRef)]
+///     parent: Option<DepartmentKey>,
+/// }
+///
+/// let d = Department { id: 2, parent: Some(DepartmentKey { id: 1 }) };
+/// assert_eq!(d.to_put().unwrap().cells[0].value, [0, 0, 0, 1]);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct KeyRef;
+
+impl<K: crate::entity::EntityKey> Codec<K> for KeyRef {
+    fn expected() -> Cow<'static, str> {
+        Cow::Owned(format!("a row key of {}", std::any::type_name::<K>()))
+    }
+
+    fn encode(value: &K, out: &mut Vec<u8>) -> Result<(), String> {
+        value.write_key(out).map_err(|e| e.to_string())
+    }
+
+    fn decode(bytes: Vec<u8>) -> Result<K, String> {
+        K::read_key(&bytes).map_err(|e| e.to_string())
+    }
+}
+
 macro_rules! big_endian {
     ($($t:ty => $expected:literal),* $(,)?) => {$(
         impl Value for $t {

@@ -173,6 +173,17 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
     fn dictionary_parts(&self) -> Vec<(&'static str, &DictName)> {
         Vec::new()
     }
+
+    /// The encoded row key, for raw calls (`Table::get(Get::new(key.row_key()?))`).
+    fn row_key(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(32);
+        self.write_key(&mut out).map_err(|e| Error::Encode {
+            entity: std::any::type_name::<Self>(),
+            field: e.part,
+            reason: format!("{} (expected {})", e.reason, e.expected),
+        })?;
+        Ok(out)
+    }
 }
 
 /// A struct stored as HBase rows. Derive it with `#[derive(HBaseEntity)]`; the provided
