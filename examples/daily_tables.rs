@@ -52,7 +52,7 @@ const DAY2: i64 = DAY1 + DAY;
 struct Tx {
     #[hbase(key)]
     spread: u16,
-    /// Milliseconds since the epoch when written; the time of day when read.
+    /// Milliseconds since the epoch; the key keeps the time of day, reads add the day back.
     #[hbase(key(codec = MillisOfDay))]
     ts: i64,
     #[hbase(rename = "ac")]
@@ -75,7 +75,7 @@ struct TxStat {
     /// A hash of the account counted, spread over the whole 4-byte range.
     #[hbase(key)]
     series: u32,
-    /// The minute's start in milliseconds since the epoch when written; of the day when read.
+    /// The minute's start in milliseconds since the epoch; the key keeps the minute of the day.
     #[hbase(key(codec = MinuteOfDay))]
     minute: i64,
     #[hbase(rename = "n")]
@@ -453,8 +453,8 @@ async fn main() -> ExitCode {
     );
 
     ex.say(
-        "Read back, `ts` and `minute` hold the time of day only: a KeyCodec decodes the key \
-         bytes alone and the date is in the table's name, so the example adds the day back.",
+        "Read back, `ts` and `minute` are whole times again: their key codecs keep only the \
+         time within the day, and the repository adds the day named by the table.",
     );
     ex.advice::<Tx>(&[]);
     ex.advice::<TxStat>(&[]);

@@ -1,10 +1,9 @@
 //! Checks of stored fields: family, qualifier, how a missing cell reads, the value encoding.
 
 use darling::error::Accumulator;
-use darling::util::Override;
 use proc_macro2::Span;
 
-use super::{names, option_inner};
+use super::{names, stored_type, value_encoding};
 use crate::attr;
 use crate::model::{Column, ColumnKind, Missing, ValueEncoding};
 
@@ -67,33 +66,8 @@ pub fn column(
         );
         return None;
     }
-    let (ty, missing) = match (option_inner(&field.ty), &field.default) {
-        (Some(_), Some(d)) => {
-            errors.push(
-                darling::Error::custom(
-                    "an Option field reads a missing cell as None already; remove `default`",
-                )
-                .with_span(&d.span()),
-            );
-            return None;
-        }
-        (Some(inner), None) => (inner.clone(), Missing::Optional),
-        (None, Some(d)) => (
-            field.ty.clone(),
-            Missing::Default(match &**d {
-                Override::Inherit => None,
-                Override::Explicit(p) => Some(p.clone()),
-            }),
-        ),
-        (None, None) => (field.ty.clone(), Missing::Required),
-    };
-    let encoding = if field.json.is_present() {
-        ValueEncoding::Json
-    } else if let Some(c) = &field.codec {
-        ValueEncoding::Custom(c.clone())
-    } else {
-        ValueEncoding::Native
-    };
+    let (ty, missing) = stored_type(errors, field)?;
+    let encoding = value_encoding(field);
     let (kind, ty) = kind(errors, field, ty, &missing)?;
     // A flattened group's columns are the prefix followed by its fields' names.
     let qualifier = match &kind {

@@ -3,11 +3,9 @@
 //! no two fields on one column. (`key`, `family` and the entity-only attributes are refused
 //! as unknown names by `known::GROUP_FIELD`.)
 
-use darling::util::Override;
-
-use super::option_inner;
+use super::{stored_type, value_encoding};
 use crate::attr;
-use crate::model::{Group, GroupField, GroupFieldKind, Missing, ValueEncoding};
+use crate::model::{Group, GroupField, GroupFieldKind};
 
 /// Validates a column group.
 pub fn group(g: &attr::Group) -> darling::Result<Group> {
@@ -72,33 +70,10 @@ pub fn group(g: &attr::Group) -> darling::Result<Group> {
             );
             continue;
         }
-        let (ty, missing) = match (option_inner(&field.ty), &field.default) {
-            (Some(inner), None) => (inner.clone(), Missing::Optional),
-            (Some(_), Some(d)) => {
-                errors.push(
-                    darling::Error::custom(
-                        "an Option field reads a missing cell as None already; remove `default`",
-                    )
-                    .with_span(&d.span()),
-                );
-                continue;
-            }
-            (None, Some(d)) => (
-                field.ty.clone(),
-                Missing::Default(match &**d {
-                    Override::Inherit => None,
-                    Override::Explicit(p) => Some(p.clone()),
-                }),
-            ),
-            (None, None) => (field.ty.clone(), Missing::Required),
+        let Some((ty, missing)) = stored_type(&mut errors, field) else {
+            continue;
         };
-        let encoding = if field.json.is_present() {
-            ValueEncoding::Json
-        } else if let Some(c) = &field.codec {
-            ValueEncoding::Custom(c.clone())
-        } else {
-            ValueEncoding::Native
-        };
+        let encoding = value_encoding(field);
         out.push(GroupField {
             ident,
             ty,

@@ -14,7 +14,7 @@ use darling::error::Accumulator;
 use proc_macro2::Span;
 
 use crate::attr;
-use crate::model::{Column, ColumnKind, Entity, KeyEncoding, KeyPart};
+use crate::model::{Column, ColumnKind, Entity, KeyEncoding, KeyPart, Missing, ValueEncoding};
 
 pub use group::group;
 pub use record::record_set;
@@ -35,6 +35,46 @@ pub(crate) fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
     match args.args.first() {
         Some(syn::GenericArgument::Type(inner)) if args.args.len() == 1 => Some(inner),
         _ => None,
+    }
+}
+
+/// The stored type of a field and how it reads a missing cell: `T` of an `Option<T>` (read as
+/// `None`), or the field's type, required or with its `default`. `None` after reporting an
+/// `Option` field that also has a `default`.
+pub(crate) fn stored_type(
+    errors: &mut Accumulator,
+    field: &attr::Field,
+) -> Option<(syn::Type, Missing)> {
+    match (option_inner(&field.ty), &field.default) {
+        (Some(_), Some(d)) => {
+            errors.push(
+                darling::Error::custom(
+                    "an Option field reads a missing cell as None already; remove `default`",
+                )
+                .with_span(&d.span()),
+            );
+            None
+        }
+        (Some(inner), None) => Some((inner.clone(), Missing::Optional)),
+        (None, Some(d)) => Some((
+            field.ty.clone(),
+            Missing::Default(match &**d {
+                darling::util::Override::Inherit => None,
+                darling::util::Override::Explicit(p) => Some(p.clone()),
+            }),
+        )),
+        (None, None) => Some((field.ty.clone(), Missing::Required)),
+    }
+}
+
+/// How a field's value is encoded: `json`, `codec = C`, or the type's own.
+pub(crate) fn value_encoding(field: &attr::Field) -> ValueEncoding {
+    if field.json.is_present() {
+        ValueEncoding::Json
+    } else if let Some(c) = &field.codec {
+        ValueEncoding::Custom(c.clone())
+    } else {
+        ValueEncoding::Native
     }
 }
 

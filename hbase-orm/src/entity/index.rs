@@ -194,6 +194,7 @@ impl<T: HBaseEntity> Repository<T> {
             prefix: None,
             from: None,
             until: None,
+            error: None,
             index: PhantomData,
         }
     }
@@ -250,6 +251,8 @@ pub struct IndexScan<T: HBaseEntity, I> {
     prefix: Option<KeyPrefix>,
     from: Option<Vec<u8>>,
     until: Option<Vec<u8>>,
+    /// A bound that could not be encoded, reported by `stream`.
+    error: Option<Error>,
     index: PhantomData<fn() -> I>,
 }
 
@@ -268,15 +271,19 @@ impl<T: HBaseEntity, I: Index<Entity = T>> IndexScan<T, I> {
 
     /// Index keys from `start` (included).
     pub fn from(mut self, start: &I::Key) -> Self {
-        let mut out = Vec::new();
-        self.from = start.write_key(&mut out).ok().map(|_| out);
+        match start.row_key() {
+            Ok(k) => self.from = Some(k),
+            Err(e) => self.error = self.error.or(Some(e)),
+        }
         self
     }
 
     /// Index keys before `stop` (excluded).
     pub fn until(mut self, stop: &I::Key) -> Self {
-        let mut out = Vec::new();
-        self.until = stop.write_key(&mut out).ok().map(|_| out);
+        match stop.row_key() {
+            Ok(k) => self.until = Some(k),
+            Err(e) => self.error = self.error.or(Some(e)),
+        }
         self
     }
 
@@ -296,6 +303,9 @@ impl<T: HBaseEntity, I: Index<Entity = T>> IndexScan<T, I> {
     /// `get_many` of the data rows; an entity whose current index key is not the index row's
     /// (a dangling row) is skipped.
     pub fn stream(self) -> BoxStream<'static, Result<T>> {
+        if let Some(e) = self.error {
+            return stream::once(async move { Err(e) }).boxed();
+        }
         let def = I::def();
         let table = self.repo.index_table(def);
         let mut scan = self.scan;
