@@ -251,3 +251,75 @@ async fn json_columns_read_old_documents_and_ignore_unknown_fields() {
         "an unknown field is ignored"
     );
 }
+
+/// A flattened group in a record type that comes before a plain one sharing its family.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "hbase_orm_it",
+    table = "rec_flat",
+    family = "d",
+    record_type(tag = 1, after = "order")
+)]
+struct ShipTo {
+    #[hbase(key)]
+    order: u64,
+    #[hbase(flatten, prefix = "to_")]
+    to: Address,
+}
+
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "hbase_orm_it",
+    table = "rec_flat",
+    family = "d",
+    record_type(tag = 2, after = "order")
+)]
+struct Line {
+    #[hbase(key)]
+    order: u64,
+    #[hbase(key)]
+    line: u16,
+    sku: String,
+}
+
+#[derive(hbase_orm::HBaseRecord, Debug, PartialEq)]
+enum OrderRecord {
+    ShipTo(ShipTo),
+    Line(Line),
+}
+
+#[tokio::test]
+async fn record_types_read_a_flattened_group_whatever_the_variant_order() {
+    use futures::TryStreamExt;
+    let client = client().await;
+    let t = TestTable::for_entity::<ShipTo>(&client, "rec_flat").await;
+    let ship = ShipTo {
+        order: 9,
+        to: item(1, Some("0150")).ship,
+    };
+    let line = Line {
+        order: 9,
+        line: 1,
+        sku: "pen".into(),
+    };
+    client
+        .repository::<ShipTo>()
+        .on_table(t.name.clone())
+        .save(&ship)
+        .await
+        .unwrap();
+    client
+        .repository::<Line>()
+        .on_table(t.name.clone())
+        .save(&line)
+        .await
+        .unwrap();
+    let rows: Vec<OrderRecord> = client
+        .records::<OrderRecord>()
+        .on_table(t.name.clone())
+        .scan_prefix(LineKey::prefix_by_order(&9).unwrap())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(rows, [OrderRecord::ShipTo(ship), OrderRecord::Line(line)]);
+}

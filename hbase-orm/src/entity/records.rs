@@ -118,7 +118,9 @@ impl<R: RecordSet> Records<R> {
     }
 
     fn run(&self, mut scan: Scan, merge_buckets: Option<u8>) -> BoxStream<'static, Result<R>> {
-        scan.columns = R::columns();
+        // The variants' lists joined: a family one of them reads whole must not also be
+        // listed column by column for another (HBase would then read only those columns).
+        scan.columns = crate::entity::repo::whole_families_win(R::columns());
         let table = self.table.name().clone();
         let rows = match merge_buckets {
             Some(n) => self.table.scan_salted(scan, n),

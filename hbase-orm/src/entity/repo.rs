@@ -157,10 +157,11 @@ pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Ve
     Ok(whole_families_win(columns))
 }
 
-/// The columns with no explicit column of a family that is also read whole: HBase reads only
-/// the listed columns of a family once one is listed, whatever the order, so a family read
-/// whole (a wide map, flattened children) must not be listed column by column too.
-fn whole_families_win(columns: Vec<Column>) -> Vec<Column> {
+/// The columns with no explicit column of a family that is also read whole: once a family is
+/// listed column by column, HBase reads only those columns of it (the gateway applies the
+/// list in order, and a column after the whole family narrows it), so a family read whole (a
+/// wide map, flattened children) must not be listed column by column too.
+pub(crate) fn whole_families_win(columns: Vec<Column>) -> Vec<Column> {
     let whole: Vec<Vec<u8>> = columns
         .iter()
         .filter(|c| c.qualifier.is_none())
