@@ -267,24 +267,6 @@ impl Error {
         }
     }
 
-    /// The gateway reports a missing table with a message that is just the table's name
-    /// (HBase's `TableNotFoundException` text without its class): recognise that for the
-    /// table a call was about.
-    pub(crate) fn about_table(self, table: &crate::schema::TableName) -> Error {
-        match self {
-            Error::Server { ref message, .. } => {
-                let m = message.trim();
-                let full = format!("{}:{}", table.namespace, table.name);
-                if m == full || m == table.to_string() {
-                    Error::TableNotFound { table: full }
-                } else {
-                    self
-                }
-            }
-            other => other,
-        }
-    }
-
     /// Whether the error means the request never reached HBase or may be retried safely.
     pub fn is_retryable(&self) -> bool {
         match self {
@@ -315,11 +297,6 @@ mod tests {
         assert!(
             matches!(e, Error::AlreadyExists { ref what } if what == "Namespace shop already exists")
         );
-        let t = crate::schema::TableName::new("default", "t1");
-        let e = Error::from_server("get", "t1".into(), false).about_table(&t);
-        assert!(matches!(e, Error::TableNotFound { ref table } if table == "default:t1"));
-        let e = Error::from_server("get", "other".into(), false).about_table(&t);
-        assert!(matches!(e, Error::Server { .. }));
         let e = Error::from_server("put", "something else".into(), true);
         assert!(matches!(
             e,

@@ -37,8 +37,9 @@ pub use entity::{codec, records, rowkey};
 
 pub use entity::codec::{Codec, Json, KeyRef, Native, Value};
 pub use entity::dictionary::{DictName, Dictionary};
+pub use entity::read::ReadOptions;
 pub use entity::records::{RecordSet, Records};
-pub use entity::repo::{ReadOptions, Repository};
+pub use entity::repo::Repository;
 pub use entity::rowkey::KeyPrefix;
 pub use entity::scan::{EntityScan, Page};
 pub use entity::wide::{WideMap, WidePage, WideSlice};

@@ -39,7 +39,7 @@ pub fn key_codec(krate: &syn::Path, k: &KeyPart) -> TokenStream {
         KeyEncoding::ReverseTimestamp => own(quote!(#krate::rowkey::ReverseTimestamp)),
         KeyEncoding::Reversed => own(quote!(#krate::rowkey::ReversedText)),
         KeyEncoding::Md5(n) => own(quote!(#krate::rowkey::Md5<#n>)),
-        KeyEncoding::Dictionary(_) => own(quote!(#krate::rowkey::DictionaryId)),
+        KeyEncoding::Dictionary(_) => own(quote!(#krate::entity::DictionaryId)),
     }
 }
 

@@ -1,7 +1,6 @@
 //! Namespace and table administration.
 
 use super::Client;
-use crate::entity::HBaseEntity;
 use crate::error::{Error, Result};
 use crate::schema::{
     ColumnFamily, EnsureReport, OptionChange, RegionLocation, TableDescriptor, TableName,
@@ -184,7 +183,7 @@ impl Admin {
         self.client
             .call(args)
             .await
-            .map_err(|e| e.about_table(table))
+            .map_err(|e| table.recognise_missing(e))
     }
 
     async fn ensure_disabled(&self, table: &TableName) -> Result<()> {
@@ -265,34 +264,6 @@ impl Admin {
             .collect();
         regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
         Ok(regions)
-    }
-
-    /// Creates or updates the table entity `T` declares (see [`Admin::ensure_schema`]).
-    pub async fn ensure<T: HBaseEntity>(&self) -> Result<EnsureReport> {
-        if T::TABLE_IS_TEMPLATE {
-            return Err(Error::IllegalArgument {
-                message: format!(
-                    "{} is stored in one table per {}: ensure the table of a key with \
-                     admin.ensure_for::<T>(&key)",
-                    std::any::type_name::<T>(),
-                    T::TABLE
-                ),
-            });
-        }
-        let mut report = self.ensure_schema(&T::schema()).await?;
-        for related in T::related_schemas() {
-            report
-                .related_tables
-                .push(self.ensure_schema(&related).await?);
-        }
-        Ok(report)
-    }
-
-    /// [`Admin::ensure`] for the table a templated entity (one table per day, say) uses for
-    /// `key`.
-    pub async fn ensure_for<T: HBaseEntity>(&self, key: &T::Key) -> Result<EnsureReport> {
-        self.ensure_schema(&T::schema_for(T::table_for_key(key)))
-            .await
     }
 
     /// Ensures several schemas at once: schemas of one table (record types sharing it) are

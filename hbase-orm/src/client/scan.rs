@@ -188,7 +188,9 @@ impl State {
     /// Opens the scanner if needed and buffers the next page of rows.
     async fn fetch(&mut self) -> Result<()> {
         let table = self.table.clone();
-        self.fetch_page().await.map_err(|e| e.about_table(&table))
+        self.fetch_page()
+            .await
+            .map_err(|e| table.recognise_missing(e))
     }
 
     async fn fetch_page(&mut self) -> Result<()> {

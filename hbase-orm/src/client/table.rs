@@ -42,7 +42,7 @@ impl Table {
         self.client
             .call(args)
             .await
-            .map_err(|e| e.about_table(&self.name))
+            .map_err(|e| self.name.recognise_missing(e))
     }
 
     fn table(&self) -> Vec<u8> {

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::client::{Client, Table};
+use crate::entity::rowkey::{KeyCodec, KeyKind};
 use crate::error::{Error, Result};
 use crate::model::{printable_key, CheckAndMutate, Delete, Get, Put};
 use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
@@ -343,32 +344,6 @@ impl Dictionary {
     }
 }
 
-impl<T: crate::entity::HBaseEntity> crate::entity::repo::Repository<T> {
-    /// The dictionary `name` of `T`'s dictionary key parts (in `T`'s dictionary table), to
-    /// resolve names for `prefix_by_*` functions:
-    /// `repo.dictionary("log_types").resolve(&event, false).await?`.
-    pub fn dictionary(&self, name: &str) -> Dictionary {
-        self.table()
-            .client()
-            .dictionary(TableName::new(T::NAMESPACE, T::DICTIONARY_TABLE), name)
-    }
-
-    /// Completes every part's id (assigning new ids with `create`) or name; `Ok(false)` if
-    /// one cannot be completed (no row holds it).
-    pub(crate) async fn resolve_parts(
-        &self,
-        parts: Vec<(&'static str, &DictName)>,
-        create: bool,
-    ) -> Result<bool> {
-        resolve_parts::<T>(self.table().client(), parts, create).await
-    }
-
-    /// Fills in the names of an entity read (its key holds ids).
-    pub(crate) async fn fill_names(&self, value: &T) -> Result<()> {
-        fill_names(self.table().client(), self.table().name(), value).await
-    }
-}
-
 /// The dictionary `name` of entity `T`'s key parts.
 fn dictionary_of<T: crate::entity::HBaseEntity>(client: &Client, name: &str) -> Dictionary {
     client.dictionary(TableName::new(T::NAMESPACE, T::DICTIONARY_TABLE), name)
@@ -416,4 +391,36 @@ pub(crate) async fn fill_names<T: crate::entity::HBaseEntity>(
         }
     }
     Ok(())
+}
+
+/// A [`DictName`](crate::DictName) as its 4-byte dictionary id, big-endian: the codec of
+/// `#[hbase(key(dictionary = "..."))]` parts. Encoding needs the id (the repository finds it
+/// first); decoding gives the id, and the repository fills in the name.
+#[derive(Debug, Clone, Copy)]
+pub struct DictionaryId;
+
+impl KeyCodec<DictName> for DictionaryId {
+    const WIDTH: Option<usize> = Some(4);
+    const EXPECTED: &'static str = "dictionary id (4 bytes, big-endian)";
+    const KIND: KeyKind = KeyKind::Dictionary;
+
+    fn encode(value: &DictName, out: &mut Vec<u8>) -> Result<(), String> {
+        match value.id() {
+            Some(id) => {
+                out.extend_from_slice(&id.to_be_bytes());
+                Ok(())
+            }
+            None => Err(format!(
+                "the dictionary name {value} has no id yet: repository calls find it; elsewhere \
+                 call Dictionary::resolve first"
+            )),
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> std::result::Result<DictName, String> {
+        let array: [u8; 4] = bytes
+            .try_into()
+            .map_err(|_| format!("{} bytes, expected 4", bytes.len()))?;
+        Ok(DictName::from_id(u32::from_be_bytes(array)))
+    }
 }

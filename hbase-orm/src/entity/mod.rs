@@ -15,11 +15,14 @@
 //! | `rowkey.rs` | [`rowkey`]: how key parts make up row keys |
 //! | `fields.rs` | [`Field`], [`WideField`]: typed handles to stored fields (`Order::CITY`) |
 //! | `versions.rs` | [`Versions`]: a field holding a cell's history |
+//! | `read.rs` | what a read asks for: columns, whole families, versions, [`ReadOptions`] |
 //! | `repo.rs` | [`Repository`]: typed saves, gets and deletes, [`ReadOptions`] |
 //! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
 //! | `wide.rs` | [`WideMap`], [`WideSlice`]: a wide map's entries one by one, counted, and paged by qualifier range |
+//! | `ensure.rs` | `Admin::ensure::<T>()` and `ensure_for`: an entity's tables created or brought in line |
 //! | `index.rs` | [`Index`], [`IndexScan`]: secondary index tables, maintained and queried |
 //! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
+//! | `filter_expr.rs` | the filter-language text of a scan's filters |
 //! | `filters.rs` | server-side scan filters: typed comparisons ([`where_eq`](scan::EntityScan::where_eq), ...), raw expressions |
 //! | `records.rs` | [`records`]: several entity types in one table |
 //! | `dictionary.rs` | [`Dictionary`]: long names replaced by compact ids |
@@ -29,7 +32,7 @@
 //! there.
 //!
 //! [`Repository`]: repo::Repository
-//! [`ReadOptions`]: repo::ReadOptions
+//! [`ReadOptions`]: read::ReadOptions
 //! [`EntityScan`]: scan::EntityScan
 //! [`Page`]: scan::Page
 //! [`Dictionary`]: dictionary::Dictionary
@@ -39,10 +42,13 @@
 mod cells;
 pub mod codec;
 pub(crate) mod dictionary;
+mod ensure;
 mod fields;
+mod filter_expr;
 mod filters;
 mod group;
 pub(crate) mod index;
+pub(crate) mod read;
 pub mod records;
 pub(crate) mod repo;
 pub mod rowkey;
@@ -52,6 +58,7 @@ pub(crate) mod wide;
 mod writes;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
+pub use dictionary::DictionaryId;
 pub use fields::{Field, WideField};
 pub use group::{ColumnGroup, GroupReader, GroupWriter};
 pub use index::{Index, IndexDef, IndexRepair, IndexScan};

@@ -120,7 +120,7 @@ impl<R: RecordSet> Records<R> {
     fn run(&self, mut scan: Scan, merge_buckets: Option<u8>) -> BoxStream<'static, Result<R>> {
         // The variants' lists joined: a family one of them reads whole must not also be
         // listed column by column for another (HBase would then read only those columns).
-        scan.columns = crate::entity::repo::whole_families_win(R::columns());
+        scan.columns = crate::entity::read::whole_families_win(R::columns());
         let table = self.table.name().clone();
         let rows = match merge_buckets {
             Some(n) => self.table.scan_salted(scan, n),
@@ -134,5 +134,5 @@ impl<R: RecordSet> Records<R> {
 
 /// The columns a read of entity type `E` asks for, for [`RecordSet::columns`].
 pub fn columns_of<E: HBaseEntity>() -> Vec<Column> {
-    crate::entity::repo::read_columns::<E>(None).unwrap_or_default()
+    crate::entity::read::read_columns::<E>(None).unwrap_or_default()
 }

@@ -738,43 +738,6 @@ mod tests {
     }
 }
 
-/// A [`DictName`](crate::DictName) as its 4-byte dictionary id, big-endian: the codec of
-/// `#[hbase(key(dictionary = "..."))]` parts. Encoding needs the id (the repository finds it
-/// first); decoding gives the id, and the repository fills in the name.
-#[derive(Debug, Clone, Copy)]
-pub struct DictionaryId;
-
-impl KeyCodec<crate::entity::dictionary::DictName> for DictionaryId {
-    const WIDTH: Option<usize> = Some(4);
-    const EXPECTED: &'static str = "dictionary id (4 bytes, big-endian)";
-    const KIND: KeyKind = KeyKind::Dictionary;
-
-    fn encode(
-        value: &crate::entity::dictionary::DictName,
-        out: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        match value.id() {
-            Some(id) => {
-                out.extend_from_slice(&id.to_be_bytes());
-                Ok(())
-            }
-            None => Err(format!(
-                "the dictionary name {value} has no id yet: repository calls find it; elsewhere \
-                 call Dictionary::resolve first"
-            )),
-        }
-    }
-
-    fn decode(bytes: &[u8]) -> Result<crate::entity::dictionary::DictName, String> {
-        let array: [u8; 4] = bytes
-            .try_into()
-            .map_err(|_| format!("{} bytes, expected 4", bytes.len()))?;
-        Ok(crate::entity::dictionary::DictName::from_id(
-            u32::from_be_bytes(array),
-        ))
-    }
-}
-
 /// A time (`i64` milliseconds since the epoch) stored as milliseconds within its UTC day,
 /// 4 bytes: for the `table_time` part of one-table-per-day entities, whose table name holds
 /// the day. Entities read from a day's table get the day added back; a key decoded on its

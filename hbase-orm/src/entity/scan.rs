@@ -6,8 +6,8 @@ use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::{RowStream, Table};
 use crate::entity::dictionary::{fill_names, resolve_parts};
-use crate::entity::filters::Filters;
-use crate::entity::repo::{max_versions, read_columns, ReadOptions};
+use crate::entity::filter_expr::Filters;
+use crate::entity::read::{max_versions, read_columns, ReadOptions};
 use crate::entity::rowkey::KeyPrefix;
 use crate::entity::EntityKey;
 use crate::entity::{encode_key, HBaseEntity};

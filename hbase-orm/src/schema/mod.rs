@@ -50,6 +50,26 @@ impl TableName {
     }
 }
 
+impl TableName {
+    /// `e` with the gateway's way of reporting this table missing (a message that is just the
+    /// table's name, HBase's `TableNotFoundException` text without its class) turned into
+    /// [`Error::TableNotFound`].
+    pub(crate) fn recognise_missing(&self, e: Error) -> Error {
+        match e {
+            Error::Server { ref message, .. } => {
+                let m = message.trim();
+                let full = format!("{}:{}", self.namespace, self.name);
+                if m == full || m == self.to_string() {
+                    Error::TableNotFound { table: full }
+                } else {
+                    e
+                }
+            }
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for TableName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.namespace == "default" {
@@ -366,6 +386,16 @@ pub fn render_table_template(template: &str, millis: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_bare_table_name_from_the_gateway_means_the_table_is_missing() {
+        use super::*;
+        let t = TableName::new("default", "t1");
+        let e = t.recognise_missing(Error::from_server("get", "t1".into(), false));
+        assert!(matches!(e, Error::TableNotFound { ref table } if table == "default:t1"));
+        let e = t.recognise_missing(Error::from_server("get", "other".into(), false));
+        assert!(matches!(e, Error::Server { .. }));
+    }
+
     use super::*;
 
     #[test]

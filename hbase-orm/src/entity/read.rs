@@ -1,0 +1,125 @@
+//! What a read of an entity asks HBase for: its columns (whole families where a field reads
+//! one), how many versions, and the caller's [`ReadOptions`]. Gets, scans and record-set scans
+//! all plan their reads here.
+
+use crate::entity::{ColumnDef, ColumnKind, HBaseEntity};
+use crate::error::{Error, Result};
+use crate::model::{Column, TimeRange};
+
+/// The versions a read of `T` asks for: the largest `versions = N`, or HBase's default.
+pub(crate) fn max_versions<T: HBaseEntity>() -> Option<i32> {
+    T::COLUMNS
+        .iter()
+        .filter_map(|c| match c.kind {
+            ColumnKind::Versions(n) => Some(i32::try_from(n).unwrap_or(i32::MAX)),
+            _ => None,
+        })
+        .max()
+}
+
+/// How to read versioned fields: see [`Repository::get_with`](crate::Repository::get_with) and
+/// [`EntityScan::read_options`](crate::EntityScan::read_options).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    time_range: Option<TimeRange>,
+    versions: Option<i32>,
+}
+
+impl ReadOptions {
+    /// HBase's defaults: every version a field declares, at any time.
+    pub fn new() -> Self {
+        ReadOptions::default()
+    }
+
+    /// Only versions with `min <= timestamp < max` (milliseconds). Plain fields then read
+    /// their newest version in that range too.
+    pub fn time_range(mut self, min: i64, max: i64) -> Self {
+        self.time_range = Some(TimeRange { min, max });
+        self
+    }
+
+    /// At most `n` versions per versioned field (instead of its declared `versions = N`).
+    pub fn versions(mut self, n: u32) -> Self {
+        self.versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
+        self
+    }
+
+    pub(crate) fn apply(&self, time_range: &mut Option<TimeRange>, versions: &mut Option<i32>) {
+        if let Some(t) = self.time_range {
+            *time_range = Some(t);
+        }
+        if let Some(n) = self.versions {
+            *versions = Some(n);
+        }
+    }
+}
+
+/// The columns of `T` a read asks for: all of them, or the named fields only (plus the
+/// columns of hashed key parts, read back from there), and always the row's marker cell
+/// (`family:` with an empty qualifier, written when a value has no other cell), so that a row
+/// holding only its key still reads back.
+pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
+    let column = ColumnDef::column;
+    let mut columns: Vec<Column> = match fields {
+        None => T::COLUMNS.iter().map(column).collect(),
+        Some(names) => {
+            let mut picked: Vec<Column> = T::COLUMNS
+                .iter()
+                .filter(|c| c.key_part && !names.contains(&c.field))
+                .map(column)
+                .collect();
+            for name in names {
+                let def = T::COLUMNS
+                    .iter()
+                    .find(|c| c.field == *name)
+                    .ok_or_else(|| Error::IllegalArgument {
+                        message: format!(
+                            "{} has no stored field `{name}` (stored fields: {})",
+                            std::any::type_name::<T>(),
+                            T::COLUMNS
+                                .iter()
+                                .map(|c| c.field)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    })?;
+                picked.push(column(def));
+            }
+            picked
+        }
+    };
+    if let Some(family) = T::FAMILIES.first() {
+        columns.push(Column {
+            family: family.as_bytes().to_vec(),
+            qualifier: Some(Vec::new()),
+        });
+    }
+    Ok(whole_families_win(columns))
+}
+
+/// The columns with no explicit column of a family that is also read whole: once a family is
+/// listed column by column, HBase reads only those columns of it (the gateway applies the
+/// list in order, and a column after the whole family narrows it), so a family read whole (a
+/// wide map, flattened children) must not be listed column by column too.
+pub(crate) fn whole_families_win(columns: Vec<Column>) -> Vec<Column> {
+    let whole: Vec<Vec<u8>> = columns
+        .iter()
+        .filter(|c| c.qualifier.is_none())
+        .map(|c| c.family.clone())
+        .collect();
+    if whole.is_empty() {
+        return columns;
+    }
+    let mut out: Vec<Column> = Vec::with_capacity(columns.len());
+    for c in columns {
+        let covered = whole.contains(&c.family);
+        let seen = out
+            .iter()
+            .any(|o| o.family == c.family && o.qualifier.is_none());
+        if (covered && c.qualifier.is_some()) || (c.qualifier.is_none() && seen) {
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
