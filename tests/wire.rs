@@ -219,3 +219,80 @@ async fn sockets_the_gateway_closed_while_idle_are_replaced() {
         "both idle sockets were closed by the gateway and replaced"
     );
 }
+
+/// A framed binary message: header (`kind`: 2 reply, 3 exception), `name`, `seq`, then `body`.
+fn framed_message(kind: u8, name: &str, seq: i32, body: &[u8]) -> Vec<u8> {
+    let mut msg = vec![0x80, 0x01, 0x00, kind];
+    msg.extend_from_slice(&(name.len() as i32).to_be_bytes());
+    msg.extend_from_slice(name.as_bytes());
+    msg.extend_from_slice(&seq.to_be_bytes());
+    msg.extend_from_slice(body);
+    let mut frame = (msg.len() as u32).to_be_bytes().to_vec();
+    frame.extend(msg);
+    frame
+}
+
+/// A gateway that answers the type check as a Thrift2 server, then every other call with a
+/// hostile reply: an exception whose message declares a length of -1.
+async fn hostile_gateway() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                loop {
+                    let mut len = [0u8; 4];
+                    if socket.read_exact(&mut len).await.is_err() {
+                        return;
+                    }
+                    let mut call = vec![0u8; u32::from_be_bytes(len) as usize];
+                    if socket.read_exact(&mut call).await.is_err() {
+                        return;
+                    }
+                    let name_len = i32::from_be_bytes(call[4..8].try_into().unwrap()) as usize;
+                    let name = String::from_utf8_lossy(&call[8..8 + name_len]).to_string();
+                    let seq =
+                        i32::from_be_bytes(call[8 + name_len..12 + name_len].try_into().unwrap());
+                    let reply = if name == "getThriftServerType" {
+                        // result { 0: i32 success = TWO (2) }
+                        framed_message(2, &name, seq, &[8, 0, 0, 0, 0, 0, 2, 0])
+                    } else {
+                        // TApplicationException { 1: string message, declared length -1 }
+                        framed_message(3, &name, seq, &[11, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0])
+                    };
+                    if socket.write_all(&reply).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    address
+}
+
+#[tokio::test]
+async fn a_hostile_framed_reply_is_an_error_not_a_panic() {
+    let client = Client::builder()
+        .config(Config {
+            address: hostile_gateway().await,
+            transport: Transport::Framed,
+            protocol: Protocol::Binary,
+            pool_size: 1,
+            ..Config::default()
+        })
+        .build()
+        .await
+        .expect("the fake gateway passes the type check");
+    let err = client
+        .table("t")
+        .unwrap()
+        .get(Get::new("row"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Protocol { .. }),
+        "a length of -1 is a protocol error: {err}"
+    );
+    assert!(err.to_string().contains("negative length"), "{err}");
+}

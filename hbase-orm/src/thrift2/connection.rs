@@ -208,7 +208,21 @@ impl Connection {
                     .read_exact(&mut self.read_buf[..])
                     .await
                     .map_err(|e| (e, false))?;
-                Ok(len)
+                // Walk the frame before the decoders see it: every length it declares must fit
+                // in it (a negative or oversized length would make them allocate whatever it
+                // says, or panic), and the message must fill the frame exactly.
+                match message_len(self.config.protocol, &self.read_buf) {
+                    Probe::Complete(n) if n == len => Ok(len),
+                    Probe::Complete(n) => Err((
+                        malformed(&format!("{} bytes after the message in its frame", len - n)),
+                        false,
+                    )),
+                    Probe::Incomplete => Err((
+                        malformed("a length in the reply runs past the end of its frame"),
+                        false,
+                    )),
+                    Probe::Malformed(why) => Err((malformed(why), false)),
+                }
             }
             WireTransport::Buffered => loop {
                 match message_len(self.config.protocol, &self.read_buf) {
@@ -249,6 +263,14 @@ impl Connection {
             },
         }
     }
+}
+
+/// A reply that is not a well-formed Thrift message.
+fn malformed(why: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("malformed reply: {why}"),
+    )
 }
 
 fn too_large(len: usize, max: usize) -> std::io::Error {
