@@ -391,7 +391,7 @@ mod hostile_replies {
         };
         let mut out = Vec::new();
         let ident = TMessageIdentifier::new("getScannerRows", TMessageType::Reply, 1);
-        let mut write = |o: &mut dyn TOutputProtocol| {
+        let write = |o: &mut dyn TOutputProtocol| {
             o.write_message_begin(&ident).unwrap();
             result.write_to_out_protocol(o).unwrap();
             o.write_message_end().unwrap();
