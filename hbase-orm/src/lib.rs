@@ -63,8 +63,8 @@ pub use model::{
 #[doc(hidden)]
 pub use schema::family_option;
 pub use schema::{
-    render_table_template, table_template_start, BloomFilter, ColumnFamily, Compression,
-    DataBlockEncoding, EnsureReport, KeepDeletedCells, OptionChange, RegionLocation,
+    render_table_template, table_template_start, template_period_ms, BloomFilter, ColumnFamily,
+    Compression, DataBlockEncoding, EnsureReport, KeepDeletedCells, OptionChange, RegionLocation,
     TableDescriptor, TableName, TableSchema,
 };
 

@@ -376,12 +376,40 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
             let (id, ty, codec, table) = (&k.ident, &k.ty, key_codec(krate, k), &m.table);
             quote_spanned! {ty.span()=> let #id = cells.in_period::<#ty, #codec>(#id, #table)?; }
         });
+    // ...which only works when a table covers no more than the codec's period.
+    let period_check = m.table_time.map(|i| {
+        let k = &m.keys[i];
+        let (ty, codec, table) = (&k.ty, key_codec(krate, k), &m.table);
+        let msg = format!(
+            "the time part `{}` keeps only the time within a period (its codec's PERIOD), but a \
+             table of \"{table}\" covers more: use a template with {{dd}} (or {{HH}}), or a codec \
+             that keeps the whole time",
+            k.ident
+        )
+        // The message is a format string: its braces are text.
+        .replace('{', "{{")
+        .replace('}', "}}");
+        quote_spanned! {ty.span()=>
+            const _: () = ::core::assert!(
+                match <#codec as #krate::rowkey::KeyCodec<#ty>>::PERIOD {
+                    ::core::option::Option::None => true,
+                    ::core::option::Option::Some(p) => match #krate::template_period_ms(#table) {
+                        ::core::option::Option::Some(t) => t <= p,
+                        ::core::option::Option::None => false,
+                    },
+                },
+                #msg
+            );
+        }
+    });
     let dictionary_table = m
         .dictionary_table
         .as_ref()
         .map(|t| quote!(const DICTIONARY_TABLE: &'static str = #t;));
 
     quote! {
+        #period_check
+
         impl #krate::HBaseEntity for #ident {
             type Key = #key_struct;
             const NAMESPACE: &'static str = #namespace;

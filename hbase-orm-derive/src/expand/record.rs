@@ -62,6 +62,7 @@ pub fn record_impl(r: &RecordSet) -> TokenStream {
         .variants
         .iter()
         .map(|(_, ty)| quote!(columns.extend(#krate::records::columns_of::<#ty>());));
+    let variant_types: Vec<&syn::Type> = r.variants.iter().map(|(_, ty)| ty).collect();
     let first = entity(first);
     quote! {
         #(#same_table)*
@@ -77,6 +78,13 @@ pub fn record_impl(r: &RecordSet) -> TokenStream {
                 let mut columns = ::std::vec::Vec::new();
                 #(#column_lists)*
                 columns
+            }
+
+            fn max_versions() -> ::core::option::Option<i32> {
+                [#(#krate::records::max_versions_of::<#variant_types>()),*]
+                    .into_iter()
+                    .flatten()
+                    .max()
             }
 
             fn salt_buckets() -> ::core::option::Option<u8> {

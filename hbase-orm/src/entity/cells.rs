@@ -405,6 +405,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         }
         let table = table_text::<E>(self.table);
         let name = table.rsplit(':').next().unwrap_or(&table);
+        let period = C::PERIOD.unwrap_or(1).max(1);
         let start = crate::schema::table_template_start(template, name).ok_or_else(|| {
             self.error_at(
                 0,
@@ -413,6 +414,8 @@ impl<E: HBaseEntity> CellReader<'_, E> {
                 format!("the table {table} does not fit the template; its period is unknown"),
             )
         })?;
+        // The codec's period (a day) starts at or before the table's (a day, or an hour).
+        let start = start - start.rem_euclid(period);
         T::try_from(value.into() + start)
             .map_err(|_| self.error_at(0, self.row, "a time".into(), "out of range".into()))
     }

@@ -227,12 +227,12 @@ impl<T: HBaseEntity> Repository<T> {
                 .table()
                 .get(Get::new(data_key.to_vec()))
                 .await?
-                .map(|r| T::from_row_of(r, self.table().name()))
-                .transpose()
-                .ok()
-                .flatten();
+                .map(|r| T::from_row_of(r, self.table().name()));
             let keep = match current {
-                Some(entity) => def.key_of(&entity).ok().as_deref() == Some(row.key.as_slice()),
+                Some(Ok(entity)) => def.key_of(&entity).ok().as_deref() == Some(row.key.as_slice()),
+                // A row that does not decode as `T` (another record type sharing the index
+                // table, a row written by other code) is not this index's to judge: keep it.
+                Some(Err(_)) => true,
                 None => false,
             };
             if !keep {

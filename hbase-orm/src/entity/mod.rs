@@ -268,7 +268,7 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `codec = C` | stored with `C:` [`crate::Codec`]; without it, the type's [`crate::Value`] |
 /// | `versions = 100` | a [`Versions<T>`] field: up to 100 versions of its cell, newest first; each saved version keeps its timestamp; the family keeps at least that many versions |
 /// | `wide` | a `BTreeMap<K, V>` owning its family: one cell per entry, the qualifier being the key's row-key encoding (`key_codec = C` for another [`crate::rowkey::KeyCodec`]); a save replaces the map whole, deleting entries it lacks; in an entity whose only family is the map's, the empty key is not available (the row's marker cell uses it) |
-/// | `counter` | an `i64` HBase counter: changed by [`Repository::increment`](crate::Repository::increment), written by [`Repository::insert`](crate::Repository::insert), never by a save |
+/// | `counter` | an `i64` HBase counter: changed by [`Repository::increment`](crate::Repository::increment), added to by [`Repository::insert`](crate::Repository::insert), never written by a save |
 /// | `flatten, prefix = "ship_"` | a `#[derive(HBaseColumns)]` struct ([`ColumnGroup`]) stored as columns `ship_<field>` of the field's family, recursively; its `None` fields are deleted by a save |
 /// | `children` | a `Vec` of [`ColumnGroup`]s owning the field's family, qualifiers `<index>:<field>` (`item:0:sku`); a save replaces the list whole |
 /// | `version` | a `u64` for optimistic concurrency: a save writes only if the stored version is the value's, and stores the next one; else [`Error::Conflict`] |

@@ -35,6 +35,10 @@ pub trait RecordSet: Sized + Send + 'static {
     fn table_name() -> TableName;
     /// The columns of every variant, for the scan to ask for.
     fn columns() -> Vec<Column>;
+    /// The versions the scan asks for: the most any variant's `versions = N` field reads.
+    fn max_versions() -> Option<i32> {
+        None
+    }
     /// Decodes a row into the variant whose record type it holds; `None` for a row of no
     /// listed type.
     fn from_row_of(row: Row, table: &TableName) -> Result<Option<Self>>;
@@ -121,6 +125,7 @@ impl<R: RecordSet> Records<R> {
         // The variants' lists joined: a family one of them reads whole must not also be
         // listed column by column for another (HBase would then read only those columns).
         scan.columns = crate::entity::read::whole_families_win(R::columns());
+        scan.max_versions = scan.max_versions.or(R::max_versions());
         let table = self.table.name().clone();
         let rows = match merge_buckets {
             Some(n) => self.table.scan_salted(scan, n),
@@ -135,4 +140,10 @@ impl<R: RecordSet> Records<R> {
 /// The columns a read of entity type `E` asks for, for [`RecordSet::columns`].
 pub fn columns_of<E: HBaseEntity>() -> Vec<Column> {
     crate::entity::read::read_columns::<E>(None).unwrap_or_default()
+}
+
+/// The versions entity `E`'s reads ask for, for a generated [`RecordSet::max_versions`].
+#[doc(hidden)]
+pub fn max_versions_of<E: HBaseEntity>() -> Option<i32> {
+    crate::entity::read::max_versions::<E>()
 }

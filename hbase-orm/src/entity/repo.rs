@@ -58,14 +58,18 @@ impl Client {
     }
 }
 
-/// Whether saves of `T` go one row at a time: a wide map needs its stale entries read, a
+/// Whether saves of `T` go one row at a time: a wide map or children list needs its stale
+/// entries read, a
 /// version field its own check, an index the entity's old index keys.
 fn needs_own_save<T: HBaseEntity>() -> bool {
     !T::INDEXES.is_empty()
         || T::has_dictionary_parts()
-        || T::COLUMNS
-            .iter()
-            .any(|c| matches!(c.kind, ColumnKind::Wide | ColumnKind::Version))
+        || T::COLUMNS.iter().any(|c| {
+            matches!(
+                c.kind,
+                ColumnKind::Wide | ColumnKind::Children | ColumnKind::Version
+            )
+        })
 }
 
 impl<T: HBaseEntity> Repository<T> {

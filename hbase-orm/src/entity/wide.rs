@@ -331,6 +331,12 @@ impl<E: HBaseEntity, K, V, KC: KeyCodec<K>, VC: Codec<V>> WideMap<E, K, V, KC, V
         limit: usize,
         keys_only: bool,
     ) -> Result<Vec<Cell>> {
+        // When the map's family also holds the row's marker cell (the entity has no other
+        // family), the empty qualifier is the marker, not an entry: start after it.
+        let mut bounds = bounds.clone();
+        if bounds.min.is_none() && E::FAMILIES.first() == Some(&self.family()) {
+            bounds.min = Some((vec![0], true));
+        }
         let Some(range) = bounds.filter() else {
             return Ok(Vec::new());
         };

@@ -111,11 +111,14 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     /// Creates the row only if it does not exist yet; [`Error::Conflict`] if it does (nothing
-    /// is written then). Counters start at the value's numbers.
+    /// is written then). A row holding only counters (from [`Repository::increment`]) counts as
+    /// absent: the value's counter numbers are added to those counts, never replace them.
     pub async fn insert(&self, value: &T) -> Result<()> {
         self.name_parts(value).await?;
         let table = self.table_for(&value.key());
-        let image = row_image(value, true)?;
+        // Counters are added by increments once the row is created, so that counts an
+        // `increment` made before (a row holding only counters counts as absent) stay.
+        let image = row_image(value, false)?;
         let (family, qualifier) = match presence_column::<T>() {
             Some(col) => (T::COLUMNS[col].family, T::COLUMNS[col].qualifier),
             None => (T::FAMILIES.first().copied().unwrap_or_default(), ""),
@@ -127,6 +130,7 @@ impl<T: HBaseEntity> Repository<T> {
             .check_and_mutate(CheckAndMutate { mutations, ..check })
             .await?
         {
+            self.add_counters(&table, value).await?;
             self.write_index_rows(value, None).await
         } else {
             Err(conflict(
@@ -198,6 +202,27 @@ impl<T: HBaseEntity> Repository<T> {
         self.table_for(key)
             .increment_column(encode_key::<T>(key)?, def.family, def.qualifier, by)
             .await
+    }
+
+    /// Adds the value's counter fields (those not 0) to the stored counters.
+    async fn add_counters(&self, table: &Table, value: &T) -> Result<()> {
+        let image = row_image(value, true)?;
+        for cell in &image.put.cells {
+            let Some(def) = T::COLUMNS.iter().find(|c| {
+                c.kind == ColumnKind::Counter
+                    && c.family.as_bytes() == cell.family.as_slice()
+                    && c.qualifier.as_bytes() == cell.qualifier.as_slice()
+            }) else {
+                continue;
+            };
+            let by = i64::from_be_bytes(cell.value.as_slice().try_into().unwrap_or([0; 8]));
+            if by != 0 {
+                table
+                    .increment_column(image.put.row.clone(), def.family, def.qualifier, by)
+                    .await?;
+            }
+        }
+        Ok(())
     }
 
     /// Gives every dictionary key part of `value` its id, assigning new ones.

@@ -350,6 +350,40 @@ pub fn table_template_start(template: &str, table: &str) -> Option<i64> {
     Some(days * 86_400_000 + hour * 3_600_000)
 }
 
+/// The length in milliseconds of the period one table of `template` covers, when it is fixed:
+/// an hour (`{HH}`), a day (`{dd}`, `{yyyyMMdd}`); `None` for months and years. The derive
+/// checks with it that a time part keeping only the time within a period (`MillisOfDay`)
+/// sits in tables no longer than that period.
+///
+/// ```
+/// assert_eq!(hbase_orm::template_period_ms("tx_{yyyyMMdd}"), Some(86_400_000));
+/// assert_eq!(hbase_orm::template_period_ms("tx_{yyyyMM}"), None);
+/// ```
+pub const fn template_period_ms(template: &str) -> Option<i64> {
+    const fn contains(hay: &[u8], needle: &[u8]) -> bool {
+        let mut i = 0;
+        while i + needle.len() <= hay.len() {
+            let mut j = 0;
+            while j < needle.len() && hay[i + j] == needle[j] {
+                j += 1;
+            }
+            if j == needle.len() {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+    let t = template.as_bytes();
+    if contains(t, b"HH}") {
+        Some(3_600_000)
+    } else if contains(t, b"dd}") {
+        Some(86_400_000)
+    } else {
+        None
+    }
+}
+
 /// Renders a table-name template for a time in milliseconds since the epoch (UTC):
 /// `{yyyy}`, `{MM}`, `{dd}`, `{HH}` and the combinations `{yyyyMMdd}`, `{yyyyMM}`,
 /// `{yyyyMMddHH}` are replaced; other text is kept.

@@ -29,4 +29,11 @@ struct BadPlaceholder {
     ts: i64,
 }
 
+#[derive(HBaseEntity)]
+#[hbase(table = "tx_{yyyyMM}", family = "d", table_time = "ts")]
+struct MonthlyWithTimeOfDay {
+    #[hbase(key(codec = hbase_orm::rowkey::MillisOfDay))]
+    ts: i64,
+}
+
 fn main() {}
