@@ -67,10 +67,10 @@ pub fn namespace(errors: &mut Accumulator, ns: &Option<SpannedValue<String>>) ->
     let Some(ns) = ns else {
         return "default".to_string();
     };
-    if !name_ok(ns) {
+    if ns.is_empty() || !ns.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         errors.push(
             darling::Error::custom(
-                "namespace names use letters, digits, '_', '-' and '.' and may not be empty",
+                "namespace names use letters, digits and '_' and may not be empty",
             )
             .with_span(&ns.span()),
         );

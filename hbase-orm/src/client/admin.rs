@@ -33,6 +33,7 @@ impl Admin {
 
     /// Creates a namespace; [`Error::AlreadyExists`] if it exists.
     pub async fn create_namespace(&self, name: &str) -> Result<()> {
+        TableName::new(name, "t").check()?;
         let args = THBaseServiceCreateNamespaceArgs {
             namespace_desc: TNamespaceDescriptor {
                 name: name.to_string(),
@@ -73,6 +74,7 @@ impl Admin {
         table: &TableDescriptor,
         split_keys: &[Vec<u8>],
     ) -> Result<()> {
+        table.name.check()?;
         if table.families.is_empty() {
             return Err(Error::IllegalArgument {
                 message: format!("table {} needs at least one column family", table.name),

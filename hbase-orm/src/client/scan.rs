@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use futures::stream::{BoxStream, Stream, StreamExt};
 
 use super::Client;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{Row, Scan};
 use crate::schema::TableName;
 use crate::thrift2::convert;
@@ -194,7 +194,17 @@ impl State {
     }
 
     async fn fetch_page(&mut self) -> Result<()> {
-        let page_size = self.scan.caching.unwrap_or(DEFAULT_PAGE).max(1);
+        let page_size = self.scan.caching.unwrap_or(DEFAULT_PAGE);
+        if let Some(f) = &self.scan.filter {
+            convert::check_filter(f)?;
+        }
+        if page_size < 1 {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "a scan's page size (caching) must be at least 1, not {page_size}"
+                ),
+            });
+        }
         if self.scanner.is_none() {
             if self.hi.as_ref().is_some_and(|hi| *hi <= self.lo) {
                 self.exhausted = true;

@@ -32,21 +32,39 @@ impl TableName {
     /// Parses `namespace:table` or `table` (namespace `default`).
     pub fn parse(s: &str) -> Result<TableName> {
         let (ns, name) = s.split_once(':').unwrap_or(("default", s));
-        let ok = |part: &str| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
-        };
-        if !ok(ns) || !ok(name) {
-            return Err(Error::IllegalArgument {
-                message: format!(
-                    "{s:?} is not a valid table name: use [namespace:]table with letters, digits, \
-                     '_', '-' and '.'"
-                ),
-            });
+        let table = TableName::new(ns, name);
+        table.check().map(|()| table)
+    }
+
+    /// Whether HBase accepts this name: a namespace of letters, digits and `_`, a table of
+    /// letters, digits, `_`, `-` and `.` not starting with `.` or `-`.
+    ///
+    /// ```
+    /// use hbase_orm::TableName;
+    /// assert!(TableName::new("shop", "orders_2026.v1").check().is_ok());
+    /// assert!(TableName::new("default", "bad name!").check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<()> {
+        let ns_ok = !self.namespace.is_empty()
+            && self
+                .namespace
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let name_ok = !self.name.is_empty()
+            && !self.name.starts_with(['.', '-'])
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+        if ns_ok && name_ok {
+            return Ok(());
         }
-        Ok(TableName::new(ns, name))
+        Err(Error::IllegalArgument {
+            message: format!(
+                "{self:?} is not a valid table name: a namespace uses letters, digits and '_'; \
+                 a table letters, digits, '_', '-' and '.', not starting with '.' or '-'"
+            ),
+        })
     }
 }
 

@@ -37,10 +37,21 @@ fn time_range(t: TimeRange) -> TTimeRange {
     }
 }
 
+/// HBase's longest row key (`Short.MAX_VALUE` bytes).
+const MAX_ROW_KEY: usize = i16::MAX as usize;
+
 fn require_row(row: &[u8], what: &str) -> Result<()> {
     if row.is_empty() {
         return Err(Error::IllegalArgument {
             message: format!("{what} needs a non-empty row key"),
+        });
+    }
+    if row.len() > MAX_ROW_KEY {
+        return Err(Error::IllegalArgument {
+            message: format!(
+                "{what}: a row key of {} bytes exceeds HBase's limit of {MAX_ROW_KEY} bytes",
+                row.len()
+            ),
         });
     }
     Ok(())
@@ -80,8 +91,48 @@ fn ttl_attribute(ttl: std::time::Duration) -> std::collections::BTreeMap<Vec<u8>
     std::collections::BTreeMap::from([(b"_ttl".to_vec(), millis.to_be_bytes().to_vec())])
 }
 
+/// A light check of a filter-language expression: quotes closed (a `'` doubled inside them)
+/// and parentheses balanced outside them. The gateway answers a filter it cannot parse with
+/// a bare "internal error", so these mistakes are caught here, with what is wrong.
+pub(crate) fn check_filter(filter: &[u8]) -> Result<()> {
+    let bad = |why: &str| {
+        Err(Error::IllegalArgument {
+            message: format!(
+                "malformed filter {:?}: {why}",
+                String::from_utf8_lossy(filter)
+            ),
+        })
+    };
+    let (mut depth, mut quoted, mut i) = (0i32, false, 0);
+    while i < filter.len() {
+        match (filter[i], quoted) {
+            (b'\'', true) if filter.get(i + 1) == Some(&b'\'') => i += 1,
+            (b'\'', q) => quoted = !q,
+            (b'(', false) => depth += 1,
+            (b')', false) => {
+                depth -= 1;
+                if depth < 0 {
+                    return bad("a ')' closes nothing");
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if quoted {
+        return bad("a quote is not closed");
+    }
+    if depth != 0 {
+        return bad("a '(' is not closed");
+    }
+    Ok(())
+}
+
 pub(crate) fn get(g: Get) -> Result<TGet> {
     require_row(&g.row, "a get")?;
+    if let Some(f) = &g.filter {
+        check_filter(f)?;
+    }
     Ok(TGet {
         row: g.row,
         columns: columns(g.columns),
@@ -426,5 +477,24 @@ pub(crate) fn region_location(l: THRegionLocation) -> RegionLocation {
         region_id: l.region_info.region_id,
         host: l.server_name.host_name,
         port: l.server_name.port,
+    }
+}
+
+#[cfg(test)]
+mod filter_checks {
+    use super::check_filter;
+
+    #[test]
+    fn balanced_filters_pass_and_broken_ones_say_why() {
+        assert!(
+            check_filter(b"SingleColumnValueFilter('d', 'it''s', =, 'binary:(x', true, true)")
+                .is_ok()
+        );
+        assert!(check_filter(b"(PrefixFilter('a')) AND (KeyOnlyFilter())").is_ok());
+        let e = check_filter(b"ValueFilter(=, 'binary:x'").unwrap_err();
+        assert!(e.to_string().contains("'(' is not closed"), "{e}");
+        let e = check_filter(b"ValueFilter(=, 'binary:x)").unwrap_err();
+        assert!(e.to_string().contains("quote"), "{e}");
+        assert!(check_filter(b"KeyOnlyFilter())").is_err());
     }
 }
