@@ -11,8 +11,9 @@
 //!   [`Error::Conflict`].
 //! - With `#[hbase(index(...))]`, every write also maintains the index rows (see `index.rs`
 //!   for the order of writes).
-//! - `insert` writes only if the row does not exist (checked on the entity's presence column),
-//!   counters included with their values; otherwise [`Error::Conflict`].
+//! - `insert` writes only if the row does not exist (checked on the entity's presence column);
+//!   otherwise [`Error::Conflict`]. Its counter values are then added by one increment, so
+//!   counts an `increment` made before the insert stay.
 
 use crate::client::Table;
 use crate::entity::repo::Repository;
@@ -20,7 +21,9 @@ use crate::entity::{
     encode_key, presence_column, row_image, ColumnKind, EntityKey, HBaseEntity, RowImage,
 };
 use crate::error::{BatchFailures, Error, Result};
-use crate::model::{printable_key, CheckAndMutate, CompareOp, Delete, Get, Mutation, RowMutations};
+use crate::model::{
+    printable_key, CheckAndMutate, CompareOp, Delete, Get, Increment, Mutation, RowMutations,
+};
 
 impl<T: HBaseEntity> Repository<T> {
     /// Writes the whole row image of `value` atomically: the cells of its fields, deletes of
@@ -116,9 +119,10 @@ impl<T: HBaseEntity> Repository<T> {
     pub async fn insert(&self, value: &T) -> Result<()> {
         self.name_parts(value).await?;
         let table = self.table_for(&value.key());
-        // Counters are added by increments once the row is created, so that counts an
+        // Counters are added by an increment once the row is created, so that counts an
         // `increment` made before (a row holding only counters counts as absent) stay.
-        let image = row_image(value, false)?;
+        let mut image = row_image(value, true)?;
+        let counters = take_counters::<T>(&mut image);
         let (family, qualifier) = match presence_column::<T>() {
             Some(col) => (T::COLUMNS[col].family, T::COLUMNS[col].qualifier),
             None => (T::FAMILIES.first().copied().unwrap_or_default(), ""),
@@ -130,7 +134,9 @@ impl<T: HBaseEntity> Repository<T> {
             .check_and_mutate(CheckAndMutate { mutations, ..check })
             .await?
         {
-            self.add_counters(&table, value).await?;
+            if !counters.columns.is_empty() {
+                table.increment(counters).await?;
+            }
             self.write_index_rows(value, None).await
         } else {
             Err(conflict(
@@ -204,27 +210,6 @@ impl<T: HBaseEntity> Repository<T> {
             .await
     }
 
-    /// Adds the value's counter fields (those not 0) to the stored counters.
-    async fn add_counters(&self, table: &Table, value: &T) -> Result<()> {
-        let image = row_image(value, true)?;
-        for cell in &image.put.cells {
-            let Some(def) = T::COLUMNS.iter().find(|c| {
-                c.kind == ColumnKind::Counter
-                    && c.family.as_bytes() == cell.family.as_slice()
-                    && c.qualifier.as_bytes() == cell.qualifier.as_slice()
-            }) else {
-                continue;
-            };
-            let by = i64::from_be_bytes(cell.value.as_slice().try_into().unwrap_or([0; 8]));
-            if by != 0 {
-                table
-                    .increment_column(image.put.row.clone(), def.family, def.qualifier, by)
-                    .await?;
-            }
-        }
-        Ok(())
-    }
-
     /// Gives every dictionary key part of `value` its id, assigning new ones.
     async fn name_parts(&self, value: &T) -> Result<()> {
         if T::has_dictionary_parts() {
@@ -246,6 +231,29 @@ impl<T: HBaseEntity> Repository<T> {
         }
         failures.finish()
     }
+}
+
+/// Moves the counter cells out of a row image into one increment of the counters that are
+/// not 0.
+fn take_counters<T: HBaseEntity>(image: &mut RowImage) -> Increment {
+    let mut increment = Increment::new(image.put.row.clone());
+    image.put.cells.retain(|cell| {
+        let counter = T::COLUMNS.iter().any(|c| {
+            c.kind == ColumnKind::Counter
+                && c.family.as_bytes() == cell.family.as_slice()
+                && c.qualifier.as_bytes() == cell.qualifier.as_slice()
+        });
+        if counter {
+            let by = i64::from_be_bytes(cell.value.as_slice().try_into().unwrap_or([0; 8]));
+            if by != 0 {
+                increment
+                    .columns
+                    .push((cell.family.clone(), cell.qualifier.clone(), by));
+            }
+        }
+        !counter
+    });
+    increment
 }
 
 /// The row mutations of a save: the put, deletes of `None` columns, and deletes of the wide
