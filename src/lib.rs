@@ -154,6 +154,16 @@ impl Drop for TestTable {
     }
 }
 
+/// A repository of `T` on a fresh, uniquely named table with the families (and options) `T`
+/// declares; the table is dropped with the guard.
+pub async fn fresh_repository<T: hbase_orm::HBaseEntity>(
+    client: &Client,
+    label: &str,
+) -> (hbase_orm::Repository<T>, TestTable) {
+    let table = TestTable::create(client, label, T::family_descriptors(), &[]).await;
+    (client.repository::<T>().on_table(table.name.clone()), table)
+}
+
 /// The row keys a scan returns, in order.
 pub async fn row_keys(table: &Table, scan: hbase_orm::Scan) -> Vec<Vec<u8>> {
     use futures::TryStreamExt;

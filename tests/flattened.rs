@@ -1,8 +1,8 @@
 //! Flattened children against a real HBase: a nested struct as prefixed columns (recursively),
 //! a `Vec` of children in one family, and JSON columns read across struct versions.
 
-use hbase_orm::{Client, Codec, Error, Get, HBaseColumns, HBaseEntity, Json, Put, Repository};
-use hbase_orm_suite::{client, TestTable};
+use hbase_orm::{Codec, Error, Get, HBaseColumns, HBaseEntity, Json, Put};
+use hbase_orm_suite::{client, fresh_repository, TestTable};
 use serde::{Deserialize, Serialize};
 
 #[derive(HBaseColumns, Debug, Clone, PartialEq)]
@@ -72,11 +72,6 @@ struct User {
     prefs: PrefsV2,
 }
 
-async fn repo<T: HBaseEntity>(client: &Client, label: &str) -> (Repository<T>, TestTable) {
-    let table = TestTable::for_entity::<T>(client, label).await;
-    (client.repository::<T>().on_table(table.name.clone()), table)
-}
-
 fn item(line: u16, zip: Option<&str>) -> LineItem {
     LineItem {
         order: 7,
@@ -97,7 +92,7 @@ fn item(line: u16, zip: Option<&str>) -> LineItem {
 #[tokio::test]
 async fn a_nested_struct_is_stored_as_prefixed_columns_recursively() {
     let client = client().await;
-    let (items, t) = repo::<LineItem>(&client, "line_items").await;
+    let (items, t) = fresh_repository::<LineItem>(&client, "line_items").await;
     let value = item(1, Some("0150"));
     items.save(&value).await.unwrap();
     let raw = client
@@ -164,7 +159,7 @@ async fn a_nested_struct_is_stored_as_prefixed_columns_recursively() {
 #[tokio::test]
 async fn children_live_in_one_family_and_a_save_replaces_the_list() {
     let client = client().await;
-    let (orders, t) = repo::<Order>(&client, "packed_orders").await;
+    let (orders, t) = fresh_repository::<Order>(&client, "packed_orders").await;
     let mut order = Order {
         id: 1,
         customer: "acme".into(),
@@ -207,7 +202,7 @@ async fn children_live_in_one_family_and_a_save_replaces_the_list() {
 #[tokio::test]
 async fn json_columns_read_old_documents_and_ignore_unknown_fields() {
     let client = client().await;
-    let (users, t) = repo::<User>(&client, "user_prefs").await;
+    let (users, t) = fresh_repository::<User>(&client, "user_prefs").await;
     let raw = client.table_named(t.name.clone());
     let mut old = Vec::new();
     <Json as Codec<PrefsV1>>::encode(

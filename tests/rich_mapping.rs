@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use hbase_orm::rowkey::{KeyCodec, KeyPart};
-use hbase_orm::{Client, Error, HBaseEntity, ReadOptions, Repository, Versions};
-use hbase_orm_suite::{client, TestTable};
+use hbase_orm::{Error, HBaseEntity, ReadOptions, Versions};
+use hbase_orm_suite::{client, fresh_repository};
 
 /// The microblog inbox of the design notes: one cell keeping 10,000 versions, one per post id.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -42,16 +42,10 @@ struct Page {
     rev: u64,
 }
 
-/// A repository of `T` on a fresh table with the families `T` declares.
-async fn repo<T: HBaseEntity>(client: &Client, label: &str) -> (Repository<T>, TestTable) {
-    let table = TestTable::create(client, label, T::family_descriptors(), &[]).await;
-    (client.repository::<T>().on_table(table.name.clone()), table)
-}
-
 #[tokio::test]
 async fn ten_thousand_versions_read_back_newest_first_and_by_time_range() {
     let client = client().await;
-    let (inbox, _t) = repo::<Inbox>(&client, "inbox").await;
+    let (inbox, _t) = fresh_repository::<Inbox>(&client, "inbox").await;
     assert_eq!(
         Inbox::family_descriptors()[0].max_versions,
         Some(10_000),
@@ -106,7 +100,7 @@ async fn ten_thousand_versions_read_back_newest_first_and_by_time_range() {
 #[tokio::test]
 async fn a_wide_map_is_one_cell_per_entry_and_a_save_replaces_it_whole() {
     let client = client().await;
-    let (people, t) = repo::<Person>(&client, "person_roles").await;
+    let (people, t) = fresh_repository::<Person>(&client, "person_roles").await;
     let mut ada = Person {
         id: 1,
         name: "ada".into(),
@@ -158,7 +152,7 @@ async fn a_wide_map_is_one_cell_per_entry_and_a_save_replaces_it_whole() {
 #[tokio::test]
 async fn counters_count_every_concurrent_increment_and_saves_leave_them_alone() {
     let client = client().await;
-    let (pages, _t) = repo::<Page>(&client, "pages_counter").await;
+    let (pages, _t) = fresh_repository::<Page>(&client, "pages_counter").await;
     let page = Page {
         slug: "home".into(),
         title: "Home".into(),
@@ -202,7 +196,7 @@ async fn counters_count_every_concurrent_increment_and_saves_leave_them_alone() 
 #[tokio::test]
 async fn insert_creates_once_and_then_conflicts() {
     let client = client().await;
-    let (pages, _t) = repo::<Page>(&client, "pages_insert").await;
+    let (pages, _t) = fresh_repository::<Page>(&client, "pages_insert").await;
     let page = Page {
         slug: "a".into(),
         title: "A".into(),
@@ -218,7 +212,7 @@ async fn insert_creates_once_and_then_conflicts() {
 #[tokio::test]
 async fn of_two_writers_with_the_same_version_exactly_one_wins_every_time() {
     let client = client().await;
-    let (pages, _t) = repo::<Page>(&client, "pages_race").await;
+    let (pages, _t) = fresh_repository::<Page>(&client, "pages_race").await;
     let key = PageKey {
         slug: "race".into(),
     };
@@ -264,7 +258,7 @@ struct Session {
 #[tokio::test]
 async fn save_at_stamps_cells_and_a_per_cell_ttl_expires_them() {
     let client = client().await;
-    let (sessions, t) = repo::<Session>(&client, "sessions").await;
+    let (sessions, t) = fresh_repository::<Session>(&client, "sessions").await;
     let s = Session {
         id: 1,
         token: "abc".into(),

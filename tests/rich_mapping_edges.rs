@@ -2,13 +2,8 @@
 //! the rich-mapping change found broken (and that is fixed).
 
 use futures::TryStreamExt;
-use hbase_orm::{Client, HBaseColumns, HBaseEntity, Repository, Versions};
-use hbase_orm_suite::{client, TestTable};
-
-async fn repo<T: HBaseEntity>(client: &Client, label: &str) -> (Repository<T>, TestTable) {
-    let table = TestTable::create(client, label, T::family_descriptors(), &[]).await;
-    (client.repository::<T>().on_table(table.name.clone()), table)
-}
+use hbase_orm::{HBaseColumns, HBaseEntity, Versions};
+use hbase_orm_suite::{client, fresh_repository, TestTable};
 
 // ---------------------------------------------------------------------------------------------
 // save_all replaces a `children` list whole, as save does.
@@ -32,7 +27,7 @@ struct Packed {
 #[tokio::test]
 async fn save_all_replaces_a_children_list_whole() {
     let client = client().await;
-    let (orders, _t) = repo::<Packed>(&client, "rf_packed").await;
+    let (orders, _t) = fresh_repository::<Packed>(&client, "rf_packed").await;
     let item = |sku: &str| Item {
         sku: sku.into(),
         qty: 1,
@@ -97,7 +92,7 @@ enum AccountRecord {
 #[tokio::test]
 async fn record_set_scans_read_the_versions_their_variants_declare() {
     let client = client().await;
-    let (accounts, t) = repo::<Account>(&client, "rf_rec").await;
+    let (accounts, t) = fresh_repository::<Account>(&client, "rf_rec").await;
     let balance: Versions<i64> = (0..3i64).map(|i| (1_700_000_000_000 + i, i * 10)).collect();
     let account = Account { id: 4, balance };
     accounts.save(&account).await.unwrap();
@@ -131,7 +126,7 @@ struct Page {
 #[tokio::test]
 async fn insert_never_resets_counts_an_increment_made_first() {
     let client = client().await;
-    let (pages, _t) = repo::<Page>(&client, "rf_pages").await;
+    let (pages, _t) = fresh_repository::<Page>(&client, "rf_pages").await;
     let key = PageKey {
         slug: "home".into(),
     };
@@ -217,7 +212,7 @@ struct Tagged {
 #[tokio::test]
 async fn wide_map_count_skips_the_marker_cell() {
     let client = client().await;
-    let (tagged, _t) = repo::<Tagged>(&client, "rf_tags").await;
+    let (tagged, _t) = fresh_repository::<Tagged>(&client, "rf_tags").await;
     let value = Tagged {
         id: 1,
         tags: [(1, "a".to_string()), (2, "b".to_string())].into(),
@@ -234,7 +229,7 @@ async fn wide_map_count_skips_the_marker_cell() {
 #[tokio::test]
 async fn wide_map_slices_skip_the_marker_cell() {
     let client = client().await;
-    let (tagged, _t) = repo::<Tagged>(&client, "rf_tags2").await;
+    let (tagged, _t) = fresh_repository::<Tagged>(&client, "rf_tags2").await;
     let value = Tagged {
         id: 1,
         tags: [(1, "a".to_string()), (2, "b".to_string())].into(),

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use hbase_orm::rowkey::{KeyCodec, KeyPart};
 use hbase_orm::{
-    filter_literal, printable_key, Client, Codec, Error, Get, HBaseEntity, Native, Put, Repository,
+    filter_literal, printable_key, Client, Codec, Error, Get, HBaseEntity, Native, Put,
 };
-use hbase_orm_suite::{client, TestTable};
+use hbase_orm_suite::{client, fresh_repository, TestTable};
 
 /// Person/role, as in `rich_mapping.rs`: roles as the qualifiers of their own family.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -33,12 +33,6 @@ struct Tagged {
     tags: BTreeMap<String, u32>,
 }
 
-/// A repository of `T` on a fresh table with the families `T` declares.
-async fn repo<T: HBaseEntity>(client: &Client, label: &str) -> (Repository<T>, TestTable) {
-    let table = TestTable::create(client, label, T::family_descriptors(), &[]).await;
-    (client.repository::<T>().on_table(table.name.clone()), table)
-}
-
 fn role(i: u32) -> String {
     format!("role-{i}")
 }
@@ -48,7 +42,7 @@ const ENTRIES: u32 = 100_000;
 #[tokio::test]
 async fn a_row_of_100k_entries_pages_30_at_a_time_each_entry_once_in_order() {
     let client = client().await;
-    let (people, t) = repo::<Person>(&client, "wide_100k").await;
+    let (people, t) = fresh_repository::<Person>(&client, "wide_100k").await;
     let roles = people.wide(Person::ROLES);
     let key = PersonKey { id: 1 };
     people
@@ -193,7 +187,7 @@ async fn report_timings(client: &Client, t: &TestTable, key: &PersonKey, times: 
 #[tokio::test]
 async fn single_entries_change_alone_and_slices_pick_exact_ranges() {
     let client = client().await;
-    let (people, t) = repo::<Person>(&client, "wide_entries").await;
+    let (people, t) = fresh_repository::<Person>(&client, "wide_entries").await;
     let roles = people.wide(Person::ROLES);
     let (ada, bob) = (PersonKey { id: 1 }, PersonKey { id: 2 });
     let mut ada_value = Person {
@@ -381,7 +375,7 @@ async fn single_entries_change_alone_and_slices_pick_exact_ranges() {
 #[tokio::test]
 async fn text_keys_prefixes_the_empty_key_and_quotes() {
     let client = client().await;
-    let (tagged, _t) = repo::<Tagged>(&client, "wide_tagged").await;
+    let (tagged, _t) = fresh_repository::<Tagged>(&client, "wide_tagged").await;
     let tags = tagged.wide(Tagged::TAGS);
     let key = TaggedKey { id: 7 };
     let names = [
