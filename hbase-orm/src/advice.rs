@@ -233,7 +233,7 @@ pub fn assert_good_design<T: HBaseEntity>(allow: &[&str]) {
 mod tests {
     use super::*;
     use crate::entity::{CellReader, CellWriter, ColumnDef, NoKey};
-    use crate::schema::ColumnFamily;
+    use crate::model::ColumnFamily;
 
     /// An entity written by hand whose family keeps fewer versions than its field reads (the
     /// derive refuses to declare this; a hand-written impl or a shared table can).

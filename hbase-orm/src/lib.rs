@@ -23,13 +23,11 @@
 #![warn(missing_docs)]
 
 pub mod advice;
+mod backend;
 mod client;
-mod config;
 pub mod entity;
-mod error;
 mod model;
 mod schema;
-mod thrift2;
 
 // Inlined so the docs list them as the crate's own modules, where users name them.
 #[doc(inline)]
@@ -53,19 +51,18 @@ pub use hbase_orm_derive::HBaseEntity;
 pub use hbase_orm_derive::HBaseRecord;
 
 pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
-pub use config::{Config, Protocol, Transport};
-pub use error::{Error, Result};
-pub use model::{
-    filter_literal, prefix_end, printable_key, Append, Cell, CheckAndMutate, Column, CompareOp,
-    Delete, DeleteTarget, Durability, Get, Increment, Mutation, Put, PutCell, Row, RowMutations,
-    Scan, TimeRange,
-};
 #[doc(hidden)]
-pub use schema::family_option;
+pub use model::family_option;
+pub use model::{
+    filter_literal, prefix_end, printable_key, Append, BloomFilter, Cell, CheckAndMutate, Column,
+    ColumnFamily, CompareOp, Compression, Config, DataBlockEncoding, Delete, DeleteTarget,
+    Durability, Error, Gateway, Get, Increment, KeepDeletedCells, Mutation, Protocol, Put, PutCell,
+    RegionLocation, Result, Row, RowMutations, Scan, TableDescriptor, TableName, TimeRange,
+    Transport,
+};
 pub use schema::{
-    render_table_template, table_template_start, template_period_ms, BloomFilter, ColumnFamily,
-    Compression, DataBlockEncoding, EnsureReport, KeepDeletedCells, OptionChange, RegionLocation,
-    TableDescriptor, TableName, TableSchema,
+    render_table_template, table_template_start, template_period_ms, EnsureReport, OptionChange,
+    TableSchema,
 };
 
 /// The README's Rust example, compiled as a doctest so it cannot drift from the API.

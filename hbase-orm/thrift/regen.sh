@@ -4,14 +4,14 @@
 #   hbase-orm/thrift/regen.sh
 #
 # Needs Debian's thrift-compiler 0.17 (`apt-get install thrift-compiler`). The output goes to
-# hbase-orm/src/thrift2/generated/thbase.rs and is committed; never edit it by hand.
+# hbase-orm/src/backend/thrift2/generated/thbase.rs and is committed; never edit it by hand.
 #
 # The compiler makes the per-method `*Args` / `*Result` structs private to the generated module.
 # The async client encodes calls itself (the crate's generated clients are blocking), so the
 # script widens those structs, their fields and their methods to `pub(crate)`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="$here/../src/thrift2/generated"
+out="$here/../src/backend/thrift2/generated"
 command -v thrift >/dev/null || { echo "thrift compiler not found: apt-get install thrift-compiler" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

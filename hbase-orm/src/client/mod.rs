@@ -4,25 +4,16 @@ mod admin;
 mod scan;
 mod table;
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-
-use deadpool::managed::{self, Metrics, Pool, PoolError, RecycleError, RecycleResult};
-use tracing::Instrument;
 
 pub use admin::Admin;
 pub use scan::RowStream;
 pub use table::Table;
 
-use crate::config::{Config, Protocol, Transport};
-use crate::error::{Error, Result};
-use crate::schema::TableName;
-use crate::thrift2::connection::{Connection, WireConfig};
-use crate::thrift2::generated::thbase::{
-    THBaseServiceGetScannerRowsArgs, THBaseServiceGetThriftServerTypeArgs, TThriftServerType,
-};
-use crate::thrift2::rpc::Rpc;
+use crate::backend::thrift2::Thrift2;
+use crate::backend::Backend;
+use crate::model::{Config, Error, Gateway, Protocol, Result, TableName, Transport};
 
 /// Builds a [`Client`]; every setting has a default (see [`Config`]).
 ///
@@ -43,9 +34,16 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
-    /// `host:port` of the Thrift2 gateway (default `127.0.0.1:9090`).
+    /// `host:port` of the gateway (default `127.0.0.1:9090`).
     pub fn address(mut self, address: impl Into<String>) -> Self {
         self.config.address = address.into();
+        self
+    }
+
+    /// The service the gateway serves (default [`Gateway::Thrift2`]; a `thrift1://` URL sets
+    /// [`Gateway::Thrift1`]).
+    pub fn gateway(mut self, g: Gateway) -> Self {
+        self.config.gateway = g;
         self
     }
 
@@ -103,32 +101,22 @@ impl ClientBuilder {
         self
     }
 
-    /// Connects: opens one connection and checks that the gateway is a Thrift2 gateway, so a
-    /// wrong address or gateway fails here rather than at the first call.
+    /// Connects: opens one connection and checks that the gateway serves the service the
+    /// settings name ([`Config::gateway`]), so a wrong address or gateway fails here rather
+    /// than at the first call.
     pub async fn build(self) -> Result<Client> {
         self.config.validate()?;
-        let manager = Manager {
-            opened: Arc::default(),
-            wire: WireConfig {
-                transport: self.config.transport,
-                protocol: self.config.protocol,
-                max_reply_bytes: self.config.max_reply_bytes,
-            },
-            config: self.config.clone(),
+        let backend: Box<dyn Backend> = match self.config.gateway {
+            Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),
+            Gateway::Thrift1 => {
+                return Err(Error::Unsupported {
+                    operation: "connect".into(),
+                    backend: "thrift1",
+                    why: "not built yet".into(),
+                })
+            }
         };
-        let pool = Pool::builder(manager)
-            .max_size(self.config.pool_size)
-            .build()
-            .map_err(|e| Error::Config(e.to_string()))?;
-        let client = Client {
-            inner: Arc::new(Inner {
-                pool,
-                config: self.config,
-                shared: Default::default(),
-            }),
-        };
-        drop(client.checkout().await?);
-        Ok(client)
+        Ok(Client::over(backend, self.config))
     }
 }
 
@@ -154,7 +142,7 @@ pub struct Client {
 }
 
 struct Inner {
-    pool: Pool<Manager>,
+    backend: Box<dyn Backend>,
     config: Config,
     /// State the layers above keep per client (the dictionaries' caches, say), by type and key.
     shared: std::sync::Mutex<SharedState>,
@@ -163,13 +151,33 @@ struct Inner {
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
-            .field("address", &self.inner.config.address)
-            .field("status", &self.inner.pool.status())
+            .field("backend", &self.inner.backend.name())
+            .field("address", &self.inner.backend.address())
             .finish()
     }
 }
 
 impl Client {
+    fn over(backend: Box<dyn Backend>, config: Config) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                backend,
+                config,
+                shared: Default::default(),
+            }),
+        }
+    }
+
+    /// The backend every call goes through.
+    pub(crate) fn backend(&self) -> &dyn Backend {
+        &*self.inner.backend
+    }
+
+    /// Which backend this client uses: `"thrift2"`, `"thrift1"` or `"memory"`.
+    pub fn backend_name(&self) -> &'static str {
+        self.inner.backend.name()
+    }
+
     /// The value of type `T` kept under `key` for this client and its clones, made by `make`
     /// the first time: how the layers above share per-client state without the client knowing
     /// their types.
@@ -223,72 +231,17 @@ impl Client {
     /// Whether the gateway still holds the scanner `id` (see [`RowStream::scanner_id`]): a
     /// diagnostic for leaked scanners. Reads no rows.
     pub async fn scanner_is_open(&self, id: i32) -> Result<bool> {
-        let args = THBaseServiceGetScannerRowsArgs {
-            scanner_id: id,
-            num_rows: 0,
-        };
-        match self.call(&args).await {
-            Ok(_) => Ok(true),
-            Err(Error::IllegalArgument { .. }) => Ok(false),
-            Err(e) => Err(e),
-        }
+        self.backend().scanner_is_open(id).await
     }
 
     /// Counters of the connection pool, for monitoring and diagnostics.
     pub fn stats(&self) -> ClientStats {
-        let status = self.inner.pool.status();
+        let c = self.inner.backend.counters();
         ClientStats {
-            connections_opened: self.inner.pool.manager().opened.load(Ordering::Relaxed),
-            connections_open: status.size,
-            connections_idle: status.available,
+            connections_opened: c.opened,
+            connections_open: c.open,
+            connections_idle: c.idle,
         }
-    }
-
-    /// Waits for a pooled connection (opening one if the pool has room).
-    async fn checkout(&self) -> Result<managed::Object<Manager>> {
-        let limit = self.inner.config.pool_timeout;
-        match tokio::time::timeout(limit, self.inner.pool.get()).await {
-            Err(_) => Err(Error::Timeout {
-                operation: "pool wait",
-                after: limit,
-            }),
-            Ok(Ok(conn)) => Ok(conn),
-            Ok(Err(PoolError::Backend(e))) => Err(e),
-            Ok(Err(e)) => Err(Error::Config(format!("connection pool: {e}"))),
-        }
-    }
-
-    /// Makes one call on a pooled connection, within the request timeout.
-    ///
-    /// A call that fails because an idle pooled socket turned out to be closed is sent again on
-    /// a fresh connection when the method is idempotent.
-    pub(crate) async fn call<R: Rpc>(&self, args: &R) -> Result<R::Reply> {
-        let span = tracing::debug_span!("hbase.call", method = R::METHOD);
-        async {
-            let limit = self.inner.config.request_timeout;
-            let mut attempt = 0;
-            loop {
-                attempt += 1;
-                let mut conn = self.checkout().await?;
-                match tokio::time::timeout(limit, conn.call(args)).await {
-                    Ok(Ok(reply)) => return Ok(reply),
-                    Ok(Err(failure)) if failure.stale && R::IDEMPOTENT && attempt < 3 => {
-                        tracing::debug!(error = %failure.error, "stale pooled connection; retrying");
-                        let _ = managed::Object::take(conn);
-                    }
-                    Ok(Err(failure)) => return Err(failure.error),
-                    // The connection still has the call in flight: the pool discards it.
-                    Err(_) => {
-                        return Err(Error::Timeout {
-                            operation: R::METHOD,
-                            after: limit,
-                        })
-                    }
-                }
-            }
-        }
-        .instrument(span)
-        .await
     }
 }
 
@@ -301,54 +254,4 @@ pub struct ClientStats {
     pub connections_open: usize,
     /// Of those, how many are idle.
     pub connections_idle: usize,
-}
-
-/// Opens and vets pooled connections.
-struct Manager {
-    config: Config,
-    wire: WireConfig,
-    opened: Arc<AtomicU64>,
-}
-
-impl managed::Manager for Manager {
-    type Type = Connection;
-    type Error = Error;
-
-    async fn create(&self) -> Result<Connection> {
-        let address = &self.config.address;
-        let limit = self.config.connect_timeout;
-        let timed_out = || Error::Timeout {
-            operation: "connect",
-            after: limit,
-        };
-        let mut conn = tokio::time::timeout(limit, Connection::open(address, self.wire))
-            .await
-            .map_err(|_| timed_out())?
-            .map_err(|source| Error::Connect {
-                address: address.clone(),
-                source,
-            })?;
-        let kind = tokio::time::timeout(limit, conn.call(&THBaseServiceGetThriftServerTypeArgs {}))
-            .await
-            .map_err(|_| timed_out())?
-            .map_err(|f| f.error)?;
-        if kind != TThriftServerType::TWO {
-            return Err(Error::WrongGateway {
-                address: address.clone(),
-                found: kind.0,
-            });
-        }
-        self.opened.fetch_add(1, Ordering::Relaxed);
-        Ok(conn)
-    }
-
-    async fn recycle(&self, conn: &mut Connection, _: &Metrics) -> RecycleResult<Error> {
-        if conn.last_used().elapsed() > self.config.max_idle {
-            return Err(RecycleError::message("idle too long"));
-        }
-        if !conn.is_reusable() {
-            return Err(RecycleError::message("closed or out of step"));
-        }
-        Ok(())
-    }
 }

@@ -9,13 +9,7 @@ use std::task::{Context, Poll};
 use futures::stream::{BoxStream, Stream, StreamExt};
 
 use super::Client;
-use crate::error::{Error, Result};
-use crate::model::{Row, Scan};
-use crate::schema::TableName;
-use crate::thrift2::convert;
-use crate::thrift2::generated::thbase::{
-    THBaseServiceCloseScannerArgs, THBaseServiceGetScannerRowsArgs, THBaseServiceOpenScannerArgs,
-};
+use crate::model::{prefix_end, Error, Result, Row, Scan, TableName};
 
 /// Rows fetched per round trip when the scan does not say.
 const DEFAULT_PAGE: i32 = 256;
@@ -80,9 +74,7 @@ impl Scanner {
 
 /// Asks the gateway to drop scanner `id`.
 async fn close_scanner(client: &Client, id: i32) -> Result<()> {
-    client
-        .call(&THBaseServiceCloseScannerArgs { scanner_id: id })
-        .await
+    client.backend().close_scanner(id).await
 }
 
 impl Drop for Scanner {
@@ -187,43 +179,27 @@ impl State {
 
     /// Opens the scanner if needed and buffers the next page of rows.
     async fn fetch(&mut self) -> Result<()> {
-        let table = self.table.clone();
-        self.fetch_page()
-            .await
-            .map_err(|e| table.recognise_missing(e))
-    }
-
-    async fn fetch_page(&mut self) -> Result<()> {
+        self.scan.check()?;
         let page_size = self.scan.caching.unwrap_or(DEFAULT_PAGE);
-        if let Some(f) = &self.scan.filter {
-            convert::check_filter(f)?;
-        }
-        if page_size < 1 {
-            return Err(Error::IllegalArgument {
-                message: format!(
-                    "a scan's page size (caching) must be at least 1, not {page_size}"
-                ),
-            });
-        }
         if self.scanner.is_none() {
             if self.hi.as_ref().is_some_and(|hi| *hi <= self.lo) {
                 self.exhausted = true;
                 return Ok(());
             }
-            // Reversed scans may read one row at `hi` that is skipped, so ask for one more.
-            let limit = self.remaining.map(|n| {
-                let n = n + usize::from(self.scan.reversed);
-                i32::try_from(n).unwrap_or(i32::MAX)
-            });
             let (start, stop) = self.server_bounds();
-            let mut tscan = convert::scan(&self.scan, start, stop, limit);
-            tscan.caching = Some(page_size);
+            let server = Scan {
+                start,
+                stop,
+                prefix: None,
+                // Reversed scans may read one row at `hi` that is skipped, so ask for one more.
+                limit: self.remaining.map(|n| n + usize::from(self.scan.reversed)),
+                caching: Some(page_size),
+                ..self.scan.clone()
+            };
             let id = self
                 .client
-                .call(&THBaseServiceOpenScannerArgs {
-                    table: convert::table_bytes(&self.table),
-                    tscan,
-                })
+                .backend()
+                .open_scanner(&self.table, &server)
                 .await?;
             self.scanner_id.store(i64::from(id), Ordering::Relaxed);
             self.scanner = Some(Scanner {
@@ -233,18 +209,15 @@ impl State {
             });
         }
         let id = self.scanner.as_ref().map(|s| s.id).unwrap_or_default();
-        let results = self
+        let rows = self
             .client
-            .call(&THBaseServiceGetScannerRowsArgs {
-                scanner_id: id,
-                num_rows: page_size,
-            })
+            .backend()
+            .scanner_rows(&self.table, id, page_size)
             .await?;
-        if results.is_empty() {
+        if rows.is_empty() {
             self.exhausted = true;
         }
-        self.page
-            .extend(results.into_iter().filter_map(convert::row));
+        self.page.extend(rows);
         Ok(())
     }
 
@@ -325,7 +298,7 @@ impl RowStream {
                         stop
                     }
                     // The end of bucket `b`: every key that starts with it.
-                    None => crate::model::prefix_end(&[b]).unwrap_or_default(),
+                    None => prefix_end(&[b]).unwrap_or_default(),
                 });
                 per_bucket.start = Some(start);
                 RowStream::new(client.clone(), table.clone(), per_bucket)
@@ -338,7 +311,7 @@ impl RowStream {
             remaining: Option<usize>,
             reversed: bool,
             failed: bool,
-            pending_error: Option<crate::error::Error>,
+            pending_error: Option<Error>,
         }
         let state = Merge {
             streams,

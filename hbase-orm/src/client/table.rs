@@ -1,30 +1,23 @@
 //! Data calls on one table.
 
 use super::{Client, RowStream};
-use crate::error::{BatchFailures, Error, Result};
 use crate::model::*;
-use crate::schema::TableName;
-use crate::thrift2::convert;
-use crate::thrift2::generated::thbase::*;
 
 /// A handle for reading and writing one table. Cheap to clone.
 ///
 /// Every method is one round trip to the gateway, except [`Table::scan`] (one per page) and
-/// the fallbacks of the batch methods described on them.
+/// the fallbacks of the batch methods described on them. Every request is checked before it
+/// is sent (an empty or oversized row key, a put without cells, a malformed filter are
+/// [`Error::IllegalArgument`] and nothing is written).
 #[derive(Clone, Debug)]
 pub struct Table {
     client: Client,
     name: TableName,
-    wire_name: Vec<u8>,
 }
 
 impl Table {
     pub(super) fn new(client: Client, name: TableName) -> Self {
-        Table {
-            wire_name: convert::table_bytes(&name),
-            client,
-            name,
-        }
+        Table { client, name }
     }
 
     /// The table's name.
@@ -37,69 +30,38 @@ impl Table {
         &self.client
     }
 
-    /// One call about this table (a bare table-name error becomes [`Error::TableNotFound`]).
-    async fn call<R: crate::thrift2::rpc::Rpc>(&self, args: &R) -> Result<R::Reply> {
-        self.client
-            .call(args)
-            .await
-            .map_err(|e| self.name.recognise_missing(e))
-    }
-
-    fn table(&self) -> Vec<u8> {
-        self.wire_name.clone()
+    fn backend(&self) -> &dyn crate::backend::Backend {
+        self.client.backend()
     }
 
     /// Reads one row; `None` if it does not exist (or has none of the requested columns).
     pub async fn get(&self, get: Get) -> Result<Option<Row>> {
-        let args = THBaseServiceGetArgs {
-            table: self.table(),
-            tget: convert::get(get)?,
-        };
-        Ok(convert::row(self.call(&args).await?))
+        get.check()?;
+        self.backend().get(&self.name, &get).await
     }
 
     /// Reads several rows in one call; the answer has one entry per get, in the same order.
     pub async fn get_many(&self, gets: Vec<Get>) -> Result<Vec<Option<Row>>> {
-        let args = THBaseServiceGetMultipleArgs {
-            table: self.table(),
-            tgets: gets.into_iter().map(convert::get).collect::<Result<_>>()?,
-        };
-        let n = args.tgets.len();
-        let results = self.call(&args).await?;
-        if results.len() != n {
-            return Err(Error::Protocol {
-                method: "getMultiple",
-                message: format!("asked for {n} rows, got {} results", results.len()),
-            });
-        }
-        Ok(results.into_iter().map(convert::row).collect())
+        gets.iter().try_for_each(Get::check)?;
+        self.backend().get_many(&self.name, &gets).await
     }
 
     /// Whether the row (or the columns the get names) exists, without transferring values.
     pub async fn exists(&self, get: Get) -> Result<bool> {
-        let args = THBaseServiceExistsArgs {
-            table: self.table(),
-            tget: convert::get(get)?,
-        };
-        self.call(&args).await
+        get.check()?;
+        self.backend().exists(&self.name, &get).await
     }
 
     /// [`Table::exists`] for several gets in one call, in the same order.
     pub async fn exists_many(&self, gets: Vec<Get>) -> Result<Vec<bool>> {
-        let args = THBaseServiceExistsAllArgs {
-            table: self.table(),
-            tgets: gets.into_iter().map(convert::get).collect::<Result<_>>()?,
-        };
-        self.call(&args).await
+        gets.iter().try_for_each(Get::check)?;
+        self.backend().exists_many(&self.name, &gets).await
     }
 
     /// Writes cells into one row.
     pub async fn put(&self, put: Put) -> Result<()> {
-        let args = THBaseServicePutArgs {
-            table: self.table(),
-            tput: convert::put(put)?,
-        };
-        self.call(&args).await
+        put.check()?;
+        self.backend().put(&self.name, &put).await
     }
 
     /// Writes many rows in one call (not atomic across rows).
@@ -111,17 +73,12 @@ impl Table {
         if puts.is_empty() {
             return Ok(());
         }
-        let tputs: Vec<TPut> = puts.into_iter().map(convert::put).collect::<Result<_>>()?;
-        let args = THBaseServicePutMultipleArgs {
-            table: self.table(),
-            tputs,
-        };
-        match self.call(&args).await {
+        puts.iter().try_for_each(Put::check)?;
+        match self.backend().put_many(&self.name, &puts).await {
             Ok(()) => Ok(()),
             Err(error) => {
-                self.one_by_one("put_many", error, args.tputs, |tput| THBaseServicePutArgs {
-                    table: self.table(),
-                    tput,
+                self.one_by_one("put_many", error, &puts, |p| {
+                    self.backend().put(&self.name, p)
                 })
                 .await
             }
@@ -129,52 +86,27 @@ impl Table {
     }
 
     /// Deletes a row or parts of it. A delete that mixes families, columns and versions is
-    /// sent as one atomic row mutation.
+    /// applied atomically.
     pub async fn delete(&self, delete: Delete) -> Result<()> {
-        let mut tdeletes = convert::delete(delete)?;
-        if tdeletes.len() == 1 {
-            let args = THBaseServiceDeleteSingleArgs {
-                table: self.table(),
-                tdelete: tdeletes.remove(0),
-            };
-            return self.call(&args).await;
-        }
-        let args = THBaseServiceMutateRowArgs {
-            table: self.table(),
-            trow_mutations: TRowMutations {
-                row: tdeletes[0].row.clone(),
-                mutations: tdeletes.into_iter().map(TMutation::DeleteSingle).collect(),
-            },
-        };
-        self.call(&args).await
+        delete.check()?;
+        self.backend().delete(&self.name, &delete).await
     }
 
     /// Deletes many rows in one call (not atomic across rows). A delete that mixes
     /// families, columns and versions goes as its own atomic row mutation, as in
     /// [`Table::delete`]. Failures are reported like [`Table::put_many`]'s.
     pub async fn delete_many(&self, deletes: Vec<Delete>) -> Result<()> {
+        deletes.iter().try_for_each(Delete::check)?;
         let total = deletes.len();
-        let mut simple = Vec::with_capacity(deletes.len());
-        let mut mixed = Vec::new();
-        for d in deletes {
-            let mut tdeletes = convert::delete(d)?;
-            if tdeletes.len() == 1 {
-                simple.extend(tdeletes.pop());
-            } else {
-                mixed.push(tdeletes);
-            }
-        }
+        let (simple, mixed): (Vec<Delete>, Vec<Delete>) =
+            deletes.into_iter().partition(Delete::is_one_kind);
         let mut failures = BatchFailures::new("delete_many", total);
         if !simple.is_empty() {
-            let args = THBaseServiceDeleteMultipleArgs {
-                table: self.table(),
-                tdeletes: simple,
-            };
-            match self.call(&args).await {
+            match self.backend().delete_many(&self.name, &simple).await {
                 Ok(rejected) => {
-                    for d in rejected {
+                    for i in rejected {
                         failures.record(
-                            vec![d.row],
+                            vec![simple[i].row.clone()],
                             Error::Server {
                                 method: "deleteMultiple",
                                 message: "HBase returned this delete as not applied".into(),
@@ -185,11 +117,8 @@ impl Table {
                 }
                 Err(error) => {
                     if let Err(e) = self
-                        .one_by_one("delete_many", error, args.tdeletes, |tdelete| {
-                            THBaseServiceDeleteSingleArgs {
-                                table: self.table(),
-                                tdelete,
-                            }
+                        .one_by_one("delete_many", error, &simple, |d| {
+                            self.backend().delete(&self.name, d)
                         })
                         .await
                     {
@@ -198,17 +127,9 @@ impl Table {
                 }
             }
         }
-        for tdeletes in mixed {
-            let row = tdeletes[0].row.clone();
-            let args = THBaseServiceMutateRowArgs {
-                table: self.table(),
-                trow_mutations: TRowMutations {
-                    row: row.clone(),
-                    mutations: tdeletes.into_iter().map(TMutation::DeleteSingle).collect(),
-                },
-            };
-            if let Err(e) = self.call(&args).await {
-                failures.record(vec![row], e);
+        for d in mixed {
+            if let Err(e) = self.backend().delete(&self.name, &d).await {
+                failures.record(vec![d.row], e);
             }
         }
         failures.finish()
@@ -217,16 +138,16 @@ impl Table {
     /// After a batch failed with `error`, sends each item on its own and reports the rows that
     /// still fail. Only HBase's own rejections are retried this way; if the batch failed for
     /// another reason (connection, timeout) every row is reported as not confirmed.
-    async fn one_by_one<T, A>(
+    async fn one_by_one<'a, T, F>(
         &self,
         operation: &'static str,
         error: Error,
-        items: Vec<T>,
-        single: impl Fn(T) -> A,
+        items: &'a [T],
+        single: impl Fn(&'a T) -> F,
     ) -> Result<()>
     where
         T: RowOf,
-        A: crate::thrift2::rpc::Rpc<Reply = ()>,
+        F: std::future::Future<Output = Result<()>>,
     {
         let mut failures = BatchFailures::new(operation, items.len());
         if !matches!(error, Error::Server { .. }) {
@@ -234,9 +155,8 @@ impl Table {
             return failures.finish();
         }
         for item in items {
-            let row = item.row().to_vec();
-            if let Err(e) = self.call(&single(item)).await {
-                failures.record(vec![row], e);
+            if let Err(e) = single(item).await {
+                failures.record(vec![item.row().to_vec()], e);
             }
         }
         failures.finish()
@@ -244,41 +164,21 @@ impl Table {
 
     /// Applies puts and deletes to one row atomically.
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
-        let args = THBaseServiceMutateRowArgs {
-            table: self.table(),
-            trow_mutations: convert::row_mutations(mutations)?,
-        };
-        self.call(&args).await
+        mutations.check()?;
+        self.backend().mutate_row(&self.name, &mutations).await
     }
 
     /// Applies the mutations if the check passes, atomically; returns whether it passed.
     pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
-        if cam.row != cam.mutations.row {
-            return Err(Error::IllegalArgument {
-                message: "check_and_mutate: the checked row and the mutated row differ".into(),
-            });
-        }
-        let args = THBaseServiceCheckAndMutateArgs {
-            table: self.table(),
-            row: cam.row.clone(),
-            family: cam.family,
-            qualifier: cam.qualifier,
-            compare_op: convert::compare_op(cam.op),
-            value: cam.value.unwrap_or_default(),
-            row_mutations: convert::row_mutations(cam.mutations)?,
-        };
-        self.call(&args).await
+        cam.check()?;
+        self.backend().check_and_mutate(&self.name, &cam).await
     }
 
     /// Adds to counters atomically; returns the row with the new counter values.
     pub async fn increment(&self, increment: Increment) -> Result<Row> {
-        let row = increment.row.clone();
-        let args = THBaseServiceIncrementArgs {
-            table: self.table(),
-            tincrement: convert::increment(increment)?,
-        };
-        let result = self.call(&args).await?;
-        Ok(row_or_empty(result, row))
+        increment.check()?;
+        let row = self.backend().increment(&self.name, &increment).await?;
+        Ok(row.unwrap_or_else(|| Row::empty(increment.row)))
     }
 
     /// Adds `amount` to one counter and returns its new value.
@@ -305,13 +205,9 @@ impl Table {
 
     /// Appends bytes to cells atomically; returns the row with the new values.
     pub async fn append(&self, append: Append) -> Result<Row> {
-        let row = append.row.clone();
-        let args = THBaseServiceAppendArgs {
-            table: self.table(),
-            tappend: convert::append(append)?,
-        };
-        let result = self.call(&args).await?;
-        Ok(row_or_empty(result, row))
+        append.check()?;
+        let row = self.backend().append(&self.name, &append).await?;
+        Ok(row.unwrap_or_else(|| Row::empty(append.row)))
     }
 
     /// Streams the rows of a scan. The server-side scanner is closed when the stream ends, fails
@@ -341,27 +237,18 @@ impl Table {
     }
 }
 
-/// The row an increment or append returned, or an empty row with its key if HBase returned
-/// no cells.
-fn row_or_empty(result: TResult, key: Vec<u8>) -> Row {
-    convert::row(result).unwrap_or(Row {
-        key,
-        cells: Vec::new(),
-    })
-}
-
 /// Items of a batch that know their row.
 trait RowOf {
     fn row(&self) -> &[u8];
 }
 
-impl RowOf for TPut {
+impl RowOf for Put {
     fn row(&self) -> &[u8] {
         &self.row
     }
 }
 
-impl RowOf for TDelete {
+impl RowOf for Delete {
     fn row(&self) -> &[u8] {
         &self.row
     }

@@ -10,9 +10,9 @@ use crate::entity::group::{ColumnGroup, GroupReader, GroupWriter};
 use crate::entity::rowkey::{KeyCodec, KeyError};
 use crate::entity::versions::Versions;
 use crate::entity::{ColumnKind, HBaseEntity};
-use crate::error::{Error, Result};
+use crate::model::TableName;
 use crate::model::{printable_key, Cell, Delete, Put, PutCell, Row};
-use crate::schema::TableName;
+use crate::model::{Error, Result};
 
 /// What a save of one value writes: the put of its cells, and what the repository needs
 /// to finish the row image.

@@ -6,9 +6,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::client::{Client, Table};
 use crate::entity::rowkey::{KeyCodec, KeyKind};
-use crate::error::{Error, Result};
 use crate::model::{printable_key, CheckAndMutate, Delete, Get, Put};
-use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
+use crate::model::{ColumnFamily, TableDescriptor, TableName};
+use crate::model::{Error, Result};
+use crate::schema::TableSchema;
 
 const FAMILY: &str = "d";
 const ID: &str = "id";

@@ -3,7 +3,7 @@
 
 use crate::client::Admin;
 use crate::entity::HBaseEntity;
-use crate::error::{Error, Result};
+use crate::model::{Error, Result};
 use crate::schema::EnsureReport;
 
 impl Admin {

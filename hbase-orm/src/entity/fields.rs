@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use crate::entity::codec::Codec;
 use crate::entity::rowkey::KeyCodec;
 use crate::entity::{ColumnDef, HBaseEntity};
-use crate::error::{Error, Result};
+use crate::model::{Error, Result};
 
 /// The marker of the types a handle stands for.
 type Types<X> = PhantomData<fn() -> X>;

@@ -14,8 +14,8 @@ use crate::entity::codec::Codec;
 use crate::entity::filter_expr::Comparison;
 use crate::entity::scan::EntityScan;
 use crate::entity::{Field, HBaseEntity};
-use crate::error::Result;
 use crate::model::CompareOp;
+use crate::model::Result;
 
 /// Server-side filters. Values are encoded with the field's codec and compared with the
 /// stored bytes; see [the notes on filters](EntityScan#filters).

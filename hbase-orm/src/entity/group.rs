@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 
 use crate::entity::codec::Codec;
-use crate::error::{Error, Result};
 use crate::model::printable_key;
+use crate::model::{Error, Result};
 
 /// A struct stored as a group of columns inside an entity's row; derive it with
 /// `#[derive(HBaseColumns)]`.

@@ -25,9 +25,10 @@ use crate::client::Table;
 use crate::entity::repo::Repository;
 use crate::entity::rowkey::{KeyError, KeyPrefix};
 use crate::entity::{EntityKey, HBaseEntity};
-use crate::error::{Error, Result};
 use crate::model::{printable_key, Delete, Get, Put, Scan};
-use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
+use crate::model::{ColumnFamily, TableDescriptor, TableName};
+use crate::model::{Error, Result};
+use crate::schema::TableSchema;
 
 /// The family of index tables.
 pub const INDEX_FAMILY: &str = "i";

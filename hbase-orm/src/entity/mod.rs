@@ -66,9 +66,10 @@ pub use versions::{Versioned, Versions};
 
 use dictionary::DictName;
 
-use crate::error::{Error, Result};
+use crate::model::{ColumnFamily, TableDescriptor, TableName};
+use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
-use crate::schema::{ColumnFamily, TableDescriptor, TableName, TableSchema};
+use crate::schema::TableSchema;
 use cells::decode_row;
 pub(crate) use cells::{presence_column, row_image, RowImage};
 use rowkey::{KeyError, KeyKind, KeyPrefix};

@@ -3,8 +3,8 @@
 //! all plan their reads here.
 
 use crate::entity::{ColumnDef, ColumnKind, HBaseEntity};
-use crate::error::{Error, Result};
 use crate::model::{Column, TimeRange};
+use crate::model::{Error, Result};
 
 /// The versions a read of `T` asks for: the largest `versions = N`, or HBase's default.
 pub(crate) fn max_versions<T: HBaseEntity>() -> Option<i32> {

@@ -9,9 +9,9 @@ use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 use crate::client::{Client, Table};
 use crate::entity::rowkey::KeyPrefix;
 use crate::entity::HBaseEntity;
-use crate::error::Result;
+use crate::model::Result;
+use crate::model::TableName;
 use crate::model::{Column, Row, Scan};
-use crate::schema::TableName;
 
 /// An enum of entity types that share one table, each told apart by its record-type tag.
 /// Derive it with `#[derive(HBaseRecord)]` on an enum whose variants each hold one entity:

@@ -8,9 +8,9 @@ use crate::entity::dictionary::{self, DictName, Dictionary};
 use crate::entity::read::{max_versions, read_columns, ReadOptions};
 use crate::entity::scan::EntityScan;
 use crate::entity::{encode_key, ColumnKind, EntityKey, HBaseEntity};
-use crate::error::{BatchFailures, Error, Result};
+use crate::model::TableName;
+use crate::model::{BatchFailures, Error, Result};
 use crate::model::{Delete, Get, Mutation, Put};
-use crate::schema::TableName;
 
 /// Rows per `put_many` call of [`Repository::save_all`] unless changed.
 const DEFAULT_SAVE_CHUNK: usize = 500;

@@ -11,8 +11,8 @@ use crate::entity::read::{max_versions, read_columns, ReadOptions};
 use crate::entity::rowkey::KeyPrefix;
 use crate::entity::EntityKey;
 use crate::entity::{encode_key, HBaseEntity};
-use crate::error::{Error, Result};
 use crate::model::{Column, Scan};
+use crate::model::{Error, Result};
 
 /// A typed scan being built; see [`Repository::scan`]. Finish it with [`EntityScan::stream`]
 /// or [`EntityScan::page`].

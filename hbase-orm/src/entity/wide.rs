@@ -23,8 +23,8 @@ use crate::entity::fields::WideField;
 use crate::entity::repo::Repository;
 use crate::entity::rowkey::KeyCodec;
 use crate::entity::{encode_key, HBaseEntity};
-use crate::error::{Error, Result};
 use crate::model::{filter_literal, printable_key, Cell, Delete, Get, Put};
+use crate::model::{Error, Result};
 
 /// Entries per round trip of [`WideMap::count`] (qualifiers only: a few tens of bytes each).
 const COUNT_PAGE: usize = 10_000;

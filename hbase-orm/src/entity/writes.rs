@@ -20,10 +20,10 @@ use crate::entity::repo::Repository;
 use crate::entity::{
     encode_key, presence_column, row_image, ColumnKind, EntityKey, HBaseEntity, RowImage,
 };
-use crate::error::{BatchFailures, Error, Result};
 use crate::model::{
     printable_key, CheckAndMutate, CompareOp, Delete, Get, Increment, Mutation, RowMutations,
 };
+use crate::model::{BatchFailures, Error, Result};
 
 impl<T: HBaseEntity> Repository<T> {
     /// Writes the whole row image of `value` atomically: the cells of its fields, deletes of

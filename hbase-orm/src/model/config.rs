@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// How Thrift messages are delimited on the socket. Must match the gateway's setting.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,12 +25,28 @@ pub enum Protocol {
     Compact,
 }
 
+/// Which Thrift service the gateway at the address serves. HBase starts them as
+/// `hbase thrift2` and `hbase thrift`; both answer `getThriftServerType`, so connecting to the
+/// other one fails with [`Error::WrongGateway`] naming the URL to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Gateway {
+    /// `THBaseService` (`org.apache.hadoop.hbase.thrift2.ThriftServer`), URL `thrift2://`.
+    #[default]
+    Thrift2,
+    /// The older `Hbase` service (`org.apache.hadoop.hbase.thrift.ThriftServer`, what
+    /// HappyBase speaks), URL `thrift1://`. It cannot do everything: see the README's table of
+    /// backends.
+    Thrift1,
+}
+
 /// Everything a [`crate::Client`] is built from. Made by [`crate::ClientBuilder`] or parsed
 /// from a URL with [`Config::from_url`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// `host:port` of the Thrift2 gateway.
+    /// `host:port` of the gateway.
     pub address: String,
+    /// The service the gateway serves.
+    pub gateway: Gateway,
     /// Connections kept open at most; also the number of calls in flight at once.
     pub pool_size: usize,
     /// Limit for opening a TCP connection and checking the gateway type.
@@ -54,6 +70,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             address: "127.0.0.1:9090".into(),
+            gateway: Gateway::Thrift2,
             pool_size: 8,
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(60),
@@ -67,7 +84,8 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Parses `thrift2://host:port?transport=framed&protocol=compact&pool_size=16&timeout_ms=5000`.
+    /// Parses `thrift2://host:port?transport=framed&protocol=compact&pool_size=16&timeout_ms=5000`
+    /// (or `thrift1://host:port?...` for a Thrift1 gateway).
     ///
     /// Query keys (all optional): `transport` (`buffered`|`framed`), `protocol`
     /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
@@ -80,17 +98,24 @@ impl Config {
     /// assert_eq!((c.transport, c.protocol), (Transport::Framed, Protocol::Compact));
     /// ```
     pub fn from_url(url: &str) -> Result<Config> {
-        let rest = url
-            .strip_prefix("thrift2://")
-            .ok_or_else(|| Error::Config(format!("{url:?}: the URL must start with thrift2://")))?;
+        let (gateway, rest) = if let Some(rest) = url.strip_prefix("thrift2://") {
+            (Gateway::Thrift2, rest)
+        } else if let Some(rest) = url.strip_prefix("thrift1://") {
+            (Gateway::Thrift1, rest)
+        } else {
+            return Err(Error::Config(format!(
+                "{url:?}: the URL must start with thrift2:// or thrift1://"
+            )));
+        };
         let (address, query) = rest.split_once('?').unwrap_or((rest, ""));
         if address.is_empty() || !address.contains(':') {
             return Err(Error::Config(format!(
-                "{url:?}: expected thrift2://host:port"
+                "{url:?}: expected thrift2://host:port or thrift1://host:port"
             )));
         }
         let mut config = Config {
             address: address.trim_end_matches('/').to_string(),
+            gateway,
             ..Config::default()
         };
         for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -167,6 +192,11 @@ mod tests {
         let e = Config::from_url("thrift2://h:1?colour=red").unwrap_err();
         assert!(e.to_string().contains("colour"), "{e}");
         assert!(Config::from_url("http://h:1").is_err());
+        let c = Config::from_url("thrift1://h:9092").unwrap();
+        assert_eq!(
+            (c.gateway, c.address.as_str()),
+            (Gateway::Thrift1, "h:9092")
+        );
         assert!(Config::from_url("thrift2://h:1?pool_size=0").is_err());
         assert!(Config::from_url("thrift2://h:1?pool_size=x").is_err());
     }

@@ -70,16 +70,31 @@ pub enum Error {
         what: String,
     },
 
-    /// The gateway at the address is not a Thrift2 (`THBaseService`) gateway.
+    /// The gateway at the address speaks the other Thrift service than the client was asked
+    /// to: connect with the URL the message gives (`thrift1://` or `thrift2://`).
     #[error(
-        "the gateway at {address} is a Thrift{found} server; hbase-orm needs the Thrift2 gateway \
-         (org.apache.hadoop.hbase.thrift2.ThriftServer)"
+        "the gateway at {address} is a Thrift{found} server, not Thrift{expected}; \
+         connect with \"thrift{found}://{address}\""
     )]
     WrongGateway {
         /// The address that answered.
         address: String,
-        /// The server type it reported (1 for the Thrift1 gateway).
+        /// The server type it reported (1 for the Thrift1 gateway, 2 for Thrift2).
         found: i32,
+        /// The server type the client expected.
+        expected: i32,
+    },
+
+    /// The backend cannot do this operation (the Thrift1 gateway has no namespaces, say):
+    /// nothing was sent or changed.
+    #[error("{operation} is not supported by the {backend} backend: {why}")]
+    Unsupported {
+        /// What was asked.
+        operation: String,
+        /// The backend (`thrift1`, `thrift2`, `memory`).
+        backend: &'static str,
+        /// Why, and what to use instead where there is something.
+        why: String,
     },
 
     /// The connection broke mid-call (reset, closed by the server).

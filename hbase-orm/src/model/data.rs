@@ -70,6 +70,14 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row with its key and no cells.
+    pub fn empty(key: Vec<u8>) -> Row {
+        Row {
+            key,
+            cells: Vec::new(),
+        }
+    }
+
     /// The newest value of `family:qualifier`, if the row has that column.
     pub fn value(&self, family: impl AsRef<[u8]>, qualifier: impl AsRef<[u8]>) -> Option<&[u8]> {
         self.versions(family, qualifier)

@@ -3,18 +3,12 @@
 use std::time::Instant;
 
 use bytes::BytesMut;
-use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
-    TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol,
-};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::generated::thbase::{TIOError, TIllegalArgument};
 use super::probe::{message_len, Probe};
-use super::rpc::Rpc;
-use super::{WireProtocol, WireTransport};
-use crate::error::Error;
+use super::{WireCall, WireProtocol, WireTransport};
+use crate::model::Error;
 
 /// Socket reads grow the buffer by at least this much.
 const READ_CHUNK: usize = 64 * 1024;
@@ -92,15 +86,15 @@ impl Connection {
     }
 
     /// Sends one call and waits for its reply.
-    pub(crate) async fn call<R: Rpc>(&mut self, args: &R) -> Result<R::Reply, CallFailure> {
-        let method = R::METHOD;
+    pub(crate) async fn call<C: WireCall>(&mut self, call: &C) -> Result<C::Reply, CallFailure> {
+        let method = call.method();
         let fail = |error| CallFailure {
             error,
             stale: false,
         };
         self.seq = self.seq.wrapping_add(1);
-        self.encode(args)
-            .map_err(|e| fail(protocol_error(method, e)))?;
+        self.encode(call)
+            .map_err(|e| fail(super::protocol_error(method, e)))?;
 
         self.in_flight = true;
         let reused = self.calls > 0;
@@ -129,32 +123,21 @@ impl Connection {
             // Bytes beyond the reply mean the stream is out of step: never reuse it.
             self.broken = true;
         }
-        decode::<R>(self.config.protocol, &reply, self.seq).map_err(|error| {
-            if matches!(error, Error::Protocol { .. }) {
-                self.broken = true;
-            }
-            fail(error)
-        })
+        call.decode(self.config.protocol, self.seq, &reply)
+            .map_err(|error| {
+                if matches!(error, Error::Protocol { .. }) {
+                    self.broken = true;
+                }
+                fail(error)
+            })
     }
 
-    fn encode<R: Rpc>(&mut self, args: &R) -> thrift::Result<()> {
+    fn encode<C: WireCall>(&mut self, call: &C) -> thrift::Result<()> {
         self.write_buf.clear();
         if self.config.transport == WireTransport::Framed {
             self.write_buf.extend_from_slice(&[0; 4]);
         }
-        let ident = TMessageIdentifier::new(R::METHOD, TMessageType::Call, self.seq);
-        let write = |o: &mut dyn TOutputProtocol| -> thrift::Result<()> {
-            o.write_message_begin(&ident)?;
-            args.write(o)?;
-            o.write_message_end()?;
-            o.flush()
-        };
-        match self.config.protocol {
-            WireProtocol::Binary => {
-                write(&mut TBinaryOutputProtocol::new(&mut self.write_buf, true))?
-            }
-            WireProtocol::Compact => write(&mut TCompactOutputProtocol::new(&mut self.write_buf))?,
-        }
+        call.encode(self.config.protocol, self.seq, &mut self.write_buf)?;
         if self.config.transport == WireTransport::Framed {
             let len = u32::try_from(self.write_buf.len() - 4).map_err(|_| {
                 thrift::Error::Protocol(thrift::ProtocolError::new(
@@ -280,171 +263,4 @@ fn too_large(len: usize, max: usize) -> std::io::Error {
             "reply of {len} bytes exceeds the limit of {max} bytes (ClientBuilder::max_reply_bytes)"
         ),
     )
-}
-
-/// Decodes one reply message.
-fn decode<R: Rpc>(protocol: WireProtocol, mut bytes: &[u8], seq: i32) -> Result<R::Reply, Error> {
-    let method = R::METHOD;
-    let read = |i: &mut dyn TInputProtocol| -> thrift::Result<R::Reply> {
-        let ident = i.read_message_begin()?;
-        if ident.name != method || ident.sequence_number != seq {
-            return Err(thrift::Error::Protocol(thrift::ProtocolError::new(
-                thrift::ProtocolErrorKind::InvalidData,
-                format!(
-                    "reply {}#{} does not answer call {method}#{seq}",
-                    ident.name, ident.sequence_number
-                ),
-            )));
-        }
-        if ident.message_type == TMessageType::Exception {
-            let e = thrift::Error::read_application_error_from_in_protocol(i)?;
-            return Err(thrift::Error::Application(e));
-        }
-        let reply = R::read_reply(i)?;
-        i.read_message_end()?;
-        Ok(reply)
-    };
-    let decoded = match protocol {
-        WireProtocol::Binary => read(&mut TBinaryInputProtocol::new(&mut bytes, true)),
-        WireProtocol::Compact => read(&mut TCompactInputProtocol::new(&mut bytes)),
-    };
-    decoded.map_err(|e| thrift_error(method, e))
-}
-
-/// Maps an error the `thrift` crate produced while decoding a reply.
-fn thrift_error(method: &'static str, e: thrift::Error) -> Error {
-    match e {
-        thrift::Error::User(user) => {
-            if let Some(io) = user.downcast_ref::<TIOError>() {
-                Error::from_server(
-                    method,
-                    io.message.clone().unwrap_or_default(),
-                    io.can_retry.unwrap_or(false),
-                )
-            } else if let Some(ia) = user.downcast_ref::<TIllegalArgument>() {
-                Error::IllegalArgument {
-                    message: ia.message.clone().unwrap_or_default(),
-                }
-            } else {
-                Error::Protocol {
-                    method,
-                    message: user.to_string(),
-                }
-            }
-        }
-        // The gateway answered the call with an application exception (an internal error, an
-        // unknown method): a complete reply, so the connection stays in step.
-        thrift::Error::Application(a) => Error::Server {
-            method,
-            message: format!("the gateway failed the call ({:?}): {}", a.kind, a.message),
-            can_retry: false,
-        },
-        other => protocol_error(method, other),
-    }
-}
-
-fn protocol_error(method: &'static str, e: thrift::Error) -> Error {
-    Error::Protocol {
-        method,
-        message: e.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod hostile_replies {
-    //! Replies of every shape the client reads, mutated at random: whatever the probe lets
-    //! through to the decoders must decode or fail, never panic.
-    use proptest::prelude::*;
-    use thrift::protocol::{
-        TBinaryOutputProtocol, TCompactOutputProtocol, TMessageIdentifier, TOutputProtocol,
-    };
-
-    use super::*;
-    use crate::thrift2::generated::thbase::{
-        TColumnValue, THBaseServiceGetScannerRowsArgs, THBaseServiceGetScannerRowsResult, TResult,
-    };
-
-    /// A `getScannerRows` reply of `rows` rows of two cells, in `protocol`.
-    fn reply(protocol: WireProtocol, rows: usize) -> Vec<u8> {
-        let result = THBaseServiceGetScannerRowsResult {
-            result_value: Some(
-                (0..rows)
-                    .map(|i| TResult {
-                        row: Some(format!("row-{i}").into_bytes()),
-                        column_values: (0..2)
-                            .map(|q| TColumnValue {
-                                family: b"d".to_vec(),
-                                qualifier: vec![q],
-                                value: vec![7; 5],
-                                timestamp: Some(1),
-                                tags: None,
-                                type_: None,
-                            })
-                            .collect(),
-                        stale: None,
-                        partial: None,
-                    })
-                    .collect(),
-            ),
-            io: None,
-            ia: None,
-        };
-        let mut out = Vec::new();
-        let ident = TMessageIdentifier::new("getScannerRows", TMessageType::Reply, 1);
-        let write = |o: &mut dyn TOutputProtocol| {
-            o.write_message_begin(&ident).unwrap();
-            result.write_to_out_protocol(o).unwrap();
-            o.write_message_end().unwrap();
-            o.flush().unwrap();
-        };
-        match protocol {
-            WireProtocol::Binary => write(&mut TBinaryOutputProtocol::new(&mut out, true)),
-            WireProtocol::Compact => write(&mut TCompactOutputProtocol::new(&mut out)),
-        }
-        out
-    }
-
-    fn walk_then_decode(protocol: WireProtocol, bytes: &[u8]) {
-        if message_len(protocol, bytes) == Probe::Complete(bytes.len()) {
-            let _ = decode::<THBaseServiceGetScannerRowsArgs>(protocol, bytes, 1);
-        }
-    }
-
-    #[test]
-    fn an_untouched_reply_decodes() {
-        for protocol in [WireProtocol::Binary, WireProtocol::Compact] {
-            let bytes = reply(protocol, 3);
-            assert_eq!(message_len(protocol, &bytes), Probe::Complete(bytes.len()));
-            let rows = decode::<THBaseServiceGetScannerRowsArgs>(protocol, &bytes, 1).unwrap();
-            assert_eq!(rows.len(), 3);
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
-
-        #[test]
-        fn mutated_replies_never_panic(
-            compact in any::<bool>(),
-            rows in 0usize..4,
-            edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
-            cut in any::<prop::sample::Index>(),
-        ) {
-            let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-            let mut bytes = reply(protocol, rows);
-            for (at, b) in edits {
-                let i = at.index(bytes.len());
-                bytes[i] = b;
-            }
-            walk_then_decode(protocol, &bytes);
-            let keep = cut.index(bytes.len() + 1);
-            walk_then_decode(protocol, &bytes[..keep]);
-        }
-
-        #[test]
-        fn random_bytes_never_panic(compact in any::<bool>(), bytes in prop::collection::vec(any::<u8>(), 0..256)) {
-            let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-            walk_then_decode(protocol, &bytes);
-        }
-    }
 }

@@ -221,40 +221,58 @@ mod compact {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::thrift2::generated::thbase::{TColumnValue, TResult};
     use thrift::protocol::{
-        TBinaryOutputProtocol, TCompactOutputProtocol, TMessageIdentifier, TMessageType,
-        TOutputProtocol, TSerializable,
+        TBinaryOutputProtocol, TCompactOutputProtocol, TFieldIdentifier, TListIdentifier,
+        TMessageIdentifier, TMessageType, TOutputProtocol, TStructIdentifier, TType,
     };
 
+    /// A reply shaped like a row: a binary field, a list of three structs (binary, binary,
+    /// 300 bytes, a negative i64), two booleans.
     fn sample_message(protocol: WireProtocol) -> Vec<u8> {
-        let result = TResult {
-            row: Some(b"row-1".to_vec()),
-            column_values: (0..3)
-                .map(|i| TColumnValue {
-                    family: b"f".to_vec(),
-                    qualifier: vec![b'q', i],
-                    value: vec![i; 300],
-                    timestamp: Some(-5),
-                    tags: None,
-                    type_: None,
-                })
-                .collect(),
-            stale: Some(true),
-            partial: Some(false),
-        };
         let mut out = Vec::new();
-        let write = |p: &mut dyn TOutputProtocol| {
-            p.write_message_begin(&TMessageIdentifier::new("get", TMessageType::Reply, 7))
-                .unwrap();
-            result.write_to_out_protocol(p).unwrap();
-            p.write_message_end().unwrap();
-            p.flush().unwrap();
+        let write = |p: &mut dyn TOutputProtocol| -> thrift::Result<()> {
+            let field = |name: &'static str, ty, id| TFieldIdentifier::new(name, ty, id);
+            p.write_message_begin(&TMessageIdentifier::new("get", TMessageType::Reply, 7))?;
+            p.write_struct_begin(&TStructIdentifier::new("TResult"))?;
+            p.write_field_begin(&field("row", TType::String, 1))?;
+            p.write_bytes(b"row-1")?;
+            p.write_field_end()?;
+            p.write_field_begin(&field("columnValues", TType::List, 2))?;
+            p.write_list_begin(&TListIdentifier::new(TType::Struct, 3))?;
+            for i in 0..3u8 {
+                p.write_struct_begin(&TStructIdentifier::new("TColumnValue"))?;
+                p.write_field_begin(&field("family", TType::String, 1))?;
+                p.write_bytes(b"f")?;
+                p.write_field_end()?;
+                p.write_field_begin(&field("qualifier", TType::String, 2))?;
+                p.write_bytes(&[b'q', i])?;
+                p.write_field_end()?;
+                p.write_field_begin(&field("value", TType::String, 3))?;
+                p.write_bytes(&[i; 300])?;
+                p.write_field_end()?;
+                p.write_field_begin(&field("timestamp", TType::I64, 4))?;
+                p.write_i64(-5)?;
+                p.write_field_end()?;
+                p.write_field_stop()?;
+                p.write_struct_end()?;
+            }
+            p.write_list_end()?;
+            p.write_field_end()?;
+            for (id, b) in [(3, true), (4, false)] {
+                p.write_field_begin(&field("flag", TType::Bool, id))?;
+                p.write_bool(b)?;
+                p.write_field_end()?;
+            }
+            p.write_field_stop()?;
+            p.write_struct_end()?;
+            p.write_message_end()?;
+            p.flush()
         };
         match protocol {
             WireProtocol::Binary => write(&mut TBinaryOutputProtocol::new(&mut out, true)),
             WireProtocol::Compact => write(&mut TCompactOutputProtocol::new(&mut out)),
         }
+        .unwrap();
         out
     }
 

@@ -1,12 +1,10 @@
 //! Translation between the crate's types and the generated Thrift types.
 //!
-//! Requests are consumed (their byte vectors move into the Thrift structs without copying);
-//! replies are consumed likewise into [`Row`]s.
+//! Requests are borrowed (the client keeps them to resend or report them); replies are
+//! consumed into [`Row`]s without copying their bytes.
 
 use super::generated::thbase::*;
-use crate::error::{Error, Result};
 use crate::model::*;
-use crate::schema::*;
 
 pub(crate) fn durability(d: Durability) -> TDurability {
     match d {
@@ -18,12 +16,12 @@ pub(crate) fn durability(d: Durability) -> TDurability {
     }
 }
 
-fn columns(cols: Vec<Column>) -> Option<Vec<TColumn>> {
+fn columns(cols: &[Column]) -> Option<Vec<TColumn>> {
     (!cols.is_empty()).then(|| {
-        cols.into_iter()
+        cols.iter()
             .map(|c| TColumn {
-                family: c.family,
-                qualifier: c.qualifier,
+                family: c.family.clone(),
+                qualifier: c.qualifier.clone(),
                 timestamp: None,
             })
             .collect()
@@ -37,42 +35,16 @@ fn time_range(t: TimeRange) -> TTimeRange {
     }
 }
 
-/// HBase's longest row key (`Short.MAX_VALUE` bytes).
-const MAX_ROW_KEY: usize = i16::MAX as usize;
-
-fn require_row(row: &[u8], what: &str) -> Result<()> {
-    if row.is_empty() {
-        return Err(Error::IllegalArgument {
-            message: format!("{what} needs a non-empty row key"),
-        });
-    }
-    if row.len() > MAX_ROW_KEY {
-        return Err(Error::IllegalArgument {
-            message: format!(
-                "{what}: a row key of {} bytes exceeds HBase's limit of {MAX_ROW_KEY} bytes",
-                row.len()
-            ),
-        });
-    }
-    Ok(())
-}
-
-pub(crate) fn put(p: Put) -> Result<TPut> {
-    require_row(&p.row, "a put")?;
-    if p.cells.is_empty() {
-        return Err(Error::IllegalArgument {
-            message: format!("the put of row {} has no cells", printable_key(&p.row)),
-        });
-    }
-    Ok(TPut {
-        row: p.row,
+pub(crate) fn put(p: &Put) -> TPut {
+    TPut {
+        row: p.row.clone(),
         column_values: p
             .cells
-            .into_iter()
+            .iter()
             .map(|c| TColumnValue {
-                family: c.family,
-                qualifier: c.qualifier,
-                value: c.value,
+                family: c.family.clone(),
+                qualifier: c.qualifier.clone(),
+                value: c.value.clone(),
                 timestamp: c.timestamp,
                 tags: None,
                 type_: None,
@@ -81,7 +53,7 @@ pub(crate) fn put(p: Put) -> Result<TPut> {
         timestamp: p.timestamp,
         attributes: p.ttl.map(ttl_attribute),
         durability: p.durability.map(durability),
-    })
+    }
 }
 
 /// HBase's per-mutation TTL (`Mutation.setTTL`): attribute `_ttl`, milliseconds as an 8-byte
@@ -91,65 +63,23 @@ fn ttl_attribute(ttl: std::time::Duration) -> std::collections::BTreeMap<Vec<u8>
     std::collections::BTreeMap::from([(b"_ttl".to_vec(), millis.to_be_bytes().to_vec())])
 }
 
-/// A light check of a filter-language expression: quotes closed (a `'` doubled inside them)
-/// and parentheses balanced outside them. The gateway answers a filter it cannot parse with
-/// a bare "internal error", so these mistakes are caught here, with what is wrong.
-pub(crate) fn check_filter(filter: &[u8]) -> Result<()> {
-    let bad = |why: &str| {
-        Err(Error::IllegalArgument {
-            message: format!(
-                "malformed filter {:?}: {why}",
-                String::from_utf8_lossy(filter)
-            ),
-        })
-    };
-    let (mut depth, mut quoted, mut i) = (0i32, false, 0);
-    while i < filter.len() {
-        match (filter[i], quoted) {
-            (b'\'', true) if filter.get(i + 1) == Some(&b'\'') => i += 1,
-            (b'\'', q) => quoted = !q,
-            (b'(', false) => depth += 1,
-            (b')', false) => {
-                depth -= 1;
-                if depth < 0 {
-                    return bad("a ')' closes nothing");
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    if quoted {
-        return bad("a quote is not closed");
-    }
-    if depth != 0 {
-        return bad("a '(' is not closed");
-    }
-    Ok(())
-}
-
-pub(crate) fn get(g: Get) -> Result<TGet> {
-    require_row(&g.row, "a get")?;
-    if let Some(f) = &g.filter {
-        check_filter(f)?;
-    }
-    Ok(TGet {
-        row: g.row,
-        columns: columns(g.columns),
+pub(crate) fn get(g: &Get) -> TGet {
+    TGet {
+        row: g.row.clone(),
+        columns: columns(&g.columns),
         timestamp: g.timestamp,
         time_range: g.time_range.map(time_range),
         max_versions: g.max_versions,
-        filter_string: g.filter,
+        filter_string: g.filter.clone(),
         attributes: None,
         cache_blocks: None,
         existence_only: None,
-    })
+    }
 }
 
 /// A delete becomes one `TDelete` per kind of target: HBase's `TDelete` carries a single
 /// delete type for all its columns.
-pub(crate) fn delete(d: Delete) -> Result<Vec<TDelete>> {
-    require_row(&d.row, "a delete")?;
+pub(crate) fn delete(d: &Delete) -> Vec<TDelete> {
     let base = |kind: Option<TDeleteType>, cols: Option<Vec<TColumn>>| TDelete {
         row: d.row.clone(),
         columns: cols,
@@ -159,7 +89,7 @@ pub(crate) fn delete(d: Delete) -> Result<Vec<TDelete>> {
         durability: d.durability.map(durability),
     };
     if d.targets.is_empty() {
-        return Ok(vec![base(None, None)]);
+        return vec![base(None, None)];
     }
     let col = |family: Vec<u8>, qualifier: Option<Vec<u8>>, timestamp: Option<i64>| TColumn {
         family,
@@ -180,7 +110,7 @@ pub(crate) fn delete(d: Delete) -> Result<Vec<TDelete>> {
             DeleteTarget::Version(f, q, ts) => groups[2].push(col(f, Some(q), Some(ts))),
         }
     }
-    Ok(kinds
+    kinds
         .into_iter()
         .zip(groups)
         .filter(|(_, cols)| !cols.is_empty())
@@ -189,39 +119,37 @@ pub(crate) fn delete(d: Delete) -> Result<Vec<TDelete>> {
             td.timestamp = None;
             td
         })
-        .collect())
+        .collect()
 }
 
-pub(crate) fn increment(i: Increment) -> Result<TIncrement> {
-    require_row(&i.row, "an increment")?;
-    Ok(TIncrement {
-        row: i.row,
+pub(crate) fn increment(i: &Increment) -> TIncrement {
+    TIncrement {
+        row: i.row.clone(),
         columns: i
             .columns
-            .into_iter()
+            .iter()
             .map(|(family, qualifier, amount)| TColumnIncrement {
-                family,
-                qualifier,
-                amount: Some(amount),
+                family: family.clone(),
+                qualifier: qualifier.clone(),
+                amount: Some(*amount),
             })
             .collect(),
         attributes: None,
         durability: i.durability.map(durability),
         return_results: Some(true),
-    })
+    }
 }
 
-pub(crate) fn append(a: Append) -> Result<TAppend> {
-    require_row(&a.row, "an append")?;
-    Ok(TAppend {
-        row: a.row,
+pub(crate) fn append(a: &Append) -> TAppend {
+    TAppend {
+        row: a.row.clone(),
         columns: a
             .columns
-            .into_iter()
+            .iter()
             .map(|(family, qualifier, value)| TColumnValue {
-                family,
-                qualifier,
-                value,
+                family: family.clone(),
+                qualifier: qualifier.clone(),
+                value: value.clone(),
                 timestamp: None,
                 tags: None,
                 type_: None,
@@ -230,35 +158,21 @@ pub(crate) fn append(a: Append) -> Result<TAppend> {
         attributes: None,
         durability: a.durability.map(durability),
         return_results: Some(true),
-    })
+    }
 }
 
-pub(crate) fn row_mutations(m: RowMutations) -> Result<TRowMutations> {
-    require_row(&m.row, "row mutations")?;
+pub(crate) fn row_mutations(m: &RowMutations) -> TRowMutations {
     let mut out = Vec::with_capacity(m.mutations.len());
-    for mutation in m.mutations {
-        let row = match &mutation {
-            Mutation::Put(p) => &p.row,
-            Mutation::Delete(d) => &d.row,
-        };
-        if *row != m.row {
-            return Err(Error::IllegalArgument {
-                message: format!(
-                    "row mutations for {} contain a mutation of row {}",
-                    printable_key(&m.row),
-                    printable_key(row)
-                ),
-            });
-        }
+    for mutation in &m.mutations {
         match mutation {
-            Mutation::Put(p) => out.push(TMutation::Put(put(p)?)),
-            Mutation::Delete(d) => out.extend(delete(d)?.into_iter().map(TMutation::DeleteSingle)),
+            Mutation::Put(p) => out.push(TMutation::Put(put(p))),
+            Mutation::Delete(d) => out.extend(delete(d).into_iter().map(TMutation::DeleteSingle)),
         }
     }
-    Ok(TRowMutations {
-        row: m.row,
+    TRowMutations {
+        row: m.row.clone(),
         mutations: out,
-    })
+    }
 }
 
 pub(crate) fn compare_op(op: CompareOp) -> TCompareOp {
@@ -272,17 +186,12 @@ pub(crate) fn compare_op(op: CompareOp) -> TCompareOp {
     }
 }
 
-/// The Thrift scan for the server-side bounds the scan module computed.
-pub(crate) fn scan(
-    s: &Scan,
-    start_row: Option<Vec<u8>>,
-    stop_row: Option<Vec<u8>>,
-    limit: Option<i32>,
-) -> TScan {
+/// The Thrift scan of a server-shaped scan (bounds, limit and caching already HBase's own).
+pub(crate) fn scan(s: &Scan) -> TScan {
     TScan {
-        start_row,
-        stop_row,
-        columns: columns(s.columns.clone()),
+        start_row: s.start.clone(),
+        stop_row: s.stop.clone(),
+        columns: columns(&s.columns),
         caching: s.caching,
         max_versions: s.max_versions,
         time_range: s.time_range.map(time_range),
@@ -291,7 +200,7 @@ pub(crate) fn scan(
         attributes: None,
         reversed: s.reversed.then_some(true),
         cache_blocks: None,
-        limit,
+        limit: s.limit.map(|n| i32::try_from(n).unwrap_or(i32::MAX)),
     }
 }
 
@@ -477,24 +386,5 @@ pub(crate) fn region_location(l: THRegionLocation) -> RegionLocation {
         region_id: l.region_info.region_id,
         host: l.server_name.host_name,
         port: l.server_name.port,
-    }
-}
-
-#[cfg(test)]
-mod filter_checks {
-    use super::check_filter;
-
-    #[test]
-    fn balanced_filters_pass_and_broken_ones_say_why() {
-        assert!(
-            check_filter(b"SingleColumnValueFilter('d', 'it''s', =, 'binary:(x', true, true)")
-                .is_ok()
-        );
-        assert!(check_filter(b"(PrefixFilter('a')) AND (KeyOnlyFilter())").is_ok());
-        let e = check_filter(b"ValueFilter(=, 'binary:x'").unwrap_err();
-        assert!(e.to_string().contains("'(' is not closed"), "{e}");
-        let e = check_filter(b"ValueFilter(=, 'binary:x)").unwrap_err();
-        assert!(e.to_string().contains("quote"), "{e}");
-        assert!(check_filter(b"KeyOnlyFilter())").is_err());
     }
 }

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// Calls `$m!` with the list of column-family options: per option its doc, the name of its
 /// builder method and of `family_options(f(NAME = ...))` in the derive, its field, its type,

@@ -3,16 +3,14 @@
 use thrift::protocol::{TInputProtocol, TOutputProtocol};
 
 use super::generated::thbase::*;
+use crate::backend::wire::{self, WireCall, WireProtocol};
+use crate::model::{Error, Result};
 
 /// One `THBaseService` method: its argument struct, name and reply.
 pub(crate) trait Rpc {
     /// The method name on the wire.
     const METHOD: &'static str;
-    /// Whether sending it again, after a pooled connection died before any byte of the reply
-    /// came back, is harmless: reads, puts (they write the same values) and admin calls that
-    /// fail cleanly when repeated. Increments, appends, conditional mutations, deletes (a
-    /// latest-version delete would remove two versions), row mutations and scanner opens (a
-    /// second scanner would leak) are never resent.
+    /// See [`WireCall::idempotent`].
     const IDEMPOTENT: bool;
     /// What a successful call returns.
     type Reply;
@@ -73,4 +71,60 @@ rpcs! {
     THBaseServiceGetNamespaceDescriptorArgs / THBaseServiceGetNamespaceDescriptorResult = "getNamespaceDescriptor" -> TNamespaceDescriptor, idempotent: true;
     THBaseServiceListNamespacesArgs / THBaseServiceListNamespacesResult = "listNamespaces" -> Vec<String>, idempotent: true;
     THBaseServiceGetThriftServerTypeArgs / THBaseServiceGetThriftServerTypeResult = "getThriftServerType" -> TThriftServerType, idempotent: true;
+}
+
+impl<R: Rpc + Sync> WireCall for R
+where
+    R::Reply: Send,
+{
+    type Reply = R::Reply;
+
+    fn method(&self) -> &'static str {
+        R::METHOD
+    }
+
+    fn idempotent(&self) -> bool {
+        R::IDEMPOTENT
+    }
+
+    fn encode(&self, protocol: WireProtocol, seq: i32, out: &mut Vec<u8>) -> thrift::Result<()> {
+        wire::write_call(&mut *wire::output(protocol, out), R::METHOD, seq, |o| {
+            self.write(o)
+        })
+    }
+
+    fn decode(&self, protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<R::Reply> {
+        decode::<R>(protocol, seq, reply)
+    }
+}
+
+/// Reads the reply to an `R` call, classifying `THBaseService`'s declared exceptions.
+pub(crate) fn decode<R: Rpc>(protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<R::Reply> {
+    wire::read_reply(
+        &mut *wire::input(protocol, reply),
+        R::METHOD,
+        seq,
+        R::read_reply,
+    )
+    .map_err(|e| wire::thrift_error(R::METHOD, e, |user| classify(R::METHOD, user)))
+}
+
+/// `TIOError` carries HBase's exception text (classified by [`Error::from_server`]);
+/// `TIllegalArgument` a rejected argument.
+fn classify(
+    method: &'static str,
+    user: &(dyn std::error::Error + Send + Sync + 'static),
+) -> Option<Error> {
+    if let Some(io) = user.downcast_ref::<TIOError>() {
+        Some(Error::from_server(
+            method,
+            io.message.clone().unwrap_or_default(),
+            io.can_retry.unwrap_or(false),
+        ))
+    } else {
+        user.downcast_ref::<TIllegalArgument>()
+            .map(|ia| Error::IllegalArgument {
+                message: ia.message.clone().unwrap_or_default(),
+            })
+    }
 }

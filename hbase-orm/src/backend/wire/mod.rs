@@ -1,0 +1,122 @@
+//! What HBase's two Thrift gateways share: a TCP connection carrying one call at a time
+//! ([`connection`]), finding the end of an unframed reply ([`probe`]), and a pool of
+//! connections with timeouts ([`pool`]). A backend describes each call as a [`WireCall`]: how
+//! its message is written and how its reply is read and classified.
+
+pub(crate) mod connection;
+pub(crate) mod pool;
+pub(crate) mod probe;
+
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
+    TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol,
+};
+
+use crate::model::{Error, Result};
+pub(crate) use crate::model::{Protocol as WireProtocol, Transport as WireTransport};
+
+/// One call on a Thrift gateway.
+pub(crate) trait WireCall: Sync {
+    /// What a successful call returns.
+    type Reply: Send;
+    /// The method name on the wire (for errors and tracing).
+    fn method(&self) -> &'static str;
+    /// Whether sending it again, after a pooled connection died before any byte of the reply
+    /// came back, is harmless: reads, puts (they write the same values) and admin calls that
+    /// fail cleanly when repeated. Increments, appends, conditional mutations, deletes (a
+    /// latest-version delete would remove two versions), row mutations and scanner opens (a
+    /// second scanner would leak) are never resent.
+    fn idempotent(&self) -> bool;
+    /// Appends the whole call message, sequence number `seq`, to `out`.
+    fn encode(&self, protocol: WireProtocol, seq: i32, out: &mut Vec<u8>) -> thrift::Result<()>;
+    /// Reads the whole reply message (already known to be complete and well delimited) and
+    /// turns it into the reply or a classified [`Error`].
+    fn decode(&self, protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<Self::Reply>;
+}
+
+/// A protocol writer appending to `out`.
+pub(crate) fn output(protocol: WireProtocol, out: &mut Vec<u8>) -> Box<dyn TOutputProtocol + '_> {
+    match protocol {
+        WireProtocol::Binary => Box::new(TBinaryOutputProtocol::new(out, true)),
+        WireProtocol::Compact => Box::new(TCompactOutputProtocol::new(out)),
+    }
+}
+
+/// A protocol reader over `bytes`.
+pub(crate) fn input(protocol: WireProtocol, bytes: &[u8]) -> Box<dyn TInputProtocol + '_> {
+    match protocol {
+        WireProtocol::Binary => Box::new(TBinaryInputProtocol::new(bytes, true)),
+        WireProtocol::Compact => Box::new(TCompactInputProtocol::new(bytes)),
+    }
+}
+
+/// Writes a call message: header, the argument struct `write` writes, end.
+pub(crate) fn write_call(
+    o: &mut dyn TOutputProtocol,
+    method: &str,
+    seq: i32,
+    write: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+) -> thrift::Result<()> {
+    o.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Call, seq))?;
+    write(o)?;
+    o.write_message_end()?;
+    o.flush()
+}
+
+/// Reads a reply message to call `method`#`seq`: checks the header, turns an application
+/// exception into an error, and reads the result struct with `read`.
+pub(crate) fn read_reply<T>(
+    i: &mut dyn TInputProtocol,
+    method: &str,
+    seq: i32,
+    read: impl FnOnce(&mut dyn TInputProtocol) -> thrift::Result<T>,
+) -> thrift::Result<T> {
+    let ident = i.read_message_begin()?;
+    if ident.name != method || ident.sequence_number != seq {
+        return Err(thrift::Error::Protocol(thrift::ProtocolError::new(
+            thrift::ProtocolErrorKind::InvalidData,
+            format!(
+                "reply {}#{} does not answer call {method}#{seq}",
+                ident.name, ident.sequence_number
+            ),
+        )));
+    }
+    if ident.message_type == TMessageType::Exception {
+        let e = thrift::Error::read_application_error_from_in_protocol(i)?;
+        return Err(thrift::Error::Application(e));
+    }
+    let reply = read(i)?;
+    i.read_message_end()?;
+    Ok(reply)
+}
+
+/// Maps a `thrift` crate error that is not one of the service's declared exceptions (those
+/// each backend classifies itself, see `user`).
+pub(crate) fn thrift_error(
+    method: &'static str,
+    e: thrift::Error,
+    user: impl FnOnce(&(dyn std::error::Error + Send + Sync + 'static)) -> Option<Error>,
+) -> Error {
+    match e {
+        thrift::Error::User(u) => user(u.as_ref()).unwrap_or_else(|| Error::Protocol {
+            method,
+            message: u.to_string(),
+        }),
+        // The gateway answered the call with an application exception (an internal error, an
+        // unknown method): a complete reply, so the connection stays in step.
+        thrift::Error::Application(a) => Error::Server {
+            method,
+            message: format!("the gateway failed the call ({:?}): {}", a.kind, a.message),
+            can_retry: false,
+        },
+        other => protocol_error(method, other),
+    }
+}
+
+/// A reply (or request) the `thrift` crate could not read (or write).
+pub(crate) fn protocol_error(method: &'static str, e: thrift::Error) -> Error {
+    Error::Protocol {
+        method,
+        message: e.to_string(),
+    }
+}

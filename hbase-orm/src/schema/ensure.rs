@@ -1,0 +1,95 @@
+//! Bringing HBase in line with what entities declare, without losing anything.
+
+use crate::client::Admin;
+use crate::model::{Error, Result};
+
+use super::{EnsureReport, OptionChange, TableSchema};
+
+impl Admin {
+    /// Ensures several schemas at once: schemas of one table (record types sharing it) are
+    /// merged first, and conflicting declarations are an error naming both entity types
+    /// before anything is changed.
+    pub async fn ensure_all(&self, schemas: Vec<TableSchema>) -> Result<Vec<EnsureReport>> {
+        let mut reports = Vec::new();
+        for schema in TableSchema::merge_all(schemas)? {
+            reports.push(self.ensure_schema(&schema).await?);
+        }
+        Ok(reports)
+    }
+
+    /// Makes HBase match `schema` without losing anything: creates the namespace and the
+    /// table (with its split keys) if absent; on an existing table adds missing families and
+    /// brings declared family options in line. Families HBase has but the schema does not are
+    /// reported, never dropped; region boundaries of an existing table are compared, never
+    /// changed. Running it twice changes nothing the second time.
+    ///
+    /// Dropping data takes the explicit calls [`Admin::delete_family`] and
+    /// [`Admin::delete_table`].
+    pub async fn ensure_schema(&self, schema: &TableSchema) -> Result<EnsureReport> {
+        let name = &schema.descriptor.name;
+        let mut report = EnsureReport {
+            table: Some(name.clone()),
+            ..EnsureReport::default()
+        };
+        if !self.namespace_exists(&name.namespace).await? {
+            match self.create_namespace(&name.namespace).await {
+                Ok(()) => report.created_namespace = true,
+                Err(Error::AlreadyExists { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if !self.table_exists(name).await? {
+            match self
+                .create_table(&schema.descriptor, &schema.split_keys)
+                .await
+            {
+                Ok(()) => {
+                    report.created_table = true;
+                    return Ok(report);
+                }
+                // Created meanwhile by someone else: compare with it below.
+                Err(Error::AlreadyExists { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let actual = self.describe(name).await?;
+        for declared in &schema.descriptor.families {
+            match actual.get_family(&declared.name) {
+                None => {
+                    self.add_family(name, declared).await?;
+                    report.added_families.push(declared.name.clone());
+                }
+                Some(current) => {
+                    let differences = declared.differences(current);
+                    if !differences.is_empty() {
+                        self.merge_family(name, declared).await?;
+                        report.changed_options.extend(differences.into_iter().map(
+                            |(option, from, to)| OptionChange {
+                                family: declared.name.clone(),
+                                option,
+                                from,
+                                to,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        report.undeclared_families = actual
+            .families
+            .iter()
+            .filter(|f| schema.descriptor.get_family(&f.name).is_none())
+            .map(|f| f.name.clone())
+            .collect();
+        if !schema.split_keys.is_empty() {
+            let mut declared = schema.split_keys.clone();
+            declared.sort();
+            declared.dedup();
+            let regions = self.region_locations(name).await?;
+            let boundaries: Vec<Vec<u8>> =
+                regions.into_iter().skip(1).map(|r| r.start_key).collect();
+            report.split_keys_differ = boundaries != declared;
+        }
+        Ok(report)
+    }
+}
