@@ -8,6 +8,8 @@
 //! [`wire`] is the machinery both Thrift gateways share: one socket per call in flight,
 //! framed or buffered, binary or compact, a pool with timeouts and replies bounded in size.
 
+pub(crate) mod memory;
+pub(crate) mod thrift1;
 pub(crate) mod thrift2;
 pub(crate) mod wire;
 

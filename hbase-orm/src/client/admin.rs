@@ -107,9 +107,23 @@ impl Admin {
     /// Removes every row, keeping the table (and its region boundaries when
     /// `preserve_splits`). Disables the table first if needed, as HBase requires; the table
     /// is enabled again afterwards.
+    ///
+    /// If the truncate fails (a backend that cannot truncate, say), a table this call
+    /// disabled is enabled again before the error is returned.
     pub async fn truncate_table(&self, table: &TableName, preserve_splits: bool) -> Result<()> {
-        self.ensure_disabled(table).await?;
-        self.backend().truncate_table(table, preserve_splits).await
+        let was_enabled = self.is_table_enabled(table).await?;
+        if was_enabled {
+            self.disable_table(table).await?;
+        }
+        match self.backend().truncate_table(table, preserve_splits).await {
+            Err(e) if was_enabled => {
+                if let Err(again) = self.enable_table(table).await {
+                    tracing::warn!(%table, error = %again, "re-enabling after a failed truncate");
+                }
+                Err(e)
+            }
+            done => done,
+        }
     }
 
     /// Drops the table and all its data, disabling it first if needed.

@@ -11,9 +11,10 @@ pub use admin::Admin;
 pub use scan::RowStream;
 pub use table::Table;
 
+use crate::backend::thrift1::Thrift1;
 use crate::backend::thrift2::Thrift2;
 use crate::backend::Backend;
-use crate::model::{Config, Error, Gateway, Protocol, Result, TableName, Transport};
+use crate::model::{Config, Gateway, Protocol, Result, TableName, Transport};
 
 /// Builds a [`Client`]; every setting has a default (see [`Config`]).
 ///
@@ -108,13 +109,7 @@ impl ClientBuilder {
         self.config.validate()?;
         let backend: Box<dyn Backend> = match self.config.gateway {
             Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),
-            Gateway::Thrift1 => {
-                return Err(Error::Unsupported {
-                    operation: "connect".into(),
-                    backend: "thrift1",
-                    why: "not built yet".into(),
-                })
-            }
+            Gateway::Thrift1 => Box::new(Thrift1::connect(self.config.clone()).await?),
         };
         Ok(Client::over(backend, self.config))
     }
@@ -206,6 +201,35 @@ impl Client {
             .config(Config::from_url(url)?)
             .build()
             .await
+    }
+
+    /// A client of a new, empty store in this process with HBase's semantics (see the
+    /// `memory` backend's documentation for what it does not model): for unit tests that
+    /// should not need a running HBase. Each call makes a separate store; clones share it.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> hbase_orm::Result<()> {
+    /// use hbase_orm::{Client, ColumnFamily, Get, Put, TableDescriptor, TableName};
+    ///
+    /// let client = Client::in_memory();
+    /// let name = TableName::new("default", "users");
+    /// let users = TableDescriptor::new(name.clone()).family(ColumnFamily::new("d"));
+    /// client.admin().create_table(&users, &[]).await?;
+    ///
+    /// let table = client.table_named(name);
+    /// table.put(Put::new("u1").column("d", "name", "Ada")).await?;
+    /// let row = table.get(Get::new("u1")).await?.expect("just written");
+    /// assert_eq!(row.value("d", "name"), Some(&b"Ada"[..]));
+    /// # Ok(()) }
+    /// ```
+    pub fn in_memory() -> Client {
+        Client::over(
+            Box::new(crate::backend::memory::Memory::new()),
+            Config {
+                address: "memory".into(),
+                ..Config::default()
+            },
+        )
     }
 
     /// The settings this client was built with.

@@ -136,8 +136,9 @@ impl Table {
     }
 
     /// After a batch failed with `error`, sends each item on its own and reports the rows that
-    /// still fail. Only HBase's own rejections are retried this way; if the batch failed for
-    /// another reason (connection, timeout) every row is reported as not confirmed.
+    /// still fail. Only HBase's own rejections are retried this way; a batch the backend
+    /// refused as unsupported returns that error; if the batch failed for another reason
+    /// (connection, timeout) every row is reported as not confirmed.
     async fn one_by_one<'a, T, F>(
         &self,
         operation: &'static str,
@@ -149,6 +150,10 @@ impl Table {
         T: RowOf,
         F: std::future::Future<Output = Result<()>>,
     {
+        if matches!(error, Error::Unsupported { .. }) {
+            // Refused before anything was sent: no row was written, and none would be alone.
+            return Err(error);
+        }
         let mut failures = BatchFailures::new(operation, items.len());
         if !matches!(error, Error::Server { .. }) {
             failures.record(items.iter().map(|i| i.row().to_vec()).collect(), error);

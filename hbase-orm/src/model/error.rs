@@ -253,14 +253,20 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Classifies a `TIOError` by the Java exception HBase names in its message.
     pub(crate) fn from_server(method: &'static str, message: String, can_retry: bool) -> Error {
+        // The name after the exception's class, skipping the class repeated when a gateway
+        // wraps the exception in itself ("...NotFoundException: ...NotFoundException: name").
         let after = |marker: &str| -> Option<String> {
-            let start = message.find(marker)? + marker.len();
-            let rest = message[start..].trim_start_matches([':', ' ']);
-            let name: String = rest
-                .chars()
-                .take_while(|c| !c.is_whitespace() && *c != '\n')
-                .collect();
-            (!name.is_empty()).then_some(name)
+            let mut from = 0;
+            while let Some(i) = message[from..].find(marker) {
+                let start = from + i + marker.len();
+                let rest = message[start..].trim_start_matches([':', ' ']);
+                let name: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+                if !name.is_empty() && !name.contains("Exception") {
+                    return Some(name);
+                }
+                from = start;
+            }
+            None
         };
         if let Some(table) = after("TableNotFoundException") {
             return Error::TableNotFound { table };
@@ -304,6 +310,15 @@ mod tests {
             false,
         );
         assert!(matches!(e, Error::TableNotFound { ref table } if table == "ns:orders"));
+        // The Thrift1 gateway repeats the class before the name.
+        let e = Error::from_server(
+            "createTable",
+            "org.apache.hadoop.hbase.NamespaceNotFoundException: \
+             org.apache.hadoop.hbase.NamespaceNotFoundException: shop\n\tat ..."
+                .into(),
+            false,
+        );
+        assert!(matches!(e, Error::NamespaceNotFound { ref namespace } if namespace == "shop"));
         let e = Error::from_server(
             "createNamespace",
             "org.apache.hadoop.hbase.NamespaceExistException: Namespace shop already exists".into(),

@@ -1,0 +1,90 @@
+//! The errors the store gives, of the variants (and with messages like those) the Thrift2
+//! gateway of HBase 2.6 gives for the same mistakes.
+
+use crate::model::{Error, TableName};
+
+/// `namespace:table`, as errors name tables.
+pub(super) fn full_name(table: &TableName) -> String {
+    format!("{}:{}", table.namespace, table.name)
+}
+
+/// The table does not exist.
+pub(super) fn table_not_found(table: &TableName) -> Error {
+    Error::TableNotFound {
+        table: full_name(table),
+    }
+}
+
+/// The namespace does not exist.
+pub(super) fn namespace_not_found(namespace: &str) -> Error {
+    Error::NamespaceNotFound {
+        namespace: namespace.to_string(),
+    }
+}
+
+/// An error HBase reports as a `TIOError` naming its Java exception.
+pub(super) fn server(method: &'static str, exception: &str, message: String) -> Error {
+    Error::Server {
+        method,
+        message: format!("org.apache.hadoop.hbase.{exception}: {message}"),
+        can_retry: false,
+    }
+}
+
+/// A data call on a disabled table.
+pub(super) fn table_disabled(method: &'static str, table: &TableName) -> Error {
+    server(
+        method,
+        "TableNotEnabledException",
+        format!("{} is disabled.", full_name(table)),
+    )
+}
+
+/// An admin call that needs a disabled table got an enabled one.
+pub(super) fn table_not_disabled(method: &'static str, table: &TableName) -> Error {
+    server(method, "TableNotDisabledException", full_name(table))
+}
+
+/// Enabling a table that is enabled.
+pub(super) fn table_not_enabled(method: &'static str, table: &TableName) -> Error {
+    server(method, "TableNotEnabledException", full_name(table))
+}
+
+/// A mutation or read names a family the table does not have.
+pub(super) fn no_such_family(method: &'static str, table: &TableName, family: &[u8]) -> Error {
+    server(
+        method,
+        "regionserver.NoSuchColumnFamilyException",
+        format!(
+            "Column family {} does not exist in table {}",
+            String::from_utf8_lossy(family),
+            full_name(table)
+        ),
+    )
+}
+
+/// A family operation that does not fit the table's families.
+pub(super) fn invalid_family(method: &'static str, message: String) -> Error {
+    server(method, "InvalidFamilyOperationException", message)
+}
+
+/// An increment of a cell that does not hold an 8-byte counter.
+pub(super) fn not_a_counter(
+    table: &TableName,
+    row: &[u8],
+    family: &[u8],
+    qualifier: &[u8],
+    width: usize,
+) -> Error {
+    server(
+        "increment",
+        "DoNotRetryIOException",
+        format!(
+            "Field is not a long, it's {width} bytes wide (table {}, row {}, column {}:{})",
+            full_name(table),
+            crate::model::printable_key(row),
+            String::from_utf8_lossy(family),
+            String::from_utf8_lossy(qualifier)
+        ),
+    )
+}

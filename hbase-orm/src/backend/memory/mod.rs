@@ -1,0 +1,329 @@
+//! A store in the process with HBase's semantics, behind [`crate::Client::in_memory`]: for
+//! unit tests that should not need a running HBase, and for the project's own fast tests.
+//!
+//! # What it models (HBase 2.6)
+//!
+//! - Namespaces (`default` and `hbase` exist from the start; only empty, non-built-in ones
+//!   can be deleted), tables with families whose options are filled in with HBase's
+//!   defaults as `describe` returns them, enabled and disabled tables, regions from split
+//!   keys (host `localhost`, no port, ids increasing; truncating makes new regions, keeping
+//!   the splits or not), adding, modifying (unset options back to the defaults), merging and
+//!   deleting families (never the last one).
+//! - Rows in unsigned byte order; cells versioned by timestamp (a write without one gets the
+//!   current time in milliseconds, see *Timestamps* below); per family `max_versions`, `ttl`
+//!   with `min_versions`, and the per-put TTL.
+//! - Deletes with HBase's delete markers: whole row (one family marker per family of the
+//!   table, at the delete's timestamp or now), family and column (every version at or before
+//!   now), one version, the newest visible version (a marker at its timestamp, or at now if
+//!   there is none). Markers also mask versions written later with an older or equal
+//!   timestamp.
+//! - Gets and scans with columns (a family alone reads the whole family; a column named after
+//!   its family narrows it, as HBase's `Get.addColumn` does), exact timestamp, time range
+//!   `[min, max)`, versions (default 1, capped by the family's `max_versions`), filters
+//!   (parsed and applied by the `filter` module, which sees every version before the version
+//!   limit, with a fresh state in each region as HBase's region servers run them, so a
+//!   `PageFilter` or a failed `WhileMatchFilter` ends one region's part of a scan and the scan
+//!   goes on in the next region); scans forward and reversed with HBase's
+//!   server bounds, limits, pages, `batch_size` splitting of wide rows, and scanner ids
+//!   (an unknown id is [`Error::IllegalArgument`] as at the gateway; closing one is a no-op).
+//! - Increments (absent = 0, 8-byte big-endian, several columns at once), appends, row
+//!   mutations applied in order, check-and-mutate with HBase's reading of the operator
+//!   (`given <op> stored`; an absent or empty given value tests for an absent or empty cell,
+//!   inverted by `NotEqual`), batches. Every multi-cell operation is atomic: it is checked
+//!   whole (families exist, counters are 8 bytes) before anything is written.
+//! - Errors of the variants the Thrift2 gateway gives: [`Error::TableNotFound`],
+//!   [`Error::NamespaceNotFound`], [`Error::AlreadyExists`], and [`Error::Server`] naming
+//!   HBase's exception for a disabled table, a missing family (named in the message), a cell
+//!   that is not a counter, a table in the wrong state for an admin call, a family operation
+//!   that does not fit, a namespace that is not empty.
+//!
+//! # What it does not model
+//!
+//! - Durability settings and mutation attributes other than the TTL are accepted and
+//!   ignored: nothing is written anywhere, everything is lost with the last clone of the
+//!   client.
+//! - No MVCC read points: an open scanner reads the rows as they are when it reaches them,
+//!   so rows written during a scan may be seen. Scanners never expire (no lease timeout).
+//! - No compactions as such: the store behaves as if every write were compacted at once.
+//!   Versions beyond `max_versions` and deleted versions are dropped when written over (HBase
+//!   may still show an older version after the newest one is deleted, until a major
+//!   compaction), and delete markers are kept forever (a major compaction would purge them,
+//!   letting a later write with an old timestamp show).
+//! - `keep_deleted_cells`, compression, bloom filters, block size and cache, in-memory and
+//!   block encoding are stored and described but change nothing; there are no region splits
+//!   or merges after creation, no replication, quotas, snapshots, coprocessors or security.
+//! - Timestamps: "now" is the wall clock, but each mutation gets a timestamp after the
+//!   previous one's, so a put right after a delete is never masked by it for falling in the
+//!   same millisecond (HBase may mask it), and two puts in a row keep two versions. Under a
+//!   sustained rate above one write per millisecond, timestamps run ahead of the wall clock.
+//! - Limits of the real servers (request and cell sizes, row key length beyond the client's
+//!   own checks, timeouts) are not enforced; [`PoolCounters`] are all zero.
+
+mod admin;
+mod errors;
+// `Filter::apply` (no version limit) is the filter module's own simpler entry point; the
+// store uses `apply_versions`.
+#[allow(dead_code)]
+mod filter;
+mod scan;
+mod store;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use std::sync::{Mutex, MutexGuard};
+
+use async_trait::async_trait;
+
+use super::{Backend, PoolCounters};
+use crate::model::*;
+use admin::Store;
+use scan::Scanner;
+
+/// The in-memory backend: one [`Store`] behind a lock. Clients share it through
+/// [`crate::Client`]'s clones.
+#[derive(Debug)]
+pub(crate) struct Memory {
+    /// Everything stored; never held across an `.await` (there is nothing to await).
+    store: Mutex<Store>,
+}
+
+impl Memory {
+    /// A new, empty store with the `default` and `hbase` namespaces.
+    pub(crate) fn new() -> Memory {
+        Memory {
+            store: Mutex::new(Store::new()),
+        }
+    }
+
+    /// The store, locked (a panic in another call does not poison it for good: every
+    /// operation checks before it changes anything).
+    fn lock(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// One get or exists on a locked store.
+    fn get_locked(
+        store: &Store,
+        method: &'static str,
+        table: &TableName,
+        get: &Get,
+    ) -> Result<Option<Row>> {
+        store.serving(method, table)?.get(method, get, store.now())
+    }
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory::new()
+    }
+}
+
+#[async_trait]
+impl Backend for Memory {
+    fn name(&self) -> &'static str {
+        "memory"
+    }
+
+    fn address(&self) -> &str {
+        "memory"
+    }
+
+    fn counters(&self) -> PoolCounters {
+        PoolCounters::default()
+    }
+
+    async fn get(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+        Self::get_locked(&self.lock(), "get", table, get)
+    }
+
+    async fn get_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
+        let store = self.lock();
+        gets.iter()
+            .map(|g| Self::get_locked(&store, "getMultiple", table, g))
+            .collect()
+    }
+
+    async fn exists(&self, table: &TableName, get: &Get) -> Result<bool> {
+        Ok(Self::get_locked(&self.lock(), "exists", table, get)?.is_some())
+    }
+
+    async fn exists_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<bool>> {
+        let store = self.lock();
+        gets.iter()
+            .map(|g| Ok(Self::get_locked(&store, "existsAll", table, g)?.is_some()))
+            .collect()
+    }
+
+    async fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        store
+            .serving_mut("put", table)?
+            .put_all("put", std::slice::from_ref(put), now)
+    }
+
+    async fn put_many(&self, table: &TableName, puts: &[Put]) -> Result<()> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        store
+            .serving_mut("putMultiple", table)?
+            .put_all("putMultiple", puts, now)
+    }
+
+    async fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        store.serving_mut("deleteSingle", table)?.delete_all(
+            "deleteSingle",
+            std::slice::from_ref(delete),
+            now,
+        )
+    }
+
+    async fn delete_many(&self, table: &TableName, deletes: &[Delete]) -> Result<Vec<usize>> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        store
+            .serving_mut("deleteMultiple", table)?
+            .delete_all("deleteMultiple", deletes, now)?;
+        Ok(Vec::new())
+    }
+
+    async fn mutate_row(&self, table: &TableName, mutations: &RowMutations) -> Result<()> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        store
+            .serving_mut("mutateRow", table)?
+            .mutate("mutateRow", mutations, now)
+    }
+
+    async fn check_and_mutate(&self, table: &TableName, cam: &CheckAndMutate) -> Result<bool> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        store
+            .serving_mut("checkAndMutate", table)?
+            .check_and_mutate(cam, now)
+    }
+
+    async fn increment(&self, table: &TableName, increment: &Increment) -> Result<Option<Row>> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        let row = store
+            .serving_mut("increment", table)?
+            .increment(increment, now)?;
+        Ok(Some(row))
+    }
+
+    async fn append(&self, table: &TableName, append: &Append) -> Result<Option<Row>> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        let row = store.serving_mut("append", table)?.append(append, now)?;
+        Ok(Some(row))
+    }
+
+    async fn open_scanner(&self, table: &TableName, scan: &Scan) -> Result<i32> {
+        let mut store = self.lock();
+        let scanner = Scanner::open(table, store.serving("openScanner", table)?, scan)?;
+        let id = store.scanner_id();
+        store.scanners.insert(id, scanner);
+        Ok(id)
+    }
+
+    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+        let mut store = self.lock();
+        let method = "getScannerRows";
+        let Some(mut scanner) = store.scanners.remove(&id) else {
+            return Err(Error::IllegalArgument {
+                message: format!("Invalid scanner Id {id} (never opened, or closed)"),
+            });
+        };
+        let now = store.now();
+        let result = store
+            .serving(method, &scanner.table)
+            .map(|t| scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now));
+        store.scanners.insert(id, scanner);
+        result
+    }
+
+    async fn close_scanner(&self, id: i32) -> Result<()> {
+        self.lock().scanners.remove(&id);
+        Ok(())
+    }
+
+    async fn scanner_is_open(&self, id: i32) -> Result<bool> {
+        Ok(self.lock().scanners.contains_key(&id))
+    }
+
+    async fn create_namespace(&self, name: &str) -> Result<()> {
+        self.lock().create_namespace(name)
+    }
+
+    async fn namespace_exists(&self, name: &str) -> Result<bool> {
+        Ok(self.lock().namespace_exists(name))
+    }
+
+    async fn list_namespaces(&self) -> Result<Vec<String>> {
+        Ok(self.lock().list_namespaces())
+    }
+
+    async fn delete_namespace(&self, name: &str) -> Result<()> {
+        self.lock().delete_namespace(name)
+    }
+
+    async fn create_table(&self, table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()> {
+        self.lock().create_table(table, split_keys)
+    }
+
+    async fn table_exists(&self, table: &TableName) -> Result<bool> {
+        Ok(self.lock().table_exists(table))
+    }
+
+    async fn describe(&self, table: &TableName) -> Result<TableDescriptor> {
+        Ok(self.lock().table(table)?.descriptor.clone())
+    }
+
+    async fn list_tables(&self, namespace: Option<&str>) -> Result<Vec<TableName>> {
+        self.lock().list_tables(namespace)
+    }
+
+    async fn enable_table(&self, table: &TableName) -> Result<()> {
+        self.lock().enable_table(table)
+    }
+
+    async fn disable_table(&self, table: &TableName) -> Result<()> {
+        self.lock().disable_table(table)
+    }
+
+    async fn is_table_enabled(&self, table: &TableName) -> Result<bool> {
+        Ok(self.lock().table(table)?.enabled)
+    }
+
+    async fn truncate_table(&self, table: &TableName, preserve_splits: bool) -> Result<()> {
+        self.lock().truncate_table(table, preserve_splits)
+    }
+
+    async fn delete_table(&self, table: &TableName) -> Result<()> {
+        self.lock().delete_table(table)
+    }
+
+    async fn add_family(&self, table: &TableName, family: &ColumnFamily) -> Result<()> {
+        self.lock().add_family(table, family)
+    }
+
+    async fn modify_family(&self, table: &TableName, family: &ColumnFamily) -> Result<()> {
+        self.lock().modify_family(table, family)
+    }
+
+    async fn merge_family(&self, table: &TableName, declared: &ColumnFamily) -> Result<()> {
+        self.lock().merge_family(table, declared)
+    }
+
+    async fn delete_family(&self, table: &TableName, family: &str) -> Result<()> {
+        self.lock().delete_family(table, family)
+    }
+
+    async fn region_locations(&self, table: &TableName) -> Result<Vec<RegionLocation>> {
+        Ok(self.lock().region_locations(table))
+    }
+}

@@ -1,0 +1,809 @@
+//! The Thrift1 gateway (service `Hbase`, `hbase thrift`, what HappyBase speaks), buffered or
+//! framed, binary or compact.
+//!
+//! The calls are `hbase-thrift`'s generated client methods, driven over the project's own async
+//! [`wire`](super::wire) pool without blocking a thread: see [`call`]. [`convert`] maps the
+//! types, and refuses what Thrift1 cannot express.
+//!
+//! # What works and what does not
+//!
+//! Everything Thrift1 cannot do fails with [`Error::Unsupported`] (backend `thrift1`) before
+//! anything is sent; nothing is silently done differently.
+//!
+//! | Operation | Thrift1 | How / why not |
+//! |---|---|---|
+//! | get, exists | yes | `getRowWithColumnsTs` (columns `f` or `f:q`); a time range `[0, max)` is its timestamp argument (the gateway reads `[0, ts)`) |
+//! | get with an exact `timestamp`, or with a filter | yes, 3 calls | a one-row scan (`scannerOpenWithScan` + `scannerGetList` + `scannerClose`), the timestamp as `TimestampsFilter`, AND-ed with the filter |
+//! | get_many, exists_many | yes | one `getRowsWithColumnsTs` when the gets read the same columns and time range with no filter or timestamp, else one get each (concurrently) |
+//! | get/scan with `max_versions` > 1 | **Unsupported** | Thrift1 row reads and scans return one version per column |
+//! | get/scan with a time range whose `min` > 0 | **Unsupported** | only an exclusive upper bound can be sent |
+//! | put, put_many | yes | `mutateRowTs` / `mutateRowsTs` (puts grouped by timestamp and TTL, one call per group) |
+//! | put whose cells carry different timestamps | **Unsupported** | one timestamp per call; splitting would not be atomic |
+//! | put TTL | yes | HBase's `_ttl` operation attribute, which the gateway passes on |
+//! | durability | default, `SyncWal`, `SkipWal` | `writeToWAL` (true is `SYNC_WAL`, also for `UseDefault`); `AsyncWal`/`FsyncWal` **Unsupported**; increment, append, whole-row delete: default only |
+//! | delete of a whole row | yes | `deleteAllRowTs` (with the delete's timestamp: versions at or before it) |
+//! | delete of families / columns | yes | `mutateRowTs` with `isDelete` mutations (every version) |
+//! | delete of one version (`latest_version`, `version`) | **Unsupported** | Thrift1 deletes all versions at or before a timestamp |
+//! | delete_many | yes, one call per delete | not one batch |
+//! | mutate_row with only puts, or only deletes | yes | one `mutateRowTs` (atomic: one HBase Put or one Delete) |
+//! | mutate_row mixing puts and deletes | when no put writes a column a delete removes | one `mutateRowTs`, which the gateway applies as two operations, the deletes first: the end state is that of atomic row mutations, but a reader may see the row between the two (an entity's save clearing `None` fields or stale map entries is such a mix); a delete of the whole row, or of what a put writes, **Unsupported** |
+//! | check_and_mutate | `Equal` + one single-cell put | `checkAndPut`; value `None` (or empty) checks absence; other operators, deletes, several cells, a cell timestamp **Unsupported** |
+//! | increment | one column | `atomicIncrement`; the returned cell has timestamp 0 (the gateway returns only the value). Several columns **Unsupported** (`incrementRows` is not atomic and returns nothing) |
+//! | append | yes | `append` (`TAppend`); the returned cells are matched to the columns in (family, qualifier) order |
+//! | scans | yes | `scannerOpenWithScan` (bounds, reversed, columns, filter string, caching, batch size, time range `[0, max)`, sorted columns), `scannerGetList`, `scannerClose` |
+//! | namespaces (create, exists, list, delete) | **Unsupported** | no namespace calls in Thrift1 |
+//! | create_table | yes | `createTable` with max versions, compression, bloom filter, TTL, in-memory, block cache (unset options get HBase's defaults, not the IDL's); other options and split keys **Unsupported** |
+//! | table_exists, list_tables | yes | `getTableNames`, filtered by namespace on the client |
+//! | describe | yes | `getColumnDescriptors`; options it does not return (min versions, block size, encoding, keep deleted cells) are `None` |
+//! | enable, disable, is_enabled, delete_table | yes | the same calls |
+//! | truncate, add/modify/merge/delete family | **Unsupported** | no such calls in Thrift1 |
+//! | region_locations | yes | `getTableRegions` |
+
+pub(crate) mod call;
+pub(crate) mod convert;
+
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+use hbase_thrift::hbase::{BatchMutation, Mutation as TMutation, TAppend, TRowResult, TScan};
+
+use super::wire::connection::Connection;
+use super::wire::pool::{Handshake, WirePool};
+use super::{Backend, PoolCounters};
+use crate::model::*;
+use call::{Attributes, Call, Client};
+use convert::{column_text, read_column, table_text, unsupported, LATEST};
+
+/// A pool of connections to one Thrift1 gateway.
+pub(crate) struct Thrift1 {
+    pool: WirePool<IsThrift1>,
+}
+
+/// Checks that a new connection reaches a Thrift1 gateway.
+struct IsThrift1 {
+    address: String,
+}
+
+impl Handshake for IsThrift1 {
+    async fn check(&self, conn: &mut Connection) -> Result<()> {
+        let ask = Call::new("getThriftServerType", true, |c: &mut Client<'_>| {
+            c.get_thrift_server_type()
+        });
+        let kind = conn.call(&ask).await.map_err(|f| f.error)?;
+        if kind.0 != 1 {
+            return Err(Error::WrongGateway {
+                address: self.address.clone(),
+                found: kind.0,
+                expected: 1,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Thrift1 {
+    /// Connects (one connection is opened and checked now).
+    pub(crate) async fn connect(config: Config) -> Result<Thrift1> {
+        let handshake = IsThrift1 {
+            address: config.address.clone(),
+        };
+        Ok(Thrift1 {
+            pool: WirePool::connect(config, handshake).await?,
+        })
+    }
+
+    /// Makes one call: `run` calls the client method named `method`.
+    async fn call<T, F>(&self, method: &'static str, idempotent: bool, run: F) -> Result<T>
+    where
+        T: Send,
+        F: Fn(&mut Client<'_>) -> thrift::Result<T> + Sync,
+    {
+        self.pool.call(&Call::new(method, idempotent, run)).await
+    }
+
+    /// One call about `table`: its missing-table error becomes [`Error::TableNotFound`].
+    async fn on<T, F>(
+        &self,
+        table: &TableName,
+        method: &'static str,
+        idem: bool,
+        run: F,
+    ) -> Result<T>
+    where
+        T: Send,
+        F: Fn(&mut Client<'_>) -> thrift::Result<T> + Sync,
+    {
+        self.call(method, idem, run)
+            .await
+            .map_err(|e| table.recognise_missing(e))
+    }
+
+    /// A plain row read: `getRowWithColumnsTs`.
+    async fn get_row(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+        let ts = convert::read_timestamp("get", get.time_range)?;
+        let (t, columns) = (table_text(table), get_columns(get));
+        let rows = self
+            .on(table, "getRowWithColumnsTs", true, |c: &mut Client<'_>| {
+                c.get_row_with_columns_ts(
+                    t.clone(),
+                    get.row.clone(),
+                    columns.clone(),
+                    ts,
+                    Attributes::new(),
+                )
+            })
+            .await?;
+        Ok(rows.into_iter().find_map(convert::row))
+    }
+
+    /// A get Thrift1's get calls cannot express (an exact timestamp, a filter), as a scan of
+    /// its one row.
+    async fn get_by_scan(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+        let ts = convert::read_timestamp("get", get.time_range)?;
+        let ts = match get.timestamp {
+            Some(exact) => ts.min(exact.saturating_add(1)),
+            None => ts,
+        };
+        let mut stop = get.row.clone();
+        stop.push(0);
+        let tscan = TScan {
+            start_row: Some(get.row.clone()),
+            stop_row: Some(stop),
+            timestamp: (ts != LATEST).then_some(ts),
+            columns: Some(get_columns(get)),
+            caching: Some(1),
+            filter_string: get_filter(get),
+            batch_size: None,
+            sort_columns: Some(true),
+            reversed: None,
+            cache_blocks: None,
+        };
+        let id = self.open_tscan(table, tscan).await?;
+        let rows = self.scanner_rows(table, id, 1).await;
+        let closed = self.close_scanner(id).await;
+        let row = rows?.into_iter().next();
+        closed?;
+        Ok(row)
+    }
+
+    /// Opens a scanner.
+    async fn open_tscan(&self, table: &TableName, tscan: TScan) -> Result<i32> {
+        let t = table_text(table);
+        self.on(table, "scannerOpenWithScan", false, |c: &mut Client<'_>| {
+            c.scanner_open_with_scan(t.clone(), tscan.clone(), Attributes::new())
+        })
+        .await
+    }
+
+    /// `getRowsWithColumnsTs` for gets reading the same columns and range; answers matched
+    /// back by row key (the gateway leaves missing rows out).
+    async fn get_rows(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
+        let ts = convert::read_timestamp("get", gets[0].time_range)?;
+        let (t, columns) = (table_text(table), get_columns(&gets[0]));
+        let keys: Vec<Vec<u8>> = gets.iter().map(|g| g.row.clone()).collect();
+        let results = self
+            .on(table, "getRowsWithColumnsTs", true, |c: &mut Client<'_>| {
+                c.get_rows_with_columns_ts(
+                    t.clone(),
+                    keys.clone(),
+                    columns.clone(),
+                    ts,
+                    Attributes::new(),
+                )
+            })
+            .await?;
+        let by_key: HashMap<Vec<u8>, Row> = results
+            .into_iter()
+            .filter_map(convert::row)
+            .map(|r| (r.key.clone(), r))
+            .collect();
+        Ok(keys.iter().map(|k| by_key.get(k).cloned()).collect())
+    }
+
+    /// Writes puts that share a timestamp and TTL in one `mutateRowsTs`.
+    async fn put_group(&self, table: &TableName, puts: &[&Put], ts: i64) -> Result<()> {
+        let attributes = convert::put_attributes(puts[0])?;
+        let batches = puts
+            .iter()
+            .map(|p| {
+                Ok(BatchMutation::new(
+                    p.row.clone(),
+                    convert::put_mutations(p)?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let t = table_text(table);
+        self.on(table, "mutateRowsTs", true, |c: &mut Client<'_>| {
+            c.mutate_rows_ts(t.clone(), batches.clone(), ts, attributes.clone())
+        })
+        .await
+    }
+
+    /// One `mutateRowTs` of `mutations` on `row`.
+    async fn mutate(
+        &self,
+        table: &TableName,
+        row: &[u8],
+        mutations: Vec<TMutation>,
+        ts: i64,
+        attributes: Attributes,
+        idempotent: bool,
+    ) -> Result<()> {
+        let t = table_text(table);
+        self.on(table, "mutateRowTs", idempotent, |c: &mut Client<'_>| {
+            c.mutate_row_ts(
+                t.clone(),
+                row.to_vec(),
+                mutations.clone(),
+                ts,
+                attributes.clone(),
+            )
+        })
+        .await
+    }
+
+    /// One `atomicIncrement`: the counter's new value.
+    async fn atomic_increment(&self, table: &TableName, inc: &Increment) -> Result<Option<Row>> {
+        let (family, qualifier, amount) = &inc.columns[0];
+        let (t, column) = (table_text(table), column_text(family, qualifier));
+        let value = self
+            .on(table, "atomicIncrement", false, |c: &mut Client<'_>| {
+                c.atomic_increment(t.clone(), inc.row.clone(), column.clone(), *amount)
+            })
+            .await?;
+        Ok(Some(Row {
+            key: inc.row.clone(),
+            cells: vec![Cell {
+                family: family.clone(),
+                qualifier: qualifier.clone(),
+                value: value.to_be_bytes().to_vec(),
+                timestamp: 0,
+            }],
+        }))
+    }
+}
+
+/// The columns a get reads, as Thrift1 names them.
+fn get_columns(get: &Get) -> Vec<Vec<u8>> {
+    get.columns.iter().map(read_column).collect()
+}
+
+/// The filter a one-row scan applies for `get`: its exact timestamp and its filter, AND-ed.
+fn get_filter(get: &Get) -> Option<Vec<u8>> {
+    let stamp = get
+        .timestamp
+        .map(|ts| format!("TimestampsFilter ({ts})").into_bytes());
+    match (stamp, get.filter.clone()) {
+        (Some(s), Some(f)) => Some([&b"("[..], &s, b") AND (", &f, b")"].concat()),
+        (s, f) => s.or(f),
+    }
+}
+
+/// Whether a get needs a one-row scan rather than a get call.
+fn needs_scan(get: &Get) -> bool {
+    get.timestamp.is_some() || get.filter.is_some()
+}
+
+/// The mutation of a check-and-put: the one cell of the one put, written at the server's time.
+fn check_and_put_mutation(cam: &CheckAndMutate) -> Result<(TMutation, Attributes)> {
+    let refuse = |why: &str| unsupported("check_and_mutate", why);
+    if cam.op != CompareOp::Equal {
+        return Err(refuse(
+            "Thrift1's checkAndPut compares only for equality (or absence)",
+        ));
+    }
+    let put = match cam.mutations.mutations.as_slice() {
+        [Mutation::Put(p)] if p.cells.len() == 1 => p,
+        _ => {
+            return Err(refuse(
+                "Thrift1's checkAndPut applies exactly one put of one cell",
+            ))
+        }
+    };
+    if put.cells[0].timestamp.or(put.timestamp).is_some() {
+        return Err(refuse(
+            "checkAndPut writes its cell at the server's time; an explicit timestamp cannot be sent",
+        ));
+    }
+    let cell = &put.cells[0];
+    let wal = convert::write_to_wal("check_and_mutate", put.durability)?;
+    let mutation = TMutation::new(
+        false,
+        column_text(&cell.family, &cell.qualifier),
+        cell.value.clone(),
+        wal,
+    );
+    Ok((mutation, convert::put_attributes(put)?))
+}
+
+/// A column as `(family, qualifier)`.
+type ColumnKey = (Vec<u8>, Vec<u8>);
+
+/// `TAppend` of an append, and its columns in the (family, qualifier) order in which the
+/// gateway returns the new cells.
+fn tappend(table: &TableName, append: &Append) -> Result<(TAppend, Vec<ColumnKey>)> {
+    convert::default_durability_only("append", append.durability)?;
+    let mut order: Vec<ColumnKey> = append
+        .columns
+        .iter()
+        .map(|(f, q, _)| (f.clone(), q.clone()))
+        .collect();
+    order.sort();
+    order.dedup();
+    if order.len() != append.columns.len() {
+        return Err(unsupported(
+            "append",
+            "the same column twice: the gateway's answer could not be matched to it",
+        ));
+    }
+    let tappend = TAppend::new(
+        table_text(table),
+        append.row.clone(),
+        append
+            .columns
+            .iter()
+            .map(|(f, q, _)| column_text(f, q))
+            .collect::<Vec<_>>(),
+        append
+            .columns
+            .iter()
+            .map(|(_, _, v)| v.clone())
+            .collect::<Vec<_>>(),
+    );
+    Ok((tappend, order))
+}
+
+/// Refuses a namespace operation.
+fn no_namespaces(operation: &str) -> Error {
+    unsupported(
+        operation,
+        "the Thrift1 gateway has no namespace calls; use the thrift2 gateway (tables in \
+         existing namespaces work, named ns:table)",
+    )
+}
+
+/// Refuses a schema change Thrift1 has no call for.
+fn no_schema_change(operation: &str) -> Error {
+    unsupported(
+        operation,
+        "the Thrift1 gateway has no call for it; use the thrift2 gateway or the HBase shell",
+    )
+}
+
+#[async_trait]
+impl Backend for Thrift1 {
+    fn name(&self) -> &'static str {
+        convert::BACKEND
+    }
+
+    fn address(&self) -> &str {
+        &self.pool.config().address
+    }
+
+    fn counters(&self) -> PoolCounters {
+        self.pool.counters()
+    }
+
+    async fn get(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+        convert::one_version("get", get.max_versions)?;
+        if needs_scan(get) {
+            self.get_by_scan(table, get).await
+        } else {
+            self.get_row(table, get).await
+        }
+    }
+
+    async fn get_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
+        for g in gets {
+            convert::one_version("get", g.max_versions)?;
+        }
+        let Some(first) = gets.first() else {
+            return Ok(Vec::new());
+        };
+        let shared = gets.iter().all(|g| {
+            !needs_scan(g) && g.columns == first.columns && g.time_range == first.time_range
+        });
+        if shared {
+            return self.get_rows(table, gets).await;
+        }
+        futures::future::try_join_all(gets.iter().map(|g| self.get(table, g))).await
+    }
+
+    async fn exists(&self, table: &TableName, get: &Get) -> Result<bool> {
+        Ok(self.get(table, get).await?.is_some())
+    }
+
+    async fn exists_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<bool>> {
+        let rows = self.get_many(table, gets).await?;
+        Ok(rows.iter().map(Option::is_some).collect())
+    }
+
+    async fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+        let ts = convert::put_timestamp(put)?;
+        let mutations = convert::put_mutations(put)?;
+        let attributes = convert::put_attributes(put)?;
+        self.mutate(table, &put.row, mutations, ts, attributes, true)
+            .await
+    }
+
+    /// One `mutateRowsTs` per distinct (timestamp, TTL) among the puts.
+    async fn put_many(&self, table: &TableName, puts: &[Put]) -> Result<()> {
+        let mut groups: BTreeMap<(i64, Option<std::time::Duration>), Vec<&Put>> = BTreeMap::new();
+        for p in puts {
+            groups
+                .entry((convert::put_timestamp(p)?, p.ttl))
+                .or_default()
+                .push(p);
+        }
+        for ((ts, _), group) in &groups {
+            self.put_group(table, group, *ts).await?;
+        }
+        Ok(())
+    }
+
+    async fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+        if !delete.targets.is_empty() {
+            let mutations = convert::delete_mutations(delete)?;
+            return self
+                .mutate(
+                    table,
+                    &delete.row,
+                    mutations,
+                    LATEST,
+                    Attributes::new(),
+                    false,
+                )
+                .await;
+        }
+        convert::default_durability_only("delete", delete.durability)?;
+        let (t, ts) = (table_text(table), delete.timestamp.unwrap_or(LATEST));
+        self.on(table, "deleteAllRowTs", false, |c: &mut Client<'_>| {
+            c.delete_all_row_ts(t.clone(), delete.row.clone(), ts, Attributes::new())
+        })
+        .await
+    }
+
+    /// One call per delete (Thrift1 has no batch that mixes whole-row and column deletes); the
+    /// first failure is returned.
+    async fn delete_many(&self, table: &TableName, deletes: &[Delete]) -> Result<Vec<usize>> {
+        for d in deletes {
+            self.delete(table, d).await?;
+        }
+        Ok(Vec::new())
+    }
+
+    /// One `mutateRowTs`. Only puts, or only deletes of families and columns: the gateway
+    /// applies it as one HBase Put or one Delete. A mix of both: see `check_disjoint` and the
+    /// module doc.
+    async fn mutate_row(&self, table: &TableName, mutations: &RowMutations) -> Result<()> {
+        let puts: Vec<&Put> = mutations
+            .mutations
+            .iter()
+            .filter_map(|m| match m {
+                Mutation::Put(p) => Some(p),
+                Mutation::Delete(_) => None,
+            })
+            .collect();
+        if puts.is_empty() {
+            let mut all = Vec::new();
+            for m in &mutations.mutations {
+                if let Mutation::Delete(d) = m {
+                    if d.targets.is_empty() {
+                        return Err(unsupported(
+                            "mutate_row",
+                            "a whole-row delete inside row mutations: Thrift1 mutations name \
+                             families or columns; send it as a delete",
+                        ));
+                    }
+                    all.extend(convert::delete_mutations(d)?);
+                }
+            }
+            let row = &mutations.row;
+            return self
+                .mutate(table, row, all, LATEST, Attributes::new(), false)
+                .await;
+        }
+        let mut merged = Put::new(mutations.row.clone());
+        for p in &puts {
+            for c in &p.cells {
+                let ts = c.timestamp.or(p.timestamp);
+                merged.push(c.family.clone(), c.qualifier.clone(), c.value.clone(), ts);
+            }
+        }
+        merged.durability = puts[0].durability;
+        merged.ttl = puts[0].ttl;
+        if puts
+            .iter()
+            .any(|p| p.durability != merged.durability || p.ttl != merged.ttl)
+        {
+            return Err(unsupported(
+                "mutate_row",
+                "puts with different durability or TTL: one Thrift1 call carries one of each",
+            ));
+        }
+        let deletes: Vec<&Delete> = mutations
+            .mutations
+            .iter()
+            .filter_map(|m| match m {
+                Mutation::Delete(d) => Some(d),
+                Mutation::Put(_) => None,
+            })
+            .collect();
+        if deletes.is_empty() {
+            return self.put(table, &merged).await;
+        }
+        // The gateway applies a call's deletes, then its puts, as two operations. The end
+        // state is the one atomic row mutations would leave when no put writes a column a
+        // delete removes (an entity's save clearing `None` fields and stale map entries);
+        // anything else is refused.
+        let mut all = Vec::new();
+        for d in &deletes {
+            check_disjoint(d, &merged)?;
+            all.extend(convert::delete_mutations(d)?);
+        }
+        let ts = convert::put_timestamp(&merged)?;
+        all.extend(convert::put_mutations(&merged)?);
+        let attributes = convert::put_attributes(&merged)?;
+        self.mutate(table, &mutations.row, all, ts, attributes, false)
+            .await
+    }
+
+    async fn check_and_mutate(&self, table: &TableName, cam: &CheckAndMutate) -> Result<bool> {
+        let (mutation, attributes) = check_and_put_mutation(cam)?;
+        let t = table_text(table);
+        let column = column_text(&cam.family, &cam.qualifier);
+        let value = cam.value.clone().unwrap_or_default();
+        self.on(table, "checkAndPut", false, |c: &mut Client<'_>| {
+            c.check_and_put(
+                t.clone(),
+                cam.row.clone(),
+                column.clone(),
+                value.clone(),
+                mutation.clone(),
+                attributes.clone(),
+            )
+        })
+        .await
+    }
+
+    async fn increment(&self, table: &TableName, increment: &Increment) -> Result<Option<Row>> {
+        convert::default_durability_only("increment", increment.durability)?;
+        if increment.columns.len() != 1 {
+            return Err(unsupported(
+                "increment",
+                "several counters in one increment: Thrift1's atomicIncrement takes one column, \
+                 and its increment/incrementRows apply each column separately (not atomically) \
+                 and return nothing; increment each column on its own",
+            ));
+        }
+        self.atomic_increment(table, increment).await
+    }
+
+    async fn append(&self, table: &TableName, append: &Append) -> Result<Option<Row>> {
+        let (tappend, order) = tappend(table, append)?;
+        let cells = self
+            .on(table, "append", false, |c: &mut Client<'_>| {
+                c.append(tappend.clone())
+            })
+            .await?;
+        if cells.is_empty() {
+            return Ok(None);
+        }
+        if cells.len() != order.len() {
+            return Err(Error::Protocol {
+                method: "append",
+                message: format!(
+                    "appended {} columns, got {} cells",
+                    order.len(),
+                    cells.len()
+                ),
+            });
+        }
+        let cells = order
+            .into_iter()
+            .zip(cells)
+            .map(|((family, qualifier), c)| Cell {
+                family,
+                qualifier,
+                value: c.value.unwrap_or_default(),
+                timestamp: c.timestamp.unwrap_or_default(),
+            })
+            .collect();
+        Ok(Some(Row {
+            key: append.row.clone(),
+            cells,
+        }))
+    }
+
+    async fn open_scanner(&self, table: &TableName, scan: &Scan) -> Result<i32> {
+        self.open_tscan(table, convert::scan(scan)?).await
+    }
+
+    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+        let results: Vec<TRowResult> = self
+            .on(table, "scannerGetList", false, |c: &mut Client<'_>| {
+                c.scanner_get_list(id, rows)
+            })
+            .await?;
+        Ok(results.into_iter().filter_map(convert::row).collect())
+    }
+
+    async fn close_scanner(&self, id: i32) -> Result<()> {
+        self.call("scannerClose", true, |c: &mut Client<'_>| {
+            c.scanner_close(id)
+        })
+        .await
+    }
+
+    async fn scanner_is_open(&self, id: i32) -> Result<bool> {
+        let probe = self
+            .call("scannerGetList", false, |c: &mut Client<'_>| {
+                c.scanner_get_list(id, 0)
+            })
+            .await;
+        match probe {
+            Ok(_) => Ok(true),
+            Err(Error::IllegalArgument { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn create_namespace(&self, _name: &str) -> Result<()> {
+        Err(no_namespaces("create_namespace"))
+    }
+
+    async fn namespace_exists(&self, _name: &str) -> Result<bool> {
+        Err(no_namespaces("namespace_exists"))
+    }
+
+    async fn list_namespaces(&self) -> Result<Vec<String>> {
+        Err(no_namespaces("list_namespaces"))
+    }
+
+    async fn delete_namespace(&self, _name: &str) -> Result<()> {
+        Err(no_namespaces("delete_namespace"))
+    }
+
+    async fn create_table(&self, table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()> {
+        if !split_keys.is_empty() {
+            return Err(unsupported(
+                "create_table",
+                "split keys: Thrift1's createTable makes a table of one region; create \
+                 pre-split tables through the thrift2 gateway",
+            ));
+        }
+        let families = table
+            .families
+            .iter()
+            .map(convert::column_descriptor)
+            .collect::<Result<Vec<_>>>()?;
+        let t = table_text(&table.name);
+        self.call("createTable", true, |c: &mut Client<'_>| {
+            c.create_table(t.clone(), families.clone())
+        })
+        .await
+    }
+
+    async fn table_exists(&self, table: &TableName) -> Result<bool> {
+        let tables = self.list_tables(Some(&table.namespace)).await?;
+        Ok(tables.contains(table))
+    }
+
+    async fn describe(&self, table: &TableName) -> Result<TableDescriptor> {
+        let t = table_text(table);
+        let descriptors = self
+            .on(table, "getColumnDescriptors", true, |c: &mut Client<'_>| {
+                c.get_column_descriptors(t.clone())
+            })
+            .await?;
+        let families = descriptors
+            .into_values()
+            .map(convert::family_from)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(TableDescriptor {
+            name: table.clone(),
+            families,
+        })
+    }
+
+    async fn list_tables(&self, namespace: Option<&str>) -> Result<Vec<TableName>> {
+        let names = self
+            .call("getTableNames", true, |c: &mut Client<'_>| {
+                c.get_table_names()
+            })
+            .await?;
+        let tables = names
+            .into_iter()
+            .map(convert::table_name_from)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(tables
+            .into_iter()
+            .filter(|t| namespace.is_none_or(|ns| t.namespace == ns))
+            .collect())
+    }
+
+    async fn enable_table(&self, table: &TableName) -> Result<()> {
+        let t = table_text(table);
+        self.on(table, "enableTable", true, |c: &mut Client<'_>| {
+            c.enable_table(t.clone())
+        })
+        .await
+    }
+
+    async fn disable_table(&self, table: &TableName) -> Result<()> {
+        let t = table_text(table);
+        self.on(table, "disableTable", true, |c: &mut Client<'_>| {
+            c.disable_table(t.clone())
+        })
+        .await
+    }
+
+    async fn is_table_enabled(&self, table: &TableName) -> Result<bool> {
+        let t = table_text(table);
+        self.on(table, "isTableEnabled", true, |c: &mut Client<'_>| {
+            c.is_table_enabled(t.clone())
+        })
+        .await
+    }
+
+    async fn truncate_table(&self, _table: &TableName, _preserve_splits: bool) -> Result<()> {
+        Err(no_schema_change("truncate_table"))
+    }
+
+    async fn delete_table(&self, table: &TableName) -> Result<()> {
+        let t = table_text(table);
+        self.on(table, "deleteTable", true, |c: &mut Client<'_>| {
+            c.delete_table(t.clone())
+        })
+        .await
+    }
+
+    async fn add_family(&self, _table: &TableName, _family: &ColumnFamily) -> Result<()> {
+        Err(no_schema_change("add_family"))
+    }
+
+    async fn modify_family(&self, _table: &TableName, _family: &ColumnFamily) -> Result<()> {
+        Err(no_schema_change("modify_family"))
+    }
+
+    async fn merge_family(&self, _table: &TableName, _declared: &ColumnFamily) -> Result<()> {
+        Err(no_schema_change("merge_family"))
+    }
+
+    async fn delete_family(&self, _table: &TableName, _family: &str) -> Result<()> {
+        Err(no_schema_change("delete_family"))
+    }
+
+    async fn region_locations(&self, table: &TableName) -> Result<Vec<RegionLocation>> {
+        let t = table_text(table);
+        let regions = self
+            .on(table, "getTableRegions", true, |c: &mut Client<'_>| {
+                c.get_table_regions(t.clone())
+            })
+            .await?;
+        Ok(regions.into_iter().map(convert::region_location).collect())
+    }
+}
+
+/// Refuses a delete that row mutations mix with `put` unless it only removes families or
+/// columns the put does not write (see the module doc).
+fn check_disjoint(delete: &Delete, put: &Put) -> Result<()> {
+    let clash = delete.targets.is_empty()
+        || put.cells.iter().any(|c| {
+            delete.targets.iter().any(|t| match t {
+                DeleteTarget::Family(f) => *f == c.family,
+                DeleteTarget::Column(f, q)
+                | DeleteTarget::LatestVersion(f, q)
+                | DeleteTarget::Version(f, q, _) => *f == c.family && *q == c.qualifier,
+            })
+        });
+    if clash {
+        return Err(unsupported(
+            "mutate_row",
+            "a delete mixed with puts that write what it removes (or a whole-row delete): the \
+             Thrift1 gateway applies the deletes and then the puts as two operations, so the \
+             result could differ from atomic row mutations; use the thrift2 gateway",
+        ));
+    }
+    Ok(())
+}
