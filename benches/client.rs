@@ -1,24 +1,28 @@
-//! Raw client throughput and latency against the running HBase (not a test: it asserts nothing
-//! about speed, it prints a table).
+//! Raw client throughput and latency, the same workload on each backend in one run: the
+//! Thrift2 gateway, the Thrift1 gateway (both of the running HBase) and the in-memory store.
+//! Not a test: it asserts nothing about speed, it prints a table.
 //!
 //!     hbase-local/hbase.sh up
 //!     cargo bench --bench client
 //!
-//! Environment: `HBASE_ORM_THRIFT_ADDR` (default 127.0.0.1:9090), `HBASE_ORM_BENCH_OPS`
-//! (operations per measurement, default 2000). Every measurement is bounded by that count.
+//! Environment: `HBASE_ORM_THRIFT_ADDR` (default 127.0.0.1:9090), `HBASE_ORM_THRIFT1_ADDR`
+//! (default 127.0.0.1:9092), `HBASE_ORM_BENCH_OPS` (operations per measurement, default 2000;
+//! every measurement is bounded by that count), `HBASE_ORM_BENCH_BACKENDS` (a comma-separated
+//! subset of `thrift2,thrift1,memory`, default all three).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
-use hbase_orm::{ColumnFamily, Config, Get, Put, Scan, Table};
-use hbase_orm_suite::{connect_with, gateway_address, with_table};
+use hbase_orm::{Client, ColumnFamily, Config, Gateway, Get, Put, Scan, Table};
+use hbase_orm_suite::{connect_with, gateway_address, thrift1_gateway_address, with_table};
 
 const VALUE_BYTES: usize = 100;
 const BATCH: usize = 100;
 const SCAN_ROWS: usize = 20_000;
 
 struct Measurement {
+    backend: &'static str,
     name: &'static str,
     concurrency: usize,
     calls: usize,
@@ -67,6 +71,7 @@ where
     let elapsed = start.elapsed();
     latencies.sort();
     Measurement {
+        backend: "",
         name,
         concurrency,
         calls,
@@ -168,50 +173,78 @@ async fn run(t: Table, ops: usize) -> Vec<Measurement> {
     out
 }
 
+/// A client of `backend` with a pool of 16 connections.
+async fn connect(backend: &str) -> Client {
+    let config = |address, gateway| Config {
+        address,
+        gateway,
+        pool_size: 16,
+        ..Config::default()
+    };
+    match backend {
+        "thrift2" => connect_with(config(gateway_address(), Gateway::Thrift2)).await,
+        "thrift1" => connect_with(config(thrift1_gateway_address(), Gateway::Thrift1)).await,
+        "memory" => Client::in_memory(),
+        other => panic!("unknown backend {other:?}: use thrift2, thrift1 or memory"),
+    }
+}
+
 fn main() {
     let ops: usize = std::env::var("HBASE_ORM_BENCH_OPS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000);
+    let backends: Vec<&'static str> = std::env::var("HBASE_ORM_BENCH_BACKENDS")
+        .unwrap_or_else(|_| "thrift2,thrift1,memory".into())
+        .split(',')
+        .map(|b| match b.trim() {
+            "thrift2" => "thrift2",
+            "thrift1" => "thrift1",
+            "memory" => "memory",
+            other => panic!("unknown backend {other:?}: use thrift2, thrift1 or memory"),
+        })
+        .collect();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let results = runtime.block_on(async move {
-        let client = connect_with(Config {
-            address: gateway_address(),
-            pool_size: 16,
-            ..Config::default()
-        })
-        .await;
         let mut results = Vec::new();
-        let slot = &mut results;
-        with_table(
-            &client,
-            "bench",
-            vec![ColumnFamily::new("d")],
-            &[],
-            |t| async move {
-                *slot = run(t, ops).await;
-            },
-        )
-        .await;
+        for backend in backends {
+            let client = connect(backend).await;
+            let mut measured = Vec::new();
+            let slot = &mut measured;
+            with_table(
+                &client,
+                "bench",
+                vec![ColumnFamily::new("d")],
+                &[],
+                |t| async move {
+                    *slot = run(t, ops).await;
+                },
+            )
+            .await;
+            results.extend(measured.into_iter().map(|m| Measurement { backend, ..m }));
+        }
         results
     });
     println!();
     println!(
-        "hbase-orm raw client, {} (buffered/binary), values {VALUE_BYTES} B",
-        gateway_address()
+        "hbase-orm raw client: Thrift2 {} and Thrift1 {} (buffered/binary), in-memory store; \
+         values {VALUE_BYTES} B",
+        gateway_address(),
+        thrift1_gateway_address()
     );
     println!(
-        "| {:<14} | {:>4} | {:>6} | {:>10} | {:>10} | {:>9} | {:>9} |",
-        "operation", "conc", "calls", "calls/s", "rows/s", "p50 ms", "p99 ms"
+        "| {:<8} | {:<14} | {:>4} | {:>6} | {:>10} | {:>10} | {:>9} | {:>9} |",
+        "backend", "operation", "conc", "calls", "calls/s", "rows/s", "p50 ms", "p99 ms"
     );
     println!(
-        "|{:-<16}|{:->6}|{:->8}|{:->12}|{:->12}|{:->11}|{:->11}|",
-        "", "", "", "", "", "", ""
+        "|{:-<10}|{:-<16}|{:->6}|{:->8}|{:->12}|{:->12}|{:->11}|{:->11}|",
+        "", "", "", "", "", "", "", ""
     );
     for m in &results {
         let secs = m.elapsed.as_secs_f64();
         println!(
-            "| {:<14} | {:>4} | {:>6} | {:>10.0} | {:>10.0} | {:>9.2} | {:>9.2} |",
+            "| {:<8} | {:<14} | {:>4} | {:>6} | {:>10.0} | {:>10.0} | {:>9.3} | {:>9.3} |",
+            m.backend,
             m.name,
             m.concurrency,
             m.calls,

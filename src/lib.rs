@@ -1,11 +1,15 @@
 //! Shared helpers for the examples, integration tests and benchmarks of `hbase-orm`.
 //!
-//! Nothing here is part of the library. It finds the HBase Thrift2 gateways that the project's
+//! Nothing here is part of the library. It finds the HBase gateways that the project's
 //! launcher (`hbase-local/hbase.sh up`) starts, gives tests uniquely named tables that are
-//! dropped afterwards, even when the test fails, and gives the case studies in `examples/`
-//! their shared frame ([`example::Example`]).
+//! dropped afterwards, even when the test fails, runs the conformance suite on every backend
+//! ([`conformance!`], [`Backend`]), and gives the case studies in `examples/` their shared
+//! frame ([`example::Example`]).
 
+mod conformance;
 pub mod example;
+
+pub use conformance::{label, unsupported_on, Backend};
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -24,16 +28,22 @@ pub fn framed_gateway_address() -> String {
     std::env::var("HBASE_ORM_THRIFT_FRAMED_ADDR").unwrap_or_else(|_| "127.0.0.1:9091".into())
 }
 
+/// Address of the Thrift1 gateway: `$HBASE_ORM_THRIFT1_ADDR` or `127.0.0.1:9092`.
+pub fn thrift1_gateway_address() -> String {
+    std::env::var("HBASE_ORM_THRIFT1_ADDR").unwrap_or_else(|_| "127.0.0.1:9092".into())
+}
+
 /// Connects with `config`, or panics with instructions to start HBase. There is no skipping:
 /// a test that needs HBase fails when HBase is not there, locally and in CI alike.
 pub async fn connect_with(config: Config) -> Client {
-    let address = config.address.clone();
+    let (address, gateway) = (config.address.clone(), config.gateway);
     match Client::builder().config(config).build().await {
         Ok(client) => client,
         Err(e) => panic!(
-            "cannot reach the HBase Thrift2 gateway at {address}: {e}\n\
+            "cannot reach the HBase {gateway:?} gateway at {address}: {e}\n\
              Start a local HBase first:  hbase-local/hbase.sh up\n\
-             (or point HBASE_ORM_THRIFT_ADDR / HBASE_ORM_THRIFT_FRAMED_ADDR elsewhere)"
+             (or point HBASE_ORM_THRIFT_ADDR / HBASE_ORM_THRIFT_FRAMED_ADDR / \
+             HBASE_ORM_THRIFT1_ADDR elsewhere)"
         ),
     }
 }
@@ -60,8 +70,10 @@ pub fn unique_table_name(label: &str) -> TableName {
 /// The namespace all test tables live in.
 pub const TEST_NAMESPACE: &str = "hbase_orm_it";
 
-/// Creates the test namespace if it is missing.
+/// Creates the test namespace if it is missing (through the Thrift2 gateway when `client`
+/// speaks Thrift1, which has no namespaces: both reach the same HBase).
 pub async fn ensure_test_namespace(client: &Client) {
+    let client = &admin_client(client).await;
     let admin = client.admin();
     if !admin.namespace_exists(TEST_NAMESPACE).await.unwrap() {
         match admin.create_namespace(TEST_NAMESPACE).await {
@@ -77,6 +89,17 @@ pub struct TestTable {
     client: Client,
     /// The table's name.
     pub name: TableName,
+}
+
+/// The client to administer test tables with: `client` itself, or a client of the buffered
+/// Thrift2 gateway of the same HBase for the backends that cannot create every test table: the
+/// Thrift1 gateway (no namespaces, no pre-split tables) and the framed Thrift2 gateway (no
+/// pre-split tables, see `Error::Unsupported` there).
+pub async fn admin_client(client: &Client) -> Client {
+    match conformance::label(client) {
+        "thrift1" | "thrift2_framed" => self::client().await,
+        _ => client.clone(),
+    }
 }
 
 impl TestTable {
@@ -106,7 +129,8 @@ impl TestTable {
     ) -> TestTable {
         ensure_test_namespace(client).await;
         let name = unique_table_name(label);
-        client
+        admin_client(client)
+            .await
             .admin()
             .create_table(
                 &TableDescriptor {
@@ -134,11 +158,18 @@ impl Drop for TestTable {
                 .enable_all()
                 .build()?;
             rt.block_on(async {
-                // A fresh client: the test's pool belongs to the test's runtime.
-                let fresh = Client::builder()
-                    .config(client.config().clone())
-                    .build()
-                    .await?;
+                // A fresh client: the test's pool belongs to the test's runtime (an in-memory
+                // store has no pool, and a new client would be a new store).
+                let fresh = match client.backend_name() {
+                    "memory" => client,
+                    _ => {
+                        let fresh = Client::builder()
+                            .config(client.config().clone())
+                            .build()
+                            .await?;
+                        admin_client(&fresh).await
+                    }
+                };
                 fresh.admin().delete_table(&name).await
             })
             .map_err(std::io::Error::other)

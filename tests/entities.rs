@@ -1,10 +1,10 @@
-//! Entities and `Repository<T>` against a real HBase: codec round trips, key encodings,
+//! Entities and `Repository<T>` on every backend (see `hbase_orm_suite::conformance!`): codec round trips, key encodings,
 //! prefix/range/reversed scans, paging, projection, None-clears-the-cell, and decode errors on
 //! cells written by hand.
 
 use futures::TryStreamExt;
 use hbase_orm::{Client, Error, HBaseEntity, Put, Repository};
-use hbase_orm_suite::{client, TestTable, TEST_NAMESPACE};
+use hbase_orm_suite::{unsupported_on, TestTable, TEST_NAMESPACE};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,451 +112,6 @@ fn all_types(id: u32) -> AllTypes {
     }
 }
 
-#[tokio::test]
-async fn every_codec_round_trips_and_matches_java_bytes() {
-    let c = client().await;
-    let (r, _table) = repo::<AllTypes>(&c, "codecs").await;
-    let v = all_types(1);
-    r.save(&v).await.unwrap();
-    let back = r.get(&AllTypesKey { id: 1 }).await.unwrap().unwrap();
-    assert_eq!(
-        back,
-        AllTypes {
-            transient: 0,
-            ..v.clone()
-        },
-        "skip fields read as default"
-    );
-
-    // The raw cells are Java's Bytes.toBytes encodings.
-    let raw = r
-        .table()
-        .get(hbase_orm::Get::new(1u32.to_be_bytes().to_vec()))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(raw.value("d", "i64_"), Some(&i64::MAX.to_be_bytes()[..]));
-    assert_eq!(raw.value("d", "b"), Some(&[0xFF][..]));
-    assert_eq!(
-        raw.value("d", "f64_"),
-        Some(&std::f64::consts::PI.to_be_bytes()[..])
-    );
-    assert_eq!(raw.value("d", "s"), Some("héllo 1".as_bytes()));
-    assert_eq!(
-        raw.value("j", "address"),
-        Some(&br#"{"city":"Oslo","zip":null}"#[..])
-    );
-    assert_eq!(raw.value("d", "transient"), None);
-
-    // A cell missing for a defaulted field reads as the default.
-    r.table()
-        .delete(hbase_orm::Delete::new(1u32.to_be_bytes().to_vec()).column("d", "missing_ok"))
-        .await
-        .unwrap();
-    assert_eq!(
-        r.get(&AllTypesKey { id: 1 })
-            .await
-            .unwrap()
-            .unwrap()
-            .missing_ok,
-        0
-    );
-}
-
-#[tokio::test]
-async fn saving_none_clears_the_old_value() {
-    let c = client().await;
-    let (r, _table) = repo::<AllTypes>(&c, "clears").await;
-    let mut v = all_types(2);
-    r.save(&v).await.unwrap();
-    v.opt = None;
-    v.tags = None;
-    r.save(&v).await.unwrap();
-    let back = r.get(&AllTypesKey { id: 2 }).await.unwrap().unwrap();
-    assert_eq!(back.opt, None);
-    assert_eq!(back.tags, None);
-    let raw = r
-        .table()
-        .get(hbase_orm::Get::new(2u32.to_be_bytes().to_vec()).max_versions(3))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        raw.versions("d", "opt").count(),
-        0,
-        "no older version stays readable"
-    );
-
-    // save_all mixes plain puts and row images with deletes.
-    let mut batch: Vec<_> = (10..20).map(all_types).collect();
-    for v in batch.iter_mut().step_by(2) {
-        v.opt = None;
-    }
-    r.save_all(&batch).await.unwrap();
-    let keys: Vec<_> = (10..20).map(|id| AllTypesKey { id }).collect();
-    let read = r.get_many(&keys).await.unwrap();
-    let read: Vec<_> = read.into_iter().map(Option::unwrap).collect();
-    assert_eq!(
-        read.iter().map(|v| v.opt).collect::<Vec<_>>(),
-        batch.iter().map(|v| v.opt).collect::<Vec<_>>()
-    );
-}
-
-#[tokio::test]
-async fn repository_reads_writes_deletes_and_checks_existence() {
-    let c = client().await;
-    let (r, _table) = repo::<Order>(&c, "orders").await;
-    let order = |customer: &str, number: i64| Order {
-        customer: customer.into(),
-        number,
-        total: number as f64 * 1.5,
-        note: (number % 2 == 0).then(|| format!("note {number}")),
-        status: "paid".into(),
-    };
-    let orders: Vec<_> = ["acme", "acme-2", "bolt"]
-        .iter()
-        .flat_map(|c| (-2..3).map(move |n| order(c, n)))
-        .collect();
-    r.save_all(&orders).await.unwrap();
-
-    let key = OrderKey {
-        customer: "acme".into(),
-        number: -1,
-    };
-    assert_eq!(r.get(&key).await.unwrap(), Some(order("acme", -1)));
-    assert!(r.exists(&key).await.unwrap());
-    r.delete(&key).await.unwrap();
-    assert!(!r.exists(&key).await.unwrap());
-    assert_eq!(r.get(&key).await.unwrap(), None);
-
-    // Prefix scan per customer: "acme|" does not match "acme-2|", and negative order
-    // numbers sort before positive ones.
-    let prefix = OrderKey::prefix_by_customer(&"acme".to_string()).unwrap();
-    let acme: Vec<Order> = r
-        .scan()
-        .prefix(prefix.clone())
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(
-        acme.iter().map(|o| o.number).collect::<Vec<_>>(),
-        vec![-2, 0, 1, 2]
-    );
-    assert!(acme.iter().all(|o| o.customer == "acme"));
-
-    let newest_first: Vec<Order> = r
-        .scan()
-        .prefix(prefix.clone())
-        .reversed()
-        .limit(2)
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(
-        newest_first.iter().map(|o| o.number).collect::<Vec<_>>(),
-        vec![2, 1]
-    );
-
-    // Range scan [acme-2 #-1, bolt #0). Ranges follow the bytes of the encoded keys: the
-    // delimiter '|' (0x7C) sorts after '-' (0x2D), so every "acme|" key lies between "acme-2|"
-    // and "bolt|" (a delimiter below every text byte, such as '\0', would sort by parts).
-    let from = OrderKey {
-        customer: "acme-2".into(),
-        number: -1,
-    };
-    let to = OrderKey {
-        customer: "bolt".into(),
-        number: 0,
-    };
-    let range: Vec<Order> = r
-        .scan()
-        .range(&from, &to)
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
-    let got: Vec<_> = range
-        .iter()
-        .map(|o| (o.customer.as_str(), o.number))
-        .collect();
-    assert_eq!(
-        got,
-        vec![
-            ("acme-2", -1),
-            ("acme-2", 0),
-            ("acme-2", 1),
-            ("acme-2", 2),
-            ("acme", -2),
-            ("acme", 0),
-            ("acme", 1),
-            ("acme", 2),
-            ("bolt", -2),
-            ("bolt", -1),
-        ]
-    );
-}
-
-#[tokio::test]
-async fn paging_forward_and_backward_visits_every_entity_once() {
-    let c = client().await;
-    let (r, _table) = repo::<Order>(&c, "paging").await;
-    let orders: Vec<_> = (0..23)
-        .map(|n| Order {
-            customer: "c".into(),
-            number: n,
-            total: 0.0,
-            note: None,
-            status: "x".into(),
-        })
-        .collect();
-    r.save_all(&orders).await.unwrap();
-    let prefix = OrderKey::prefix_by_customer(&"c".to_string()).unwrap();
-    for reversed in [false, true] {
-        let mut seen = Vec::new();
-        let mut after: Option<OrderKey> = None;
-        let mut pages = 0;
-        loop {
-            let mut scan = r.scan().prefix(prefix.clone());
-            if reversed {
-                scan = scan.reversed();
-            }
-            if let Some(k) = &after {
-                scan = scan.after(k);
-            }
-            let page = scan.page(5).await.unwrap();
-            pages += 1;
-            seen.extend(page.items.iter().map(|o| o.number));
-            match page.next {
-                Some(k) => after = Some(k),
-                None => break,
-            }
-        }
-        let mut expected: Vec<i64> = (0..23).collect();
-        if reversed {
-            expected.reverse();
-        }
-        assert_eq!(seen, expected, "reversed = {reversed}");
-        assert_eq!(pages, 5);
-    }
-}
-
-#[tokio::test]
-async fn projection_reads_only_the_named_fields() {
-    let c = client().await;
-    let (r, _table) = repo::<Order>(&c, "projection").await;
-    let o = Order {
-        customer: "p".into(),
-        number: 1,
-        total: 12.5,
-        note: Some("hi".into()),
-        status: "paid".into(),
-    };
-    r.save(&o).await.unwrap();
-    let key = o.clone();
-    let key = OrderKey {
-        customer: key.customer,
-        number: key.number,
-    };
-
-    // `note` is an Option and `status` has a default: a projection on `total` leaves them out.
-    let p = r.get_fields(&key, &["total"]).await.unwrap().unwrap();
-    assert_eq!(
-        p,
-        Order {
-            note: None,
-            status: "new".into(),
-            ..o.clone()
-        }
-    );
-    let scanned: Vec<Order> = r
-        .scan()
-        .fields(&["total", "note"])
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(
-        scanned,
-        vec![Order {
-            status: "new".into(),
-            ..o.clone()
-        }]
-    );
-
-    // A required field left out of the projection is reported, not invented.
-    let (ar, _t2) = repo::<AllTypes>(&c, "projection2").await;
-    ar.save(&all_types(5)).await.unwrap();
-    let err = ar
-        .get_fields(&AllTypesKey { id: 5 }, &["opt"])
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::Decode { ref column, .. } if column.contains("field `s`")),
-        "{err}"
-    );
-    let err = r.get_fields(&key, &["nope"]).await.unwrap_err();
-    assert!(
-        matches!(err, Error::IllegalArgument { ref message } if message.contains("nope")),
-        "{err}"
-    );
-}
-
-#[tokio::test]
-async fn cells_written_by_hand_with_wrong_types_give_errors_that_name_everything() {
-    let c = client().await;
-    let (r, _table) = repo::<AllTypes>(&c, "badcells").await;
-    let key = |id: u32| id.to_be_bytes().to_vec();
-    r.save(&all_types(1)).await.unwrap();
-
-    let cases: Vec<(u32, &str, &str, Vec<u8>, &str)> = vec![
-        (2, "d", "i64_", vec![1, 2, 3], "3 bytes, expected 8"),
-        (3, "d", "s", vec![0xFF, 0xFE], "invalid UTF-8"),
-        (4, "j", "address", b"{\"city\":".to_vec(), "EOF"),
-        (5, "d", "b", vec![], "0 bytes, expected 1"),
-    ];
-    for (id, family, qualifier, bytes, reason) in cases {
-        let mut v = all_types(id);
-        v.id = id;
-        r.save(&v).await.unwrap();
-        r.table()
-            .put(Put::new(key(id)).column(family, qualifier, bytes))
-            .await
-            .unwrap();
-        let err = r.get(&AllTypesKey { id }).await.unwrap_err();
-        let Error::Decode {
-            table,
-            row,
-            column,
-            expected,
-            reason: why,
-        } = &err
-        else {
-            panic!("expected a decode error, got {err}");
-        };
-        assert_eq!(table, &_table.name.to_string());
-        assert_eq!(row, &hbase_orm::printable_key(&key(id)));
-        assert!(
-            column.starts_with(&format!("{family}:{qualifier}")),
-            "{column}"
-        );
-        assert!(!expected.is_empty());
-        assert!(why.contains(reason), "{why}");
-        let text = err.to_string();
-        assert!(
-            text.contains(&_table.name.to_string()) && text.contains(qualifier),
-            "{text}"
-        );
-    }
-
-    // A missing required cell.
-    r.table()
-        .delete(hbase_orm::Delete::new(key(1)).column("d", "f32_"))
-        .await
-        .unwrap();
-    let err = r.get(&AllTypesKey { id: 1 }).await.unwrap_err();
-    assert!(
-        matches!(err, Error::Decode { ref column, ref reason, .. } if column.starts_with("d:f32_") && reason.contains("missing")),
-        "{err}"
-    );
-
-    // A row key of the wrong shape.
-    r.table()
-        .put(Put::new(vec![1u8, 2]).column("d", "s", "x"))
-        .await
-        .unwrap();
-    let raw = r
-        .table()
-        .get(hbase_orm::Get::new(vec![1u8, 2]))
-        .await
-        .unwrap()
-        .unwrap();
-    let err = AllTypes::from_row_of(raw, &_table.name).unwrap_err();
-    assert!(
-        matches!(err, Error::Decode { ref column, ref row, .. } if column.contains("row key part `id`") && row == "\\x01\\x02"),
-        "{err}"
-    );
-
-    // Unknown columns are ignored.
-    r.save(&all_types(9)).await.unwrap();
-    r.table()
-        .put(Put::new(key(9)).column("d", "added_later", "x"))
-        .await
-        .unwrap();
-    assert!(r.get(&AllTypesKey { id: 9 }).await.unwrap().is_some());
-}
-
-#[tokio::test]
-async fn fixed_width_keys_sort_like_their_text_and_refuse_to_truncate() {
-    let c = client().await;
-    let (r, _table) = repo::<Sku>(&c, "fixed").await;
-    for (code, variant) in [("b", 1), ("ab", 2), ("abc", 1), ("ab", 1)] {
-        r.save(&Sku {
-            code: code.into(),
-            variant,
-            name: format!("{code}/{variant}"),
-        })
-        .await
-        .unwrap();
-    }
-    let all: Vec<Sku> = r.scan().stream().try_collect().await.unwrap();
-    let order: Vec<_> = all.iter().map(|s| (s.code.as_str(), s.variant)).collect();
-    assert_eq!(order, vec![("ab", 1), ("ab", 2), ("abc", 1), ("b", 1)]);
-    let raw = r
-        .table()
-        .scan(hbase_orm::Scan::new().limit(1))
-        .try_collect::<Vec<_>>()
-        .await
-        .unwrap();
-    assert_eq!(raw[0].key, b"ab\0\0\0\0\0\x01");
-
-    // In a batch, a value that cannot be encoded is reported and the others are written.
-    let batch = ["aa", "toolong", "cc"].map(|code| Sku {
-        code: code.into(),
-        variant: 9,
-        name: code.into(),
-    });
-    let err = r
-        .clone()
-        .with_save_chunk(1)
-        .save_all(&batch)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::PartialBatch { total: 3, failed_rows, .. } if failed_rows.len() == 1),
-        "{err}"
-    );
-    assert!(r
-        .exists(&SkuKey {
-            code: "aa".into(),
-            variant: 9
-        })
-        .await
-        .unwrap());
-    assert!(r
-        .exists(&SkuKey {
-            code: "cc".into(),
-            variant: 9
-        })
-        .await
-        .unwrap());
-
-    let err = r
-        .save(&Sku {
-            code: "toolong".into(),
-            variant: 1,
-            name: "x".into(),
-        })
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::Encode { field: "code", ref reason, .. } if reason.contains("fixed width 6")),
-        "{err}"
-    );
-    assert_eq!(TEST_NAMESPACE, _table.name.namespace);
-}
-
 /// Only key fields: the row is kept alive by an empty marker cell.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
 #[hbase(table = "follows", family = "f", key_delimiter = '\0')]
@@ -576,51 +131,483 @@ struct Sparse {
     a: Option<String>,
 }
 
-#[tokio::test]
-async fn entities_with_nothing_but_a_key_are_saved_and_read_back() {
-    let c = client().await;
-    let (r, _table) = repo::<Follows>(&c, "follows").await;
-    let edges: Vec<_> = ["bob", "carol"]
-        .iter()
-        .map(|f| Follows {
-            user: "ada".into(),
-            follower: f.to_string(),
+hbase_orm_suite::conformance! {
+    async fn every_codec_round_trips_and_matches_java_bytes(c: Client) {
+        let (r, _table) = repo::<AllTypes>(&c, "codecs").await;
+        let v = all_types(1);
+        r.save(&v).await.unwrap();
+        let back = r.get(&AllTypesKey { id: 1 }).await.unwrap().unwrap();
+        assert_eq!(
+            back,
+            AllTypes {
+                transient: 0,
+                ..v.clone()
+            },
+            "skip fields read as default"
+        );
+
+        // The raw cells are Java's Bytes.toBytes encodings.
+        let raw = r
+            .table()
+            .get(hbase_orm::Get::new(1u32.to_be_bytes().to_vec()))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(raw.value("d", "i64_"), Some(&i64::MAX.to_be_bytes()[..]));
+        assert_eq!(raw.value("d", "b"), Some(&[0xFF][..]));
+        assert_eq!(
+            raw.value("d", "f64_"),
+            Some(&std::f64::consts::PI.to_be_bytes()[..])
+        );
+        assert_eq!(raw.value("d", "s"), Some("héllo 1".as_bytes()));
+        assert_eq!(
+            raw.value("j", "address"),
+            Some(&br#"{"city":"Oslo","zip":null}"#[..])
+        );
+        assert_eq!(raw.value("d", "transient"), None);
+
+        // A cell missing for a defaulted field reads as the default.
+        r.table()
+            .delete(hbase_orm::Delete::new(1u32.to_be_bytes().to_vec()).column("d", "missing_ok"))
+            .await
+            .unwrap();
+        assert_eq!(
+            r.get(&AllTypesKey { id: 1 })
+                .await
+                .unwrap()
+                .unwrap()
+                .missing_ok,
+            0
+        );
+    }
+
+    async fn saving_none_clears_the_old_value(c: Client) {
+        let (r, _table) = repo::<AllTypes>(&c, "clears").await;
+        let mut v = all_types(2);
+        r.save(&v).await.unwrap();
+        v.opt = None;
+        v.tags = None;
+        r.save(&v).await.unwrap();
+        let back = r.get(&AllTypesKey { id: 2 }).await.unwrap().unwrap();
+        assert_eq!(back.opt, None);
+        assert_eq!(back.tags, None);
+        // Thrift1 reads one version per column.
+        let raw = r
+            .table()
+            .get(hbase_orm::Get::new(2u32.to_be_bytes().to_vec()).max_versions(3))
+            .await;
+        if let Some(raw) = unsupported_on(&c, &["thrift1"], raw) {
+            assert_eq!(
+                raw.unwrap().versions("d", "opt").count(),
+                0,
+                "no older version stays readable"
+            );
+        }
+
+        // save_all mixes plain puts and row images with deletes.
+        let mut batch: Vec<_> = (10..20).map(all_types).collect();
+        for v in batch.iter_mut().step_by(2) {
+            v.opt = None;
+        }
+        r.save_all(&batch).await.unwrap();
+        let keys: Vec<_> = (10..20).map(|id| AllTypesKey { id }).collect();
+        let read = r.get_many(&keys).await.unwrap();
+        let read: Vec<_> = read.into_iter().map(Option::unwrap).collect();
+        assert_eq!(
+            read.iter().map(|v| v.opt).collect::<Vec<_>>(),
+            batch.iter().map(|v| v.opt).collect::<Vec<_>>()
+        );
+    }
+
+    async fn repository_reads_writes_deletes_and_checks_existence(c: Client) {
+        let (r, _table) = repo::<Order>(&c, "orders").await;
+        let order = |customer: &str, number: i64| Order {
+            customer: customer.into(),
+            number,
+            total: number as f64 * 1.5,
+            note: (number % 2 == 0).then(|| format!("note {number}")),
+            status: "paid".into(),
+        };
+        let orders: Vec<_> = ["acme", "acme-2", "bolt"]
+            .iter()
+            .flat_map(|c| (-2..3).map(move |n| order(c, n)))
+            .collect();
+        r.save_all(&orders).await.unwrap();
+
+        let key = OrderKey {
+            customer: "acme".into(),
+            number: -1,
+        };
+        assert_eq!(r.get(&key).await.unwrap(), Some(order("acme", -1)));
+        assert!(r.exists(&key).await.unwrap());
+        r.delete(&key).await.unwrap();
+        assert!(!r.exists(&key).await.unwrap());
+        assert_eq!(r.get(&key).await.unwrap(), None);
+
+        // Prefix scan per customer: "acme|" does not match "acme-2|", and negative order
+        // numbers sort before positive ones.
+        let prefix = OrderKey::prefix_by_customer(&"acme".to_string()).unwrap();
+        let acme: Vec<Order> = r
+            .scan()
+            .prefix(prefix.clone())
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(
+            acme.iter().map(|o| o.number).collect::<Vec<_>>(),
+            vec![-2, 0, 1, 2]
+        );
+        assert!(acme.iter().all(|o| o.customer == "acme"));
+
+        let newest_first: Vec<Order> = r
+            .scan()
+            .prefix(prefix.clone())
+            .reversed()
+            .limit(2)
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(
+            newest_first.iter().map(|o| o.number).collect::<Vec<_>>(),
+            vec![2, 1]
+        );
+
+        // Range scan [acme-2 #-1, bolt #0). Ranges follow the bytes of the encoded keys: the
+        // delimiter '|' (0x7C) sorts after '-' (0x2D), so every "acme|" key lies between "acme-2|"
+        // and "bolt|" (a delimiter below every text byte, such as '\0', would sort by parts).
+        let from = OrderKey {
+            customer: "acme-2".into(),
+            number: -1,
+        };
+        let to = OrderKey {
+            customer: "bolt".into(),
+            number: 0,
+        };
+        let range: Vec<Order> = r
+            .scan()
+            .range(&from, &to)
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        let got: Vec<_> = range
+            .iter()
+            .map(|o| (o.customer.as_str(), o.number))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("acme-2", -1),
+                ("acme-2", 0),
+                ("acme-2", 1),
+                ("acme-2", 2),
+                ("acme", -2),
+                ("acme", 0),
+                ("acme", 1),
+                ("acme", 2),
+                ("bolt", -2),
+                ("bolt", -1),
+            ]
+        );
+    }
+
+    async fn paging_forward_and_backward_visits_every_entity_once(c: Client) {
+        let (r, _table) = repo::<Order>(&c, "paging").await;
+        let orders: Vec<_> = (0..23)
+            .map(|n| Order {
+                customer: "c".into(),
+                number: n,
+                total: 0.0,
+                note: None,
+                status: "x".into(),
+            })
+            .collect();
+        r.save_all(&orders).await.unwrap();
+        let prefix = OrderKey::prefix_by_customer(&"c".to_string()).unwrap();
+        for reversed in [false, true] {
+            let mut seen = Vec::new();
+            let mut after: Option<OrderKey> = None;
+            let mut pages = 0;
+            loop {
+                let mut scan = r.scan().prefix(prefix.clone());
+                if reversed {
+                    scan = scan.reversed();
+                }
+                if let Some(k) = &after {
+                    scan = scan.after(k);
+                }
+                let page = scan.page(5).await.unwrap();
+                pages += 1;
+                seen.extend(page.items.iter().map(|o| o.number));
+                match page.next {
+                    Some(k) => after = Some(k),
+                    None => break,
+                }
+            }
+            let mut expected: Vec<i64> = (0..23).collect();
+            if reversed {
+                expected.reverse();
+            }
+            assert_eq!(seen, expected, "reversed = {reversed}");
+            assert_eq!(pages, 5);
+        }
+    }
+
+    async fn projection_reads_only_the_named_fields(c: Client) {
+        let (r, _table) = repo::<Order>(&c, "projection").await;
+        let o = Order {
+            customer: "p".into(),
+            number: 1,
+            total: 12.5,
+            note: Some("hi".into()),
+            status: "paid".into(),
+        };
+        r.save(&o).await.unwrap();
+        let key = o.clone();
+        let key = OrderKey {
+            customer: key.customer,
+            number: key.number,
+        };
+
+        // `note` is an Option and `status` has a default: a projection on `total` leaves them out.
+        let p = r.get_fields(&key, &["total"]).await.unwrap().unwrap();
+        assert_eq!(
+            p,
+            Order {
+                note: None,
+                status: "new".into(),
+                ..o.clone()
+            }
+        );
+        let scanned: Vec<Order> = r
+            .scan()
+            .fields(&["total", "note"])
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(
+            scanned,
+            vec![Order {
+                status: "new".into(),
+                ..o.clone()
+            }]
+        );
+
+        // A required field left out of the projection is reported, not invented.
+        let (ar, _t2) = repo::<AllTypes>(&c, "projection2").await;
+        ar.save(&all_types(5)).await.unwrap();
+        let err = ar
+            .get_fields(&AllTypesKey { id: 5 }, &["opt"])
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::Decode { ref column, .. } if column.contains("field `s`")),
+            "{err}"
+        );
+        let err = r.get_fields(&key, &["nope"]).await.unwrap_err();
+        assert!(
+            matches!(err, Error::IllegalArgument { ref message } if message.contains("nope")),
+            "{err}"
+        );
+    }
+
+    async fn cells_written_by_hand_with_wrong_types_give_errors_that_name_everything(c: Client) {
+        let (r, _table) = repo::<AllTypes>(&c, "badcells").await;
+        let key = |id: u32| id.to_be_bytes().to_vec();
+        r.save(&all_types(1)).await.unwrap();
+
+        let cases: Vec<(u32, &str, &str, Vec<u8>, &str)> = vec![
+            (2, "d", "i64_", vec![1, 2, 3], "3 bytes, expected 8"),
+            (3, "d", "s", vec![0xFF, 0xFE], "invalid UTF-8"),
+            (4, "j", "address", b"{\"city\":".to_vec(), "EOF"),
+            (5, "d", "b", vec![], "0 bytes, expected 1"),
+        ];
+        for (id, family, qualifier, bytes, reason) in cases {
+            let mut v = all_types(id);
+            v.id = id;
+            r.save(&v).await.unwrap();
+            r.table()
+                .put(Put::new(key(id)).column(family, qualifier, bytes))
+                .await
+                .unwrap();
+            let err = r.get(&AllTypesKey { id }).await.unwrap_err();
+            let Error::Decode {
+                table,
+                row,
+                column,
+                expected,
+                reason: why,
+            } = &err
+            else {
+                panic!("expected a decode error, got {err}");
+            };
+            assert_eq!(table, &_table.name.to_string());
+            assert_eq!(row, &hbase_orm::printable_key(&key(id)));
+            assert!(
+                column.starts_with(&format!("{family}:{qualifier}")),
+                "{column}"
+            );
+            assert!(!expected.is_empty());
+            assert!(why.contains(reason), "{why}");
+            let text = err.to_string();
+            assert!(
+                text.contains(&_table.name.to_string()) && text.contains(qualifier),
+                "{text}"
+            );
+        }
+
+        // A missing required cell.
+        r.table()
+            .delete(hbase_orm::Delete::new(key(1)).column("d", "f32_"))
+            .await
+            .unwrap();
+        let err = r.get(&AllTypesKey { id: 1 }).await.unwrap_err();
+        assert!(
+            matches!(err, Error::Decode { ref column, ref reason, .. } if column.starts_with("d:f32_") && reason.contains("missing")),
+            "{err}"
+        );
+
+        // A row key of the wrong shape.
+        r.table()
+            .put(Put::new(vec![1u8, 2]).column("d", "s", "x"))
+            .await
+            .unwrap();
+        let raw = r
+            .table()
+            .get(hbase_orm::Get::new(vec![1u8, 2]))
+            .await
+            .unwrap()
+            .unwrap();
+        let err = AllTypes::from_row_of(raw, &_table.name).unwrap_err();
+        assert!(
+            matches!(err, Error::Decode { ref column, ref row, .. } if column.contains("row key part `id`") && row == "\\x01\\x02"),
+            "{err}"
+        );
+
+        // Unknown columns are ignored.
+        r.save(&all_types(9)).await.unwrap();
+        r.table()
+            .put(Put::new(key(9)).column("d", "added_later", "x"))
+            .await
+            .unwrap();
+        assert!(r.get(&AllTypesKey { id: 9 }).await.unwrap().is_some());
+    }
+
+    async fn fixed_width_keys_sort_like_their_text_and_refuse_to_truncate(c: Client) {
+        let (r, _table) = repo::<Sku>(&c, "fixed").await;
+        for (code, variant) in [("b", 1), ("ab", 2), ("abc", 1), ("ab", 1)] {
+            r.save(&Sku {
+                code: code.into(),
+                variant,
+                name: format!("{code}/{variant}"),
+            })
+            .await
+            .unwrap();
+        }
+        let all: Vec<Sku> = r.scan().stream().try_collect().await.unwrap();
+        let order: Vec<_> = all.iter().map(|s| (s.code.as_str(), s.variant)).collect();
+        assert_eq!(order, vec![("ab", 1), ("ab", 2), ("abc", 1), ("b", 1)]);
+        let raw = r
+            .table()
+            .scan(hbase_orm::Scan::new().limit(1))
+            .try_collect::<Vec<_>>()
+            .await
+            .unwrap();
+        assert_eq!(raw[0].key, b"ab\0\0\0\0\0\x01");
+
+        // In a batch, a value that cannot be encoded is reported and the others are written.
+        let batch = ["aa", "toolong", "cc"].map(|code| Sku {
+            code: code.into(),
+            variant: 9,
+            name: code.into(),
+        });
+        let err = r
+            .clone()
+            .with_save_chunk(1)
+            .save_all(&batch)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::PartialBatch { total: 3, failed_rows, .. } if failed_rows.len() == 1),
+            "{err}"
+        );
+        assert!(r
+            .exists(&SkuKey {
+                code: "aa".into(),
+                variant: 9
+            })
+            .await
+            .unwrap());
+        assert!(r
+            .exists(&SkuKey {
+                code: "cc".into(),
+                variant: 9
+            })
+            .await
+            .unwrap());
+
+        let err = r
+            .save(&Sku {
+                code: "toolong".into(),
+                variant: 1,
+                name: "x".into(),
+            })
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::Encode { field: "code", ref reason, .. } if reason.contains("fixed width 6")),
+            "{err}"
+        );
+        assert_eq!(TEST_NAMESPACE, _table.name.namespace);
+    }
+
+    async fn entities_with_nothing_but_a_key_are_saved_and_read_back(c: Client) {
+        let (r, _table) = repo::<Follows>(&c, "follows").await;
+        let edges: Vec<_> = ["bob", "carol"]
+            .iter()
+            .map(|f| Follows {
+                user: "ada".into(),
+                follower: f.to_string(),
+            })
+            .collect();
+        r.save_all(&edges).await.unwrap();
+        r.save(&Follows {
+            user: "bob".into(),
+            follower: "ada".into(),
         })
-        .collect();
-    r.save_all(&edges).await.unwrap();
-    r.save(&Follows {
-        user: "bob".into(),
-        follower: "ada".into(),
-    })
-    .await
-    .unwrap();
-    assert!(r
-        .exists(&FollowsKey {
-            user: "ada".into(),
-            follower: "carol".into()
-        })
-        .await
-        .unwrap());
-    let of_ada: Vec<Follows> = r
-        .scan()
-        .prefix(FollowsKey::prefix_by_user(&"ada".into()).unwrap())
-        .stream()
-        .try_collect()
         .await
         .unwrap();
-    assert_eq!(of_ada, edges);
+        assert!(r
+            .exists(&FollowsKey {
+                user: "ada".into(),
+                follower: "carol".into()
+            })
+            .await
+            .unwrap());
+        let of_ada: Vec<Follows> = r
+            .scan()
+            .prefix(FollowsKey::prefix_by_user(&"ada".into()).unwrap())
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(of_ada, edges);
 
-    let (s, _t2) = repo::<Sparse>(&c, "sparse").await;
-    s.save(&Sparse {
-        id: 1,
-        a: Some("x".into()),
-    })
-    .await
-    .unwrap();
-    s.save(&Sparse { id: 1, a: None }).await.unwrap();
-    assert_eq!(
-        s.get(&SparseKey { id: 1 }).await.unwrap(),
-        Some(Sparse { id: 1, a: None }),
-        "still exists, value cleared"
-    );
+        let (s, _t2) = repo::<Sparse>(&c, "sparse").await;
+        s.save(&Sparse {
+            id: 1,
+            a: Some("x".into()),
+        })
+        .await
+        .unwrap();
+        s.save(&Sparse { id: 1, a: None }).await.unwrap();
+        assert_eq!(
+            s.get(&SparseKey { id: 1 }).await.unwrap(),
+            Some(Sparse { id: 1, a: None }),
+            "still exists, value cleared"
+        );
+    }
 }

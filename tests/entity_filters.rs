@@ -1,4 +1,4 @@
-//! Server-side filters of entity scans against a real HBase: typed comparisons encoded with
+//! Server-side filters of entity scans on every backend (see `hbase_orm_suite::conformance!`): typed comparisons encoded with
 //! each field's codec (eq, ne, ranges, prefixes), raw filter-language expressions, and how they
 //! combine with key prefixes, limits, reversed scans, paging and salted tables.
 
@@ -6,7 +6,7 @@ use futures::TryStreamExt;
 use hbase_orm::codec::Codec;
 use hbase_orm::rowkey::salt_split_keys;
 use hbase_orm::{filter_literal, Client, Error, HBaseEntity, Put, Repository, Scan};
-use hbase_orm_suite::{client, TestTable};
+use hbase_orm_suite::TestTable;
 
 /// An order with one field of each kind the filters are tried on.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -128,390 +128,374 @@ async fn run(scan: hbase_orm::EntityScan<Order>) -> Vec<(u32, u32)> {
     keys(&scan.stream().try_collect::<Vec<_>>().await.unwrap())
 }
 
-#[tokio::test]
-async fn the_filter_language_reads_operators_as_stored_op_given() {
-    let c = client().await;
-    let (r, _t) = repo::<Order>(&c, "filter_op_order", &[]).await;
-    let table = r.table();
-    for (row, v) in [("r3", "3"), ("r5", "5"), ("r7", "7")] {
-        table.put(Put::new(row).column("d", "v", v)).await.unwrap();
-    }
-    let rows_with = |op: &'static str| {
-        let table = table.clone();
-        async move {
-            let filter = format!("SingleColumnValueFilter('d', 'v', {op}, 'binary:5', true, true)");
-            let rows: Vec<_> = table
-                .scan(Scan::new().filter(filter))
-                .try_collect()
-                .await
-                .unwrap();
-            rows.into_iter()
-                .map(|r| String::from_utf8(r.key).unwrap())
-                .collect::<Vec<_>>()
+hbase_orm_suite::conformance! {
+    async fn the_filter_language_reads_operators_as_stored_op_given(c: Client) {
+        let (r, _t) = repo::<Order>(&c, "filter_op_order", &[]).await;
+        let table = r.table();
+        for (row, v) in [("r3", "3"), ("r5", "5"), ("r7", "7")] {
+            table.put(Put::new(row).column("d", "v", v)).await.unwrap();
         }
-    };
-    // Stored value on the left, given value on the right: `>=` keeps 5 and 7.
-    assert_eq!(rows_with(">=").await, ["r5", "r7"]);
-    assert_eq!(rows_with(">").await, ["r7"]);
-    assert_eq!(rows_with("<=").await, ["r3", "r5"]);
-    assert_eq!(rows_with("<").await, ["r3"]);
-    assert_eq!(rows_with("=").await, ["r5"]);
-    assert_eq!(rows_with("!=").await, ["r3", "r7"]);
-}
-
-#[tokio::test]
-async fn typed_comparisons_mean_what_their_names_say() {
-    let c = client().await;
-    let (r, _t) = filled(&c, "filter_typed").await;
-
-    let paris = "Paris".to_string();
-    assert_eq!(
-        run(r.scan().where_eq(Order::CITY, &paris)).await,
-        expected(|o| o.city == "Paris")
-    );
-    assert_eq!(
-        run(r.scan().where_ne(Order::CITY, &paris)).await,
-        expected(|o| o.city != "Paris")
-    );
-    // Totals are 1, 2, 11, 12, ..., 91, 92: 51 is one of them, 50 is not.
-    for v in [51u64, 50, 0, 92] {
-        assert_eq!(
-            run(r.scan().where_ge(Order::TOTAL, &v)).await,
-            expected(|o| o.total >= v),
-            ">= {v}"
-        );
-        assert_eq!(
-            run(r.scan().where_gt(Order::TOTAL, &v)).await,
-            expected(|o| o.total > v),
-            "> {v}"
-        );
-        assert_eq!(
-            run(r.scan().where_le(Order::TOTAL, &v)).await,
-            expected(|o| o.total <= v),
-            "<= {v}"
-        );
-        assert_eq!(
-            run(r.scan().where_lt(Order::TOTAL, &v)).await,
-            expected(|o| o.total < v),
-            "< {v}"
-        );
+        let rows_with = |op: &'static str| {
+            let table = table.clone();
+            async move {
+                let filter = format!("SingleColumnValueFilter('d', 'v', {op}, 'binary:5', true, true)");
+                let rows: Vec<_> = table
+                    .scan(Scan::new().filter(filter))
+                    .try_collect()
+                    .await
+                    .unwrap();
+                rows.into_iter()
+                    .map(|r| String::from_utf8(r.key).unwrap())
+                    .collect::<Vec<_>>()
+            }
+        };
+        // Stored value on the left, given value on the right: `>=` keeps 5 and 7.
+        assert_eq!(rows_with(">=").await, ["r5", "r7"]);
+        assert_eq!(rows_with(">").await, ["r7"]);
+        assert_eq!(rows_with("<=").await, ["r3", "r5"]);
+        assert_eq!(rows_with("<").await, ["r3"]);
+        assert_eq!(rows_with("=").await, ["r5"]);
+        assert_eq!(rows_with("!=").await, ["r3", "r7"]);
     }
-    // `lo` included, `hi` excluded: 21, 22, 31, 32, 41, 42 but not 51.
-    let range = run(r.scan().where_range(Order::TOTAL, &21, &51)).await;
-    assert_eq!(range, expected(|o| (21..51).contains(&o.total)));
-    assert_eq!(range.len(), 6);
-    // A range with nothing in it.
-    assert_eq!(
-        run(r.scan().where_range(Order::TOTAL, &3, &11)).await,
-        Vec::<(u32, u32)>::new()
-    );
 
-    let al = run(r.scan().where_prefix(Order::NAME, "al")).await;
-    assert_eq!(al, expected(|o| o.name.starts_with("al")));
-    assert_eq!(al.len(), 12, "alpha, alps and al, of both customers");
-    assert_eq!(
-        run(r.scan().where_prefix(Order::NAME, b"alp")).await,
-        expected(|o| o.name.starts_with("alp"))
-    );
-}
+    async fn typed_comparisons_mean_what_their_names_say(c: Client) {
+        let (r, _t) = filled(&c, "filter_typed").await;
 
-#[tokio::test]
-async fn raw_filters_and_several_calls_and_together() {
-    let c = client().await;
-    let (r, _t) = filled(&c, "filter_and").await;
-
-    let mut lyon = b"SingleColumnValueFilter('d', 'city', =, ".to_vec();
-    lyon.extend(filter_literal(b"binary:Lyon"));
-    lyon.extend_from_slice(b", true, true)");
-    assert_eq!(
-        run(r.scan().filter(lyon.clone())).await,
-        expected(|o| o.city == "Lyon")
-    );
-    // A raw `OR` keeps its meaning next to a typed comparison.
-    let either = "SingleColumnValueFilter('d', 'city', =, 'binary:Lyon', true, true) \
-                  OR SingleColumnValueFilter('d', 'city', =, 'binary:Nice', true, true)";
-    assert_eq!(
-        run(r.scan().filter(either).where_ge(Order::TOTAL, &40)).await,
-        expected(|o| (o.city == "Lyon" || o.city == "Nice") && o.total >= 40)
-    );
-    assert_eq!(
-        run(r
-            .scan()
-            .where_ne(Order::CITY, &"Paris".to_string())
-            .where_range(Order::TOTAL, &10, &80)
-            .where_prefix(Order::NAME, "al"))
-        .await,
-        expected(|o| o.city != "Paris" && (10..80).contains(&o.total) && o.name.starts_with("al"))
-    );
-    // Contradicting filters leave nothing.
-    assert!(run(r
-        .scan()
-        .where_eq(Order::CITY, &"Lyon".to_string())
-        .where_eq(Order::CITY, &"Nice".to_string()))
-    .await
-    .is_empty());
-}
-
-#[tokio::test]
-async fn filters_combine_with_prefix_limit_reversed_and_paging() {
-    let c = client().await;
-    let (r, _t) = filled(&c, "filter_combine").await;
-    let customer_2 = OrderKey::prefix_by_customer(&2).unwrap();
-    let not_paris = "Paris".to_string();
-
-    assert_eq!(
-        run(r
-            .scan()
-            .prefix(customer_2.clone())
-            .where_ne(Order::CITY, &not_paris))
-        .await,
-        expected(|o| o.customer == 2 && o.city != "Paris")
-    );
-    // The limit counts entities that passed the filter.
-    let all = expected(|o| o.city != "Paris");
-    assert_eq!(
-        run(r.scan().where_ne(Order::CITY, &not_paris).limit(4)).await,
-        all[..4]
-    );
-    let mut backwards = all.clone();
-    backwards.reverse();
-    assert_eq!(
-        run(r
-            .scan()
-            .where_ne(Order::CITY, &not_paris)
-            .reversed()
-            .limit(5))
-        .await,
-        backwards[..5]
-    );
-
-    // Paging: every filtered entity once, in both directions.
-    for reversed in [false, true] {
-        let mut seen = Vec::new();
-        let mut after: Option<OrderKey> = None;
-        let mut pages = 0;
-        loop {
-            let mut scan = r.scan().where_ne(Order::CITY, &not_paris);
-            if reversed {
-                scan = scan.reversed();
-            }
-            if let Some(k) = &after {
-                scan = scan.after(k);
-            }
-            let page = scan.page(4).await.unwrap();
-            pages += 1;
-            seen.extend(keys(&page.items));
-            match page.next {
-                Some(k) => after = Some(k),
-                None => break,
-            }
+        let paris = "Paris".to_string();
+        assert_eq!(
+            run(r.scan().where_eq(Order::CITY, &paris)).await,
+            expected(|o| o.city == "Paris")
+        );
+        assert_eq!(
+            run(r.scan().where_ne(Order::CITY, &paris)).await,
+            expected(|o| o.city != "Paris")
+        );
+        // Totals are 1, 2, 11, 12, ..., 91, 92: 51 is one of them, 50 is not.
+        for v in [51u64, 50, 0, 92] {
+            assert_eq!(
+                run(r.scan().where_ge(Order::TOTAL, &v)).await,
+                expected(|o| o.total >= v),
+                ">= {v}"
+            );
+            assert_eq!(
+                run(r.scan().where_gt(Order::TOTAL, &v)).await,
+                expected(|o| o.total > v),
+                "> {v}"
+            );
+            assert_eq!(
+                run(r.scan().where_le(Order::TOTAL, &v)).await,
+                expected(|o| o.total <= v),
+                "<= {v}"
+            );
+            assert_eq!(
+                run(r.scan().where_lt(Order::TOTAL, &v)).await,
+                expected(|o| o.total < v),
+                "< {v}"
+            );
         }
-        let want = if reversed { &backwards } else { &all };
-        assert_eq!(&seen, want, "reversed = {reversed}");
-        assert_eq!(pages, want.len() / 4 + 1, "reversed = {reversed}");
+        // `lo` included, `hi` excluded: 21, 22, 31, 32, 41, 42 but not 51.
+        let range = run(r.scan().where_range(Order::TOTAL, &21, &51)).await;
+        assert_eq!(range, expected(|o| (21..51).contains(&o.total)));
+        assert_eq!(range.len(), 6);
+        // A range with nothing in it.
+        assert_eq!(
+            run(r.scan().where_range(Order::TOTAL, &3, &11)).await,
+            Vec::<(u32, u32)>::new()
+        );
+
+        let al = run(r.scan().where_prefix(Order::NAME, "al")).await;
+        assert_eq!(al, expected(|o| o.name.starts_with("al")));
+        assert_eq!(al.len(), 12, "alpha, alps and al, of both customers");
+        assert_eq!(
+            run(r.scan().where_prefix(Order::NAME, b"alp")).await,
+            expected(|o| o.name.starts_with("alp"))
+        );
     }
-}
 
-#[tokio::test]
-async fn rows_without_the_column_are_dropped_and_option_fields_filter() {
-    let c = client().await;
-    let (r, _t) = filled(&c, "filter_missing").await;
+    async fn raw_filters_and_several_calls_and_together(c: Client) {
+        let (r, _t) = filled(&c, "filter_and").await;
 
-    // `note` is None (no cell) for two orders in three: every comparison drops those rows.
-    let note_3 = "note 3".to_string();
-    assert_eq!(
-        run(r.scan().where_eq(Order::NOTE, &note_3)).await,
-        vec![(1, 3), (2, 3)]
-    );
-    let ne = run(r.scan().where_ne(Order::NOTE, &note_3)).await;
-    assert_eq!(ne, expected(|o| o.note.is_some() && o.number != 3));
-    assert_eq!(ne.len(), 6, "orders 0, 6 and 9 of both customers");
-    assert_eq!(
-        run(r.scan().where_prefix(Order::NOTE, "note")).await,
-        expected(|o| o.note.is_some())
-    );
-
-    // A projection that leaves out the tested column still filters on it (HBase would take
-    // a column the scan does not read for a missing one, and drop every row).
-    let projected: Vec<Order> = r
-        .scan()
-        .fields(&["city", "total", "name", "balance"])
-        .where_eq(Order::NOTE, &note_3)
-        .stream()
-        .try_collect()
+        let mut lyon = b"SingleColumnValueFilter('d', 'city', =, ".to_vec();
+        lyon.extend(filter_literal(b"binary:Lyon"));
+        lyon.extend_from_slice(b", true, true)");
+        assert_eq!(
+            run(r.scan().filter(lyon.clone())).await,
+            expected(|o| o.city == "Lyon")
+        );
+        // A raw `OR` keeps its meaning next to a typed comparison.
+        let either = "SingleColumnValueFilter('d', 'city', =, 'binary:Lyon', true, true) \
+                      OR SingleColumnValueFilter('d', 'city', =, 'binary:Nice', true, true)";
+        assert_eq!(
+            run(r.scan().filter(either).where_ge(Order::TOTAL, &40)).await,
+            expected(|o| (o.city == "Lyon" || o.city == "Nice") && o.total >= 40)
+        );
+        assert_eq!(
+            run(r
+                .scan()
+                .where_ne(Order::CITY, &"Paris".to_string())
+                .where_range(Order::TOTAL, &10, &80)
+                .where_prefix(Order::NAME, "al"))
+            .await,
+            expected(|o| o.city != "Paris" && (10..80).contains(&o.total) && o.name.starts_with("al"))
+        );
+        // Contradicting filters leave nothing.
+        assert!(run(r
+            .scan()
+            .where_eq(Order::CITY, &"Lyon".to_string())
+            .where_eq(Order::CITY, &"Nice".to_string()))
         .await
-        .unwrap();
-    assert_eq!(keys(&projected), vec![(1, 3), (2, 3)]);
-    assert!(projected.iter().all(|o| o.code.is_none()), "not read");
-}
+        .is_empty());
+    }
 
-#[tokio::test]
-async fn quotes_and_binary_values_match_exactly() {
-    let c = client().await;
-    let (r, _t) = filled(&c, "filter_bytes").await;
+    async fn filters_combine_with_prefix_limit_reversed_and_paging(c: Client) {
+        let (r, _t) = filled(&c, "filter_combine").await;
+        let customer_2 = OrderKey::prefix_by_customer(&2).unwrap();
+        let not_paris = "Paris".to_string();
 
-    assert_eq!(
-        run(r.scan().where_eq(Order::CITY, &"O'Hare".to_string())).await,
-        expected(|o| o.city == "O'Hare")
-    );
-    assert_eq!(
-        run(r.scan().where_prefix(Order::CITY, "O'")).await,
-        expected(|o| o.city == "O'Hare")
-    );
-    assert_eq!(
-        run(r.scan().where_eq(Order::CODE, &ODD_CODE.to_vec())).await,
-        vec![(1, 4), (2, 4)]
-    );
-    assert_eq!(
-        run(r.scan().where_prefix(Order::CODE, &ODD_CODE[..3])).await,
-        vec![(1, 4), (2, 4)]
-    );
-    assert_eq!(
-        run(r.scan().where_ne(Order::CODE, &ODD_CODE.to_vec())).await,
-        vec![(1, 5), (2, 5)]
-    );
-}
+        assert_eq!(
+            run(r
+                .scan()
+                .prefix(customer_2.clone())
+                .where_ne(Order::CITY, &not_paris))
+            .await,
+            expected(|o| o.customer == 2 && o.city != "Paris")
+        );
+        // The limit counts entities that passed the filter.
+        let all = expected(|o| o.city != "Paris");
+        assert_eq!(
+            run(r.scan().where_ne(Order::CITY, &not_paris).limit(4)).await,
+            all[..4]
+        );
+        let mut backwards = all.clone();
+        backwards.reverse();
+        assert_eq!(
+            run(r
+                .scan()
+                .where_ne(Order::CITY, &not_paris)
+                .reversed()
+                .limit(5))
+            .await,
+            backwards[..5]
+        );
 
-#[tokio::test]
-async fn ranges_follow_the_stored_bytes_not_signed_numbers() {
-    let c = client().await;
-    let (r, _t) = filled(&c, "filter_signed").await;
-    // Balances are number - 5: -5..=4. Big-endian two's complement puts every negative value
-    // above every positive one, as documented.
-    let gt_zero = run(r.scan().where_gt(Order::BALANCE, &0)).await;
-    assert_eq!(gt_zero, expected(|o| o.balance != 0));
-    let non_negative = run(r.scan().where_range(Order::BALANCE, &0, &i64::MAX)).await;
-    assert_eq!(non_negative, expected(|o| o.balance >= 0));
-}
+        // Paging: every filtered entity once, in both directions.
+        for reversed in [false, true] {
+            let mut seen = Vec::new();
+            let mut after: Option<OrderKey> = None;
+            let mut pages = 0;
+            loop {
+                let mut scan = r.scan().where_ne(Order::CITY, &not_paris);
+                if reversed {
+                    scan = scan.reversed();
+                }
+                if let Some(k) = &after {
+                    scan = scan.after(k);
+                }
+                let page = scan.page(4).await.unwrap();
+                pages += 1;
+                seen.extend(keys(&page.items));
+                match page.next {
+                    Some(k) => after = Some(k),
+                    None => break,
+                }
+            }
+            let want = if reversed { &backwards } else { &all };
+            assert_eq!(&seen, want, "reversed = {reversed}");
+            assert_eq!(pages, want.len() / 4 + 1, "reversed = {reversed}");
+        }
+    }
 
-#[tokio::test]
-async fn filters_apply_to_every_bucket_of_a_salted_entity() {
-    let c = client().await;
-    let (r, _t) = repo::<SaltedOrder>(&c, "filter_salted", &salt_split_keys(4)).await;
-    let all: Vec<SaltedOrder> = (0..6u32)
-        .flat_map(|customer| {
-            (0..8u32).map(move |number| SaltedOrder {
-                customer,
-                number,
-                city: CITIES[(customer + number) as usize % 4].into(),
-                total: u64::from(customer * 100 + number),
+    async fn rows_without_the_column_are_dropped_and_option_fields_filter(c: Client) {
+        let (r, _t) = filled(&c, "filter_missing").await;
+
+        // `note` is None (no cell) for two orders in three: every comparison drops those rows.
+        let note_3 = "note 3".to_string();
+        assert_eq!(
+            run(r.scan().where_eq(Order::NOTE, &note_3)).await,
+            vec![(1, 3), (2, 3)]
+        );
+        let ne = run(r.scan().where_ne(Order::NOTE, &note_3)).await;
+        assert_eq!(ne, expected(|o| o.note.is_some() && o.number != 3));
+        assert_eq!(ne.len(), 6, "orders 0, 6 and 9 of both customers");
+        assert_eq!(
+            run(r.scan().where_prefix(Order::NOTE, "note")).await,
+            expected(|o| o.note.is_some())
+        );
+
+        // A projection that leaves out the tested column still filters on it (HBase would take
+        // a column the scan does not read for a missing one, and drop every row).
+        let projected: Vec<Order> = r
+            .scan()
+            .fields(&["city", "total", "name", "balance"])
+            .where_eq(Order::NOTE, &note_3)
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(keys(&projected), vec![(1, 3), (2, 3)]);
+        assert!(projected.iter().all(|o| o.code.is_none()), "not read");
+    }
+
+    async fn quotes_and_binary_values_match_exactly(c: Client) {
+        let (r, _t) = filled(&c, "filter_bytes").await;
+
+        assert_eq!(
+            run(r.scan().where_eq(Order::CITY, &"O'Hare".to_string())).await,
+            expected(|o| o.city == "O'Hare")
+        );
+        assert_eq!(
+            run(r.scan().where_prefix(Order::CITY, "O'")).await,
+            expected(|o| o.city == "O'Hare")
+        );
+        assert_eq!(
+            run(r.scan().where_eq(Order::CODE, &ODD_CODE.to_vec())).await,
+            vec![(1, 4), (2, 4)]
+        );
+        assert_eq!(
+            run(r.scan().where_prefix(Order::CODE, &ODD_CODE[..3])).await,
+            vec![(1, 4), (2, 4)]
+        );
+        assert_eq!(
+            run(r.scan().where_ne(Order::CODE, &ODD_CODE.to_vec())).await,
+            vec![(1, 5), (2, 5)]
+        );
+    }
+
+    async fn ranges_follow_the_stored_bytes_not_signed_numbers(c: Client) {
+        let (r, _t) = filled(&c, "filter_signed").await;
+        // Balances are number - 5: -5..=4. Big-endian two's complement puts every negative value
+        // above every positive one, as documented.
+        let gt_zero = run(r.scan().where_gt(Order::BALANCE, &0)).await;
+        assert_eq!(gt_zero, expected(|o| o.balance != 0));
+        let non_negative = run(r.scan().where_range(Order::BALANCE, &0, &i64::MAX)).await;
+        assert_eq!(non_negative, expected(|o| o.balance >= 0));
+    }
+
+    async fn filters_apply_to_every_bucket_of_a_salted_entity(c: Client) {
+        let (r, _t) = repo::<SaltedOrder>(&c, "filter_salted", &salt_split_keys(4)).await;
+        let all: Vec<SaltedOrder> = (0..6u32)
+            .flat_map(|customer| {
+                (0..8u32).map(move |number| SaltedOrder {
+                    customer,
+                    number,
+                    city: CITIES[(customer + number) as usize % 4].into(),
+                    total: u64::from(customer * 100 + number),
+                })
             })
-        })
-        .collect();
-    r.save_all(&all).await.unwrap();
-    let used: std::collections::BTreeSet<u8> = r
-        .table()
-        .scan(Scan::new())
-        .map_ok(|row| row.key[0])
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(used.len(), 4, "every bucket holds rows");
+            .collect();
+        r.save_all(&all).await.unwrap();
+        let used: std::collections::BTreeSet<u8> = r
+            .table()
+            .scan(Scan::new())
+            .map_ok(|row| row.key[0])
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(used.len(), 4, "every bucket holds rows");
 
-    let want = |keep: &dyn Fn(&SaltedOrder) -> bool| -> Vec<(u32, u32)> {
-        all.iter()
-            .filter(|o| keep(o))
-            .map(|o| (o.customer, o.number))
-            .collect()
-    };
-    let got = |items: Vec<SaltedOrder>| -> Vec<(u32, u32)> {
-        items.iter().map(|o| (o.customer, o.number)).collect()
-    };
-    let nice = "Nice".to_string();
-    let merged: Vec<SaltedOrder> = r
-        .scan()
-        .where_eq(SaltedOrder::CITY, &nice)
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(got(merged), want(&|o| o.city == "Nice"));
+        let want = |keep: &dyn Fn(&SaltedOrder) -> bool| -> Vec<(u32, u32)> {
+            all.iter()
+                .filter(|o| keep(o))
+                .map(|o| (o.customer, o.number))
+                .collect()
+        };
+        let got = |items: Vec<SaltedOrder>| -> Vec<(u32, u32)> {
+            items.iter().map(|o| (o.customer, o.number)).collect()
+        };
+        let nice = "Nice".to_string();
+        let merged: Vec<SaltedOrder> = r
+            .scan()
+            .where_eq(SaltedOrder::CITY, &nice)
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(got(merged), want(&|o| o.city == "Nice"));
 
-    let ranged: Vec<SaltedOrder> = r
-        .scan()
-        .where_range(SaltedOrder::TOTAL, &203, &406)
-        .reversed()
-        .limit(7)
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
-    let mut expect = want(&|o| (203..406).contains(&o.total));
-    expect.reverse();
-    expect.truncate(7);
-    assert_eq!(got(ranged), expect);
+        let ranged: Vec<SaltedOrder> = r
+            .scan()
+            .where_range(SaltedOrder::TOTAL, &203, &406)
+            .reversed()
+            .limit(7)
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        let mut expect = want(&|o| (203..406).contains(&o.total));
+        expect.reverse();
+        expect.truncate(7);
+        assert_eq!(got(ranged), expect);
 
-    let prefixed: Vec<SaltedOrder> = r
-        .scan()
-        .prefix(SaltedOrderKey::prefix_by_customer(&3).unwrap())
-        .where_ne(SaltedOrder::CITY, &nice)
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
-    assert_eq!(
-        got(prefixed),
-        want(&|o| o.customer == 3 && o.city != "Nice")
-    );
+        let prefixed: Vec<SaltedOrder> = r
+            .scan()
+            .prefix(SaltedOrderKey::prefix_by_customer(&3).unwrap())
+            .where_ne(SaltedOrder::CITY, &nice)
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(
+            got(prefixed),
+            want(&|o| o.customer == 3 && o.city != "Nice")
+        );
 
-    let page = r
-        .scan()
-        .where_ne(SaltedOrder::CITY, &nice)
-        .page(10)
-        .await
-        .unwrap();
-    let rest = r
-        .scan()
-        .where_ne(SaltedOrder::CITY, &nice)
-        .after(page.next.as_ref().unwrap())
-        .page(100)
-        .await
-        .unwrap();
-    let mut paged = got(page.items);
-    paged.extend(got(rest.items));
-    assert_eq!(paged, want(&|o| o.city != "Nice"));
-    assert!(rest.next.is_none());
-}
-
-#[tokio::test]
-async fn an_encode_error_comes_out_of_stream_and_page() {
-    let c = client().await;
-    let (r, _t) = repo::<Tagged>(&c, "filter_encode", &[]).await;
-    r.save(&Tagged {
-        id: 1,
-        tag: "x".into(),
-    })
-    .await
-    .unwrap();
-
-    let mut stream = r
-        .scan()
-        .where_eq(Tagged::TAG, &"x".to_string())
-        .where_ne(Tagged::TAG, &String::new())
-        .stream();
-    match stream.try_next().await {
-        Err(Error::Encode { field, reason, .. }) => {
-            assert_eq!(field, "tag");
-            assert_eq!(reason, "empty tag");
-        }
-        other => panic!("expected an encode error, got {other:?}"),
+        let page = r
+            .scan()
+            .where_ne(SaltedOrder::CITY, &nice)
+            .page(10)
+            .await
+            .unwrap();
+        let rest = r
+            .scan()
+            .where_ne(SaltedOrder::CITY, &nice)
+            .after(page.next.as_ref().unwrap())
+            .page(100)
+            .await
+            .unwrap();
+        let mut paged = got(page.items);
+        paged.extend(got(rest.items));
+        assert_eq!(paged, want(&|o| o.city != "Nice"));
+        assert!(rest.next.is_none());
     }
-    assert!(stream.try_next().await.unwrap().is_none(), "then nothing");
 
-    let err = r
-        .scan()
-        .where_gt(Tagged::TAG, &String::new())
-        .page(5)
-        .await
-        .unwrap_err();
-    assert!(matches!(err, Error::Encode { field: "tag", .. }), "{err}");
-
-    let found: Vec<Tagged> = r
-        .scan()
-        .where_eq(Tagged::TAG, &"x".to_string())
-        .stream()
-        .try_collect()
+    async fn an_encode_error_comes_out_of_stream_and_page(c: Client) {
+        let (r, _t) = repo::<Tagged>(&c, "filter_encode", &[]).await;
+        r.save(&Tagged {
+            id: 1,
+            tag: "x".into(),
+        })
         .await
         .unwrap();
-    assert_eq!(found.len(), 1);
+
+        let mut stream = r
+            .scan()
+            .where_eq(Tagged::TAG, &"x".to_string())
+            .where_ne(Tagged::TAG, &String::new())
+            .stream();
+        match stream.try_next().await {
+            Err(Error::Encode { field, reason, .. }) => {
+                assert_eq!(field, "tag");
+                assert_eq!(reason, "empty tag");
+            }
+            other => panic!("expected an encode error, got {other:?}"),
+        }
+        assert!(stream.try_next().await.unwrap().is_none(), "then nothing");
+
+        let err = r
+            .scan()
+            .where_gt(Tagged::TAG, &String::new())
+            .page(5)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Encode { field: "tag", .. }), "{err}");
+
+        let found: Vec<Tagged> = r
+            .scan()
+            .where_eq(Tagged::TAG, &"x".to_string())
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(found.len(), 1);
+    }
 }
