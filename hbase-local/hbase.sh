@@ -14,7 +14,7 @@
 #                 it closes connections idle for $HBASE_ORM_FRAMED_IDLE_MS ms (default 3000), so
 #                 clients can test how they replace sockets the server closed
 #   thrift1       Thrift1 gateway (service Hbase) 127.0.0.1:$HBASE_ORM_THRIFT1_PORT (9092),
-#                 buffered + binary, so clients can test that they refuse a Thrift1 server
+#                 buffered + binary (the client's thrift1:// backend)
 #
 # Environment:
 #   HBASE_ORM_DATA               data, logs, pid files     (default <repo>/.hbase-local)

@@ -264,10 +264,10 @@ mod tests {
         fn write_row_key(&self, _: &mut Vec<u8>) -> Result<(), crate::entity::rowkey::KeyError> {
             Ok(())
         }
-        fn write_cells(&self, _: &mut CellWriter<'_, Self>) -> crate::Result<()> {
+        fn write_cells(&self, _: &mut CellWriter<'_, Self>) -> crate::model::Result<()> {
             Ok(())
         }
-        fn read_cells(_: &[u8], _: &mut CellReader<'_, Self>) -> crate::Result<Self> {
+        fn read_cells(_: &[u8], _: &mut CellReader<'_, Self>) -> crate::model::Result<Self> {
             Ok(Inbox)
         }
     }

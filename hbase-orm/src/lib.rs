@@ -1,7 +1,9 @@
 //! # hbase-orm
 //!
-//! An async data-access layer for Apache HBase, speaking to HBase's Thrift2 gateway
-//! (`THBaseService`) on tokio.
+//! An async data-access layer for Apache HBase on tokio, speaking to HBase's Thrift2 gateway
+//! (`THBaseService`, `thrift2://` URLs) or its Thrift1 gateway (`Hbase`, `thrift1://`), or to
+//! a store in the process with HBase's semantics for unit tests ([`Client::in_memory`]). What
+//! a backend cannot do is [`Error::Unsupported`], never a silent difference.
 //!
 //! This layer is the raw client: [`Client`] (a pool of gateway connections), [`Table`] for
 //! reads, writes and scans, [`Admin`] for namespaces and tables, and the protocol-neutral

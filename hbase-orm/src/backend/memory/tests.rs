@@ -6,8 +6,8 @@ use std::time::Duration;
 use futures::TryStreamExt;
 
 use crate::backend::Backend;
+use crate::client::{Admin, Client, Table};
 use crate::model::*;
-use crate::{Client, Table};
 
 use super::Memory;
 
@@ -58,7 +58,7 @@ async fn five_rows(t: &Table) {
 }
 
 /// The family `name` of `table` as described now.
-async fn family(admin: &crate::Admin, table: &crate::TableName, name: &str) -> crate::ColumnFamily {
+async fn family(admin: &Admin, table: &TableName, name: &str) -> ColumnFamily {
     admin
         .describe(table)
         .await
