@@ -3,7 +3,7 @@
 //! cells written by hand.
 
 use futures::TryStreamExt;
-use hbase_orm::{Client, Error, HBaseEntity, Put, Repository};
+use hbase_orm::{Client, Error, Get, HBaseEntity, Put, Repository};
 use hbase_orm_suite::{unsupported_on, TestTable, TEST_NAMESPACE};
 use serde::{Deserialize, Serialize};
 
@@ -412,6 +412,50 @@ hbase_orm_suite::conformance! {
             matches!(err, Error::IllegalArgument { ref message } if message.contains("nope")),
             "{err}"
         );
+    }
+
+    async fn a_whole_family_read_and_a_projection_of_every_field_agree(c: Client) {
+        // Full reads ask for whole families; projections list columns (see `read_columns`).
+        let (r, _table) = repo::<AllTypes>(&c, "family_read").await;
+        let values: Vec<AllTypes> = (1..=3).map(all_types).collect();
+        r.save_all(&values).await.unwrap();
+        let every: Vec<&str> = AllTypes::COLUMNS.iter().map(|col| col.field).collect();
+        let key = AllTypesKey { id: 2 };
+        let whole = r.get(&key).await.unwrap().unwrap();
+        let listed = r.get_fields(&key, &every).await.unwrap().unwrap();
+        assert_eq!(whole, listed);
+        let scanned_whole: Vec<AllTypes> = r.scan().stream().try_collect().await.unwrap();
+        let scanned_listed: Vec<AllTypes> =
+            r.scan().fields(&every).stream().try_collect().await.unwrap();
+        assert_eq!(scanned_whole, scanned_listed);
+        assert_eq!(scanned_whole.len(), 3);
+    }
+
+    async fn a_row_holding_columns_the_entity_does_not_declare_still_decodes(c: Client) {
+        let (r, _table) = repo::<Order>(&c, "extra_column").await;
+        let o = Order {
+            customer: "x".into(),
+            number: 7,
+            total: 1.5,
+            note: None,
+            status: "paid".into(),
+        };
+        r.save(&o).await.unwrap();
+        let key = OrderKey {
+            customer: "x".into(),
+            number: 7,
+        };
+        // Another writer adds a column of its own to the same family and row.
+        let raw_key = o.row_key().unwrap();
+        r.table()
+            .put(Put::new(raw_key.clone()).column("o", "audit", vec![0xFF; 300]))
+            .await
+            .unwrap();
+        let raw = r.table().get(Get::new(raw_key)).await.unwrap().unwrap();
+        assert!(raw.value("o", "t").is_some() && raw.value("o", "audit").is_some());
+        assert_eq!(r.get(&key).await.unwrap(), Some(o.clone()));
+        let scanned: Vec<Order> = r.scan().stream().try_collect().await.unwrap();
+        assert_eq!(scanned, vec![o]);
     }
 
     async fn cells_written_by_hand_with_wrong_types_give_errors_that_name_everything(c: Client) {

@@ -54,14 +54,28 @@ impl ReadOptions {
     }
 }
 
-/// The columns of `T` a read asks for: all of them, or the named fields only (plus the
-/// columns of hashed key parts, read back from there), and always the row's marker cell
-/// (`family:` with an empty qualifier, written when a value has no other cell), so that a row
-/// holding only its key still reads back.
+/// The columns of `T` a read asks for.
+///
+/// A full read (`fields` is `None`) asks for each of `T`'s families whole: it reads every
+/// stored column of them anyway, HBase's region server reads a whole family about twice as
+/// fast as a list of its columns, and cells the entity does not declare are skipped when the
+/// row is decoded. A projection lists the named fields' columns only (plus the columns of
+/// hashed key parts, read back from there) and the row's marker cell (`family:` with an empty
+/// qualifier, written when a value has no other cell), so that a row holding only its key
+/// still reads back. A family that also holds large cells of other data is best read with a
+/// projection.
 pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
     let column = ColumnDef::column;
     let mut columns: Vec<Column> = match fields {
-        None => T::COLUMNS.iter().map(column).collect(),
+        None => {
+            return Ok(T::FAMILIES
+                .iter()
+                .map(|f| Column {
+                    family: f.as_bytes().to_vec(),
+                    qualifier: None,
+                })
+                .collect())
+        }
         Some(names) => {
             let mut picked: Vec<Column> = T::COLUMNS
                 .iter()

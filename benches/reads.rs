@@ -1,0 +1,291 @@
+//! Read speed of the client against the running HBase: entity scans against raw scans of the
+//! same rows, single gets on both Thrift2 gateways, salted against unsalted scans. Not a test:
+//! it asserts nothing about speed, it prints one table, every row measured in this run.
+//!
+//!     hbase-local/hbase.sh up
+//!     cargo bench --bench reads
+//!
+//! The workload is an 8-column order (family `d`; key `[customer u64][order u64]`; two `i64`,
+//! a timestamp, an `f64`, four short strings). Environment: `HBASE_ORM_BENCH_ROWS` (rows
+//! written and scanned, default 50,000), `HBASE_ORM_BENCH_GETS` (sequential gets per gateway,
+//! default 2,000). "client CPU" is this process's user + system time (from `/proc/self/stat`)
+//! divided by the rows or calls: the gateway and HBase run in other processes.
+
+use std::time::{Duration, Instant};
+
+use futures::TryStreamExt;
+use hbase_orm::rowkey::salt_split_keys;
+use hbase_orm::{Config, HBaseEntity, Protocol, Repository, Scan, Transport};
+use hbase_orm_suite::{connect_with, framed_gateway_address, gateway_address, TestTable};
+
+const PAGE: i32 = 1000;
+
+/// The order: eight stored columns in family `d`.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "bench_orders", family = "d")]
+struct Order {
+    #[hbase(key)]
+    customer: u64,
+    #[hbase(key)]
+    order: u64,
+    quantity: i64,
+    amount_cents: i64,
+    placed_at: i64,
+    price: f64,
+    status: String,
+    city: String,
+    channel: String,
+    currency: String,
+}
+
+/// The same order in a table salted over 16 buckets.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "bench_salted_orders", family = "d", salt(buckets = 16))]
+struct SaltedOrder {
+    #[hbase(key)]
+    customer: u64,
+    #[hbase(key)]
+    order: u64,
+    quantity: i64,
+    amount_cents: i64,
+    placed_at: i64,
+    price: f64,
+    status: String,
+    city: String,
+    channel: String,
+    currency: String,
+}
+
+fn order(i: u64) -> Order {
+    Order {
+        customer: i / 50,
+        order: i % 50,
+        quantity: (i % 7) as i64,
+        amount_cents: (i * 137 % 100_000) as i64,
+        placed_at: 1_700_000_000_000 + i as i64,
+        price: i as f64 * 0.25,
+        status: ["new", "paid", "sent"][(i % 3) as usize].into(),
+        city: ["Oslo", "Lima", "Pune", "Kobe"][(i % 4) as usize].into(),
+        channel: "web".into(),
+        currency: "EUR".into(),
+    }
+}
+
+fn salted(o: Order) -> SaltedOrder {
+    SaltedOrder {
+        customer: o.customer,
+        order: o.order,
+        quantity: o.quantity,
+        amount_cents: o.amount_cents,
+        placed_at: o.placed_at,
+        price: o.price,
+        status: o.status,
+        city: o.city,
+        channel: o.channel,
+        currency: o.currency,
+    }
+}
+
+/// This process's CPU time so far (user + system).
+fn cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command (which may hold spaces) start after the last ')'.
+    let rest = stat.rsplit(')').next().unwrap_or_default();
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line: 11 and 12 after the command, counting
+    // the state letter as 0. Ticks are 1/100 s on Linux.
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let ticks = field(11) + field(12);
+    Duration::from_millis(ticks * 10)
+}
+
+/// The peak resident set of this process (`VmHWM`).
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+struct Line {
+    what: String,
+    items: usize,
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// Runs `work` (which returns how many rows or calls it did) and measures it.
+async fn measure<F, Fut>(what: impl Into<String>, work: F) -> Line
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = usize>,
+{
+    let (c0, t0) = (cpu(), Instant::now());
+    let items = work().await;
+    Line {
+        what: what.into(),
+        items,
+        wall: t0.elapsed(),
+        cpu: cpu().saturating_sub(c0),
+    }
+}
+
+async fn write<T: HBaseEntity + Clone>(repo: &Repository<T>, rows: &[T]) {
+    for chunk in rows.chunks(1000) {
+        repo.save_all(chunk).await.unwrap();
+    }
+}
+
+async fn entity_scan<T: HBaseEntity + Send + 'static>(repo: &Repository<T>) -> usize {
+    repo.scan()
+        .page_size(PAGE)
+        .stream()
+        .try_fold(0, |n, _| async move { Ok(n + 1) })
+        .await
+        .unwrap()
+}
+
+async fn raw_scan(repo: &Repository<Order>, scan: Scan) -> usize {
+    repo.table()
+        .scan(scan.caching(PAGE))
+        .try_fold(0, |n, _| async move { Ok(n + 1) })
+        .await
+        .unwrap()
+}
+
+async fn gets(repo: &Repository<Order>, rows: u64, n: usize) -> usize {
+    for i in 0..n as u64 {
+        let o = order(i * 7919 % rows);
+        let key = OrderKey {
+            customer: o.customer,
+            order: o.order,
+        };
+        assert!(repo.get(&key).await.unwrap().is_some());
+    }
+    n
+}
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    let rows = env("HBASE_ORM_BENCH_ROWS", 50_000) as u64;
+    let n_gets = env("HBASE_ORM_BENCH_GETS", 2_000);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let lines = runtime.block_on(async move {
+        let client = hbase_orm_suite::client().await;
+        let framed = connect_with(Config {
+            address: framed_gateway_address(),
+            transport: Transport::Framed,
+            protocol: Protocol::Compact,
+            ..Config::default()
+        })
+        .await;
+        let plain = TestTable::create(&client, "reads", Order::family_descriptors(), &[]).await;
+        let salted_table = TestTable::create(
+            &client,
+            "reads_salted",
+            SaltedOrder::family_descriptors(),
+            &salt_split_keys(16),
+        )
+        .await;
+        let repo = client.repository::<Order>().on_table(plain.name.clone());
+        let salted_repo = client
+            .repository::<SaltedOrder>()
+            .on_table(salted_table.name.clone());
+        let all: Vec<Order> = (0..rows).map(order).collect();
+        write(&repo, &all).await;
+        write(
+            &salted_repo,
+            &all.into_iter().map(salted).collect::<Vec<_>>(),
+        )
+        .await;
+
+        let explicit: Vec<(String, String)> = Order::COLUMNS
+            .iter()
+            .map(|c| (c.family.to_string(), c.qualifier.to_string()))
+            .chain([("d".to_string(), String::new())])
+            .collect();
+        let with_columns = explicit
+            .iter()
+            .fold(Scan::new(), |s, (f, q)| s.column(f.as_str(), q.as_str()));
+
+        let mut lines = Vec::new();
+        // A warm-up pass so every measured scan reads from the block cache.
+        raw_scan(&repo, Scan::new().family("d")).await;
+        lines.push(
+            measure("entity scan (repository.scan().page_size(1000))", || {
+                entity_scan(&repo)
+            })
+            .await,
+        );
+        lines.push(
+            measure("raw scan, the entity's 9 explicit columns", || {
+                raw_scan(&repo, with_columns.clone())
+            })
+            .await,
+        );
+        lines.push(
+            measure("raw scan, whole family", || {
+                raw_scan(&repo, Scan::new().family("d"))
+            })
+            .await,
+        );
+        lines.push(
+            measure("entity scan, salted over 16 buckets (merged)", || {
+                entity_scan(&salted_repo)
+            })
+            .await,
+        );
+        lines.push(
+            measure("repository.get, sequential, buffered/binary 9090", || {
+                gets(&repo, rows, n_gets)
+            })
+            .await,
+        );
+        let framed_repo = framed.repository::<Order>().on_table(plain.name.clone());
+        lines.push(
+            measure("repository.get, sequential, framed/compact 9091", || {
+                gets(&framed_repo, rows, n_gets)
+            })
+            .await,
+        );
+        lines
+    });
+    println!();
+    println!(
+        "hbase-orm reads: {rows} orders of 8 columns, pages of {PAGE} rows, {} (Thrift2)",
+        gateway_address()
+    );
+    println!(
+        "| {:<50} | {:>7} | {:>9} | {:>10} | {:>12} |",
+        "path (same tables, same run)", "items", "wall s", "items/s", "client CPU"
+    );
+    println!(
+        "|{:-<52}|{:->9}|{:->11}|{:->12}|{:->14}|",
+        "", "", "", "", ""
+    );
+    for l in &lines {
+        let per = l.cpu.as_secs_f64() * 1e6 / l.items.max(1) as f64;
+        println!(
+            "| {:<50} | {:>7} | {:>9.2} | {:>10.0} | {:>9.1} µs |",
+            l.what,
+            l.items,
+            l.wall.as_secs_f64(),
+            l.items as f64 / l.wall.as_secs_f64(),
+            per
+        );
+    }
+    println!("peak RSS of the bench process: {:.1} MiB", peak_rss_mib());
+}
