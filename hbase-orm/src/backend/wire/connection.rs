@@ -6,7 +6,7 @@ use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::probe::{message_len, Probe};
+use super::probe::{message_len, Fault, Probe, Prober};
 use super::{WireCall, WireProtocol, WireTransport};
 use crate::model::Error;
 
@@ -197,65 +197,74 @@ impl Connection {
                 match message_len(self.config.protocol, &self.read_buf) {
                     Probe::Complete(n) if n == len => Ok(len),
                     Probe::Complete(n) => Err((
-                        malformed(&format!("{} bytes after the message in its frame", len - n)),
+                        malformed(format!("{} bytes after the message in its frame", len - n)),
                         false,
                     )),
                     Probe::Incomplete => Err((
                         malformed("a length in the reply runs past the end of its frame"),
                         false,
                     )),
-                    Probe::Malformed(why) => Err((malformed(why), false)),
+                    Probe::Malformed(fault) => Err((malformed(fault), false)),
                 }
             }
-            WireTransport::Buffered => loop {
-                match message_len(self.config.protocol, &self.read_buf) {
-                    Probe::Complete(n) => return Ok(n),
-                    Probe::Malformed(why) => {
+            WireTransport::Buffered => {
+                // The prober resumes where the previous read left it: probing costs time
+                // linear in the reply's size, however many reads it arrives in.
+                let mut prober = Prober::new(self.config.protocol, max);
+                loop {
+                    match prober.feed(&self.read_buf) {
+                        Probe::Complete(n) => return Ok(n),
+                        Probe::Malformed(fault) => return Err((not_a_reply(fault, max), false)),
+                        Probe::Incomplete if self.read_buf.len() > max => {
+                            return Err((too_large(self.read_buf.len(), max), false))
+                        }
+                        Probe::Incomplete => {}
+                    }
+                    self.read_buf.reserve(READ_CHUNK);
+                    let before = self.read_buf.is_empty();
+                    let n = self
+                        .stream
+                        .read_buf(&mut self.read_buf)
+                        .await
+                        .map_err(|e| (e, before))?;
+                    if n == 0 {
                         return Err((
                             std::io::Error::new(
-                                std::io::ErrorKind::InvalidData,
-                                format!(
-                                    "reply is not a Thrift message ({why}); does the gateway use \
-                                     the same transport and protocol as the client?"
-                                ),
+                                std::io::ErrorKind::UnexpectedEof,
+                                "the gateway closed the connection",
                             ),
-                            false,
-                        ))
+                            before,
+                        ));
                     }
-                    Probe::Incomplete if self.read_buf.len() > max => {
-                        return Err((too_large(self.read_buf.len(), max), false))
-                    }
-                    Probe::Incomplete => {}
                 }
-                self.read_buf.reserve(READ_CHUNK);
-                let before = self.read_buf.is_empty();
-                let n = self
-                    .stream
-                    .read_buf(&mut self.read_buf)
-                    .await
-                    .map_err(|e| (e, before))?;
-                if n == 0 {
-                    return Err((
-                        std::io::Error::new(
-                            std::io::ErrorKind::UnexpectedEof,
-                            "the gateway closed the connection",
-                        ),
-                        before,
-                    ));
-                }
-            },
+            }
         }
     }
 }
 
+/// An unframed reply the probe rejected: over the length limit, or not a Thrift message of the
+/// configured protocol (most likely a gateway with another transport or protocol).
+fn not_a_reply(fault: Fault, max: usize) -> std::io::Error {
+    let message = if fault.is_limit() {
+        format!("reply rejected: {fault} (ClientBuilder::max_reply_bytes is {max})")
+    } else {
+        format!(
+            "reply is not a Thrift message ({fault}); does the gateway use the same transport \
+             and protocol as the client?"
+        )
+    };
+    std::io::Error::new(std::io::ErrorKind::InvalidData, message)
+}
+
 /// A reply that is not a well-formed Thrift message.
-fn malformed(why: &str) -> std::io::Error {
+fn malformed(why: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,
         format!("malformed reply: {why}"),
     )
 }
 
+/// A reply longer than the configured limit.
 fn too_large(len: usize, max: usize) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,

@@ -1,66 +1,221 @@
 //! Finds where one Thrift message ends in a byte buffer, without decoding it.
 //!
 //! The gateway's default (buffered) transport has no length prefix: a reply ends where its
-//! outermost struct ends. The reader keeps appending socket data and asks [`message_len`] after
-//! each read; it walks the structure in place (no allocation) and says "complete at N bytes",
-//! "need more bytes", or "malformed".
+//! outermost struct ends. The reader keeps appending socket data and feeds the whole buffer to
+//! a [`Prober`] after each read. The prober walks the structure in place, one token at a time
+//! (a field header with its scalar value, a container header, a whole string), with an explicit
+//! stack of open containers; when the buffer ends inside a token it keeps the position and
+//! stack it had before that token and resumes from there on the next feed. Probing one reply
+//! therefore costs time linear in its size, however many reads it arrives in.
+//!
+//! One-shot callers (a whole frame, a test) use [`message_len`].
+
+use std::fmt;
 
 use super::WireProtocol;
 
 /// Outcome of probing a buffer.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Probe {
     /// A whole message occupies the first `n` bytes.
     Complete(usize),
     /// The buffer ends inside the message.
     Incomplete,
-    /// The bytes are not a message of this protocol.
-    Malformed(&'static str),
+    /// The bytes are not a message of this protocol, or not one within the length limit.
+    Malformed(Fault),
 }
 
-/// Nesting deeper than this is treated as malformed (protects the stack from hostile input).
-const MAX_DEPTH: u32 = 64;
-
-struct Cursor<'a> {
-    buf: &'a [u8],
-    pos: usize,
-}
-
-/// Early exit of a walk: out of bytes, or malformed.
-enum Stop {
-    Short,
+/// Why a buffer cannot hold an acceptable message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// The bytes are not a message of the protocol.
     Bad(&'static str),
+    /// A string or binary declares `declared` bytes: the message would end past `limit` bytes.
+    LongString { declared: usize, limit: usize },
+    /// A container declares `declared` elements: even at their smallest they would take the
+    /// message past `limit` bytes.
+    ManyElements { declared: usize, limit: usize },
+    /// A fixed-size part of the message would end past `limit` bytes.
+    PastLimit { limit: usize },
 }
 
-type Step<T = ()> = Result<T, Stop>;
+impl Fault {
+    /// Whether the fault is the length limit (the bytes may well be a valid message).
+    pub(crate) fn is_limit(&self) -> bool {
+        !matches!(self, Fault::Bad(_))
+    }
+}
 
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Step<&'a [u8]> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .ok_or(Stop::Bad("length overflow"))?;
-        if end > self.buf.len() {
-            return Err(Stop::Short);
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fault::Bad(why) => f.write_str(why),
+            Fault::LongString { declared, limit } => write!(
+                f,
+                "a string declares {declared} bytes, which would take the reply past the limit \
+                 of {limit} bytes"
+            ),
+            Fault::ManyElements { declared, limit } => write!(
+                f,
+                "a container declares {declared} elements, more than fit in the limit of \
+                 {limit} bytes"
+            ),
+            Fault::PastLimit { limit } => {
+                write!(f, "the reply runs past the limit of {limit} bytes")
+            }
         }
-        let s = &self.buf[self.pos..end];
-        self.pos = end;
-        Ok(s)
+    }
+}
+
+/// Nesting deeper than this is treated as malformed (bounds the stack against hostile input).
+const MAX_DEPTH: usize = 64;
+
+/// Length of the first complete message in `buf`, for `protocol`, with no length limit.
+pub(crate) fn message_len(protocol: WireProtocol, buf: &[u8]) -> Probe {
+    Prober::new(protocol, usize::MAX).feed(buf)
+}
+
+/// A resumable probe of one message: feed it the whole buffer so far after each read.
+pub(crate) struct Prober {
+    /// Protocol of the message.
+    protocol: WireProtocol,
+    /// Largest message accepted, in bytes.
+    max_len: usize,
+    /// Offset of the first byte no token has consumed yet.
+    pos: usize,
+    /// Whether the message header (and so the root struct) has been consumed.
+    started: bool,
+    /// Open containers, outermost first.
+    stack: Vec<Frame>,
+    /// The final outcome, once known (complete or malformed).
+    finished: Option<Probe>,
+    /// Tokens attempted so far, consumed or not (to test that probing is linear).
+    #[cfg(test)]
+    steps: u64,
+}
+
+/// An open container on the prober's stack.
+#[derive(Clone, Copy, Debug)]
+enum Frame {
+    /// A struct: its next token is a field header or the stop byte.
+    Struct,
+    /// A list, set or map: `left` elements remain. A list's elements are all of type `even`;
+    /// a map's are its keys and values in turn, `2 × entries` of them, so an even `left` means
+    /// a key (of type `even`) comes next and an odd one a value (of type `odd`).
+    Elements { left: usize, even: u8, odd: u8 },
+}
+
+impl Frame {
+    /// A list or set of `n` elements of type `elem`.
+    fn list(n: usize, elem: u8) -> Frame {
+        Frame::Elements {
+            left: n,
+            even: elem,
+            odd: elem,
+        }
     }
 
+    /// A map of `n` entries; fails if the element count overflows.
+    fn map(n: usize, key: u8, value: u8) -> Step<Frame> {
+        let left = n
+            .checked_mul(2)
+            .ok_or(Stop::Bad(Fault::Bad("length overflow")))?;
+        Ok(Frame::Elements {
+            left,
+            even: key,
+            odd: value,
+        })
+    }
+}
+
+/// What a consumed struct-field token was.
+enum Field {
+    /// The stop byte: the struct ends.
+    End,
+    /// A field, and the container it opens, if any.
+    Value(Option<Frame>),
+}
+
+/// Early exit of a token: out of bytes (nothing is consumed), or malformed.
+enum Stop {
+    /// The buffer ends inside the token.
+    Short,
+    /// The token is malformed.
+    Bad(Fault),
+}
+
+/// Result of reading (part of) a token.
+type Step<T = ()> = Result<T, Stop>;
+
+/// A read position in the buffer, moved through one token before it is committed.
+struct Reader<'a> {
+    /// The whole buffer so far.
+    buf: &'a [u8],
+    /// Offset of the next byte to read.
+    pos: usize,
+    /// Largest message accepted, in bytes.
+    max_len: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// Consumes `n` bytes.
+    fn take(&mut self, n: usize) -> Step<&'a [u8]> {
+        let end = self.end_of(n)?;
+        if end > self.max_len {
+            return Err(Stop::Bad(Fault::PastLimit {
+                limit: self.max_len,
+            }));
+        }
+        let bytes = self.buf.get(self.pos..end).ok_or(Stop::Short)?;
+        self.pos = end;
+        Ok(bytes)
+    }
+
+    /// Offset just past the next `n` bytes.
+    fn end_of(&self, n: usize) -> Step<usize> {
+        self.pos
+            .checked_add(n)
+            .ok_or(Stop::Bad(Fault::Bad("length overflow")))
+    }
+
+    /// Consumes the `n` bytes of a string or binary whose length was just read.
+    fn skip_declared(&mut self, n: usize) -> Step {
+        if self.end_of(n)? > self.max_len {
+            return Err(Stop::Bad(Fault::LongString {
+                declared: n,
+                limit: self.max_len,
+            }));
+        }
+        self.take(n).map(drop)
+    }
+
+    /// Checks that `n` elements of at least `min` bytes each fit before the limit.
+    fn check_count(&self, n: usize, min: usize) -> Step {
+        let need = n
+            .checked_mul(min)
+            .ok_or(Stop::Bad(Fault::Bad("length overflow")))?;
+        if self.end_of(need)? > self.max_len {
+            return Err(Stop::Bad(Fault::ManyElements {
+                declared: n,
+                limit: self.max_len,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Consumes one byte.
     fn u8(&mut self) -> Step<u8> {
         Ok(self.take(1)?[0])
     }
 
-    fn i32_be(&mut self) -> Step<i32> {
-        let b = self.take(4)?;
-        Ok(i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
+    /// Consumes a big-endian `i32` length; negative is malformed.
     fn len_be(&mut self) -> Step<usize> {
-        usize::try_from(self.i32_be()?).map_err(|_| Stop::Bad("negative length"))
+        let b = self.take(4)?;
+        let n = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        usize::try_from(n).map_err(|_| Stop::Bad(Fault::Bad("negative length")))
     }
 
+    /// Consumes an unsigned LEB128 varint of at most 10 bytes.
     fn varint(&mut self) -> Step<u64> {
         let mut v = 0u64;
         for shift in (0..70).step_by(7) {
@@ -70,150 +225,293 @@ impl<'a> Cursor<'a> {
                 return Ok(v);
             }
         }
-        Err(Stop::Bad("varint too long"))
+        Err(Stop::Bad(Fault::Bad("varint too long")))
     }
 
+    /// Consumes a varint length.
     fn len_varint(&mut self) -> Step<usize> {
-        usize::try_from(self.varint()?).map_err(|_| Stop::Bad("length overflow"))
+        usize::try_from(self.varint()?).map_err(|_| Stop::Bad(Fault::Bad("length overflow")))
     }
 }
 
-/// Length of the first complete message in `buf`, for `protocol`.
-pub(crate) fn message_len(protocol: WireProtocol, buf: &[u8]) -> Probe {
-    let mut c = Cursor { buf, pos: 0 };
-    let walked = match protocol {
-        WireProtocol::Binary => binary::message(&mut c),
-        WireProtocol::Compact => compact::message(&mut c),
-    };
-    match walked {
-        Ok(()) => Probe::Complete(c.pos),
-        Err(Stop::Short) => Probe::Incomplete,
-        Err(Stop::Bad(why)) => Probe::Malformed(why),
-    }
-}
-
-mod binary {
-    use super::{Cursor, Step, Stop, MAX_DEPTH};
-
-    pub(super) fn message(c: &mut Cursor) -> Step {
-        let version = c.i32_be()? as u32;
-        if version & 0xFFFF_0000 != 0x8001_0000 {
-            return Err(Stop::Bad("not a strict binary-protocol message"));
+impl Prober {
+    /// A probe of one `protocol` message of at most `max_len` bytes, at its first byte.
+    pub(crate) fn new(protocol: WireProtocol, max_len: usize) -> Prober {
+        Prober {
+            protocol,
+            max_len,
+            pos: 0,
+            started: false,
+            stack: Vec::with_capacity(8),
+            finished: None,
+            #[cfg(test)]
+            steps: 0,
         }
-        let name_len = c.len_be()?;
-        c.take(name_len)?;
-        c.take(4)?; // sequence id
-        value(c, 12, 0)
     }
 
-    fn value(c: &mut Cursor, ty: u8, depth: u32) -> Step {
-        if depth > MAX_DEPTH {
-            return Err(Stop::Bad("nesting too deep"));
+    /// Probes `buf`, the whole message so far: each call must pass the bytes of the previous
+    /// one followed by any new ones. Resumes where the previous call stopped.
+    pub(crate) fn feed(&mut self, buf: &[u8]) -> Probe {
+        if let Some(outcome) = &self.finished {
+            return outcome.clone();
         }
-        match ty {
-            2 | 3 => c.take(1).map(drop),
-            6 => c.take(2).map(drop),
-            8 => c.take(4).map(drop),
-            4 | 10 => c.take(8).map(drop),
-            16 => c.take(16).map(drop),
-            11 => {
-                let n = c.len_be()?;
-                c.take(n).map(drop)
+        debug_assert!(buf.len() >= self.pos, "a feed dropped bytes already probed");
+        loop {
+            #[cfg(test)]
+            {
+                self.steps += 1;
             }
-            12 => loop {
-                let field_ty = c.u8()?;
-                if field_ty == 0 {
-                    return Ok(());
+            match self.step(buf) {
+                Ok(true) => {}
+                Ok(false) => return self.finish(Probe::Complete(self.pos)),
+                Err(Stop::Short) => return Probe::Incomplete,
+                Err(Stop::Bad(fault)) => return self.finish(Probe::Malformed(fault)),
+            }
+        }
+    }
+
+    /// Records the final outcome and returns it.
+    fn finish(&mut self, outcome: Probe) -> Probe {
+        self.finished = Some(outcome.clone());
+        outcome
+    }
+
+    /// Consumes one token, or nothing on failure; false once the message is complete.
+    fn step(&mut self, buf: &[u8]) -> Step<bool> {
+        let mut r = Reader {
+            buf,
+            pos: self.pos,
+            max_len: self.max_len,
+        };
+        match self.stack.last().copied() {
+            None if self.started => return Ok(false),
+            None => {
+                self.header(&mut r)?;
+                self.started = true;
+                self.stack.push(Frame::Struct);
+            }
+            Some(Frame::Struct) => match self.field(&mut r)? {
+                Field::End => {
+                    self.stack.pop();
                 }
-                c.take(2)?; // field id
-                value(c, field_ty, depth + 1)?;
+                Field::Value(opened) => self.open(opened),
             },
-            13 => {
-                let (k, v) = (c.u8()?, c.u8()?);
-                for _ in 0..c.len_be()? {
-                    value(c, k, depth + 1)?;
-                    value(c, v, depth + 1)?;
+            Some(Frame::Elements { left: 0, .. }) => {
+                self.stack.pop();
+            }
+            Some(Frame::Elements { left, even, odd }) => {
+                let ty = if left % 2 == 0 { even } else { odd };
+                let opened = self.value(&mut r, ty)?;
+                if let Some(Frame::Elements { left, .. }) = self.stack.last_mut() {
+                    *left -= 1;
                 }
-                Ok(())
+                self.open(opened);
+            }
+        }
+        self.pos = r.pos;
+        Ok(true)
+    }
+
+    /// Pushes a container a token opened, unless it is empty.
+    fn open(&mut self, opened: Option<Frame>) {
+        match opened {
+            None | Some(Frame::Elements { left: 0, .. }) => {}
+            Some(frame) => self.stack.push(frame),
+        }
+    }
+
+    /// Consumes the message header, up to the result struct.
+    fn header(&self, r: &mut Reader) -> Step {
+        match self.protocol {
+            WireProtocol::Binary => binary::header(r),
+            WireProtocol::Compact => compact::header(r),
+        }
+    }
+
+    /// Consumes a struct's next field header with its value's first token, or its stop byte.
+    fn field(&self, r: &mut Reader) -> Step<Field> {
+        match self.protocol {
+            WireProtocol::Binary => binary::field(r, self.depth()),
+            WireProtocol::Compact => compact::field(r, self.depth()),
+        }
+    }
+
+    /// Consumes the first token of a value of type `ty`; returns the container it opens.
+    fn value(&self, r: &mut Reader, ty: u8) -> Step<Option<Frame>> {
+        match self.protocol {
+            WireProtocol::Binary => binary::value(r, ty, self.depth()),
+            WireProtocol::Compact => compact::value(r, ty, self.depth()),
+        }
+    }
+
+    /// Nesting depth of the next value: the number of open containers.
+    fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// Tokens attempted so far.
+    #[cfg(test)]
+    fn steps(&self) -> u64 {
+        self.steps
+    }
+}
+
+/// Fails if a value at `depth` would nest too deep.
+fn check_depth(depth: usize) -> Step {
+    if depth > MAX_DEPTH {
+        return Err(Stop::Bad(Fault::Bad("nesting too deep")));
+    }
+    Ok(())
+}
+
+/// Tokens of the binary protocol.
+mod binary {
+    use super::{check_depth, Fault, Field, Frame, Reader, Step, Stop};
+
+    /// Consumes a strict message header: version and type, name, sequence id.
+    pub(super) fn header(r: &mut Reader) -> Step {
+        let b = r.take(4)?;
+        let version = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        if version & 0xFFFF_0000 != 0x8001_0000 {
+            return Err(Stop::Bad(Fault::Bad(
+                "not a strict binary-protocol message",
+            )));
+        }
+        let name_len = r.len_be()?;
+        r.skip_declared(name_len)?;
+        r.take(4).map(drop) // sequence id
+    }
+
+    /// Consumes a field header (type, id) and its value's first token, or the stop byte.
+    pub(super) fn field(r: &mut Reader, depth: usize) -> Step<Field> {
+        let ty = r.u8()?;
+        if ty == 0 {
+            return Ok(Field::End);
+        }
+        r.take(2)?; // field id
+        value(r, ty, depth).map(Field::Value)
+    }
+
+    /// Consumes a scalar or string of type `ty`, or a container's header (returned).
+    pub(super) fn value(r: &mut Reader, ty: u8, depth: usize) -> Step<Option<Frame>> {
+        check_depth(depth)?;
+        match ty {
+            2 | 3 | 4 | 6 | 8 | 10 | 16 => r.take(min_size(ty)).map(|_| None),
+            11 => {
+                let n = r.len_be()?;
+                r.skip_declared(n).map(|()| None)
+            }
+            12 => Ok(Some(Frame::Struct)),
+            13 => {
+                let (key, value) = (r.u8()?, r.u8()?);
+                let n = r.len_be()?;
+                r.check_count(n, min_size(key) + min_size(value))?;
+                Frame::map(n, key, value).map(Some)
             }
             14 | 15 => {
-                let e = c.u8()?;
-                for _ in 0..c.len_be()? {
-                    value(c, e, depth + 1)?;
-                }
-                Ok(())
+                let elem = r.u8()?;
+                let n = r.len_be()?;
+                r.check_count(n, min_size(elem))?;
+                Ok(Some(Frame::list(n, elem)))
             }
-            _ => Err(Stop::Bad("unknown binary-protocol type")),
+            _ => Err(Stop::Bad(Fault::Bad("unknown binary-protocol type"))),
+        }
+    }
+
+    /// Fewest bytes a value of type `ty` takes (fixed-size types: their size). Unknown types
+    /// count as 1: they fail when read.
+    fn min_size(ty: u8) -> usize {
+        match ty {
+            6 => 2,
+            8 | 11 => 4, // an i32; a string's length
+            4 | 10 => 8,
+            13 => 6, // key type, value type, count
+            14 | 15 => 5,
+            16 => 16,
+            _ => 1, // bool, byte, struct (its stop byte), unknown
         }
     }
 }
 
+/// Tokens of the compact protocol.
 mod compact {
-    use super::{Cursor, Step, Stop, MAX_DEPTH};
+    use super::{check_depth, Fault, Field, Frame, Reader, Step, Stop};
 
-    pub(super) fn message(c: &mut Cursor) -> Step {
-        if c.u8()? != 0x82 {
-            return Err(Stop::Bad("not a compact-protocol message"));
+    /// Consumes a message header: protocol id, version and type, sequence id, name.
+    pub(super) fn header(r: &mut Reader) -> Step {
+        if r.u8()? != 0x82 {
+            return Err(Stop::Bad(Fault::Bad("not a compact-protocol message")));
         }
-        if c.u8()? & 0x1F != 1 {
-            return Err(Stop::Bad("unsupported compact-protocol version"));
+        if r.u8()? & 0x1F != 1 {
+            return Err(Stop::Bad(Fault::Bad(
+                "unsupported compact-protocol version",
+            )));
         }
-        c.varint()?; // sequence id
-        let name_len = c.len_varint()?;
-        c.take(name_len)?;
-        value(c, 12, 0)
+        r.varint()?; // sequence id
+        let name_len = r.len_varint()?;
+        r.skip_declared(name_len)
     }
 
-    fn value(c: &mut Cursor, ty: u8, depth: u32) -> Step {
-        if depth > MAX_DEPTH {
-            return Err(Stop::Bad("nesting too deep"));
+    /// Consumes a field header (id delta and type, or type and explicit id) and its value's
+    /// first token, or the stop byte. A bool field's value is its type.
+    pub(super) fn field(r: &mut Reader, depth: usize) -> Step<Field> {
+        let header = r.u8()?;
+        if header == 0 {
+            return Ok(Field::End);
         }
+        if header >> 4 == 0 {
+            r.varint()?; // explicit field id
+        }
+        match header & 0x0F {
+            1 | 2 => Ok(Field::Value(None)),
+            ty => value(r, ty, depth).map(Field::Value),
+        }
+    }
+
+    /// Consumes a scalar or binary of type `ty`, or a container's header (returned). In
+    /// containers a bool is one byte.
+    pub(super) fn value(r: &mut Reader, ty: u8, depth: usize) -> Step<Option<Frame>> {
+        check_depth(depth)?;
         match ty {
-            // In containers a bool is one byte; as a struct field its value is in the type.
-            1..=3 => c.take(1).map(drop),
-            4..=6 => c.varint().map(drop),
-            7 => c.take(8).map(drop),
-            13 => c.take(16).map(drop),
+            1..=3 | 7 | 13 => r.take(min_size(ty)).map(|_| None),
+            4..=6 => r.varint().map(|_| None),
             8 => {
-                let n = c.len_varint()?;
-                c.take(n).map(drop)
+                let n = r.len_varint()?;
+                r.skip_declared(n).map(|()| None)
             }
-            12 => loop {
-                let header = c.u8()?;
-                if header == 0 {
-                    return Ok(());
-                }
-                if header >> 4 == 0 {
-                    c.varint()?; // explicit field id
-                }
-                match header & 0x0F {
-                    1 | 2 => {} // bool field: value carried by the type nibble
-                    field_ty => value(c, field_ty, depth + 1)?,
-                }
-            },
+            12 => Ok(Some(Frame::Struct)),
             9 | 10 => {
-                let header = c.u8()?;
+                let header = r.u8()?;
                 let n = match header >> 4 {
-                    15 => c.len_varint()?,
+                    15 => r.len_varint()?,
                     short => usize::from(short),
                 };
-                for _ in 0..n {
-                    value(c, header & 0x0F, depth + 1)?;
-                }
-                Ok(())
+                let elem = header & 0x0F;
+                r.check_count(n, min_size(elem))?;
+                Ok(Some(Frame::list(n, elem)))
             }
             11 => {
-                let n = c.len_varint()?;
-                if n > 0 {
-                    let kv = c.u8()?;
-                    for _ in 0..n {
-                        value(c, kv >> 4, depth + 1)?;
-                        value(c, kv & 0x0F, depth + 1)?;
-                    }
+                let n = r.len_varint()?;
+                if n == 0 {
+                    return Ok(None);
                 }
-                Ok(())
+                let types = r.u8()?;
+                let (key, value) = (types >> 4, types & 0x0F);
+                r.check_count(n, min_size(key) + min_size(value))?;
+                Frame::map(n, key, value).map(Some)
             }
-            _ => Err(Stop::Bad("unknown compact-protocol type")),
+            _ => Err(Stop::Bad(Fault::Bad("unknown compact-protocol type"))),
+        }
+    }
+
+    /// Fewest bytes a value of type `ty` takes (fixed-size types: their size). Varints,
+    /// binaries (their length), structs (their stop byte) and containers (their header) take
+    /// at least one; unknown types count as 1: they fail when read.
+    fn min_size(ty: u8) -> usize {
+        match ty {
+            7 => 8,
+            13 => 16,
+            _ => 1,
         }
     }
 }
@@ -221,19 +519,47 @@ mod compact {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use thrift::protocol::{
         TBinaryOutputProtocol, TCompactOutputProtocol, TFieldIdentifier, TListIdentifier,
         TMessageIdentifier, TMessageType, TOutputProtocol, TStructIdentifier, TType,
     };
 
+    /// Both protocols.
+    const PROTOCOLS: [WireProtocol; 2] = [WireProtocol::Binary, WireProtocol::Compact];
+
+    /// Writes a reply message whose result struct `body` writes, in `protocol`.
+    fn message(
+        protocol: WireProtocol,
+        body: impl Fn(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let write = |p: &mut dyn TOutputProtocol| -> thrift::Result<()> {
+            p.write_message_begin(&TMessageIdentifier::new("get", TMessageType::Reply, 7))?;
+            p.write_struct_begin(&TStructIdentifier::new("TResult"))?;
+            body(p)?;
+            p.write_field_stop()?;
+            p.write_struct_end()?;
+            p.write_message_end()?;
+            p.flush()
+        };
+        match protocol {
+            WireProtocol::Binary => write(&mut TBinaryOutputProtocol::new(&mut out, true)),
+            WireProtocol::Compact => write(&mut TCompactOutputProtocol::new(&mut out)),
+        }
+        .unwrap();
+        out
+    }
+
+    /// A field identifier.
+    fn field(name: &'static str, ty: TType, id: i16) -> TFieldIdentifier {
+        TFieldIdentifier::new(name, ty, id)
+    }
+
     /// A reply shaped like a row: a binary field, a list of three structs (binary, binary,
     /// 300 bytes, a negative i64), two booleans.
     fn sample_message(protocol: WireProtocol) -> Vec<u8> {
-        let mut out = Vec::new();
-        let write = |p: &mut dyn TOutputProtocol| -> thrift::Result<()> {
-            let field = |name: &'static str, ty, id| TFieldIdentifier::new(name, ty, id);
-            p.write_message_begin(&TMessageIdentifier::new("get", TMessageType::Reply, 7))?;
-            p.write_struct_begin(&TStructIdentifier::new("TResult"))?;
+        message(protocol, |p| {
             p.write_field_begin(&field("row", TType::String, 1))?;
             p.write_bytes(b"row-1")?;
             p.write_field_end()?;
@@ -263,22 +589,73 @@ mod tests {
                 p.write_bool(b)?;
                 p.write_field_end()?;
             }
-            p.write_field_stop()?;
-            p.write_struct_end()?;
-            p.write_message_end()?;
-            p.flush()
-        };
-        match protocol {
-            WireProtocol::Binary => write(&mut TBinaryOutputProtocol::new(&mut out, true)),
-            WireProtocol::Compact => write(&mut TCompactOutputProtocol::new(&mut out)),
+            Ok(())
+        })
+    }
+
+    /// A reply holding one list of `n` small strings, then a list of bools and a map of
+    /// i32 to double (the other container shapes).
+    fn long_list_message(protocol: WireProtocol, n: usize) -> Vec<u8> {
+        message(protocol, |p| {
+            p.write_field_begin(&field("values", TType::List, 1))?;
+            p.write_list_begin(&TListIdentifier::new(TType::String, n as i32))?;
+            for i in 0..n {
+                p.write_bytes(&[i as u8])?;
+            }
+            p.write_list_end()?;
+            p.write_field_end()?;
+            p.write_field_begin(&field("flags", TType::List, 200))?;
+            p.write_list_begin(&TListIdentifier::new(TType::Bool, 20))?;
+            for i in 0..20 {
+                p.write_bool(i % 3 == 0)?;
+            }
+            p.write_list_end()?;
+            p.write_field_end()?;
+            p.write_field_begin(&field("prices", TType::Map, 201))?;
+            p.write_map_begin(&thrift::protocol::TMapIdentifier::new(
+                TType::I32,
+                TType::Double,
+                3,
+            ))?;
+            for i in 0..3 {
+                p.write_i32(-i)?;
+                p.write_double(f64::from(i) / 3.0)?;
+            }
+            p.write_map_end()?;
+            p.write_field_end()
+        })
+    }
+
+    /// Feeds `buf` to a new prober in growing prefixes ending at each of `cuts` (ascending),
+    /// then whole; returns the last outcome and the prober.
+    fn feed_in_chunks(
+        protocol: WireProtocol,
+        max_len: usize,
+        buf: &[u8],
+        cuts: &[usize],
+    ) -> (Probe, Prober) {
+        let mut prober = Prober::new(protocol, max_len);
+        for &cut in cuts {
+            prober.feed(&buf[..cut.min(buf.len())]);
         }
-        .unwrap();
-        out
+        let outcome = prober.feed(buf);
+        (outcome, prober)
+    }
+
+    /// Ascending cut points from chunk sizes, each 1 + a size (so every chunk is non-empty).
+    fn cuts_from_sizes(sizes: &[usize]) -> Vec<usize> {
+        sizes
+            .iter()
+            .scan(0, |at, size| {
+                *at += 1 + size;
+                Some(*at)
+            })
+            .collect()
     }
 
     #[test]
     fn finds_the_exact_end_of_a_message_in_both_protocols() {
-        for protocol in [WireProtocol::Binary, WireProtocol::Compact] {
+        for protocol in PROTOCOLS {
             let msg = sample_message(protocol);
             assert_eq!(message_len(protocol, &msg), Probe::Complete(msg.len()));
             for cut in 0..msg.len() {
@@ -298,11 +675,11 @@ mod tests {
     fn rejects_garbage_instead_of_waiting_forever() {
         assert!(matches!(
             message_len(WireProtocol::Binary, b"HTTP/1.1 400 Bad Request\r\n"),
-            Probe::Malformed(_)
+            Probe::Malformed(Fault::Bad(_))
         ));
         assert!(matches!(
             message_len(WireProtocol::Compact, &[0x80, 0x01, 0, 0]),
-            Probe::Malformed(_)
+            Probe::Malformed(Fault::Bad(_))
         ));
         // A struct nested deeper than the limit.
         let mut deep = vec![0x80, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 1];
@@ -311,7 +688,297 @@ mod tests {
         }
         assert!(matches!(
             message_len(WireProtocol::Binary, &deep),
-            Probe::Malformed("nesting too deep")
+            Probe::Malformed(Fault::Bad("nesting too deep"))
         ));
+    }
+
+    #[test]
+    fn rejects_negative_lengths_and_unknown_types() {
+        // Binary: a string field of length -1, then a field of type 99.
+        let head = [0x80, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 1];
+        let mut negative = head.to_vec();
+        negative.extend_from_slice(&[11, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF]);
+        assert_eq!(
+            message_len(WireProtocol::Binary, &negative),
+            Probe::Malformed(Fault::Bad("negative length"))
+        );
+        let mut unknown = head.to_vec();
+        unknown.extend_from_slice(&[99, 0, 1]);
+        assert_eq!(
+            message_len(WireProtocol::Binary, &unknown),
+            Probe::Malformed(Fault::Bad("unknown binary-protocol type"))
+        );
+        // Compact: a field of type 14, and an unsupported version.
+        assert_eq!(
+            message_len(WireProtocol::Compact, &[0x82, 0x21, 1, 0, 0x1E]),
+            Probe::Malformed(Fault::Bad("unknown compact-protocol type"))
+        );
+        assert_eq!(
+            message_len(WireProtocol::Compact, &[0x82, 0x22]),
+            Probe::Malformed(Fault::Bad("unsupported compact-protocol version"))
+        );
+    }
+
+    #[test]
+    fn every_two_way_split_gives_the_one_shot_answer() {
+        for protocol in PROTOCOLS {
+            for msg in [sample_message(protocol), long_list_message(protocol, 40)] {
+                let whole = Probe::Complete(msg.len());
+                assert_eq!(message_len(protocol, &msg), whole);
+                for cut in 0..=msg.len() {
+                    let mut prober = Prober::new(protocol, msg.len());
+                    let first = prober.feed(&msg[..cut]);
+                    if cut < msg.len() {
+                        assert_eq!(first, Probe::Incomplete, "{protocol:?} cut at {cut}");
+                    }
+                    assert_eq!(prober.feed(&msg), whole, "{protocol:?} cut at {cut}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn byte_by_byte_feeding_finds_the_end() {
+        for protocol in PROTOCOLS {
+            let msg = long_list_message(protocol, 300);
+            let cuts: Vec<usize> = (0..msg.len()).collect();
+            let (outcome, _) = feed_in_chunks(protocol, usize::MAX, &msg, &cuts);
+            assert_eq!(outcome, Probe::Complete(msg.len()));
+        }
+    }
+
+    #[test]
+    fn probing_work_is_linear_in_the_message_size() {
+        for protocol in PROTOCOLS {
+            let msg = long_list_message(protocol, 10_000);
+            let mut one_shot = Prober::new(protocol, usize::MAX);
+            assert_eq!(one_shot.feed(&msg), Probe::Complete(msg.len()));
+            let tokens = one_shot.steps();
+            assert!(tokens > 10_000, "{tokens}");
+
+            // In 100 chunks: barely more than one shot.
+            let cuts: Vec<usize> = (1..100).map(|i| msg.len() * i / 100).collect();
+            let (outcome, chunked) = feed_in_chunks(protocol, usize::MAX, &msg, &cuts);
+            assert_eq!(outcome, Probe::Complete(msg.len()));
+            assert!(
+                chunked.steps() < 3 * tokens,
+                "{protocol:?}: {}",
+                chunked.steps()
+            );
+
+            // One byte at a time: at most one failed attempt per feed on top of the tokens.
+            let cuts: Vec<usize> = (0..msg.len()).collect();
+            let (outcome, bytewise) = feed_in_chunks(protocol, usize::MAX, &msg, &cuts);
+            assert_eq!(outcome, Probe::Complete(msg.len()));
+            let feeds = cuts.len() as u64 + 1;
+            assert!(
+                bytewise.steps() <= tokens + feeds,
+                "{protocol:?}: {} steps for {tokens} tokens and {feeds} feeds",
+                bytewise.steps()
+            );
+        }
+    }
+
+    #[test]
+    fn a_finished_prober_keeps_its_answer() {
+        for protocol in PROTOCOLS {
+            let msg = sample_message(protocol);
+            let mut prober = Prober::new(protocol, usize::MAX);
+            assert_eq!(prober.feed(&msg), Probe::Complete(msg.len()));
+            let steps = prober.steps();
+            let mut longer = msg.clone();
+            longer.extend_from_slice(&msg);
+            assert_eq!(prober.feed(&longer), Probe::Complete(msg.len()));
+            assert_eq!(prober.steps(), steps);
+        }
+    }
+
+    #[test]
+    fn a_message_of_exactly_the_limit_is_accepted_and_one_byte_more_is_not() {
+        for protocol in PROTOCOLS {
+            let msg = sample_message(protocol);
+            let mut prober = Prober::new(protocol, msg.len());
+            assert_eq!(prober.feed(&msg), Probe::Complete(msg.len()));
+            let mut prober = Prober::new(protocol, msg.len() - 1);
+            match prober.feed(&msg) {
+                Probe::Malformed(fault) => assert!(fault.is_limit(), "{fault}"),
+                other => panic!("{protocol:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_string_declared_past_the_limit_fails_before_its_bytes_come() {
+        // Binary: a string field declaring 1,000,000 bytes; only its header has arrived.
+        let mut binary = vec![0x80, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 1];
+        binary.extend_from_slice(&[11, 0, 1]);
+        binary.extend_from_slice(&1_000_000i32.to_be_bytes());
+        // Compact: a binary field (delta 1, type 8) declaring 1,000,000 bytes (varint).
+        let mut compact = vec![0x82, 0x21, 1, 0, 0x18];
+        compact.extend_from_slice(&[0xC0, 0x84, 0x3D]);
+        for (protocol, buf) in [
+            (WireProtocol::Binary, binary),
+            (WireProtocol::Compact, compact),
+        ] {
+            assert_eq!(message_len(protocol, &buf), Probe::Incomplete);
+            let fault = Fault::LongString {
+                declared: 1_000_000,
+                limit: 65_536,
+            };
+            assert_eq!(
+                Prober::new(protocol, 65_536).feed(&buf),
+                Probe::Malformed(fault),
+                "{protocol:?}"
+            );
+            let text = fault.to_string();
+            assert!(text.contains("1000000") && text.contains("65536"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_container_with_more_elements_than_fit_fails_at_once() {
+        // Binary: a list of 20,000 i64 (at least 160,000 bytes) under a 100,000-byte limit.
+        let mut binary = vec![0x80, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 1];
+        binary.extend_from_slice(&[15, 0, 1, 10]);
+        binary.extend_from_slice(&20_000i32.to_be_bytes());
+        assert_eq!(
+            Prober::new(WireProtocol::Binary, 100_000).feed(&binary),
+            Probe::Malformed(Fault::ManyElements {
+                declared: 20_000,
+                limit: 100_000
+            })
+        );
+        // ... which would fit under 200,000 bytes: then it waits for them.
+        assert_eq!(
+            Prober::new(WireProtocol::Binary, 200_000).feed(&binary),
+            Probe::Incomplete
+        );
+        // Compact: a list (delta 1, type 9) of 1,000 bools (one byte each) under 500 bytes,
+        // and a map (delta 1, type 11) of 300 byte-to-byte entries under 500 bytes.
+        let list = [0x82, 0x21, 1, 0, 0x19, 0xF1, 0xE8, 0x07];
+        assert_eq!(
+            Prober::new(WireProtocol::Compact, 500).feed(&list),
+            Probe::Malformed(Fault::ManyElements {
+                declared: 1_000,
+                limit: 500
+            })
+        );
+        let map = [0x82, 0x21, 1, 0, 0x1B, 0xAC, 0x02, 0x33];
+        assert_eq!(
+            Prober::new(WireProtocol::Compact, 500).feed(&map),
+            Probe::Malformed(Fault::ManyElements {
+                declared: 300,
+                limit: 500
+            })
+        );
+        let text = Fault::ManyElements {
+            declared: 300,
+            limit: 500,
+        }
+        .to_string();
+        assert!(text.contains("300") && text.contains("500"), "{text}");
+    }
+
+    /// A message to probe: a sample of `protocol` with random bytes overwritten, cut or
+    /// extended, or random bytes after a valid header.
+    fn hostile(protocol: WireProtocol, seed: &HostileSeed) -> Vec<u8> {
+        let mut bytes = match seed.shape % 3 {
+            0 => sample_message(protocol),
+            1 => long_list_message(protocol, 5),
+            _ => {
+                // A header and an empty result struct without its stop byte: `tail` is fields.
+                let mut empty = message(protocol, |_| Ok(()));
+                empty.pop();
+                empty
+            }
+        };
+        for (at, b) in &seed.edits {
+            let i = at.index(bytes.len());
+            bytes[i] = *b;
+        }
+        bytes.extend_from_slice(&seed.tail);
+        let keep = seed.cut.index(bytes.len() + 1);
+        bytes.truncate(keep);
+        bytes
+    }
+
+    /// Random choices for [`hostile`].
+    #[derive(Debug, Clone)]
+    struct HostileSeed {
+        /// Which message to start from.
+        shape: u8,
+        /// Bytes overwritten: where, and with what.
+        edits: Vec<(prop::sample::Index, u8)>,
+        /// Random bytes appended.
+        tail: Vec<u8>,
+        /// Where the result is cut.
+        cut: prop::sample::Index,
+    }
+
+    /// Strategy for [`HostileSeed`].
+    fn hostile_seed() -> impl Strategy<Value = HostileSeed> {
+        (
+            any::<u8>(),
+            prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+            prop::collection::vec(any::<u8>(), 0..64),
+            any::<prop::sample::Index>(),
+        )
+            .prop_map(|(shape, edits, tail, cut)| HostileSeed {
+                shape,
+                edits,
+                tail,
+                cut,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Random chunkings of valid messages find the same end as one shot.
+        #[test]
+        fn random_chunkings_find_the_one_shot_end(
+            compact in any::<bool>(),
+            list_len in 0usize..50,
+            sizes in prop::collection::vec(0usize..64, 0..40),
+        ) {
+            let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
+            for msg in [sample_message(protocol), long_list_message(protocol, list_len)] {
+                let (outcome, _) =
+                    feed_in_chunks(protocol, msg.len(), &msg, &cuts_from_sizes(&sizes));
+                prop_assert_eq!(outcome, Probe::Complete(msg.len()));
+            }
+        }
+
+        /// For hostile bytes, any limit and any chunking, the resumable probe answers exactly
+        /// what one shot does.
+        #[test]
+        fn resumable_probe_matches_one_shot(
+            compact in any::<bool>(),
+            seed in hostile_seed(),
+            max_len in prop_oneof![Just(usize::MAX), 0usize..1200],
+            sizes in prop::collection::vec(0usize..32, 0..60),
+        ) {
+            let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
+            let bytes = hostile(protocol, &seed);
+            let one_shot = Prober::new(protocol, max_len).feed(&bytes);
+            let (chunked, _) = feed_in_chunks(protocol, max_len, &bytes, &cuts_from_sizes(&sizes));
+            prop_assert_eq!(&chunked, &one_shot);
+            if max_len == usize::MAX {
+                prop_assert_eq!(message_len(protocol, &bytes), one_shot);
+            }
+        }
+
+        /// Random bytes: the resumable probe answers what one shot does.
+        #[test]
+        fn random_bytes_probe_the_same_in_chunks(
+            compact in any::<bool>(),
+            bytes in prop::collection::vec(any::<u8>(), 0..256),
+            sizes in prop::collection::vec(0usize..16, 0..40),
+        ) {
+            let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
+            let one_shot = message_len(protocol, &bytes);
+            let (chunked, _) = feed_in_chunks(protocol, usize::MAX, &bytes, &cuts_from_sizes(&sizes));
+            prop_assert_eq!(chunked, one_shot);
+        }
     }
 }
