@@ -152,6 +152,16 @@ async fn entity_scan<T: HBaseEntity + Send + 'static>(repo: &Repository<T>) -> u
         .unwrap()
 }
 
+async fn parallel_scan(repo: &Repository<Order>, n: usize) -> usize {
+    repo.scan()
+        .page_size(PAGE)
+        .parallel(n)
+        .stream()
+        .try_fold(0, |n, _| async move { Ok(n + 1) })
+        .await
+        .unwrap()
+}
+
 async fn raw_scan(repo: &Repository<Order>, scan: Scan) -> usize {
     repo.table()
         .scan(scan.caching(PAGE))
@@ -200,12 +210,21 @@ fn main() {
             &salt_split_keys(16),
         )
         .await;
+        // The same rows in a table pre-split into 8 regions, for parallel scans.
+        let customers = rows / 50;
+        let splits: Vec<Vec<u8>> = (1..8u64)
+            .map(|k| (customers * k / 8).to_be_bytes().to_vec())
+            .collect();
+        let split =
+            TestTable::create(&client, "reads_split", Order::family_descriptors(), &splits).await;
+        let split_repo = client.repository::<Order>().on_table(split.name.clone());
         let repo = client.repository::<Order>().on_table(plain.name.clone());
         let salted_repo = client
             .repository::<SaltedOrder>()
             .on_table(salted_table.name.clone());
         let all: Vec<Order> = (0..rows).map(order).collect();
         write(&repo, &all).await;
+        write(&split_repo, &all).await;
         write(
             &salted_repo,
             &all.into_iter().map(salted).collect::<Vec<_>>(),
@@ -245,6 +264,19 @@ fn main() {
         lines.push(
             measure("entity scan, salted over 16 buckets (merged)", || {
                 entity_scan(&salted_repo)
+            })
+            .await,
+        );
+        raw_scan(&split_repo, Scan::new().family("d")).await;
+        lines.push(
+            measure("entity scan, table of 8 regions", || {
+                entity_scan(&split_repo)
+            })
+            .await,
+        );
+        lines.push(
+            measure("entity scan, table of 8 regions, parallel(4)", || {
+                parallel_scan(&split_repo, 4)
             })
             .await,
         );

@@ -32,6 +32,56 @@ fn families() -> Vec<ColumnFamily> {
 }
 
 hbase_orm_suite::conformance! {
+    async fn parallel_scans_return_the_rows_of_a_plain_scan_in_order(c: Client) {
+        // Four regions, so the parts cross boundaries and some scans skip regions.
+        let splits = vec![b"ab".to_vec(), b"b".to_vec(), b"ba".to_vec()];
+        with_table(&c, "parallel", families(), &splits, |t| async move {
+            fill(&t).await;
+            let scans = [
+                Scan::new(),
+                Scan::new().reversed(),
+                Scan::new().prefix("a"),
+                Scan::new().prefix("b").reversed(),
+                Scan::new().start("ab").stop(b"b\xff".to_vec()),
+                Scan::new().limit(3),
+                Scan::new().reversed().limit(5),
+                Scan::new().caching(1),
+            ];
+            for scan in scans {
+                let plain = keys(&t, scan.clone()).await;
+                for n in [2, 4, 8] {
+                    let parallel = keys(&t, scan.clone().parallel(n)).await;
+                    assert_eq!(parallel, plain, "{scan:?} parallel({n})");
+                }
+                let mut unordered = keys(&t, scan.clone().parallel_unordered(3)).await;
+                assert_eq!(unordered.len(), plain.len(), "{scan:?} unordered");
+                if scan.limit.is_none() {
+                    let mut sorted = plain.clone();
+                    sorted.sort();
+                    unordered.sort();
+                    assert_eq!(unordered, sorted, "{scan:?} unordered");
+                }
+            }
+
+            // A stream dropped early closes every scanner it opened.
+            let client = t.client().clone();
+            let mut rows = t.scan(Scan::new().caching(1).parallel(4));
+            rows.next().await.unwrap().unwrap();
+            assert!(client.stats().scanners_open > 0, "the parts hold scanners");
+            drop(rows);
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while client.stats().scanners_open > 0 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "scanners left open: {:?}",
+                    client.stats()
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+    }
+
     async fn forward_and_reversed_scans_honour_bounds_prefixes_and_limits(c: Client) {
         // Two regions, so scans cross a region boundary.
         with_table(

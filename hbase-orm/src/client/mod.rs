@@ -1,6 +1,7 @@
 //! The async client: a pool of gateway connections, and handles for data and admin calls.
 
 mod admin;
+mod parallel;
 mod scan;
 mod table;
 
@@ -139,6 +140,8 @@ pub struct Client {
 struct Inner {
     backend: Box<dyn Backend>,
     config: Config,
+    /// Scanners opened and not closed yet (see [`ClientStats::scanners_open`]).
+    scanners_open: std::sync::atomic::AtomicUsize,
     /// State the layers above keep per client (the dictionaries' caches, say), by type and key.
     shared: std::sync::Mutex<SharedState>,
 }
@@ -158,8 +161,19 @@ impl Client {
             inner: Arc::new(Inner {
                 backend,
                 config,
+                scanners_open: Default::default(),
                 shared: Default::default(),
             }),
+        }
+    }
+
+    /// Counts a scanner opened (`+1`) or closed (`-1`) for [`ClientStats::scanners_open`].
+    pub(crate) fn count_scanner(&self, opened: bool) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if opened {
+            self.inner.scanners_open.fetch_add(1, Relaxed);
+        } else {
+            self.inner.scanners_open.fetch_sub(1, Relaxed);
         }
     }
 
@@ -265,6 +279,10 @@ impl Client {
             connections_opened: c.opened,
             connections_open: c.open,
             connections_idle: c.idle,
+            scanners_open: self
+                .inner
+                .scanners_open
+                .load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 }
@@ -278,4 +296,8 @@ pub struct ClientStats {
     pub connections_open: usize,
     /// Of those, how many are idle.
     pub connections_idle: usize,
+    /// Server-side scanners this client opened and has not closed yet (a scan stream closes
+    /// its scanner when it ends, fails or is dropped; a dropped one closes it in the
+    /// background, so this reaches zero shortly after).
+    pub scanners_open: usize,
 }

@@ -44,6 +44,16 @@ impl RowStream {
     }
 }
 
+impl RowStream {
+    /// A stream of rows that runs no scanner of its own (merged or parallel scans).
+    pub(super) fn from_rows(inner: BoxStream<'static, Result<Row>>) -> Self {
+        RowStream {
+            inner,
+            scanner_id: Arc::new(AtomicI64::new(NO_SCANNER)),
+        }
+    }
+}
+
 impl Stream for RowStream {
     type Item = Result<Row>;
 
@@ -72,9 +82,12 @@ impl Scanner {
     }
 }
 
-/// Asks the gateway to drop scanner `id`.
+/// Asks the gateway to drop scanner `id`. It counts as closed whatever the answer: a failed
+/// close is logged, and the gateway expires the scanner after its lease either way.
 async fn close_scanner(client: &Client, id: i32) -> Result<()> {
-    client.backend().close_scanner(id).await
+    let closed = client.backend().close_scanner(id).await;
+    client.count_scanner(false);
+    closed
 }
 
 impl Drop for Scanner {
@@ -105,9 +118,15 @@ struct State {
     remaining: Option<usize>,
     exhausted: bool,
     finished: bool,
+    /// The next page, requested while the caller consumes the current one.
+    ahead: Option<Prefetch>,
     /// Shared with the [`RowStream`] so that it can report the scanner id.
     scanner_id: Arc<AtomicI64>,
 }
+
+/// A page being fetched in a task of its own. Dropping it leaves the task to finish on its
+/// own (its rows are dropped); the scanner is closed by [`Scanner`]'s drop either way.
+type Prefetch = tokio::task::JoinHandle<Result<Vec<Row>>>;
 
 impl State {
     fn new(client: Client, table: TableName, scan: Scan, scanner_id: Arc<AtomicI64>) -> Self {
@@ -122,6 +141,7 @@ impl State {
             remaining: scan.limit,
             exhausted: false,
             finished: false,
+            ahead: None,
             scan,
             scanner_id,
         }
@@ -202,6 +222,7 @@ impl State {
                 .open_scanner(&self.table, &server)
                 .await?;
             self.scanner_id.store(i64::from(id), Ordering::Relaxed);
+            self.client.count_scanner(true);
             self.scanner = Some(Scanner {
                 client: self.client.clone(),
                 id,
@@ -209,22 +230,52 @@ impl State {
             });
         }
         let id = self.scanner.as_ref().map(|s| s.id).unwrap_or_default();
-        let rows = self
-            .client
-            .backend()
-            .scanner_rows(&self.table, id, page_size)
-            .await?;
+        let rows = match self.ahead.take() {
+            Some(ahead) => ahead.await.map_err(|e| Error::Protocol {
+                method: "getScannerRows",
+                message: format!("the task fetching the next page failed: {e}"),
+            })??,
+            None => {
+                self.client
+                    .backend()
+                    .scanner_rows(&self.table, id, page_size)
+                    .await?
+            }
+        };
         if rows.is_empty() {
             self.exhausted = true;
         }
         self.page.extend(rows);
+        self.fetch_ahead(id, page_size);
         Ok(())
+    }
+
+    /// Requests the page after the buffered one in the background, so that the gateway works
+    /// while the caller consumes this one: at most one page ahead, and none when the buffered
+    /// rows already cover the limit or the scanner is exhausted.
+    fn fetch_ahead(&mut self, id: i32, page_size: i32) {
+        let covered = self.remaining.is_some_and(|n| n <= self.page.len());
+        if self.exhausted || covered || self.ahead.is_some() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (client, table) = (self.client.clone(), self.table.clone());
+        self.ahead = Some(
+            runtime
+                .spawn(async move { client.backend().scanner_rows(&table, id, page_size).await }),
+        );
     }
 
     /// Closes the scanner now (awaited, so tests and callers see it closed when the stream ends).
     async fn finish(&mut self) {
         self.finished = true;
         self.page.clear();
+        if let Some(ahead) = self.ahead.take() {
+            // The scanner is closed after the page in flight, never under it.
+            let _ = ahead.await;
+        }
         if let Some(scanner) = self.scanner.take() {
             let id = scanner.id;
             if let Err(e) = scanner.close().await {
@@ -366,9 +417,6 @@ impl RowStream {
             }
             Some((Ok(head.row), m))
         });
-        RowStream {
-            inner: inner.boxed(),
-            scanner_id: Arc::new(AtomicI64::new(NO_SCANNER)),
-        }
+        RowStream::from_rows(inner.boxed())
     }
 }

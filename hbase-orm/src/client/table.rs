@@ -229,7 +229,12 @@ impl Table {
     /// # Ok(()) }
     /// ```
     pub fn scan(&self, scan: Scan) -> RowStream {
-        RowStream::new(self.client.clone(), self.name.clone(), scan)
+        match scan.parallel {
+            Some(n) if n > 1 => {
+                RowStream::parallel(self.client.clone(), self.name.clone(), scan, n)
+            }
+            _ => RowStream::new(self.client.clone(), self.name.clone(), scan),
+        }
     }
 
     /// Scans a salted table whose keys are `[bucket byte][key]` with buckets `0..buckets`:

@@ -142,6 +142,14 @@ impl<T: HBaseEntity> EntityScan<T> {
         self
     }
 
+    /// Reads up to `regions` of the table's regions at once, one page ahead each, rows still
+    /// in key order: see [`Scan::parallel`]. A salted entity's scan already reads all its
+    /// buckets at once and ignores this.
+    pub fn parallel(mut self, regions: usize) -> Self {
+        self.scan.parallel = Some(regions);
+        self
+    }
+
     /// Rows fetched per round trip.
     pub fn page_size(mut self, rows: i32) -> Self {
         self.scan.caching = Some(rows);

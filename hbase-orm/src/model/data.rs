@@ -618,6 +618,10 @@ pub struct Scan {
     pub limit: Option<usize>,
     /// Newest (largest) key first.
     pub reversed: bool,
+    /// Read up to this many of the table's regions at once (see [`Scan::parallel`]).
+    pub parallel: Option<usize>,
+    /// With `parallel`: rows in the order they arrive instead of key order.
+    pub unordered: bool,
 }
 
 impl Scan {
@@ -667,6 +671,31 @@ impl Scan {
     /// Largest key first.
     pub fn reversed(mut self) -> Self {
         self.reversed = true;
+        self
+    }
+
+    /// Splits the scan at the table's region boundaries and reads up to `regions` of them at
+    /// once, each one page ahead of the caller; rows still come in key order (descending if
+    /// reversed), and the limit applies to the whole scan. For a table whose regions live on
+    /// several region servers this reads at the cluster's speed. A scan of a salted table
+    /// ([`crate::Table::scan_salted`]) already reads every bucket at once and ignores this.
+    ///
+    /// ```no_run
+    /// # async fn demo(events: hbase_orm::Table) -> hbase_orm::Result<()> {
+    /// use futures::TryStreamExt;
+    /// let all: Vec<_> = events.scan(hbase_orm::Scan::new().parallel(4)).try_collect().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn parallel(mut self, regions: usize) -> Self {
+        self.parallel = Some(regions);
+        self
+    }
+
+    /// [`Scan::parallel`], with rows in the order they arrive from the regions, for work
+    /// that does not need key order (counting, aggregating).
+    pub fn parallel_unordered(mut self, regions: usize) -> Self {
+        self.parallel = Some(regions);
+        self.unordered = true;
         self
     }
 

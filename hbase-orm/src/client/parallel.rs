@@ -1,0 +1,137 @@
+//! Scans split at the table's region boundaries, several regions read at once.
+//!
+//! Each region's part of the scan runs as its own [`RowStream`] in a task that feeds a small
+//! channel (one page of rows), at most `n` of them at a time. In key order the parts are read
+//! out one after the other, so a part further on waits, its page full, until the caller gets
+//! there; unordered, rows come from whichever part has them. Dropping the stream drops the
+//! channels: every task stops, and its scanner is closed as any dropped [`RowStream`]'s is.
+
+use std::collections::VecDeque;
+
+use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
+use tokio::sync::mpsc;
+
+use super::{Client, RowStream};
+use crate::model::{RegionLocation, Result, Row, Scan, TableName};
+
+/// Rows a region's part holds ready before its task waits for the caller.
+const DEFAULT_AHEAD: usize = 256;
+
+impl RowStream {
+    /// `scan` split at the table's region boundaries, up to `n` regions read at once (see
+    /// [`Scan::parallel`]).
+    pub(crate) fn parallel(client: Client, table: TableName, scan: Scan, n: usize) -> Self {
+        let rows = stream::once(async move {
+            scan.check()?;
+            let mut regions = client.backend().region_locations(&table).await?;
+            regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+            let parts = split(&scan, &regions);
+            Ok::<_, crate::model::Error>(run(client, table, parts, n, !scan.unordered, scan.limit))
+        })
+        .try_flatten();
+        RowStream::from_rows(rows.boxed())
+    }
+}
+
+/// The scan's parts, one per region its range touches, in key order (descending when
+/// reversed). Every part is `scan` with the intersection of its bounds and the region's.
+pub(crate) fn split(scan: &Scan, regions: &[RegionLocation]) -> Vec<Scan> {
+    let (lo, hi) = scan.bounds();
+    let mut parts: Vec<Scan> = regions
+        .iter()
+        .filter_map(|r| {
+            let start = lo.clone().max(r.start_key.clone());
+            let stop = match (&hi, r.end_key.is_empty()) {
+                (Some(h), false) => Some(h.clone().min(r.end_key.clone())),
+                (Some(h), true) => Some(h.clone()),
+                (None, false) => Some(r.end_key.clone()),
+                (None, true) => None,
+            };
+            if stop.as_ref().is_some_and(|s| *s <= start) {
+                return None;
+            }
+            Some(Scan {
+                start: Some(start),
+                stop,
+                prefix: None,
+                ..scan.clone()
+            })
+        })
+        .collect();
+    if scan.reversed {
+        parts.reverse();
+    }
+    parts
+}
+
+/// Streams `parts` with up to `n` running at once, in their order when `ordered`.
+pub(crate) fn run(
+    client: Client,
+    table: TableName,
+    parts: Vec<Scan>,
+    n: usize,
+    ordered: bool,
+    limit: Option<usize>,
+) -> BoxStream<'static, Result<Row>> {
+    let ahead = parts
+        .first()
+        .and_then(|p| p.caching)
+        .and_then(|c| usize::try_from(c).ok())
+        .unwrap_or(DEFAULT_AHEAD)
+        .max(1);
+    let start = move |part: Scan| {
+        let (tx, rx) = mpsc::channel(ahead);
+        let rows = RowStream::new(client.clone(), table.clone(), part);
+        tokio::spawn(feed(rows, tx));
+        rx
+    };
+    let n = n.max(1);
+    let rows: BoxStream<'static, Result<Row>> = if ordered {
+        let mut waiting: VecDeque<Scan> = parts.into();
+        let mut running: VecDeque<mpsc::Receiver<Result<Row>>> = VecDeque::new();
+        stream::poll_fn(move |cx| loop {
+            while running.len() < n {
+                match waiting.pop_front() {
+                    Some(part) => running.push_back(start(part)),
+                    None => break,
+                }
+            }
+            let Some(head) = running.front_mut() else {
+                return std::task::Poll::Ready(None);
+            };
+            match head.poll_recv(cx) {
+                std::task::Poll::Ready(Some(row)) => return std::task::Poll::Ready(Some(row)),
+                // This part is done: the next one in key order becomes the head.
+                std::task::Poll::Ready(None) => {
+                    running.pop_front();
+                }
+                std::task::Poll::Pending => return std::task::Poll::Pending,
+            }
+        })
+        .boxed()
+    } else {
+        stream::iter(parts)
+            .map(move |part| tokio_stream_of(start(part)))
+            .flatten_unordered(n)
+            .boxed()
+    };
+    match limit {
+        Some(l) => rows.take(l).boxed(),
+        None => rows,
+    }
+}
+
+/// A receiver as a stream.
+fn tokio_stream_of(mut rx: mpsc::Receiver<Result<Row>>) -> BoxStream<'static, Result<Row>> {
+    stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
+}
+
+/// Drives one part into its channel until it ends, fails, or the caller goes away.
+async fn feed(mut rows: RowStream, tx: mpsc::Sender<Result<Row>>) {
+    while let Some(row) = rows.next().await {
+        let failed = row.is_err();
+        if tx.send(row).await.is_err() || failed {
+            return;
+        }
+    }
+}
