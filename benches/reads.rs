@@ -9,7 +9,9 @@
 //! a timestamp, an `f64`, four short strings). Environment: `HBASE_ORM_BENCH_ROWS` (rows
 //! written and scanned, default 50,000), `HBASE_ORM_BENCH_GETS` (sequential gets per gateway,
 //! default 2,000). "client CPU" is this process's user + system time (from `/proc/self/stat`)
-//! divided by the rows or calls: the gateway and HBase run in other processes.
+//! divided by the rows or calls: the gateway and HBase run in other processes. Everything runs
+//! on tokio's multi-thread runtime except the last row, which repeats the buffered gets on a
+//! current-thread runtime.
 
 use std::time::{Duration, Instant};
 
@@ -293,6 +295,25 @@ fn main() {
             })
             .await,
         );
+        // The same gets from a current-thread runtime: no wake-up crosses threads.
+        let table = plain.name.clone();
+        let single = tokio::task::spawn_blocking(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let client = hbase_orm_suite::client().await;
+                let repo = client.repository::<Order>().on_table(table);
+                measure("repository.get, 9090, current-thread runtime", || {
+                    gets(&repo, rows, n_gets)
+                })
+                .await
+            })
+        })
+        .await
+        .unwrap();
+        lines.push(single);
         lines
     });
     println!();

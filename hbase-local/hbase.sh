@@ -4,6 +4,8 @@
 #   hbase-local/hbase.sh up            start (idempotent) and wait until ready
 #   hbase-local/hbase.sh down [--purge] stop (and with --purge delete the data dir)
 #   hbase-local/hbase.sh status        what runs, whether the gateways answer; exit 0 iff all up
+#   hbase-local/hbase.sh restart NAME  stop one gateway (thrift, thrift-framed, thrift1) and start
+#                                      it again; returns once it answers (for fault tests)
 #   hbase-local/hbase.sh logs [-f]     tail of the master and gateway logs (-f follows)
 #
 # Processes (background JVMs, pid files in $DATA/run):
@@ -665,6 +667,27 @@ cmd_logs() {
   tail -n "$lines" "${files[@]}"
 }
 
+cmd_restart() {
+  local name=${1:-}
+  case "$name" in
+    thrift | thrift-framed | thrift1) ;;
+    *) die "usage: hbase.sh restart thrift|thrift-framed|thrift1" ;;
+  esac
+  lock_run_dir
+  [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
+  find_java >/dev/null
+  stop_components "$name"
+  local t0=$SECONDS
+  say "starting gateway $(describe "$name")"
+  start_component "$name"
+  while ! ping_component "$name" 5; do
+    [[ -n "$(component_pid "$name")" ]] || { tail_logs 40 "$name" >&2; die "$name died while starting"; }
+    ((SECONDS - t0 < UP_TIMEOUT)) || die "$name did not answer within ${UP_TIMEOUT}s"
+    sleep 0.2
+  done
+  say "$name is back after $((SECONDS - t0)) s"
+}
+
 usage() {
   # the comment block at the top of this file
   awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}"
@@ -678,6 +701,7 @@ main() {
     down | stop) cmd_down "$@" ;;
     status) cmd_status "$@" ;;
     logs) cmd_logs "$@" ;;
+    restart) cmd_restart "$@" ;;
     -h | --help | help) usage ;;
     "") usage >&2; exit 2 ;;
     *) warn "unknown command: $cmd"; usage >&2; exit 2 ;;

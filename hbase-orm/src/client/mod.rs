@@ -2,6 +2,7 @@
 
 mod admin;
 mod parallel;
+mod retry;
 mod scan;
 mod table;
 
@@ -58,6 +59,13 @@ impl ClientBuilder {
     /// Limit for opening a connection (default 5 s).
     pub fn connect_timeout(mut self, d: Duration) -> Self {
         self.config.connect_timeout = d;
+        self
+    }
+
+    /// How long calls keep being sent again while the gateway is unreachable (default 30 s,
+    /// enough to hide a gateway restart; zero disables retries). See [`Config::retry_deadline`].
+    pub fn retry_deadline(mut self, d: Duration) -> Self {
+        self.config.retry_deadline = d;
         self
     }
 
@@ -142,6 +150,8 @@ struct Inner {
     config: Config,
     /// Scanners opened and not closed yet (see [`ClientStats::scanners_open`]).
     scanners_open: std::sync::atomic::AtomicUsize,
+    /// Calls sent again (see [`ClientStats::retries`]).
+    retries: std::sync::atomic::AtomicU64,
     /// State the layers above keep per client (the dictionaries' caches, say), by type and key.
     shared: std::sync::Mutex<SharedState>,
 }
@@ -162,6 +172,7 @@ impl Client {
                 backend,
                 config,
                 scanners_open: Default::default(),
+                retries: Default::default(),
                 shared: Default::default(),
             }),
         }
@@ -175,6 +186,13 @@ impl Client {
         } else {
             self.inner.scanners_open.fetch_sub(1, Relaxed);
         }
+    }
+
+    /// Counts a call sent again for [`ClientStats::retries`].
+    pub(crate) fn count_retry(&self) {
+        self.inner
+            .retries
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The backend every call goes through.
@@ -279,6 +297,10 @@ impl Client {
             connections_opened: c.opened,
             connections_open: c.open,
             connections_idle: c.idle,
+            retries: self
+                .inner
+                .retries
+                .load(std::sync::atomic::Ordering::Relaxed),
             scanners_open: self
                 .inner
                 .scanners_open
@@ -296,6 +318,8 @@ pub struct ClientStats {
     pub connections_open: usize,
     /// Of those, how many are idle.
     pub connections_idle: usize,
+    /// Calls sent again after a failure that could pass (see [`Config::retry_deadline`]).
+    pub retries: u64,
     /// Server-side scanners this client opened and has not closed yet (a scan stream closes
     /// its scanner when it ends, fails or is dropped; a dropped one closes it in the
     /// background, so this reaches zero shortly after).

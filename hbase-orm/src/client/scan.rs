@@ -8,6 +8,7 @@ use std::task::{Context, Poll};
 
 use futures::stream::{BoxStream, Stream, StreamExt};
 
+use super::retry::Safety;
 use super::Client;
 use crate::model::{prefix_end, Error, Result, Row, Scan, TableName};
 
@@ -68,11 +69,27 @@ impl std::fmt::Debug for RowStream {
     }
 }
 
-/// An open scanner on the gateway; closed in the background if dropped while open.
+/// Whether `e` means the scanner (or the way to it) is gone while the scan could go on: the
+/// gateway no longer knows the id (restarted, or the lease expired), the connection broke, or
+/// retries ran out while the gateway was away.
+fn scanner_lost(e: &Error) -> bool {
+    match e {
+        Error::IllegalArgument { message } => message.to_ascii_lowercase().contains("scanner"),
+        Error::Transport { .. } | Error::Timeout { .. } | Error::Connect { .. } => true,
+        Error::Server { can_retry, .. } => *can_retry,
+        Error::Retried { source, .. } => scanner_lost(source),
+        _ => false,
+    }
+}
+
+/// An open scanner on the gateway; closed in the background if dropped while open, after the
+/// page it may have in flight (a gateway may fail to close a scanner a call is reading from).
 struct Scanner {
     client: Client,
     id: i32,
     open: bool,
+    /// The next page, requested while the caller consumes the current one.
+    ahead: Option<Prefetch>,
 }
 
 impl Scanner {
@@ -85,7 +102,11 @@ impl Scanner {
 /// Asks the gateway to drop scanner `id`. It counts as closed whatever the answer: a failed
 /// close is logged, and the gateway expires the scanner after its lease either way.
 async fn close_scanner(client: &Client, id: i32) -> Result<()> {
-    let closed = client.backend().close_scanner(id).await;
+    let closed = client
+        .retrying("closeScanner", Safety::Idempotent, || {
+            client.backend().close_scanner(id)
+        })
+        .await;
     client.count_scanner(false);
     closed
 }
@@ -95,9 +116,12 @@ impl Drop for Scanner {
         if !self.open {
             return;
         }
-        let (client, id) = (self.client.clone(), self.id);
+        let (client, id, ahead) = (self.client.clone(), self.id, self.ahead.take());
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
+                if let Some(ahead) = ahead {
+                    let _ = ahead.await;
+                }
                 if let Err(e) = close_scanner(&client, id).await {
                     tracing::debug!(scanner = id, error = %e, "closing an abandoned scanner failed");
                 }
@@ -118,14 +142,15 @@ struct State {
     remaining: Option<usize>,
     exhausted: bool,
     finished: bool,
-    /// The next page, requested while the caller consumes the current one.
-    ahead: Option<Prefetch>,
+    /// The key of the last row returned, where a resumed scan starts again.
+    last_key: Option<Vec<u8>>,
+    /// Scanners lost since the last row returned.
+    resumes: u32,
     /// Shared with the [`RowStream`] so that it can report the scanner id.
     scanner_id: Arc<AtomicI64>,
 }
 
-/// A page being fetched in a task of its own. Dropping it leaves the task to finish on its
-/// own (its rows are dropped); the scanner is closed by [`Scanner`]'s drop either way.
+/// A page being fetched in a task of its own, held by its [`Scanner`].
 type Prefetch = tokio::task::JoinHandle<Result<Vec<Row>>>;
 
 impl State {
@@ -141,7 +166,8 @@ impl State {
             remaining: scan.limit,
             exhausted: false,
             finished: false,
-            ahead: None,
+            last_key: None,
+            resumes: 0,
             scan,
             scanner_id,
         }
@@ -184,6 +210,8 @@ impl State {
                 if let Some(n) = &mut self.remaining {
                     *n -= 1;
                 }
+                self.resumes = 0;
+                self.last_key = Some(row.key.clone());
                 return Some((Ok(row), self));
             }
             if self.exhausted {
@@ -191,10 +219,47 @@ impl State {
                 return None;
             }
             if let Err(e) = self.fetch().await {
+                if self.resume_after_loss(&e) {
+                    continue;
+                }
                 self.finish().await;
                 return Some((Err(e), self));
             }
         }
+    }
+
+    /// After the scanner was lost (the gateway restarted, the connection broke, the scanner's
+    /// lease expired while the caller paused), narrows the bounds to what comes after the last
+    /// row returned and lets the next fetch open a new scanner: no row twice, none missing.
+    /// Gives up after a few losses in a row without a row in between.
+    fn resume_after_loss(&mut self, e: &Error) -> bool {
+        const MAX_RESUMES: u32 = 5;
+        if self.scanner.is_none() || self.resumes >= MAX_RESUMES || !scanner_lost(e) {
+            return false;
+        }
+        self.resumes += 1;
+        tracing::debug!(error = %e, resumes = self.resumes, "scanner lost; reopening after the last row");
+        // The old scanner is forgotten, not closed: after a gateway restart its id may already
+        // name another scanner of the new gateway process (this stream's next one, even).
+        if let Some(mut lost) = self.scanner.take() {
+            lost.open = false;
+            self.client.count_scanner(false);
+            if let Some(ahead) = lost.ahead.take() {
+                ahead.abort();
+            }
+        }
+        self.page.clear();
+        self.exhausted = false;
+        if let Some(last) = &self.last_key {
+            if self.scan.reversed {
+                self.hi = Some(last.clone());
+            } else {
+                let mut next = last.clone();
+                next.push(0); // the smallest key after the last one returned
+                self.lo = next;
+            }
+        }
+        true
     }
 
     /// Opens the scanner if needed and buffers the next page of rows.
@@ -216,10 +281,11 @@ impl State {
                 caching: Some(page_size),
                 ..self.scan.clone()
             };
-            let id = self
-                .client
-                .backend()
-                .open_scanner(&self.table, &server)
+            let (client, table) = (&self.client, &self.table);
+            let id = client
+                .retrying("openScanner", Safety::UnsentOnly, || {
+                    client.backend().open_scanner(table, &server)
+                })
                 .await?;
             self.scanner_id.store(i64::from(id), Ordering::Relaxed);
             self.client.count_scanner(true);
@@ -227,18 +293,21 @@ impl State {
                 client: self.client.clone(),
                 id,
                 open: true,
+                ahead: None,
             });
         }
         let id = self.scanner.as_ref().map(|s| s.id).unwrap_or_default();
-        let rows = match self.ahead.take() {
+        let rows = match self.scanner.as_mut().and_then(|s| s.ahead.take()) {
             Some(ahead) => ahead.await.map_err(|e| Error::Protocol {
                 method: "getScannerRows",
                 message: format!("the task fetching the next page failed: {e}"),
             })??,
             None => {
-                self.client
-                    .backend()
-                    .scanner_rows(&self.table, id, page_size)
+                let (client, table) = (&self.client, &self.table);
+                client
+                    .retrying("getScannerRows", Safety::UnsentOnly, || {
+                        client.backend().scanner_rows(table, id, page_size)
+                    })
                     .await?
             }
         };
@@ -255,28 +324,34 @@ impl State {
     /// rows already cover the limit or the scanner is exhausted.
     fn fetch_ahead(&mut self, id: i32, page_size: i32) {
         let covered = self.remaining.is_some_and(|n| n <= self.page.len());
-        if self.exhausted || covered || self.ahead.is_some() {
+        let Some(scanner) = self.scanner.as_mut() else {
+            return;
+        };
+        if self.exhausted || covered || scanner.ahead.is_some() {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         let (client, table) = (self.client.clone(), self.table.clone());
-        self.ahead = Some(
-            runtime
-                .spawn(async move { client.backend().scanner_rows(&table, id, page_size).await }),
-        );
+        scanner.ahead = Some(runtime.spawn(async move {
+            client
+                .retrying("getScannerRows", Safety::UnsentOnly, || {
+                    client.backend().scanner_rows(&table, id, page_size)
+                })
+                .await
+        }));
     }
 
     /// Closes the scanner now (awaited, so tests and callers see it closed when the stream ends).
     async fn finish(&mut self) {
         self.finished = true;
         self.page.clear();
-        if let Some(ahead) = self.ahead.take() {
-            // The scanner is closed after the page in flight, never under it.
-            let _ = ahead.await;
-        }
-        if let Some(scanner) = self.scanner.take() {
+        if let Some(mut scanner) = self.scanner.take() {
+            if let Some(ahead) = scanner.ahead.take() {
+                // The scanner is closed after the page in flight, never under it.
+                let _ = ahead.await;
+            }
             let id = scanner.id;
             if let Err(e) = scanner.close().await {
                 tracing::debug!(scanner = id, error = %e, "closing a finished scanner failed");

@@ -1,7 +1,22 @@
 //! Data calls on one table.
 
+use super::retry::Safety;
 use super::{Client, RowStream};
 use crate::model::*;
+
+/// Deletes of whole rows, families and columns end the same when repeated; a delete of the
+/// latest version would remove one more version each time.
+fn delete_safety(delete: &Delete) -> Safety {
+    let latest = delete
+        .targets
+        .iter()
+        .any(|t| matches!(t, DeleteTarget::LatestVersion(..)));
+    if latest {
+        Safety::UnsentOnly
+    } else {
+        Safety::Idempotent
+    }
+}
 
 /// A handle for reading and writing one table. Cheap to clone.
 ///
@@ -37,31 +52,51 @@ impl Table {
     /// Reads one row; `None` if it does not exist (or has none of the requested columns).
     pub async fn get(&self, get: Get) -> Result<Option<Row>> {
         get.check()?;
-        self.backend().get(&self.name, &get).await
+        self.client
+            .retrying("get", Safety::Idempotent, || {
+                self.backend().get(&self.name, &get)
+            })
+            .await
     }
 
     /// Reads several rows in one call; the answer has one entry per get, in the same order.
     pub async fn get_many(&self, gets: Vec<Get>) -> Result<Vec<Option<Row>>> {
         gets.iter().try_for_each(Get::check)?;
-        self.backend().get_many(&self.name, &gets).await
+        self.client
+            .retrying("get_many", Safety::Idempotent, || {
+                self.backend().get_many(&self.name, &gets)
+            })
+            .await
     }
 
     /// Whether the row (or the columns the get names) exists, without transferring values.
     pub async fn exists(&self, get: Get) -> Result<bool> {
         get.check()?;
-        self.backend().exists(&self.name, &get).await
+        self.client
+            .retrying("exists", Safety::Idempotent, || {
+                self.backend().exists(&self.name, &get)
+            })
+            .await
     }
 
     /// [`Table::exists`] for several gets in one call, in the same order.
     pub async fn exists_many(&self, gets: Vec<Get>) -> Result<Vec<bool>> {
         gets.iter().try_for_each(Get::check)?;
-        self.backend().exists_many(&self.name, &gets).await
+        self.client
+            .retrying("exists_many", Safety::Idempotent, || {
+                self.backend().exists_many(&self.name, &gets)
+            })
+            .await
     }
 
     /// Writes cells into one row.
     pub async fn put(&self, put: Put) -> Result<()> {
         put.check()?;
-        self.backend().put(&self.name, &put).await
+        self.client
+            .retrying("put", Safety::Idempotent, || {
+                self.backend().put(&self.name, &put)
+            })
+            .await
     }
 
     /// Writes many rows in one call (not atomic across rows).
@@ -74,11 +109,19 @@ impl Table {
             return Ok(());
         }
         puts.iter().try_for_each(Put::check)?;
-        match self.backend().put_many(&self.name, &puts).await {
+        match self
+            .client
+            .retrying("put_many", Safety::Idempotent, || {
+                self.backend().put_many(&self.name, &puts)
+            })
+            .await
+        {
             Ok(()) => Ok(()),
             Err(error) => {
                 self.one_by_one("put_many", error, &puts, |p| {
-                    self.backend().put(&self.name, p)
+                    self.client.retrying("put", Safety::Idempotent, move || {
+                        self.backend().put(&self.name, p)
+                    })
                 })
                 .await
             }
@@ -89,7 +132,12 @@ impl Table {
     /// applied atomically.
     pub async fn delete(&self, delete: Delete) -> Result<()> {
         delete.check()?;
-        self.backend().delete(&self.name, &delete).await
+        let safety = delete_safety(&delete);
+        self.client
+            .retrying("delete", safety, || {
+                self.backend().delete(&self.name, &delete)
+            })
+            .await
     }
 
     /// Deletes many rows in one call (not atomic across rows). A delete that mixes
@@ -102,7 +150,18 @@ impl Table {
             deletes.into_iter().partition(Delete::is_one_kind);
         let mut failures = BatchFailures::new("delete_many", total);
         if !simple.is_empty() {
-            match self.backend().delete_many(&self.name, &simple).await {
+            let safety = if simple
+                .iter()
+                .all(|d| delete_safety(d) == Safety::Idempotent)
+            {
+                Safety::Idempotent
+            } else {
+                Safety::UnsentOnly
+            };
+            let batch = self.client.retrying("delete_many", safety, || {
+                self.backend().delete_many(&self.name, &simple)
+            });
+            match batch.await {
                 Ok(rejected) => {
                     for i in rejected {
                         failures.record(
@@ -118,7 +177,9 @@ impl Table {
                 Err(error) => {
                     if let Err(e) = self
                         .one_by_one("delete_many", error, &simple, |d| {
-                            self.backend().delete(&self.name, d)
+                            self.client.retrying("delete", delete_safety(d), move || {
+                                self.backend().delete(&self.name, d)
+                            })
                         })
                         .await
                     {
@@ -128,7 +189,10 @@ impl Table {
             }
         }
         for d in mixed {
-            if let Err(e) = self.backend().delete(&self.name, &d).await {
+            let one = self.client.retrying("delete", delete_safety(&d), || {
+                self.backend().delete(&self.name, &d)
+            });
+            if let Err(e) = one.await {
                 failures.record(vec![d.row], e);
             }
         }
@@ -170,19 +234,32 @@ impl Table {
     /// Applies puts and deletes to one row atomically.
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         mutations.check()?;
-        self.backend().mutate_row(&self.name, &mutations).await
+        self.client
+            .retrying("mutate_row", Safety::UnsentOnly, || {
+                self.backend().mutate_row(&self.name, &mutations)
+            })
+            .await
     }
 
     /// Applies the mutations if the check passes, atomically; returns whether it passed.
     pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
         cam.check()?;
-        self.backend().check_and_mutate(&self.name, &cam).await
+        self.client
+            .retrying("check_and_mutate", Safety::UnsentOnly, || {
+                self.backend().check_and_mutate(&self.name, &cam)
+            })
+            .await
     }
 
     /// Adds to counters atomically; returns the row with the new counter values.
     pub async fn increment(&self, increment: Increment) -> Result<Row> {
         increment.check()?;
-        let row = self.backend().increment(&self.name, &increment).await?;
+        let row = self
+            .client
+            .retrying("increment", Safety::UnsentOnly, || {
+                self.backend().increment(&self.name, &increment)
+            })
+            .await?;
         Ok(row.unwrap_or_else(|| Row::empty(increment.row)))
     }
 
@@ -211,7 +288,12 @@ impl Table {
     /// Appends bytes to cells atomically; returns the row with the new values.
     pub async fn append(&self, append: Append) -> Result<Row> {
         append.check()?;
-        let row = self.backend().append(&self.name, &append).await?;
+        let row = self
+            .client
+            .retrying("append", Safety::UnsentOnly, || {
+                self.backend().append(&self.name, &append)
+            })
+            .await?;
         Ok(row.unwrap_or_else(|| Row::empty(append.row)))
     }
 

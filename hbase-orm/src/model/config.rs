@@ -64,6 +64,11 @@ pub struct Config {
     pub protocol: Protocol,
     /// Largest reply accepted, in bytes.
     pub max_reply_bytes: usize,
+    /// How long a call may keep being sent again while the gateway is unreachable or the
+    /// connection breaks (see the client's retry rules); zero sends every call once.
+    pub retry_deadline: Duration,
+    /// The first wait between two attempts; later waits double, up to 2 s.
+    pub retry_backoff: Duration,
 }
 
 impl Default for Config {
@@ -79,6 +84,8 @@ impl Default for Config {
             transport: Transport::Buffered,
             protocol: Protocol::Binary,
             max_reply_bytes: 256 * 1024 * 1024,
+            retry_deadline: Duration::from_secs(30),
+            retry_backoff: Duration::from_millis(50),
         }
     }
 }
@@ -89,7 +96,8 @@ impl Config {
     ///
     /// Query keys (all optional): `transport` (`buffered`|`framed`), `protocol`
     /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
-    /// `pool_timeout_ms`, `max_idle_ms`, `max_reply_bytes`.
+    /// `pool_timeout_ms`, `max_idle_ms`, `max_reply_bytes`, `retry_deadline_ms`,
+    /// `retry_backoff_ms`.
     ///
     /// ```
     /// use hbase_orm::{Config, Transport, Protocol};
@@ -159,6 +167,8 @@ impl Config {
                 "pool_timeout_ms" => config.pool_timeout = ms(number()?),
                 "max_idle_ms" => config.max_idle = ms(number()?),
                 "max_reply_bytes" => config.max_reply_bytes = number()? as usize,
+                "retry_deadline_ms" => config.retry_deadline = ms(number()?),
+                "retry_backoff_ms" => config.retry_backoff = ms(number()?),
                 _ => return Err(Error::Config(format!("{url:?}: unknown option {key:?}"))),
             }
         }

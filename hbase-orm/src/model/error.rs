@@ -85,6 +85,20 @@ pub enum Error {
         expected: i32,
     },
 
+    /// A call kept failing for reasons that may pass (the gateway unreachable, a broken
+    /// connection) until the retry deadline ([`crate::Config::retry_deadline`]).
+    #[error("{operation} failed {attempts} times in {elapsed:?}; the last time: {source}")]
+    Retried {
+        /// The call.
+        operation: &'static str,
+        /// How many times it was sent (or tried to be).
+        attempts: u32,
+        /// From the first attempt to giving up.
+        elapsed: Duration,
+        /// The last attempt's error.
+        source: Box<Error>,
+    },
+
     /// The backend cannot do this operation (the Thrift1 gateway has no namespaces, say):
     /// nothing was sent or changed.
     #[error("{operation} is not supported by the {backend} backend: {why}")]

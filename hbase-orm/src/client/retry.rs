@@ -1,0 +1,172 @@
+//! Calls sent again when the gateway is briefly unreachable, under a deadline.
+//!
+//! Every call of [`super::Table`], [`super::Admin`] and the scan streams goes through
+//! [`Client::retrying`]. What is sent again depends on what a repeat could do:
+//!
+//! - [`Safety::Idempotent`] calls (reads, puts, whole-row and column deletes, admin reads and
+//!   changes that fail cleanly when repeated) are sent again after any failure that may be
+//!   passing: the gateway could not be reached, the connection broke, the call timed out, or
+//!   HBase named a passing condition (a region moving or opening, a server too busy).
+//! - [`Safety::UnsentOnly`] calls (increments, appends, check-and-mutate, row mutations,
+//!   latest-version deletes, scanner calls) are sent again only when the request cannot have
+//!   reached the server: no connection could be opened. An increment whose connection broke
+//!   after it was sent may or may not have been applied: that error is returned as it is, so
+//!   the caller decides.
+//!
+//! Waits between attempts grow exponentially from [`Config::retry_backoff`] up to 2 s, each a
+//! random fraction of the step ("full jitter"), until [`Config::retry_deadline`] from the first
+//! attempt; then [`Error::Retried`] says how many attempts were made and the last cause.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use super::Client;
+use crate::model::{Error, Result};
+
+/// What sending a call again could do (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Safety {
+    /// Repeating it ends in the same state.
+    Idempotent,
+    /// Repeating it after it reached the server could apply it twice.
+    UnsentOnly,
+}
+
+/// The longest wait between two attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+
+/// Whether `e` may pass if the call is sent again, for a call of `safety`.
+fn worth_retrying(e: &Error, safety: Safety) -> bool {
+    let unsent = matches!(
+        e,
+        Error::Connect { .. }
+            | Error::Timeout {
+                operation: "connect",
+                ..
+            }
+    );
+    let passing = match e {
+        Error::Transport { .. } | Error::Timeout { .. } => true,
+        Error::Server { message, .. } => TRANSIENT.iter().any(|t| message.contains(t)),
+        _ => false,
+    };
+    unsent || (safety == Safety::Idempotent && passing)
+}
+
+/// HBase exceptions that say "not now" rather than "no": a region moving or opening, a
+/// server too busy. (`TIOError.canRetry` is no guide: the gateway sets it on permanent
+/// failures too, a put into a missing family for one, after its own HBase client has already
+/// retried.)
+const TRANSIENT: &[&str] = &[
+    "NotServingRegionException",
+    "RegionMovedException",
+    "RegionOpeningException",
+    "RegionTooBusyException",
+    "ServerTooBusyException",
+    "CallQueueTooBigException",
+    "PleaseHoldException",
+];
+
+/// A pseudo-random fraction in `[0, 1)` for the jitter: every `RandomState` is seeded
+/// afresh, which is random enough to spread clients apart.
+fn jitter() -> f64 {
+    use std::hash::BuildHasher;
+    let bits = std::collections::hash_map::RandomState::new().hash_one(0u8);
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
+
+impl Client {
+    /// Runs `call` (one attempt each time it is called) until it succeeds, fails for good, or
+    /// the retry deadline passes.
+    pub(crate) async fn retrying<T, F, Fut>(
+        &self,
+        operation: &'static str,
+        safety: Safety,
+        mut call: F,
+    ) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let config = self.config();
+        let (deadline, mut step) = (config.retry_deadline, config.retry_backoff);
+        let started = Instant::now();
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let error = match call().await {
+                Ok(v) => return Ok(v),
+                Err(e) => e,
+            };
+            let wait = step.mul_f64(jitter());
+            let out_of_time = started.elapsed() + wait >= deadline;
+            if !worth_retrying(&error, safety) || out_of_time {
+                if attempts == 1 {
+                    return Err(error);
+                }
+                return Err(Error::Retried {
+                    operation,
+                    attempts,
+                    elapsed: started.elapsed(),
+                    source: Box::new(error),
+                });
+            }
+            self.count_retry();
+            tracing::debug!(operation, attempts, error = %error, ?wait, "retrying");
+            tokio::time::sleep(wait).await;
+            step = (step * 2).min(MAX_BACKOFF);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(message: &str) -> Error {
+        Error::Server {
+            method: "put",
+            message: message.into(),
+            can_retry: true,
+        }
+    }
+
+    #[test]
+    fn only_passing_failures_are_sent_again_and_unsent_ones_always() {
+        let refused = Error::Connect {
+            address: "127.0.0.1:1".into(),
+            source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+        };
+        let broken = Error::Transport {
+            method: "increment",
+            source: std::io::Error::from(std::io::ErrorKind::ConnectionReset),
+        };
+        assert!(worth_retrying(&refused, Safety::UnsentOnly));
+        assert!(worth_retrying(&refused, Safety::Idempotent));
+        assert!(
+            !worth_retrying(&broken, Safety::UnsentOnly),
+            "may have been applied"
+        );
+        assert!(worth_retrying(&broken, Safety::Idempotent));
+        let moving = server("org.apache.hadoop.hbase.NotServingRegionException: r1 is closing");
+        assert!(worth_retrying(&moving, Safety::Idempotent));
+        assert!(!worth_retrying(&moving, Safety::UnsentOnly));
+        let missing = server("NoSuchColumnFamilyException: nofamily");
+        assert!(
+            !worth_retrying(&missing, Safety::Idempotent),
+            "canRetry is no guide"
+        );
+        let illegal = Error::IllegalArgument {
+            message: "bad".into(),
+        };
+        assert!(!worth_retrying(&illegal, Safety::Idempotent));
+    }
+
+    #[test]
+    fn jitter_stays_within_the_step() {
+        for _ in 0..1000 {
+            let j = jitter();
+            assert!((0.0..1.0).contains(&j), "{j}");
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The client under gateway faults: the buffered Thrift2 gateway is restarted twice
+//! (`hbase-local/hbase.sh restart thrift`) while several tasks save, read, count and scan.
+//!
+//! What must hold: every acknowledged write reads back; no idempotent call fails (they are
+//! retried until the gateway is back); the scan returns every row once, in order (it reopens
+//! after the last row it returned); each counter ends at the acknowledged increments plus at
+//! most one per increment that failed (an increment whose connection broke after it was sent
+//! may or may not have been applied, so it is reported, never re-sent).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use hbase_orm::{ColumnFamily, Get, Put, Scan, Table};
+use hbase_orm_suite::{client, with_table};
+
+/// Rows the long scan reads, a few at a time.
+const SCAN_ROWS: usize = 600;
+
+fn restart_gateway() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/hbase-local/hbase.sh");
+    let out = std::process::Command::new("bash")
+        .args([script, "restart", "thrift"])
+        .output()
+        .expect("runs hbase-local/hbase.sh");
+    assert!(
+        out.status.success(),
+        "restarting the gateway failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// What the load saw.
+#[derive(Default)]
+struct Seen {
+    acknowledged: Vec<String>,
+    failed_idempotent: Vec<String>,
+    increments_acked: i64,
+    increments_unknown: i64,
+    longest_stall: Duration,
+}
+
+async fn writer(t: Table, id: usize, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
+    let mut n = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let key = format!("w{id}-{n:05}");
+        let started = Instant::now();
+        let put = t
+            .put(Put::new(key.clone()).column("d", "v", key.clone()))
+            .await;
+        let read = match &put {
+            Ok(()) => t.get(Get::new(key.clone())).await.map(|_| ()),
+            Err(_) => Ok(()),
+        };
+        {
+            let mut s = seen.lock().unwrap();
+            s.longest_stall = s.longest_stall.max(started.elapsed());
+            match (put, read) {
+                (Ok(()), Ok(())) => s.acknowledged.push(key),
+                (Err(e), _) | (_, Err(e)) => s.failed_idempotent.push(format!("{key}: {e}")),
+            }
+        }
+        n += 1;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn counter(t: Table, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
+    while !stop.load(Ordering::Relaxed) {
+        let done = t.increment_column("counter", "d", "n", 1).await;
+        {
+            let mut s = seen.lock().unwrap();
+            match done {
+                Ok(_) => s.increments_acked += 1,
+                Err(_) => s.increments_unknown += 1,
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gateway_restarts_lose_no_acknowledged_write_and_no_scanned_row() {
+    let c = client().await;
+    with_table(
+        &c,
+        "faults",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            let rows: Vec<Put> = (0..SCAN_ROWS)
+                .map(|i| Put::new(format!("s{i:05}")).column("d", "v", "x"))
+                .collect();
+            t.put_many(rows).await.unwrap();
+
+            let stop = Arc::new(AtomicBool::new(false));
+            let seen = Arc::new(Mutex::new(Seen::default()));
+            let mut load = Vec::new();
+            for id in 0..3 {
+                load.push(tokio::spawn(writer(
+                    t.clone(),
+                    id,
+                    stop.clone(),
+                    seen.clone(),
+                )));
+            }
+            load.push(tokio::spawn(counter(t.clone(), stop.clone(), seen.clone())));
+            // A scan that reads 20 rows a page, slowly enough to span both restarts.
+            let scan_table = t.clone();
+            let scan = tokio::spawn(async move {
+                let mut keys = Vec::new();
+                let mut rows = scan_table.scan(Scan::new().prefix("s").caching(20));
+                while let Some(row) = rows.next().await {
+                    keys.push(row.expect("the scan goes on across restarts").key);
+                    if keys.len() % 20 == 0 {
+                        tokio::time::sleep(Duration::from_millis(40)).await;
+                    }
+                }
+                keys
+            });
+
+            for _ in 0..2 {
+                tokio::time::sleep(Duration::from_millis(700)).await;
+                tokio::task::spawn_blocking(restart_gateway).await.unwrap();
+            }
+            tokio::time::sleep(Duration::from_millis(700)).await;
+            stop.store(true, Ordering::Relaxed);
+            for task in load {
+                task.await.unwrap();
+            }
+            let keys = scan.await.unwrap();
+
+            let seen = std::mem::take(&mut *seen.lock().unwrap());
+            let stats = t.client().stats();
+            println!(
+            "load: {} acknowledged saves (each read back at once), {} increments acknowledged, \
+             {} of unknown fate, {} retries, {} connections opened, longest stall {:?}",
+            seen.acknowledged.len(),
+            seen.increments_acked,
+            seen.increments_unknown,
+            stats.retries,
+            stats.connections_opened,
+            seen.longest_stall
+        );
+            assert!(
+                seen.failed_idempotent.is_empty(),
+                "idempotent calls failed: {:?}",
+                seen.failed_idempotent
+            );
+            assert!(stats.retries > 0, "the restarts were hidden by retries");
+            let want: Vec<Vec<u8>> = (0..SCAN_ROWS)
+                .map(|i| format!("s{i:05}").into_bytes())
+                .collect();
+            assert_eq!(keys, want, "every row once, in order");
+
+            // Every acknowledged write is there, read through a fresh client.
+            let fresh = client().await;
+            let check = fresh.table_named(t.name().clone());
+            let gets: Vec<Get> = seen
+                .acknowledged
+                .iter()
+                .map(|k| Get::new(k.clone()))
+                .collect();
+            for chunk in gets.chunks(500) {
+                let found = check.get_many(chunk.to_vec()).await.unwrap();
+                assert!(
+                    found.iter().all(Option::is_some),
+                    "an acknowledged write is missing"
+                );
+            }
+            let n = check
+                .get(Get::new("counter"))
+                .await
+                .unwrap()
+                .and_then(|r| r.counter("d", "n"))
+                .unwrap_or(0);
+            assert!(
+                n >= seen.increments_acked && n <= seen.increments_acked + seen.increments_unknown,
+                "counter {n}: {} acknowledged, {} unknown",
+                seen.increments_acked,
+                seen.increments_unknown
+            );
+        },
+    )
+    .await;
+}
