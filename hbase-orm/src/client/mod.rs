@@ -43,6 +43,18 @@ impl ClientBuilder {
         self
     }
 
+    /// Further gateways of the same HBase, besides [`ClientBuilder::address`]: calls go round
+    /// all of them, a gateway that cannot be reached is set aside for a while, and a scan
+    /// stays on the gateway that holds its scanner.
+    pub fn addresses<I, S>(mut self, more: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.config.addresses = more.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The service the gateway serves (default [`Gateway::Thrift2`]; a `thrift1://` URL sets
     /// [`Gateway::Thrift1`]).
     pub fn gateway(mut self, g: Gateway) -> Self {

@@ -99,14 +99,11 @@ impl Scanner {
     }
 }
 
-/// Asks the gateway to drop scanner `id`. It counts as closed whatever the answer: a failed
-/// close is logged, and the gateway expires the scanner after its lease either way.
+/// Asks the gateway to drop scanner `id`, once. It counts as closed whatever the answer: a
+/// failed close is logged, and the gateway expires the scanner after its lease either way (a
+/// gateway that is gone took its scanners with it).
 async fn close_scanner(client: &Client, id: i32) -> Result<()> {
-    let closed = client
-        .retrying("closeScanner", Safety::Idempotent, || {
-            client.backend().close_scanner(id)
-        })
-        .await;
+    let closed = client.backend().close_scanner(id).await;
     client.count_scanner(false);
     closed
 }
@@ -302,12 +299,12 @@ impl State {
                 method: "getScannerRows",
                 message: format!("the task fetching the next page failed: {e}"),
             })??,
+            // Not retried: a scanner lives in one gateway process, and when that cannot be
+            // reached the stream resumes with a new scanner (see `resume_after_loss`).
             None => {
-                let (client, table) = (&self.client, &self.table);
-                client
-                    .retrying("getScannerRows", Safety::UnsentOnly, || {
-                        client.backend().scanner_rows(table, id, page_size)
-                    })
+                self.client
+                    .backend()
+                    .scanner_rows(&self.table, id, page_size)
                     .await?
             }
         };
@@ -334,13 +331,10 @@ impl State {
             return;
         };
         let (client, table) = (self.client.clone(), self.table.clone());
-        scanner.ahead = Some(runtime.spawn(async move {
-            client
-                .retrying("getScannerRows", Safety::UnsentOnly, || {
-                    client.backend().scanner_rows(&table, id, page_size)
-                })
-                .await
-        }));
+        scanner.ahead = Some(
+            runtime
+                .spawn(async move { client.backend().scanner_rows(&table, id, page_size).await }),
+        );
     }
 
     /// Closes the scanner now (awaited, so tests and callers see it closed when the stream ends).

@@ -45,6 +45,9 @@ pub enum Gateway {
 pub struct Config {
     /// `host:port` of the gateway.
     pub address: String,
+    /// Further gateways of the same HBase (`host:port`, same service, transport and protocol):
+    /// calls go round all of them, and one that cannot be reached is set aside for a while.
+    pub addresses: Vec<String>,
     /// The service the gateway serves.
     pub gateway: Gateway,
     /// Connections kept open at most; also the number of calls in flight at once.
@@ -75,6 +78,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             address: "127.0.0.1:9090".into(),
+            addresses: Vec::new(),
             gateway: Gateway::Thrift2,
             pool_size: 8,
             connect_timeout: Duration::from_secs(5),
@@ -92,7 +96,8 @@ impl Default for Config {
 
 impl Config {
     /// Parses `thrift2://host:port?transport=framed&protocol=compact&pool_size=16&timeout_ms=5000`
-    /// (or `thrift1://host:port?...` for a Thrift1 gateway).
+    /// (or `thrift1://host:port?...` for a Thrift1 gateway). Several gateways of one HBase are
+    /// listed with commas: `thrift2://gw1:9090,gw2:9090`.
     ///
     /// Query keys (all optional): `transport` (`buffered`|`framed`), `protocol`
     /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
@@ -116,13 +121,15 @@ impl Config {
             )));
         };
         let (address, query) = rest.split_once('?').unwrap_or((rest, ""));
-        if address.is_empty() || !address.contains(':') {
+        if address.is_empty() || address.split(',').any(|a| !a.contains(':')) {
             return Err(Error::Config(format!(
                 "{url:?}: expected thrift2://host:port or thrift1://host:port"
             )));
         }
+        let mut hosts = address.trim_end_matches('/').split(',').map(str::to_string);
         let mut config = Config {
-            address: address.trim_end_matches('/').to_string(),
+            address: hosts.next().unwrap_or_default(),
+            addresses: hosts.collect(),
             gateway,
             ..Config::default()
         };
@@ -176,6 +183,11 @@ impl Config {
         Ok(config)
     }
 
+    /// Every gateway address: [`Config::address`], then [`Config::addresses`].
+    pub(crate) fn all_addresses(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.address.as_str()).chain(self.addresses.iter().map(String::as_str))
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         if self.pool_size == 0 {
             return Err(Error::Config("pool_size must be at least 1".into()));
@@ -207,6 +219,10 @@ mod tests {
             (c.gateway, c.address.as_str()),
             (Gateway::Thrift1, "h:9092")
         );
+        let c = Config::from_url("thrift2://a:1,b:2,c:3?pool_size=2").unwrap();
+        assert_eq!(c.address, "a:1");
+        assert_eq!(c.addresses, vec!["b:2".to_string(), "c:3".to_string()]);
+        assert!(Config::from_url("thrift2://a:1,b?pool_size=2").is_err());
         assert!(Config::from_url("thrift2://h:1?pool_size=0").is_err());
         assert!(Config::from_url("thrift2://h:1?pool_size=x").is_err());
     }

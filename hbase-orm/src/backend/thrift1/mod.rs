@@ -49,30 +49,31 @@ use hbase_thrift::hbase::{BatchMutation, Mutation as TMutation, TAppend, TRowRes
 
 use super::wire::connection::Connection;
 use super::wire::pool::{Handshake, WirePool};
+use super::wire::scanners::ScannerIds;
 use super::{Backend, PoolCounters};
 use crate::model::*;
 use call::{Attributes, Call, Client};
 use convert::{column_text, read_column, table_text, unsupported, LATEST};
 
-/// A pool of connections to one Thrift1 gateway.
+/// Pools of connections to one or several Thrift1 gateways of one HBase.
 pub(crate) struct Thrift1 {
     pool: WirePool<IsThrift1>,
+    scanners: ScannerIds,
 }
 
 /// Checks that a new connection reaches a Thrift1 gateway.
-struct IsThrift1 {
-    address: String,
-}
+#[derive(Clone)]
+struct IsThrift1;
 
 impl Handshake for IsThrift1 {
-    async fn check(&self, conn: &mut Connection) -> Result<()> {
+    async fn check(&self, conn: &mut Connection, address: &str) -> Result<()> {
         let ask = Call::new("getThriftServerType", true, |c: &mut Client<'_>| {
             c.get_thrift_server_type()
         });
         let kind = conn.call(&ask).await.map_err(|f| f.error)?;
         if kind.0 != 1 {
             return Err(Error::WrongGateway {
-                address: self.address.clone(),
+                address: address.to_string(),
                 found: kind.0,
                 expected: 1,
             });
@@ -84,11 +85,10 @@ impl Handshake for IsThrift1 {
 impl Thrift1 {
     /// Connects (one connection is opened and checked now).
     pub(crate) async fn connect(config: Config) -> Result<Thrift1> {
-        let handshake = IsThrift1 {
-            address: config.address.clone(),
-        };
+        let pool = WirePool::connect(config, IsThrift1).await?;
         Ok(Thrift1 {
-            pool: WirePool::connect(config, handshake).await?,
+            scanners: ScannerIds::new(pool.gateways()),
+            pool,
         })
     }
 
@@ -166,13 +166,36 @@ impl Thrift1 {
         Ok(row)
     }
 
-    /// Opens a scanner.
+    /// Opens a scanner on some gateway; the id is the client's (see [`ScannerIds`]).
     async fn open_tscan(&self, table: &TableName, tscan: TScan) -> Result<i32> {
         let t = table_text(table);
-        self.on(table, "scannerOpenWithScan", false, |c: &mut Client<'_>| {
+        let open = Call::new("scannerOpenWithScan", false, |c: &mut Client<'_>| {
             c.scanner_open_with_scan(t.clone(), tscan.clone(), Attributes::new())
-        })
-        .await
+        });
+        let (gateway, id) = self
+            .pool
+            .call_any(&open)
+            .await
+            .map_err(|e| table.recognise_missing(e))?;
+        Ok(self.scanners.register(gateway, id))
+    }
+
+    /// A call on the gateway that holds the client's scanner `id`, given the gateway's id.
+    async fn on_scanner<T, F>(
+        &self,
+        id: i32,
+        method: &'static str,
+        idempotent: bool,
+        run: impl Fn(i32) -> F,
+    ) -> Result<T>
+    where
+        T: Send,
+        F: Fn(&mut Client<'_>) -> thrift::Result<T> + Sync,
+    {
+        let (gateway, server_id) = self.scanners.find(id)?;
+        self.pool
+            .call_at(gateway, &Call::new(method, idempotent, run(server_id)))
+            .await
     }
 
     /// `getRowsWithColumnsTs` for gets reading the same columns and range; answers matched
@@ -621,24 +644,28 @@ impl Backend for Thrift1 {
 
     async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
         let results: Vec<TRowResult> = self
-            .on(table, "scannerGetList", false, |c: &mut Client<'_>| {
-                c.scanner_get_list(id, rows)
+            .on_scanner(id, "scannerGetList", false, |sid| {
+                move |c: &mut Client<'_>| c.scanner_get_list(sid, rows)
             })
-            .await?;
+            .await
+            .map_err(|e| table.recognise_missing(e))?;
         Ok(results.into_iter().filter_map(convert::row).collect())
     }
 
     async fn close_scanner(&self, id: i32) -> Result<()> {
-        self.call("scannerClose", true, |c: &mut Client<'_>| {
-            c.scanner_close(id)
-        })
-        .await
+        let closed = self
+            .on_scanner(id, "scannerClose", true, |sid| {
+                move |c: &mut Client<'_>| c.scanner_close(sid)
+            })
+            .await;
+        self.scanners.forget(id);
+        closed
     }
 
     async fn scanner_is_open(&self, id: i32) -> Result<bool> {
         let probe = self
-            .call("scannerGetList", false, |c: &mut Client<'_>| {
-                c.scanner_get_list(id, 0)
+            .on_scanner(id, "scannerGetList", false, |sid| {
+                move |c: &mut Client<'_>| c.scanner_get_list(sid, 0)
             })
             .await;
         match probe {

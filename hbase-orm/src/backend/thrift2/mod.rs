@@ -20,30 +20,31 @@ use async_trait::async_trait;
 
 use super::wire::connection::Connection;
 use super::wire::pool::{Handshake, WirePool};
+use super::wire::scanners::ScannerIds;
 use super::{Backend, PoolCounters};
 use crate::model::*;
 use generated::thbase::*;
 use rpc::Rpc;
 
-/// A pool of connections to one Thrift2 gateway.
+/// Pools of connections to one or several Thrift2 gateways of one HBase.
 pub(crate) struct Thrift2 {
     pool: WirePool<IsThrift2>,
+    scanners: ScannerIds,
 }
 
 /// Checks that a new connection reaches a Thrift2 gateway.
-struct IsThrift2 {
-    address: String,
-}
+#[derive(Clone)]
+struct IsThrift2;
 
 impl Handshake for IsThrift2 {
-    async fn check(&self, conn: &mut Connection) -> Result<()> {
+    async fn check(&self, conn: &mut Connection, address: &str) -> Result<()> {
         let kind = conn
             .call(&THBaseServiceGetThriftServerTypeArgs {})
             .await
             .map_err(|f| f.error)?;
         if kind != TThriftServerType::TWO {
             return Err(Error::WrongGateway {
-                address: self.address.clone(),
+                address: address.to_string(),
                 found: kind.0,
                 expected: 2,
             });
@@ -55,11 +56,10 @@ impl Handshake for IsThrift2 {
 impl Thrift2 {
     /// Connects (one connection is opened and checked now).
     pub(crate) async fn connect(config: Config) -> Result<Thrift2> {
-        let handshake = IsThrift2 {
-            address: config.address.clone(),
-        };
+        let pool = WirePool::connect(config, IsThrift2).await?;
         Ok(Thrift2 {
-            pool: WirePool::connect(config, handshake).await?,
+            scanners: ScannerIds::new(pool.gateways()),
+            pool,
         })
     }
 
@@ -261,29 +261,45 @@ impl Backend for Thrift2 {
             table: convert::table_bytes(table),
             tscan: convert::scan(scan),
         };
-        self.on(table, &args).await
+        let (gateway, id) = self
+            .pool
+            .call_any(&args)
+            .await
+            .map_err(|e| table.recognise_missing(e))?;
+        Ok(self.scanners.register(gateway, id))
     }
 
     async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+        let (gateway, scanner_id) = self.scanners.find(id)?;
         let args = THBaseServiceGetScannerRowsArgs {
-            scanner_id: id,
+            scanner_id,
             num_rows: rows,
         };
-        let results = self.on(table, &args).await?;
+        let results = self
+            .pool
+            .call_at(gateway, &args)
+            .await
+            .map_err(|e| table.recognise_missing(e))?;
         Ok(results.into_iter().filter_map(convert::row).collect())
     }
 
     async fn close_scanner(&self, id: i32) -> Result<()> {
-        self.call(&THBaseServiceCloseScannerArgs { scanner_id: id })
+        let (gateway, scanner_id) = self.scanners.find(id)?;
+        self.scanners.forget(id);
+        self.pool
+            .call_at(gateway, &THBaseServiceCloseScannerArgs { scanner_id })
             .await
     }
 
     async fn scanner_is_open(&self, id: i32) -> Result<bool> {
+        let Ok((gateway, scanner_id)) = self.scanners.find(id) else {
+            return Ok(false);
+        };
         let args = THBaseServiceGetScannerRowsArgs {
-            scanner_id: id,
+            scanner_id,
             num_rows: 0,
         };
-        match self.call(&args).await {
+        match self.pool.call_at(gateway, &args).await {
             Ok(_) => Ok(true),
             Err(Error::IllegalArgument { .. }) => Ok(false),
             Err(e) => Err(e),

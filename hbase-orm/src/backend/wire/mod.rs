@@ -6,6 +6,7 @@
 pub(crate) mod connection;
 pub(crate) mod pool;
 pub(crate) mod probe;
+pub(crate) mod scanners;
 
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,

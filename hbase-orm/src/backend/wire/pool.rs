@@ -1,10 +1,12 @@
-//! A pool of gateway connections: checkout with a timeout, one call per connection at a time,
-//! sockets the gateway closed replaced, and an idempotent call resent once on a fresh socket
-//! when a pooled one turns out dead.
+//! Pools of gateway connections, one per gateway: checkout with a timeout, one call per
+//! connection at a time, sockets the gateway closed replaced, an idempotent call resent once
+//! on a fresh socket when a pooled one turns out dead, and gateways that cannot be reached set
+//! aside for a while.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use deadpool::managed::{self, Metrics, PoolError, RecycleError, RecycleResult};
 use tracing::Instrument;
@@ -16,38 +18,85 @@ use crate::model::{Config, Error, Result};
 
 /// How a backend checks that a fresh connection reaches the gateway it speaks (both Thrift
 /// services answer `getThriftServerType`).
-pub(crate) trait Handshake: Send + Sync + 'static {
-    /// Fails with [`Error::WrongGateway`] (or a transport error) if `conn` is not usable.
-    fn check(&self, conn: &mut Connection) -> impl Future<Output = Result<()>> + Send;
+pub(crate) trait Handshake: Clone + Send + Sync + 'static {
+    /// Fails with [`Error::WrongGateway`] (or a transport error) if `conn`, opened to
+    /// `address`, is not usable.
+    fn check(
+        &self,
+        conn: &mut Connection,
+        address: &str,
+    ) -> impl Future<Output = Result<()>> + Send;
 }
 
-/// Connections to one gateway.
+/// How long a gateway that refused connections is left out before it is tried again.
+const SET_ASIDE: Duration = Duration::from_secs(10);
+
+/// Connections to one or several gateways of the same HBase ([`Config::address`] and
+/// [`Config::addresses`]). Calls go round the gateways; one that cannot be reached is set
+/// aside for a while and the call goes to the next (it was never sent, so this is safe for
+/// every call). Scanners live in one gateway process: their calls go to the gateway that
+/// opened them ([`WirePool::call_at`]).
 pub(crate) struct WirePool<H: Handshake> {
-    pool: managed::Pool<Manager<H>>,
+    members: Vec<Member<H>>,
+    next: AtomicUsize,
     config: Config,
 }
 
+/// One gateway: its pool and when it may be tried again.
+struct Member<H: Handshake> {
+    pool: managed::Pool<Manager<H>>,
+    down_until: Mutex<Option<Instant>>,
+}
+
 impl<H: Handshake> WirePool<H> {
-    /// Builds the pool and opens one connection, so that a wrong address or gateway fails here
-    /// rather than at the first call.
+    /// Builds a pool per gateway and opens one connection to each, so that a wrong address or
+    /// gateway fails here rather than at the first call. With several gateways, those that
+    /// cannot be reached now are set aside; it fails only if none can be.
     pub(crate) async fn connect(config: Config, handshake: H) -> Result<Self> {
-        let manager = Manager {
-            opened: Arc::default(),
-            wire: WireConfig {
-                transport: config.transport,
-                protocol: config.protocol,
-                max_reply_bytes: config.max_reply_bytes,
-            },
-            config: config.clone(),
-            handshake,
+        let wire = WireConfig {
+            transport: config.transport,
+            protocol: config.protocol,
+            max_reply_bytes: config.max_reply_bytes,
         };
-        let pool = managed::Pool::builder(manager)
-            .max_size(config.pool_size)
-            .build()
-            .map_err(|e| Error::Config(e.to_string()))?;
-        let pool = WirePool { pool, config };
-        drop(pool.checkout().await?);
-        Ok(pool)
+        let mut members = Vec::new();
+        for address in config.all_addresses() {
+            let manager = Manager {
+                address: address.to_string(),
+                opened: Arc::default(),
+                wire,
+                config: config.clone(),
+                handshake: handshake.clone(),
+            };
+            let pool = managed::Pool::builder(manager)
+                .max_size(config.pool_size)
+                .build()
+                .map_err(|e| Error::Config(e.to_string()))?;
+            members.push(Member {
+                pool,
+                down_until: Mutex::new(None),
+            });
+        }
+        let pool = WirePool {
+            members,
+            next: AtomicUsize::new(0),
+            config,
+        };
+        let mut first_error = None;
+        for (i, member) in pool.members.iter().enumerate() {
+            match pool.checkout(i).await {
+                Ok(conn) => drop(conn),
+                Err(e) => {
+                    pool.set_aside(member);
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) if pool.members.len() == 1 || pool.members.iter().all(|m| pool.is_down(m)) => {
+                Err(e)
+            }
+            _ => Ok(pool),
+        }
     }
 
     /// The settings the pool was built with.
@@ -55,20 +104,71 @@ impl<H: Handshake> WirePool<H> {
         &self.config
     }
 
-    /// Its connection counters.
-    pub(crate) fn counters(&self) -> PoolCounters {
-        let status = self.pool.status();
-        PoolCounters {
-            opened: self.pool.manager().opened.load(Ordering::Relaxed),
-            open: status.size,
-            idle: status.available,
-        }
+    /// How many gateways it spreads calls over.
+    pub(crate) fn gateways(&self) -> usize {
+        self.members.len()
     }
 
-    /// Waits for a pooled connection (opening one if the pool has room).
-    async fn checkout(&self) -> Result<managed::Object<Manager<H>>> {
+    /// Its connection counters, summed over the gateways.
+    pub(crate) fn counters(&self) -> PoolCounters {
+        let mut c = PoolCounters::default();
+        for m in &self.members {
+            let status = m.pool.status();
+            c.opened += m.pool.manager().opened.load(Ordering::Relaxed);
+            c.open += status.size;
+            c.idle += status.available;
+        }
+        c
+    }
+
+    fn set_aside(&self, member: &Member<H>) {
+        *member.down_until.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some(Instant::now() + SET_ASIDE);
+    }
+
+    fn is_down(&self, member: &Member<H>) -> bool {
+        member
+            .down_until
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some_and(|t| Instant::now() < t)
+    }
+
+    /// Makes one call on some gateway: the next in turn that is not set aside (all of them in
+    /// turn if every one is). Returns which gateway answered.
+    pub(crate) async fn call_any<C: WireCall>(&self, call: &C) -> Result<(usize, C::Reply)> {
+        let n = self.members.len();
+        let first = self.next.fetch_add(1, Ordering::Relaxed) % n;
+        let order: Vec<usize> = (0..n).map(|k| (first + k) % n).collect();
+        let up: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&i| !self.is_down(&self.members[i]))
+            .collect();
+        let tries = if up.is_empty() { order } else { up };
+        let mut last = None;
+        for i in tries {
+            match self.call_at(i, call).await {
+                Err(e) if unreachable(&e) && n > 1 => {
+                    tracing::debug!(gateway = i, error = %e, "gateway set aside");
+                    self.set_aside(&self.members[i]);
+                    last = Some(e);
+                }
+                done => return done.map(|reply| (i, reply)),
+            }
+        }
+        Err(last.unwrap_or_else(|| Error::Config("no gateway to call".into())))
+    }
+
+    /// Makes one call on some gateway (see [`WirePool::call_any`]).
+    pub(crate) async fn call<C: WireCall>(&self, call: &C) -> Result<C::Reply> {
+        self.call_any(call).await.map(|(_, reply)| reply)
+    }
+
+    /// Waits for a pooled connection to gateway `i` (opening one if its pool has room).
+    async fn checkout(&self, i: usize) -> Result<managed::Object<Manager<H>>> {
         let limit = self.config.pool_timeout;
-        match tokio::time::timeout(limit, self.pool.get()).await {
+        match tokio::time::timeout(limit, self.members[i].pool.get()).await {
             Err(_) => Err(Error::Timeout {
                 operation: "pool wait",
                 after: limit,
@@ -79,19 +179,19 @@ impl<H: Handshake> WirePool<H> {
         }
     }
 
-    /// Makes one call on a pooled connection, within the request timeout.
+    /// Makes one call on a pooled connection to gateway `i`, within the request timeout.
     ///
     /// A call that fails because an idle pooled socket turned out to be closed is sent again on
     /// a fresh connection when it is idempotent.
-    pub(crate) async fn call<C: WireCall>(&self, call: &C) -> Result<C::Reply> {
+    pub(crate) async fn call_at<C: WireCall>(&self, i: usize, call: &C) -> Result<C::Reply> {
         let method = call.method();
-        let span = tracing::debug_span!("hbase.call", method);
+        let span = tracing::debug_span!("hbase.call", method, gateway = i);
         async {
             let limit = self.config.request_timeout;
             let mut attempt = 0;
             loop {
                 attempt += 1;
-                let mut conn = self.checkout().await?;
+                let mut conn = self.checkout(i).await?;
                 match tokio::time::timeout(limit, conn.call(call)).await {
                     Ok(Ok(reply)) => return Ok(reply),
                     Ok(Err(failure)) if failure.stale && call.idempotent() && attempt < 3 => {
@@ -114,8 +214,21 @@ impl<H: Handshake> WirePool<H> {
     }
 }
 
-/// Opens and vets pooled connections.
+/// Whether `e` says the gateway could not be reached at all (the call was never sent).
+fn unreachable(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Connect { .. }
+            | Error::Timeout {
+                operation: "connect",
+                ..
+            }
+    )
+}
+
+/// Opens and vets pooled connections to one gateway.
 struct Manager<H> {
+    address: String,
     config: Config,
     wire: WireConfig,
     opened: Arc<AtomicU64>,
@@ -127,7 +240,7 @@ impl<H: Handshake> managed::Manager for Manager<H> {
     type Error = Error;
 
     async fn create(&self) -> Result<Connection> {
-        let address = &self.config.address;
+        let address = &self.address;
         let limit = self.config.connect_timeout;
         let timed_out = || Error::Timeout {
             operation: "connect",
@@ -140,7 +253,7 @@ impl<H: Handshake> managed::Manager for Manager<H> {
                 address: address.clone(),
                 source,
             })?;
-        tokio::time::timeout(limit, self.handshake.check(&mut conn))
+        tokio::time::timeout(limit, self.handshake.check(&mut conn, address))
             .await
             .map_err(|_| timed_out())??;
         self.opened.fetch_add(1, Ordering::Relaxed);

@@ -1,0 +1,167 @@
+//! One client, several gateways of the same HBase: calls go round them, a gateway that cannot
+//! be reached is set aside, and scans stay on the gateway that holds their scanner.
+//!
+//! The second gateway here is a TCP relay in the test to the buffered Thrift2 gateway, which
+//! the test can stop for good: its port closes and every connection through it breaks.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use hbase_orm::{Client, ColumnFamily, Config, Get, Put, Scan};
+use hbase_orm_suite::{connect_with, gateway_address, with_table};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+/// A relay to `target` on a free local port: its address, a switch that stops it for good,
+/// and how many connections it carried.
+async fn relay(target: String) -> (String, watch::Sender<bool>, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let (stop, mut stopped) = watch::channel(false);
+    let carried = Arc::new(AtomicUsize::new(0));
+    let count = carried.clone();
+    tokio::spawn(async move {
+        let mut links = tokio::task::JoinSet::new();
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => {
+                    let Ok((mut inbound, _)) = accepted else { break };
+                    count.fetch_add(1, Ordering::Relaxed);
+                    let target = target.clone();
+                    links.spawn(async move {
+                        if let Ok(mut outbound) = TcpStream::connect(target).await {
+                            let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                        }
+                    });
+                }
+                _ = stopped.changed() => break,
+            }
+        }
+        // The port closes with the listener, and every relayed connection breaks.
+        links.abort_all();
+    });
+    (address, stop, carried)
+}
+
+async fn client_of(address: String, more: Vec<String>) -> Client {
+    connect_with(Config {
+        address,
+        addresses: more,
+        pool_size: 4,
+        ..Config::default()
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_gateway_that_cannot_be_reached_is_set_aside() {
+    // A port nothing listens on, first in the list.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let c = client_of(dead, vec![gateway_address()]).await;
+    with_table(
+        &c,
+        "gw_dead",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            for i in 0..20 {
+                let key = format!("r{i:02}");
+                t.put(Put::new(key.clone()).column("d", "v", "x"))
+                    .await
+                    .unwrap();
+                assert!(t.get(Get::new(key)).await.unwrap().is_some());
+            }
+            assert_eq!(t.scan(Scan::new().caching(3)).count().await, 20);
+            assert_eq!(t.client().stats().retries, 0, "no call waited for a retry");
+        },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
+    let (relayed, stop, carried) = relay(gateway_address()).await;
+    let c = client_of(relayed, vec![gateway_address()]).await;
+    with_table(
+        &c,
+        "gw_two",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            let rows: Vec<Put> = (0..300)
+                .map(|i| Put::new(format!("s{i:04}")).column("d", "v", "x"))
+                .collect();
+            t.put_many(rows).await.unwrap();
+
+            let running = Arc::new(AtomicBool::new(true));
+            let mut writers = Vec::new();
+            for w in 0..3 {
+                let (t, running) = (t.clone(), running.clone());
+                writers.push(tokio::spawn(async move {
+                    let mut written = Vec::new();
+                    let mut n = 0;
+                    while running.load(Ordering::Relaxed) {
+                        let key = format!("w{w}-{n:04}");
+                        t.put(Put::new(key.clone()).column("d", "v", "x"))
+                            .await
+                            .unwrap_or_else(|e| panic!("put {key}: {e}"));
+                        written.push(key);
+                        n += 1;
+                        tokio::time::sleep(Duration::from_millis(3)).await;
+                    }
+                    written
+                }));
+            }
+            // Scans opened on either gateway, read slowly across the stop.
+            let mut scans = Vec::new();
+            for _ in 0..4 {
+                let t = t.clone();
+                scans.push(tokio::spawn(async move {
+                    let mut keys = Vec::new();
+                    let mut rows = t.scan(Scan::new().prefix("s").caching(10));
+                    while let Some(row) = rows.next().await {
+                        keys.push(row.expect("the scan goes on").key);
+                        tokio::time::sleep(Duration::from_millis(2)).await;
+                    }
+                    keys
+                }));
+            }
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            assert!(
+                carried.load(Ordering::Relaxed) > 0,
+                "the relayed gateway took calls"
+            );
+            stop.send(true).unwrap();
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            running.store(false, Ordering::Relaxed);
+
+            let mut written = Vec::new();
+            for w in writers {
+                written.extend(w.await.unwrap());
+            }
+            let want: Vec<Vec<u8>> = (0..300).map(|i| format!("s{i:04}").into_bytes()).collect();
+            for s in scans {
+                assert_eq!(s.await.unwrap(), want, "every row once, in order");
+            }
+            let gets: Vec<Get> = written.iter().map(|k| Get::new(k.clone())).collect();
+            let found = t.get_many(gets).await.unwrap();
+            assert!(
+                found.iter().all(Option::is_some),
+                "every acknowledged put is there"
+            );
+            println!(
+                "{} puts while one of two gateways stopped; {} retries; stats {:?}",
+                written.len(),
+                t.client().stats().retries,
+                t.client().stats()
+            );
+        },
+    )
+    .await;
+}
