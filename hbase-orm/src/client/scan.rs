@@ -76,11 +76,22 @@ fn scanner_lost(e: &Error) -> bool {
     match e {
         Error::IllegalArgument { message } => message.to_ascii_lowercase().contains("scanner"),
         Error::Transport { .. } | Error::Timeout { .. } | Error::Connect { .. } => true,
-        Error::Server { can_retry, .. } => *can_retry,
+        Error::Server { message, .. } => SCANNER_GONE.iter().any(|m| message.contains(m)),
         Error::Retried { source, .. } => scanner_lost(source),
         _ => false,
     }
 }
+
+/// What HBase says when a scanner's region-server side is gone: its lease expired while the
+/// caller paused, or the region moved under it.
+const SCANNER_GONE: &[&str] = &[
+    "UnknownScannerException",
+    "ScannerTimeoutException",
+    "OutOfOrderScannerNextException",
+    "LeaseException",
+    "NotServingRegionException",
+    "RegionMovedException",
+];
 
 /// An open scanner on the gateway; closed in the background if dropped while open, after the
 /// page it may have in flight (a gateway may fail to close a scanner a call is reading from).
@@ -487,5 +498,42 @@ impl RowStream {
             Some((Ok(head.row), m))
         });
         RowStream::from_rows(inner.boxed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scan_resumes_after_the_failures_that_lose_its_scanner_only() {
+        let server = |message: &str| Error::Server {
+            method: "getScannerRows",
+            message: message.into(),
+            can_retry: false,
+        };
+        let lost = [
+            Error::IllegalArgument {
+                message: "Invalid scanner Id".into(),
+            },
+            server("org.apache.hadoop.hbase.UnknownScannerException: Unknown scanner '7'"),
+            server("ScannerTimeoutException: 61000ms passed since the last invocation"),
+            Error::Transport {
+                method: "getScannerRows",
+                source: std::io::Error::from(std::io::ErrorKind::ConnectionReset),
+            },
+        ];
+        for e in &lost {
+            assert!(scanner_lost(e), "{e}");
+        }
+        let kept = [
+            server("NoSuchColumnFamilyException: x"),
+            Error::IllegalArgument {
+                message: "bad filter".into(),
+            },
+        ];
+        for e in &kept {
+            assert!(!scanner_lost(e), "{e}");
+        }
     }
 }
