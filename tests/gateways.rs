@@ -165,3 +165,61 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_handle_sets_its_own_retry_deadline() {
+    let (relayed, stop, _) = relay(gateway_address()).await;
+    let real = hbase_orm_suite::client().await;
+    with_table(
+        &real,
+        "gw_deadline",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            // A client whose only gateway is the relay, which then goes away for good.
+            let through = client_of(relayed, vec![]).await;
+            let table = through.table_named(t.name().clone());
+            table
+                .put(Put::new("r").column("d", "v", "x"))
+                .await
+                .unwrap();
+            stop.send(true).unwrap();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+
+            let started = std::time::Instant::now();
+            let once = table
+                .clone()
+                .retry_deadline(Duration::ZERO)
+                .get(Get::new("r"))
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(
+                    once,
+                    hbase_orm::Error::Connect { .. } | hbase_orm::Error::Transport { .. }
+                ),
+                "sent once, the error as it is: {once}"
+            );
+            assert!(started.elapsed() < Duration::from_secs(2));
+
+            let short = table
+                .retry_deadline(Duration::from_millis(400))
+                .get(Get::new("r"))
+                .await
+                .unwrap_err();
+            match short {
+                hbase_orm::Error::Retried {
+                    attempts,
+                    operation,
+                    ..
+                } => {
+                    assert_eq!(operation, "get");
+                    assert!(attempts >= 2, "{attempts}");
+                }
+                other => panic!("expected Retried, got {other}"),
+            }
+            assert!(started.elapsed() < Duration::from_secs(5));
+        },
+    )
+    .await;
+}

@@ -77,9 +77,24 @@ fn jitter() -> f64 {
 
 impl Client {
     /// Runs `call` (one attempt each time it is called) until it succeeds, fails for good, or
-    /// the retry deadline passes.
+    /// the client's retry deadline passes.
     pub(crate) async fn retrying<T, F, Fut>(
         &self,
+        operation: &'static str,
+        safety: Safety,
+        call: F,
+    ) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        self.retrying_within(None, operation, safety, call).await
+    }
+
+    /// [`Client::retrying`] with a deadline of its own instead of the client's, if given.
+    pub(crate) async fn retrying_within<T, F, Fut>(
+        &self,
+        deadline: Option<Duration>,
         operation: &'static str,
         safety: Safety,
         mut call: F,
@@ -89,7 +104,8 @@ impl Client {
         Fut: Future<Output = Result<T>>,
     {
         let config = self.config();
-        let (deadline, mut step) = (config.retry_deadline, config.retry_backoff);
+        let deadline = deadline.unwrap_or(config.retry_deadline);
+        let mut step = config.retry_backoff;
         let started = Instant::now();
         let mut attempts = 0u32;
         loop {

@@ -28,11 +28,58 @@ fn delete_safety(delete: &Delete) -> Safety {
 pub struct Table {
     client: Client,
     name: TableName,
+    /// This handle's retry deadline, instead of the client's.
+    retry_deadline: Option<std::time::Duration>,
 }
 
 impl Table {
     pub(super) fn new(client: Client, name: TableName) -> Self {
-        Table { client, name }
+        Table {
+            client,
+            name,
+            retry_deadline: None,
+        }
+    }
+
+    /// This handle with a retry deadline of its own for its calls (gets, puts, deletes,
+    /// increments and the rest; scans keep the client's): zero sends each call once, a long
+    /// one rides out a longer outage. See [`crate::Config::retry_deadline`].
+    ///
+    /// ```no_run
+    /// # async fn demo(orders: hbase_orm::Table) -> hbase_orm::Result<()> {
+    /// use std::time::Duration;
+    /// let impatient = orders.retry_deadline(Duration::ZERO);
+    /// let row = impatient.get(hbase_orm::Get::new("o1")).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn retry_deadline(mut self, deadline: std::time::Duration) -> Self {
+        self.retry_deadline = Some(deadline);
+        self
+    }
+
+    /// A handle on another table with this one's settings (its retry deadline).
+    pub(crate) fn renamed(&self, name: TableName) -> Table {
+        Table {
+            client: self.client.clone(),
+            name,
+            retry_deadline: self.retry_deadline,
+        }
+    }
+
+    /// Runs one call of this handle under the retry rules.
+    async fn retrying<T, F, Fut>(
+        &self,
+        operation: &'static str,
+        safety: Safety,
+        call: F,
+    ) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T>>,
+    {
+        self.client
+            .retrying_within(self.retry_deadline, operation, safety, call)
+            .await
     }
 
     /// The table's name.
@@ -52,51 +99,46 @@ impl Table {
     /// Reads one row; `None` if it does not exist (or has none of the requested columns).
     pub async fn get(&self, get: Get) -> Result<Option<Row>> {
         get.check()?;
-        self.client
-            .retrying("get", Safety::Idempotent, || {
-                self.backend().get(&self.name, &get)
-            })
-            .await
+        self.retrying("get", Safety::Idempotent, || {
+            self.backend().get(&self.name, &get)
+        })
+        .await
     }
 
     /// Reads several rows in one call; the answer has one entry per get, in the same order.
     pub async fn get_many(&self, gets: Vec<Get>) -> Result<Vec<Option<Row>>> {
         gets.iter().try_for_each(Get::check)?;
-        self.client
-            .retrying("get_many", Safety::Idempotent, || {
-                self.backend().get_many(&self.name, &gets)
-            })
-            .await
+        self.retrying("get_many", Safety::Idempotent, || {
+            self.backend().get_many(&self.name, &gets)
+        })
+        .await
     }
 
     /// Whether the row (or the columns the get names) exists, without transferring values.
     pub async fn exists(&self, get: Get) -> Result<bool> {
         get.check()?;
-        self.client
-            .retrying("exists", Safety::Idempotent, || {
-                self.backend().exists(&self.name, &get)
-            })
-            .await
+        self.retrying("exists", Safety::Idempotent, || {
+            self.backend().exists(&self.name, &get)
+        })
+        .await
     }
 
     /// [`Table::exists`] for several gets in one call, in the same order.
     pub async fn exists_many(&self, gets: Vec<Get>) -> Result<Vec<bool>> {
         gets.iter().try_for_each(Get::check)?;
-        self.client
-            .retrying("exists_many", Safety::Idempotent, || {
-                self.backend().exists_many(&self.name, &gets)
-            })
-            .await
+        self.retrying("exists_many", Safety::Idempotent, || {
+            self.backend().exists_many(&self.name, &gets)
+        })
+        .await
     }
 
     /// Writes cells into one row.
     pub async fn put(&self, put: Put) -> Result<()> {
         put.check()?;
-        self.client
-            .retrying("put", Safety::Idempotent, || {
-                self.backend().put(&self.name, &put)
-            })
-            .await
+        self.retrying("put", Safety::Idempotent, || {
+            self.backend().put(&self.name, &put)
+        })
+        .await
     }
 
     /// Writes many rows in one call (not atomic across rows).
@@ -119,7 +161,7 @@ impl Table {
             Ok(()) => Ok(()),
             Err(error) => {
                 self.one_by_one("put_many", error, &puts, |p| {
-                    self.client.retrying("put", Safety::Idempotent, move || {
+                    self.retrying("put", Safety::Idempotent, move || {
                         self.backend().put(&self.name, p)
                     })
                 })
@@ -133,11 +175,10 @@ impl Table {
     pub async fn delete(&self, delete: Delete) -> Result<()> {
         delete.check()?;
         let safety = delete_safety(&delete);
-        self.client
-            .retrying("delete", safety, || {
-                self.backend().delete(&self.name, &delete)
-            })
-            .await
+        self.retrying("delete", safety, || {
+            self.backend().delete(&self.name, &delete)
+        })
+        .await
     }
 
     /// Deletes many rows in one call (not atomic across rows). A delete that mixes
@@ -158,7 +199,7 @@ impl Table {
             } else {
                 Safety::UnsentOnly
             };
-            let batch = self.client.retrying("delete_many", safety, || {
+            let batch = self.retrying("delete_many", safety, || {
                 self.backend().delete_many(&self.name, &simple)
             });
             match batch.await {
@@ -177,7 +218,7 @@ impl Table {
                 Err(error) => {
                     if let Err(e) = self
                         .one_by_one("delete_many", error, &simple, |d| {
-                            self.client.retrying("delete", delete_safety(d), move || {
+                            self.retrying("delete", delete_safety(d), move || {
                                 self.backend().delete(&self.name, d)
                             })
                         })
@@ -189,7 +230,7 @@ impl Table {
             }
         }
         for d in mixed {
-            let one = self.client.retrying("delete", delete_safety(&d), || {
+            let one = self.retrying("delete", delete_safety(&d), || {
                 self.backend().delete(&self.name, &d)
             });
             if let Err(e) = one.await {
@@ -234,21 +275,19 @@ impl Table {
     /// Applies puts and deletes to one row atomically.
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         mutations.check()?;
-        self.client
-            .retrying("mutate_row", Safety::UnsentOnly, || {
-                self.backend().mutate_row(&self.name, &mutations)
-            })
-            .await
+        self.retrying("mutate_row", Safety::UnsentOnly, || {
+            self.backend().mutate_row(&self.name, &mutations)
+        })
+        .await
     }
 
     /// Applies the mutations if the check passes, atomically; returns whether it passed.
     pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
         cam.check()?;
-        self.client
-            .retrying("check_and_mutate", Safety::UnsentOnly, || {
-                self.backend().check_and_mutate(&self.name, &cam)
-            })
-            .await
+        self.retrying("check_and_mutate", Safety::UnsentOnly, || {
+            self.backend().check_and_mutate(&self.name, &cam)
+        })
+        .await
     }
 
     /// Adds to counters atomically; returns the row with the new counter values.

@@ -76,7 +76,7 @@ impl<T: HBaseEntity> Repository<T> {
     /// The same repository on another table with the same layout (a copy of the declared
     /// table, a per-day table, a test table).
     pub fn on_table(mut self, table: TableName) -> Self {
-        self.table = self.table.client().table_named(table);
+        self.table = self.table.renamed(table);
         self.pinned = true;
         self
     }
@@ -97,7 +97,7 @@ impl<T: HBaseEntity> Repository<T> {
     /// The table a call about `key` goes to.
     pub(super) fn table_for(&self, key: &T::Key) -> Table {
         if T::TABLE_IS_TEMPLATE && !self.pinned {
-            self.table.client().table_named(T::table_for_key(key))
+            self.table.renamed(T::table_for_key(key))
         } else {
             self.table.clone()
         }
@@ -106,6 +106,13 @@ impl<T: HBaseEntity> Repository<T> {
     /// Whether calls are routed per key to templated tables.
     fn routed(&self) -> bool {
         T::TABLE_IS_TEMPLATE && !self.pinned
+    }
+
+    /// This repository with a retry deadline of its own for its gets, saves and deletes (scans
+    /// keep the client's): see [`Table::retry_deadline`].
+    pub fn retry_deadline(mut self, deadline: std::time::Duration) -> Self {
+        self.table = self.table.retry_deadline(deadline);
+        self
     }
 
     /// The underlying table handle, for raw calls.
