@@ -140,7 +140,8 @@ impl ClientBuilder {
 type SharedState =
     std::collections::HashMap<(std::any::TypeId, String), Box<dyn std::any::Any + Send + Sync>>;
 
-/// A handle to one HBase Thrift2 gateway. Cheap to clone; clones share the connection pool.
+/// A handle to HBase through one backend: its Thrift2 or Thrift1 gateways, or the in-memory
+/// store. Cheap to clone; clones share the connection pools (or the store).
 ///
 /// ```no_run
 /// # async fn demo() -> hbase_orm::Result<()> {

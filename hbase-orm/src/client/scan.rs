@@ -43,9 +43,7 @@ impl RowStream {
     pub fn scanner_id(&self) -> Option<i32> {
         i32::try_from(self.scanner_id.load(Ordering::Relaxed)).ok()
     }
-}
 
-impl RowStream {
     /// A stream of rows that runs no scanner of its own (merged or parallel scans).
     pub(super) fn from_rows(inner: BoxStream<'static, Result<Row>>) -> Self {
         RowStream {
@@ -272,9 +270,9 @@ impl State {
 
     /// Opens the scanner if needed and buffers the next page of rows.
     async fn fetch(&mut self) -> Result<()> {
-        self.scan.check()?;
         let page_size = self.scan.caching.unwrap_or(DEFAULT_PAGE);
         if self.scanner.is_none() {
+            self.scan.check()?;
             if self.hi.as_ref().is_some_and(|hi| *hi <= self.lo) {
                 self.exhausted = true;
                 return Ok(());

@@ -95,12 +95,7 @@ impl Delete {
     /// Whether every target is of one kind (whole row, families, all versions of columns, or
     /// single versions): HBase's Thrift2 `TDelete` carries one delete type for all its columns.
     pub(crate) fn is_one_kind(&self) -> bool {
-        let kind = |t: &DeleteTarget| match t {
-            DeleteTarget::Family(_) => 0,
-            DeleteTarget::Column(..) => 1,
-            DeleteTarget::LatestVersion(..) | DeleteTarget::Version(..) => 2,
-        };
-        self.targets.windows(2).all(|w| kind(&w[0]) == kind(&w[1]))
+        self.targets.windows(2).all(|w| w[0].kind() == w[1].kind())
     }
 }
 

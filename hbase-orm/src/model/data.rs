@@ -302,6 +302,29 @@ pub enum DeleteTarget {
     Version(Vec<u8>, Vec<u8>, i64),
 }
 
+/// The kinds of [`DeleteTarget`] HBase tells apart (its Thrift2 `TDelete` carries one kind for
+/// all its columns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TargetKind {
+    /// Whole families.
+    Family = 0,
+    /// Every version of columns.
+    Columns = 1,
+    /// One version of columns (a given one or the newest).
+    Version = 2,
+}
+
+impl DeleteTarget {
+    /// Which kind of target this is.
+    pub(crate) fn kind(&self) -> TargetKind {
+        match self {
+            DeleteTarget::Family(_) => TargetKind::Family,
+            DeleteTarget::Column(..) => TargetKind::Columns,
+            DeleteTarget::LatestVersion(..) | DeleteTarget::Version(..) => TargetKind::Version,
+        }
+    }
+}
+
 /// Deletes a whole row, or some families, columns or versions of it.
 ///
 /// A delete with no targets removes the whole row.

@@ -70,7 +70,7 @@ impl TableName {
         match e {
             Error::Server { ref message, .. } => {
                 let m = message.trim();
-                let full = format!("{}:{}", self.namespace, self.name);
+                let full = self.full_name();
                 if m == full || m == self.to_string() {
                     Error::TableNotFound { table: full }
                 } else {
@@ -79,6 +79,14 @@ impl TableName {
             }
             other => other,
         }
+    }
+}
+
+impl TableName {
+    /// `namespace:table`, always with the namespace: the form the gateways take and HBase's
+    /// messages use.
+    pub(crate) fn full_name(&self) -> String {
+        format!("{}:{}", self.namespace, self.name)
     }
 }
 

@@ -218,7 +218,7 @@ impl Store {
         }
         if self.tables.contains_key(&table.name) {
             return Err(Error::AlreadyExists {
-                what: errors::full_name(&table.name),
+                what: table.name.full_name(),
             });
         }
         let mut names = BTreeSet::new();
@@ -266,7 +266,7 @@ impl Store {
             return Err(errors::server(
                 "enableTable",
                 "TableNotDisabledException",
-                format!("tableName={}, state=ENABLED", errors::full_name(name)),
+                format!("tableName={}, state=ENABLED", name.full_name()),
             ));
         }
         table.enabled = true;
@@ -320,7 +320,7 @@ impl Store {
                 format!(
                     "Column family '{}' in table '{}' already exists so cannot be added",
                     family.name,
-                    errors::full_name(name)
+                    name.full_name()
                 ),
             ));
         }

@@ -3,15 +3,10 @@
 
 use crate::model::{Error, TableName};
 
-/// `namespace:table`, as errors name tables.
-pub(super) fn full_name(table: &TableName) -> String {
-    format!("{}:{}", table.namespace, table.name)
-}
-
 /// The table does not exist.
 pub(super) fn table_not_found(table: &TableName) -> Error {
     Error::TableNotFound {
-        table: full_name(table),
+        table: table.full_name(),
     }
 }
 
@@ -36,18 +31,18 @@ pub(super) fn table_disabled(method: &'static str, table: &TableName) -> Error {
     server(
         method,
         "TableNotEnabledException",
-        format!("{} is disabled.", full_name(table)),
+        format!("{} is disabled.", table.full_name()),
     )
 }
 
 /// An admin call that needs a disabled table got an enabled one.
 pub(super) fn table_not_disabled(method: &'static str, table: &TableName) -> Error {
-    server(method, "TableNotDisabledException", full_name(table))
+    server(method, "TableNotDisabledException", table.full_name())
 }
 
 /// Enabling a table that is enabled.
 pub(super) fn table_not_enabled(method: &'static str, table: &TableName) -> Error {
-    server(method, "TableNotEnabledException", full_name(table))
+    server(method, "TableNotEnabledException", table.full_name())
 }
 
 /// A mutation or read names a family the table does not have.
@@ -58,7 +53,7 @@ pub(super) fn no_such_family(method: &'static str, table: &TableName, family: &[
         format!(
             "Column family {} does not exist in table {}",
             String::from_utf8_lossy(family),
-            full_name(table)
+            table.full_name()
         ),
     )
 }
@@ -81,7 +76,7 @@ pub(super) fn not_a_counter(
         "DoNotRetryIOException",
         format!(
             "Field is not a long, it's {width} bytes wide (table {}, row {}, column {}:{})",
-            full_name(table),
+            table.full_name(),
             crate::model::printable_key(row),
             String::from_utf8_lossy(family),
             String::from_utf8_lossy(qualifier)

@@ -63,7 +63,6 @@ mod admin;
 mod errors;
 // `Filter::apply` (no version limit) is the filter module's own simpler entry point; the
 // store uses `apply_versions`.
-#[allow(dead_code)]
 mod filter;
 mod scan;
 mod store;

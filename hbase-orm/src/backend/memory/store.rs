@@ -248,15 +248,6 @@ impl ReadSpec {
         self.max_versions
     }
 
-    /// The same read with no version limit but the families' own: what a filter sees, since
-    /// HBase filters versions before it counts them.
-    pub(super) fn all_versions(&self) -> ReadSpec {
-        ReadSpec {
-            max_versions: usize::MAX,
-            ..self.clone()
-        }
-    }
-
     /// Whether a version at `ts` falls in the asked timestamp or time range.
     fn admits(&self, ts: i64) -> bool {
         self.timestamp.is_none_or(|t| t == ts)
@@ -267,9 +258,13 @@ impl ReadSpec {
 impl RowData {
     /// The cells `spec` reads, in HBase's order: family, qualifier, newest first. `rules`
     /// gives each family's options.
+    /// The cells `spec` selects, at most `versions` per column (besides each family's own
+    /// limit): `spec.max_versions()`, or no limit for what a filter sees, since HBase filters
+    /// versions before it counts them.
     pub(super) fn read(
         &self,
         spec: &ReadSpec,
+        versions: usize,
         rules: impl Fn(&[u8]) -> FamilyRules,
         now: i64,
     ) -> Vec<Cell> {
@@ -279,7 +274,7 @@ impl RowData {
                 continue;
             }
             let rules = rules(family);
-            let limit = spec.max_versions.min(rules.max_versions);
+            let limit = versions.min(rules.max_versions);
             for (qualifier, column) in &data.columns {
                 if !spec.selection.has_column(family, qualifier) {
                     continue;

@@ -103,8 +103,13 @@ impl TableState {
 
     /// The cells of row `key` that `spec` reads, in HBase's order.
     pub(super) fn read_row(&self, key: &[u8], spec: &ReadSpec, now: i64) -> Vec<Cell> {
+        self.read_versions(key, spec, spec.max_versions(), now)
+    }
+
+    /// [`TableState::read_row`] with its own version limit.
+    fn read_versions(&self, key: &[u8], spec: &ReadSpec, versions: usize, now: i64) -> Vec<Cell> {
         match self.rows.get(key) {
-            Some(row) => row.read(spec, |f| self.rules(f), now),
+            Some(row) => row.read(spec, versions, |f| self.rules(f), now),
             None => Vec::new(),
         }
     }
@@ -142,7 +147,7 @@ impl TableState {
         state: &mut FilterState,
         now: i64,
     ) -> Option<Vec<Cell>> {
-        let cells = self.read_row(key, &spec.all_versions(), now);
+        let cells = self.read_versions(key, spec, usize::MAX, now);
         if cells.is_empty() {
             return Some(cells);
         }

@@ -8,6 +8,7 @@ use hbase_thrift::hbase::{
 };
 
 use super::call::Attributes;
+use crate::backend::wire;
 use crate::model::{
     BloomFilter, Cell, Column, ColumnFamily, Compression, Delete, DeleteTarget, Durability, Error,
     Put, RegionLocation, Result, Row, Scan, TableName, TimeRange,
@@ -30,7 +31,7 @@ pub(crate) fn unsupported(operation: &str, why: impl Into<String>) -> Error {
 
 /// `namespace:table`, as the Thrift1 gateway parses table names.
 pub(crate) fn table_text(t: &TableName) -> Vec<u8> {
-    format!("{}:{}", t.namespace, t.name).into_bytes()
+    t.full_name().into_bytes()
 }
 
 /// A name from `getTableNames`: `ns:table`, or `table` in namespace `default`.
@@ -142,17 +143,10 @@ pub(crate) fn default_durability_only(operation: &str, d: Option<Durability>) ->
     }
 }
 
-/// The attributes of a put: its per-cell TTL as HBase's `_ttl` attribute (milliseconds, an
-/// 8-byte big-endian long, what `Mutation.setTTL` stores).
+/// The attributes of a put: its TTL as HBase's `_ttl` attribute (see
+/// [`wire::ttl_attribute`]).
 pub(crate) fn put_attributes(put: &Put) -> Result<Attributes> {
-    let mut attributes = Attributes::new();
-    if let Some(ttl) = put.ttl {
-        let ms = i64::try_from(ttl.as_millis()).map_err(|_| Error::IllegalArgument {
-            message: format!("ttl {ttl:?} does not fit in milliseconds"),
-        })?;
-        attributes.insert(b"_ttl".to_vec(), ms.to_be_bytes().to_vec());
-    }
-    Ok(attributes)
+    Ok(put.ttl.map(wire::ttl_attribute).into_iter().collect())
 }
 
 /// The one timestamp every cell of `put` is written at ([`LATEST`] for "now"): Thrift1 puts

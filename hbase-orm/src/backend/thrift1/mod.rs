@@ -215,12 +215,23 @@ impl Thrift1 {
                 )
             })
             .await?;
-        let by_key: HashMap<Vec<u8>, Row> = results
+        let mut by_key: HashMap<Vec<u8>, Row> = results
             .into_iter()
             .filter_map(convert::row)
             .map(|r| (r.key.clone(), r))
             .collect();
-        Ok(keys.iter().map(|k| by_key.get(k).cloned()).collect())
+        // Each row moves out once; a key asked for again gets a copy of the first answer.
+        let mut answers: Vec<Option<Row>> = Vec::with_capacity(keys.len());
+        for (i, k) in keys.iter().enumerate() {
+            let row = by_key.remove(k).or_else(|| {
+                keys[..i]
+                    .iter()
+                    .position(|seen| seen == k)
+                    .and_then(|j| answers[j].clone())
+            });
+            answers.push(row);
+        }
+        Ok(answers)
     }
 
     /// Writes puts that share a timestamp and TTL in one `mutateRowsTs`.

@@ -4,6 +4,7 @@
 //! consumed into [`Row`]s without copying their bytes.
 
 use super::generated::thbase::*;
+use crate::backend::wire;
 use crate::model::*;
 
 pub(crate) fn durability(d: Durability) -> TDurability {
@@ -56,11 +57,9 @@ pub(crate) fn put(p: &Put) -> TPut {
     }
 }
 
-/// HBase's per-mutation TTL (`Mutation.setTTL`): attribute `_ttl`, milliseconds as an 8-byte
-/// big-endian long.
+/// The attributes of a mutation with a TTL (see [`wire::ttl_attribute`]).
 fn ttl_attribute(ttl: std::time::Duration) -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
-    let millis = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
-    std::collections::BTreeMap::from([(b"_ttl".to_vec(), millis.to_be_bytes().to_vec())])
+    std::collections::BTreeMap::from([wire::ttl_attribute(ttl)])
 }
 
 pub(crate) fn get(g: &Get) -> TGet {
@@ -96,19 +95,19 @@ pub(crate) fn delete(d: &Delete) -> Vec<TDelete> {
         qualifier,
         timestamp,
     };
+    // In the order of `TargetKind`'s discriminants.
     let kinds = [
         TDeleteType::DELETE_FAMILY,
         TDeleteType::DELETE_COLUMNS,
         TDeleteType::DELETE_COLUMN,
     ];
     let mut groups: [Vec<TColumn>; 3] = Default::default();
-    for t in d.targets.iter().cloned() {
-        match t {
-            DeleteTarget::Family(f) => groups[0].push(col(f, None, None)),
-            DeleteTarget::Column(f, q) => groups[1].push(col(f, Some(q), None)),
-            DeleteTarget::LatestVersion(f, q) => groups[2].push(col(f, Some(q), None)),
-            DeleteTarget::Version(f, q, ts) => groups[2].push(col(f, Some(q), Some(ts))),
-        }
+    for t in &d.targets {
+        groups[t.kind() as usize].push(match t.clone() {
+            DeleteTarget::Family(f) => col(f, None, None),
+            DeleteTarget::Column(f, q) | DeleteTarget::LatestVersion(f, q) => col(f, Some(q), None),
+            DeleteTarget::Version(f, q, ts) => col(f, Some(q), Some(ts)),
+        });
     }
     kinds
         .into_iter()
@@ -231,7 +230,7 @@ pub(crate) fn table_name(t: &TableName) -> TTableName {
 
 /// The table name as the data methods take it (`ns:table` bytes).
 pub(crate) fn table_bytes(t: &TableName) -> Vec<u8> {
-    format!("{}:{}", t.namespace, t.name).into_bytes()
+    t.full_name().into_bytes()
 }
 
 fn utf8(bytes: Vec<u8>, what: &str) -> Result<String> {

@@ -35,6 +35,13 @@ pub(crate) trait WireCall: Sync {
     fn decode(&self, protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<Self::Reply>;
 }
 
+/// HBase's per-mutation TTL (`Mutation.setTTL`) as both gateways pass it: attribute `_ttl`,
+/// milliseconds as an 8-byte big-endian long (a TTL past `i64::MAX` ms is forever anyway).
+pub(crate) fn ttl_attribute(ttl: std::time::Duration) -> (Vec<u8>, Vec<u8>) {
+    let millis = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+    (b"_ttl".to_vec(), millis.to_be_bytes().to_vec())
+}
+
 /// A protocol writer appending to `out`.
 pub(crate) fn output(protocol: WireProtocol, out: &mut Vec<u8>) -> Box<dyn TOutputProtocol + '_> {
     match protocol {

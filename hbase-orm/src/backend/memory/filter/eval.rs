@@ -134,8 +134,10 @@ impl Comparator {
                 }
             }
             Comparator::Substring(needle) => {
-                let hay = stored.to_ascii_lowercase();
-                let found = needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle);
+                let found = needle.is_empty()
+                    || stored
+                        .windows(needle.len())
+                        .any(|w| w.eq_ignore_ascii_case(needle));
                 if found {
                     Ordering::Equal
                 } else {

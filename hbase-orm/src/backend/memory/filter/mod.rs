@@ -123,6 +123,7 @@ impl Filter {
     /// cells cut by the limit beforehand are never seen, so give
     /// [`Filter::apply_versions`] every version in the time range where older versions
     /// exist.
+    #[cfg(test)]
     pub(crate) fn apply(
         &self,
         state: &mut FilterState,
@@ -194,10 +195,7 @@ fn run_row(
             break;
         }
         let code = tree.cell(&cell);
-        let include = matches!(
-            code,
-            Code::Include | Code::IncludeAndNextCol | Code::IncludeAndNextRow
-        );
+        let include = code.includes();
         skip = match code {
             Code::Include | Code::Skip => None,
             Code::IncludeAndNextCol | Code::NextCol => Some(SkipTo::NextColumn(
