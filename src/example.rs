@@ -88,7 +88,11 @@ impl Example {
     /// Drops one table if it exists.
     pub async fn drop_table(&self, name: &TableName) {
         let admin = self.client.admin();
-        if admin.table_exists(name).await.unwrap_or(false) {
+        let exists = admin
+            .table_exists(name)
+            .await
+            .unwrap_or_else(|e| panic!("checking {name}: {e}"));
+        if exists {
             admin
                 .delete_table(name)
                 .await

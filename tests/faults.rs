@@ -107,23 +107,28 @@ async fn two_gateway_restarts_lose_no_acknowledged_write_and_no_scanned_row() {
                 )));
             }
             load.push(tokio::spawn(counter(t.clone(), stop.clone(), seen.clone())));
-            // A scan that reads 20 rows a page, slowly enough to span both restarts.
+            // A scan of 20 rows a page that waits, its scanner open, for the first restart after
+            // 100 rows and for the second after 300: it spans both by construction.
+            let (restarted, mut restarts) = tokio::sync::watch::channel(0u32);
             let scan_table = t.clone();
             let scan = tokio::spawn(async move {
                 let mut keys = Vec::new();
                 let mut rows = scan_table.scan(Scan::new().prefix("s").caching(20));
                 while let Some(row) = rows.next().await {
                     keys.push(row.expect("the scan goes on across restarts").key);
-                    if keys.len() % 20 == 0 {
-                        tokio::time::sleep(Duration::from_millis(40)).await;
+                    for (at, after) in [(100, 1), (300, 2)] {
+                        if keys.len() == at {
+                            restarts.wait_for(|n| *n >= after).await.unwrap();
+                        }
                     }
                 }
                 keys
             });
 
-            for _ in 0..2 {
+            for n in 1..=2 {
                 tokio::time::sleep(Duration::from_millis(700)).await;
                 tokio::task::spawn_blocking(restart_gateway).await.unwrap();
+                restarted.send(n).unwrap();
             }
             tokio::time::sleep(Duration::from_millis(700)).await;
             stop.store(true, Ordering::Relaxed);
