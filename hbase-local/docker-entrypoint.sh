@@ -5,9 +5,10 @@
 #   0.0.0.0:9090  Thrift2, buffered transport + binary protocol
 #   0.0.0.0:9091  Thrift2, framed transport + compact protocol (closes sockets idle for 3 s)
 #   0.0.0.0:9092  Thrift1, buffered transport + binary protocol
+#   0.0.0.0:9093  a second Thrift2 gateway, buffered + binary, scanners expire after 2 s unused
 # Data and logs live in $HBASE_ORM_DATA (default /data, a volume); the logs are also followed
 # on stdout. On SIGTERM/SIGINT the gateways get TERM and the cluster is shut down cleanly. If any
-# of the three JVMs exits, the others are stopped and the container exits non-zero.
+# of the JVMs exits, the others are stopped and the container exits non-zero.
 set -euo pipefail
 
 HBASE_HOME=${HBASE_HOME:-/opt/hbase}
@@ -16,6 +17,8 @@ THRIFT_PORT=${HBASE_ORM_THRIFT_PORT:-9090}
 THRIFT_FRAMED_PORT=${HBASE_ORM_THRIFT_FRAMED_PORT:-9091}
 FRAMED_IDLE_MS=${HBASE_ORM_FRAMED_IDLE_MS:-3000}
 THRIFT1_PORT=${HBASE_ORM_THRIFT1_PORT:-9092}
+THRIFT_SHORT_PORT=${HBASE_ORM_THRIFT_SHORT_PORT:-9093}
+SHORT_SCANNER_MS=${HBASE_ORM_SHORT_SCANNER_MS:-2000}
 THRIFT_BIND=${HBASE_ORM_THRIFT_BIND:-0.0.0.0}
 MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-1g}
 THRIFT_HEAP=${HBASE_ORM_THRIFT_HEAP:-512m}
@@ -112,11 +115,14 @@ say "starting Thrift2 gateway on $THRIFT_BIND:$THRIFT_FRAMED_PORT (framed transp
 run_hbase thrift-framed "$THRIFT_HEAP" thrift2 -b "$THRIFT_BIND" -p "$THRIFT_FRAMED_PORT" --infoport -1 -f -c -t "$FRAMED_IDLE_MS" start
 say "starting Thrift1 gateway on $THRIFT_BIND:$THRIFT1_PORT (buffered transport, binary protocol)"
 run_hbase thrift1 "$THRIFT_HEAP" thrift -b "$THRIFT_BIND" -p "$THRIFT1_PORT" --infoport -1 start
+say "starting a second Thrift2 gateway on $THRIFT_BIND:$THRIFT_SHORT_PORT (scanners expire after $SHORT_SCANNER_MS ms)"
+HBASE_OPTS="${HBASE_OPTS:-} -Dhbase.orm.scanner.timeout.ms=$SHORT_SCANNER_MS" \
+  run_hbase thrift-short "$THRIFT_HEAP" thrift2 -b "$THRIFT_BIND" -p "$THRIFT_SHORT_PORT" --infoport -1 start
 
 # follow the logs on stdout (docker logs)
 tail -n +1 -F "$LOG_DIR/master.log" "$LOG_DIR/thrift.log" "$LOG_DIR/thrift-framed.log" \
-  "$LOG_DIR/thrift1.log" "$LOG_DIR/master.out" "$LOG_DIR/thrift.out" \
-  "$LOG_DIR/thrift-framed.out" "$LOG_DIR/thrift1.out" 2>/dev/null &
+  "$LOG_DIR/thrift1.log" "$LOG_DIR/thrift-short.log" "$LOG_DIR/master.out" "$LOG_DIR/thrift.out" \
+  "$LOG_DIR/thrift-framed.out" "$LOG_DIR/thrift1.out" "$LOG_DIR/thrift-short.out" 2>/dev/null &
 TAIL_PID=$!
 
 # wait until one of the JVMs exits (or a signal arrives: the trap then runs)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Local standalone HBase 2.6.1 + Thrift gateways (two Thrift2, one Thrift1), from Maven jars (no HBase install needed).
+# Local standalone HBase 2.6.1 + Thrift gateways (three Thrift2, one Thrift1), from Maven jars (no HBase install needed).
 #
 #   hbase-local/hbase.sh up            start (idempotent) and wait until ready
 #   hbase-local/hbase.sh down [--purge] stop (and with --purge delete the data dir)
 #   hbase-local/hbase.sh status        what runs, whether the gateways answer; exit 0 iff all up
-#   hbase-local/hbase.sh restart NAME  stop one gateway (thrift, thrift-framed, thrift1) and start
-#                                      it again; returns once it answers (for fault tests)
+#   hbase-local/hbase.sh restart NAME  stop one gateway (thrift, thrift-framed, thrift1,
+#                                      thrift-short) and start it again (or start it if it was
+#                                      stopped); returns once it answers (for fault tests)
+#   hbase-local/hbase.sh stop NAME     stop one gateway and leave it stopped (fault tests)
 #   hbase-local/hbase.sh logs [-f]     tail of the master and gateway logs (-f follows)
 #
 # Processes (background JVMs, pid files in $DATA/run):
@@ -17,6 +19,10 @@
 #                 clients can test how they replace sockets the server closed
 #   thrift1       Thrift1 gateway (service Hbase) 127.0.0.1:$HBASE_ORM_THRIFT1_PORT (9092),
 #                 buffered + binary (the client's thrift1:// backend)
+#   thrift-short  a second Thrift2 gateway process 127.0.0.1:$HBASE_ORM_THRIFT_SHORT_PORT (9093),
+#                 buffered + binary, whose scanners expire after $HBASE_ORM_SHORT_SCANNER_MS ms
+#                 unused (default 2000; the others: 60 s), for tests of several gateways and of
+#                 scans that outlive their scanner
 #
 # Environment:
 #   HBASE_ORM_DATA               data, logs, pid files     (default <repo>/.hbase-local)
@@ -25,6 +31,8 @@
 #   HBASE_ORM_THRIFT_FRAMED_PORT framed/compact gateway    (default 9091)
 #   HBASE_ORM_FRAMED_IDLE_MS     its idle-socket timeout   (default 3000 ms; the others: 60 s)
 #   HBASE_ORM_THRIFT1_PORT       Thrift1 gateway           (default 9092)
+#   HBASE_ORM_THRIFT_SHORT_PORT  short-scanner gateway     (default 9093)
+#   HBASE_ORM_SHORT_SCANNER_MS   its scanner timeout       (default 2000 ms)
 #   HBASE_ORM_ZK_PORT            ZooKeeper client port     (default 2181)
 #   HBASE_ORM_MASTER_PORT        master RPC port           (default 16000)
 #   HBASE_ORM_REGIONSERVER_PORT  region server RPC port    (default 16020)
@@ -56,6 +64,8 @@ DATA_DIR=${HBASE_ORM_DATA:-$REPO_ROOT/.hbase-local}
 THRIFT_PORT=${HBASE_ORM_THRIFT_PORT:-9090}
 THRIFT_FRAMED_PORT=${HBASE_ORM_THRIFT_FRAMED_PORT:-9091}
 FRAMED_IDLE_MS=${HBASE_ORM_FRAMED_IDLE_MS:-3000}
+THRIFT_SHORT_PORT=${HBASE_ORM_THRIFT_SHORT_PORT:-9093}
+SHORT_SCANNER_MS=${HBASE_ORM_SHORT_SCANNER_MS:-2000}
 THRIFT1_PORT=${HBASE_ORM_THRIFT1_PORT:-9092}
 ZK_PORT=${HBASE_ORM_ZK_PORT:-2181}
 MASTER_RPC_PORT=${HBASE_ORM_MASTER_PORT:-16000}
@@ -65,7 +75,7 @@ MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-1g}
 THRIFT_HEAP=${HBASE_ORM_THRIFT_HEAP:-512m}
 STOP_TIMEOUT=30
 
-GATEWAYS=(thrift thrift-framed thrift1)
+GATEWAYS=(thrift thrift-framed thrift1 thrift-short)
 COMPONENTS=(master "${GATEWAYS[@]}")
 READY_LINE="Master has completed initialization"
 DATA_MARKER_NAME=.hbase-orm-data
@@ -76,7 +86,7 @@ say() { printf '[hbase-local] %s\n' "$*"; }
 warn() { printf '[hbase-local] %s\n' "$*" >&2; }
 die() { warn "error: $*"; exit 1; }
 
-for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT UP_TIMEOUT; do
+for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT SHORT_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT UP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
 
@@ -119,6 +129,7 @@ port_of() {
     thrift) printf '%s' "$THRIFT_PORT" ;;
     thrift-framed) printf '%s' "$THRIFT_FRAMED_PORT" ;;
     thrift1) printf '%s' "$THRIFT1_PORT" ;;
+    thrift-short) printf '%s' "$THRIFT_SHORT_PORT" ;;
   esac
 }
 
@@ -128,6 +139,7 @@ describe() {
     thrift) printf 'Thrift2 127.0.0.1:%s buffered/binary' "$THRIFT_PORT" ;;
     thrift-framed) printf 'Thrift2 127.0.0.1:%s framed/compact' "$THRIFT_FRAMED_PORT" ;;
     thrift1) printf 'Thrift1 127.0.0.1:%s buffered/binary' "$THRIFT1_PORT" ;;
+    thrift-short) printf 'Thrift2 127.0.0.1:%s buffered/binary, scanners expire after %s ms' "$THRIFT_SHORT_PORT" "$SHORT_SCANNER_MS" ;;
   esac
 }
 
@@ -152,7 +164,7 @@ ping_component() {
   local name=$1 port
   port=$(port_of "$name")
   case "$name" in
-    thrift) python3 "$PING" -q -t "${2:-5}" -p "$port" ;;
+    thrift | thrift-short) python3 "$PING" -q -t "${2:-5}" -p "$port" ;;
     thrift-framed) python3 "$PING" -q -t "${2:-5}" -p "$port" -f -c ;;
     thrift1) python3 "$PING" -q -t "${2:-5}" -p "$port" --thrift1 ;;
   esac
@@ -328,8 +340,17 @@ start_component() {
       main=org.apache.hadoop.hbase.thrift.ThriftServer
       args=(-b 127.0.0.1 -p "$THRIFT1_PORT" --infoport -1 start)
       ;;
+    thrift-short)
+      heap=$THRIFT_HEAP
+      main=org.apache.hadoop.hbase.thrift2.ThriftServer
+      args=(-b 127.0.0.1 -p "$THRIFT_SHORT_PORT" --infoport -1 start)
+      ;;
   esac
   jvm_opts "$name" "$heap"
+  if [[ "$name" == thrift-short ]]; then
+    # the gateway's scanner cache drops scanners unused this long (conf/hbase-site.xml)
+    JVM_OPTS+=("-Dhbase.orm.scanner.timeout.ms=$SHORT_SCANNER_MS")
+  fi
   local extra
   if [[ "$name" == master ]]; then extra=${HBASE_ORM_MASTER_JAVA_OPTS:-}; else extra=${HBASE_ORM_THRIFT_JAVA_OPTS:-}; fi
   if [[ -n "$extra" ]]; then
@@ -514,7 +535,7 @@ cmd_up() {
     else
       port=$(port_of "$name")
       port_in_use "$port" &&
-        die "port $port on 127.0.0.1 is already in use by another process; stop it or set HBASE_ORM_THRIFT_PORT / HBASE_ORM_THRIFT_FRAMED_PORT / HBASE_ORM_THRIFT1_PORT"
+        die "port $port on 127.0.0.1 is already in use by another process; stop it or set HBASE_ORM_THRIFT_PORT / HBASE_ORM_THRIFT_FRAMED_PORT / HBASE_ORM_THRIFT1_PORT / HBASE_ORM_THRIFT_SHORT_PORT"
     fi
   done
 
@@ -670,8 +691,8 @@ cmd_logs() {
 cmd_restart() {
   local name=${1:-}
   case "$name" in
-    thrift | thrift-framed | thrift1) ;;
-    *) die "usage: hbase.sh restart thrift|thrift-framed|thrift1" ;;
+    thrift | thrift-framed | thrift1 | thrift-short) ;;
+    *) die "usage: hbase.sh restart thrift|thrift-framed|thrift1|thrift-short" ;;
   esac
   lock_run_dir
   [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
@@ -688,6 +709,13 @@ cmd_restart() {
   say "$name is back after $((SECONDS - t0)) s"
 }
 
+cmd_stop_one() {
+  local name=$1
+  lock_run_dir
+  stop_components "$name"
+  say "$name stopped; 'hbase-local/hbase.sh restart $name' starts it again"
+}
+
 usage() {
   # the comment block at the top of this file
   awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}"
@@ -698,7 +726,13 @@ main() {
   shift || true
   case "$cmd" in
     up) cmd_up "$@" ;;
-    down | stop) cmd_down "$@" ;;
+    down) cmd_down "$@" ;;
+    stop)
+      case "${1:-}" in
+        thrift | thrift-framed | thrift1 | thrift-short) cmd_stop_one "$@" ;;
+        *) cmd_down "$@" ;;
+      esac
+      ;;
     status) cmd_status "$@" ;;
     logs) cmd_logs "$@" ;;
     restart) cmd_restart "$@" ;;

@@ -16,6 +16,7 @@ Usage:
                                  127.0.0.1:$HBASE_ORM_THRIFT_PORT (default 9090), Thrift2, buffered + binary
                                  127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (default 9091), Thrift2, framed + compact
                                  127.0.0.1:$HBASE_ORM_THRIFT1_PORT (default 9092), Thrift1, buffered + binary
+                                 127.0.0.1:$HBASE_ORM_THRIFT_SHORT_PORT (default 9093), Thrift2, buffered + binary
   ping.py -p 9090              one Thrift2 gateway, buffered transport + binary protocol
   ping.py -p 9091 -f -c        one Thrift2 gateway, framed transport + compact protocol
   ping.py -p 9092 --thrift1    one Thrift1 gateway
@@ -408,7 +409,8 @@ def main(argv):
                     "Thrift1: isTableEnabled).",
         epilog="Without -p, checks 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090, Thrift2 buffered+binary), "
                "127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091, Thrift2 framed+compact) and "
-               "127.0.0.1:$HBASE_ORM_THRIFT1_PORT (9092, Thrift1 buffered+binary).")
+               "127.0.0.1:$HBASE_ORM_THRIFT1_PORT (9092, Thrift1 buffered+binary) and "
+               "127.0.0.1:$HBASE_ORM_THRIFT_SHORT_PORT (9093, a second Thrift2 buffered+binary).")
     ap.add_argument("-H", "--host", default="127.0.0.1")
     ap.add_argument("-p", "--port", type=int, action="append")
     ap.add_argument("-f", "--framed", action="store_true", help="framed transport")
@@ -436,6 +438,7 @@ def main(argv):
                 (int(os.environ.get("HBASE_ORM_THRIFT_PORT", "9090")), False, False, False),
                 (int(os.environ.get("HBASE_ORM_THRIFT_FRAMED_PORT", "9091")), True, True, False),
                 (int(os.environ.get("HBASE_ORM_THRIFT1_PORT", "9092")), False, False, True),
+                (int(os.environ.get("HBASE_ORM_THRIFT_SHORT_PORT", "9093")), False, False, False),
             ]
         except ValueError as e:
             ap.error("bad port in the environment: %s" % e)

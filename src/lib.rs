@@ -33,6 +33,41 @@ pub fn thrift1_gateway_address() -> String {
     std::env::var("HBASE_ORM_THRIFT1_ADDR").unwrap_or_else(|_| "127.0.0.1:9092".into())
 }
 
+/// Address of the second Thrift2 gateway process (buffered, binary), whose scanners expire
+/// after 2 s unused: `$HBASE_ORM_THRIFT_SHORT_ADDR` or `127.0.0.1:9093`. Tests of several
+/// gateways and of scans that outlive their scanner use it.
+pub fn short_gateway_address() -> String {
+    std::env::var("HBASE_ORM_THRIFT_SHORT_ADDR").unwrap_or_else(|_| "127.0.0.1:9093".into())
+}
+
+/// How long the gateway at [`short_gateway_address`] keeps an unused scanner:
+/// `$HBASE_ORM_SHORT_SCANNER_MS` or 2000 ms, as the launcher starts it.
+pub fn short_scanner_timeout() -> std::time::Duration {
+    let ms = std::env::var("HBASE_ORM_SHORT_SCANNER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    std::time::Duration::from_millis(ms)
+}
+
+/// Runs the launcher, `hbase-local/hbase.sh ARGS` (`["restart", "thrift"]`, say), and panics
+/// with its output if it fails. For fault tests; it blocks the calling thread.
+pub fn launcher(args: &[&str]) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/hbase-local/hbase.sh");
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("runs hbase-local/hbase.sh");
+    assert!(
+        out.status.success(),
+        "hbase-local/hbase.sh {} failed: {}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Connects with `config`, or panics with instructions to start HBase. There is no skipping:
 /// a test that needs HBase fails when HBase is not there, locally and in CI alike.
 pub async fn connect_with(config: Config) -> Client {
@@ -43,7 +78,7 @@ pub async fn connect_with(config: Config) -> Client {
             "cannot reach the HBase {gateway:?} gateway at {address}: {e}\n\
              Start a local HBase first:  hbase-local/hbase.sh up\n\
              (or point HBASE_ORM_THRIFT_ADDR / HBASE_ORM_THRIFT_FRAMED_ADDR / \
-             HBASE_ORM_THRIFT1_ADDR elsewhere)"
+             HBASE_ORM_THRIFT1_ADDR / HBASE_ORM_THRIFT_SHORT_ADDR elsewhere)"
         ),
     }
 }

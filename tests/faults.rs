@@ -13,23 +13,13 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use hbase_orm::{ColumnFamily, Get, Put, Scan, Table};
-use hbase_orm_suite::{client, with_table};
+use hbase_orm_suite::{client, launcher, with_table};
 
 /// Rows the long scan reads, a few at a time.
 const SCAN_ROWS: usize = 600;
 
 fn restart_gateway() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/hbase-local/hbase.sh");
-    let out = std::process::Command::new("bash")
-        .args([script, "restart", "thrift"])
-        .output()
-        .expect("runs hbase-local/hbase.sh");
-    assert!(
-        out.status.success(),
-        "restarting the gateway failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    launcher(&["restart", "thrift"]);
 }
 
 /// What the load saw.

@@ -165,6 +165,8 @@ struct Inner {
     scanners_open: std::sync::atomic::AtomicUsize,
     /// Calls sent again (see [`ClientStats::retries`]).
     retries: std::sync::atomic::AtomicU64,
+    /// Scans that reopened after losing their scanner (see [`ClientStats::scans_resumed`]).
+    scans_resumed: std::sync::atomic::AtomicU64,
     /// State the layers above keep per client (the dictionaries' caches, say), by type and key.
     shared: std::sync::Mutex<SharedState>,
 }
@@ -186,6 +188,7 @@ impl Client {
                 config,
                 scanners_open: Default::default(),
                 retries: Default::default(),
+                scans_resumed: Default::default(),
                 shared: Default::default(),
             }),
         }
@@ -205,6 +208,13 @@ impl Client {
     pub(crate) fn count_retry(&self) {
         self.inner
             .retries
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Counts a scan that reopened after losing its scanner for [`ClientStats::scans_resumed`].
+    pub(crate) fn count_resume(&self) {
+        self.inner
+            .scans_resumed
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
@@ -318,6 +328,10 @@ impl Client {
                 .inner
                 .scanners_open
                 .load(std::sync::atomic::Ordering::Relaxed),
+            scans_resumed: self
+                .inner
+                .scans_resumed
+                .load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 }
@@ -337,4 +351,7 @@ pub struct ClientStats {
     /// its scanner when it ends, fails or is dropped; a dropped one closes it in the
     /// background, so this reaches zero shortly after).
     pub scanners_open: usize,
+    /// Times a scan stream lost its server-side scanner (the gateway restarted, the scanner
+    /// expired while the caller paused) and reopened after the last row it returned.
+    pub scans_resumed: u64,
 }

@@ -244,6 +244,7 @@ impl State {
             return false;
         }
         self.resumes += 1;
+        self.client.count_resume();
         tracing::debug!(error = %e, resumes = self.resumes, "scanner lost; reopening after the last row");
         // The old scanner is forgotten, not closed: after a gateway restart its id may already
         // name another scanner of the new gateway process (this stream's next one, even).
