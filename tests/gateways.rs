@@ -177,7 +177,10 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
                 written.len(),
                 stats.retries,
             );
-            assert!(stats.scans_resumed >= 1, "some scan lost its scanner: {stats:?}");
+            assert!(
+                stats.scans_resumed >= 1,
+                "some scan lost its scanner: {stats:?}"
+            );
             tokio::task::spawn_blocking(move || drop(start_again))
                 .await
                 .unwrap();

@@ -136,16 +136,22 @@ async fn a_paused_salted_scan_resumes_every_bucket() {
 async fn a_paused_parallel_scan_resumes_every_region() {
     let c = short_client().await;
     let splits = vec![key(15), key(30), key(45)];
-    with_table(&c, "lease_par", vec![ColumnFamily::new("d")], &splits, |t| {
-        let c = c.clone();
-        async move {
-            fill(&t, |_, k| k).await;
-            let rows = read_with_a_pause(t.scan(Scan::new().caching(4).parallel(3)), 10).await;
-            let keys: Vec<_> = rows.into_iter().map(|r| r.key).collect();
-            assert_eq!(keys, all_keys(), "in key order, every row once");
-            assert!(c.stats().scans_resumed >= 1, "{:?}", c.stats());
-        }
-    })
+    with_table(
+        &c,
+        "lease_par",
+        vec![ColumnFamily::new("d")],
+        &splits,
+        |t| {
+            let c = c.clone();
+            async move {
+                fill(&t, |_, k| k).await;
+                let rows = read_with_a_pause(t.scan(Scan::new().caching(4).parallel(3)), 10).await;
+                let keys: Vec<_> = rows.into_iter().map(|r| r.key).collect();
+                assert_eq!(keys, all_keys(), "in key order, every row once");
+                assert!(c.stats().scans_resumed >= 1, "{:?}", c.stats());
+            }
+        },
+    )
     .await;
 }
 

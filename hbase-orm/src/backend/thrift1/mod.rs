@@ -87,7 +87,7 @@ impl Thrift1 {
     pub(crate) async fn connect(config: Config) -> Result<Thrift1> {
         let pool = WirePool::connect(config, IsThrift1).await?;
         Ok(Thrift1 {
-            scanners: ScannerIds::new(pool.gateways()),
+            scanners: ScannerIds::new(pool.outages()),
             pool,
         })
     }

@@ -58,7 +58,7 @@ impl Thrift2 {
     pub(crate) async fn connect(config: Config) -> Result<Thrift2> {
         let pool = WirePool::connect(config, IsThrift2).await?;
         Ok(Thrift2 {
-            scanners: ScannerIds::new(pool.gateways()),
+            scanners: ScannerIds::new(pool.outages()),
             pool,
         })
     }

@@ -12,6 +12,7 @@ use deadpool::managed::{self, Metrics, PoolError, RecycleError, RecycleResult};
 use tracing::Instrument;
 
 use super::connection::{Connection, WireConfig};
+use super::scanners::Outages;
 use super::WireCall;
 use crate::backend::PoolCounters;
 use crate::model::{Config, Error, Result};
@@ -40,6 +41,7 @@ pub(crate) struct WirePool<H: Handshake> {
     members: Vec<Member<H>>,
     next: AtomicUsize,
     config: Config,
+    outages: Outages,
 }
 
 /// One gateway: its pool and when it may be tried again.
@@ -59,9 +61,13 @@ impl<H: Handshake> WirePool<H> {
             max_reply_bytes: config.max_reply_bytes,
         };
         let mut members = Vec::new();
-        for address in config.all_addresses() {
+        let addresses: Vec<String> = config.all_addresses().map(str::to_string).collect();
+        let outages = Outages::new(addresses.len());
+        for (gateway, address) in addresses.into_iter().enumerate() {
             let manager = Manager {
-                address: address.to_string(),
+                address,
+                gateway,
+                outages: outages.clone(),
                 opened: Arc::default(),
                 wire,
                 config: config.clone(),
@@ -80,6 +86,7 @@ impl<H: Handshake> WirePool<H> {
             members,
             next: AtomicUsize::new(0),
             config,
+            outages,
         };
         let mut first_error = None;
         for (i, member) in pool.members.iter().enumerate() {
@@ -104,9 +111,9 @@ impl<H: Handshake> WirePool<H> {
         &self.config
     }
 
-    /// How many gateways it spreads calls over.
-    pub(crate) fn gateways(&self) -> usize {
-        self.members.len()
+    /// How many times each gateway could not be reached (for [`super::scanners::ScannerIds`]).
+    pub(crate) fn outages(&self) -> Outages {
+        self.outages.clone()
     }
 
     /// Its connection counters, summed over the gateways.
@@ -229,6 +236,10 @@ fn unreachable(e: &Error) -> bool {
 /// Opens and vets pooled connections to one gateway.
 struct Manager<H> {
     address: String,
+    /// Its index among the pool's gateways.
+    gateway: usize,
+    /// Counts connections that could not be opened, per gateway.
+    outages: Outages,
     config: Config,
     wire: WireConfig,
     opened: Arc<AtomicU64>,
@@ -246,13 +257,19 @@ impl<H: Handshake> managed::Manager for Manager<H> {
             operation: "connect",
             after: limit,
         };
-        let mut conn = tokio::time::timeout(limit, Connection::open(address, self.wire))
+        let opened = tokio::time::timeout(limit, Connection::open(address, self.wire))
             .await
-            .map_err(|_| timed_out())?
-            .map_err(|source| Error::Connect {
-                address: address.clone(),
-                source,
-            })?;
+            .map_err(|_| timed_out())
+            .and_then(|r| {
+                r.map_err(|source| Error::Connect {
+                    address: address.clone(),
+                    source,
+                })
+            });
+        if opened.is_err() {
+            self.outages.count(self.gateway);
+        }
+        let mut conn = opened?;
         tokio::time::timeout(limit, self.handshake.check(&mut conn, address))
             .await
             .map_err(|_| timed_out())??;

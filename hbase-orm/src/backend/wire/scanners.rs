@@ -1,69 +1,114 @@
-//! Scanner ids across several gateways: a scanner lives in the gateway process that opened it,
-//! and each process numbers its scanners from 1. With one gateway the client uses the
-//! gateway's ids as they are; with several it hands out its own and remembers, for each, the
-//! gateway and the gateway's id.
+//! Scanner ids across gateway processes: a scanner lives in the gateway process that opened it,
+//! and each process numbers its scanners from 1, so after a restart an old id may name another
+//! caller's scanner. The client hands out ids of its own and remembers, for each, the gateway,
+//! the gateway's id, and how many times that gateway had been found unreachable
+//! ([`Outages`]) when the scanner opened. A scanner whose gateway has been unreachable since
+//! is lost: its calls fail as for an unknown id without being sent (a stream then resumes),
+//! and closing it sends nothing, so it cannot close a scanner of the new process.
+//!
+//! A restart that no call noticed (no connection attempt failed while the gateway was down) is
+//! not seen here; the stale id then reaches the new process, which answers "unknown scanner"
+//! unless it has handed out that id again.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::model::{Error, Result};
 
+/// Per gateway, how many times a connection to it could not be opened (shared by the pool,
+/// which counts, and the scanner ids, which compare).
+#[derive(Clone, Debug)]
+pub(crate) struct Outages(Arc<[AtomicU64]>);
+
+impl Outages {
+    /// Counters for `gateways` gateways, all zero.
+    pub(crate) fn new(gateways: usize) -> Self {
+        Outages((0..gateways).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    /// Counts a failed connection attempt to gateway `gateway`.
+    pub(crate) fn count(&self, gateway: usize) {
+        self.0[gateway].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Failed connection attempts to gateway `gateway` so far.
+    pub(crate) fn of(&self, gateway: usize) -> u64 {
+        self.0[gateway].load(Ordering::Relaxed)
+    }
+}
+
+/// Where one scanner lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Home {
+    gateway: usize,
+    id: i32,
+    /// [`Outages::of`] its gateway when it opened.
+    outages: u64,
+}
+
 /// The client's scanner ids and where each scanner lives.
 pub(crate) struct ScannerIds {
-    /// Whether there are several gateways (with one, ids are the gateway's own).
-    several: bool,
+    outages: Outages,
     next: AtomicI32,
-    open: Mutex<HashMap<i32, (usize, i32)>>,
+    open: Mutex<HashMap<i32, Home>>,
 }
 
 impl ScannerIds {
-    /// Ids for a pool of `gateways` gateways.
-    pub(crate) fn new(gateways: usize) -> Self {
+    /// Ids for scanners on the gateways whose failed connections `outages` counts.
+    pub(crate) fn new(outages: Outages) -> Self {
         ScannerIds {
-            several: gateways > 1,
+            outages,
             next: AtomicI32::new(1),
             open: Mutex::default(),
         }
     }
 
-    /// The client's id for scanner `id` of gateway `gateway`.
+    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<i32, Home>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The client's id for scanner `id` of gateway `gateway`, just opened.
     pub(crate) fn register(&self, gateway: usize, id: i32) -> i32 {
-        if !self.several {
-            return id;
-        }
         let ours = self.next.fetch_add(1, Ordering::Relaxed);
-        self.open
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(ours, (gateway, id));
+        let outages = self.outages.of(gateway);
+        self.open().insert(
+            ours,
+            Home {
+                gateway,
+                id,
+                outages,
+            },
+        );
         ours
     }
 
-    /// The gateway and the gateway's id of the client's scanner `id`; an id this client never
-    /// handed out (or forgot) is the error the gateway gives for an unknown id.
+    /// The gateway and the gateway's id of the client's scanner `id`. An id this client never
+    /// handed out (or forgot), or a scanner whose gateway has been unreachable since it opened
+    /// (forgotten here), is the error the gateway gives for an unknown id.
     pub(crate) fn find(&self, id: i32) -> Result<(usize, i32)> {
-        if !self.several {
-            return Ok((0, id));
-        }
-        self.open
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        let mut open = self.open();
+        let home = open
             .get(&id)
             .copied()
             .ok_or_else(|| Error::IllegalArgument {
                 message: format!("invalid scanner id {id}"),
-            })
+            })?;
+        if self.outages.of(home.gateway) != home.outages {
+            open.remove(&id);
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "invalid scanner id {id}: its gateway could not be reached since the \
+                     scanner opened (it may have restarted)"
+                ),
+            });
+        }
+        Ok((home.gateway, home.id))
     }
 
     /// Forgets scanner `id` (closed).
     pub(crate) fn forget(&self, id: i32) {
-        if self.several {
-            self.open
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&id);
-        }
+        self.open().remove(&id);
     }
 }
 
@@ -72,11 +117,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_gateway_keeps_its_ids_and_several_get_ids_of_their_own() {
-        let one = ScannerIds::new(1);
-        assert_eq!(one.register(0, 7), 7);
-        assert_eq!(one.find(7).unwrap(), (0, 7));
-        let several = ScannerIds::new(2);
+    fn scanners_get_ids_of_their_own_across_gateways() {
+        let several = ScannerIds::new(Outages::new(2));
         let (a, b) = (several.register(0, 1), several.register(1, 1));
         assert_ne!(a, b, "both gateways' scanner 1");
         assert_eq!(several.find(a).unwrap(), (0, 1));
@@ -86,5 +128,21 @@ mod tests {
             several.find(a),
             Err(Error::IllegalArgument { .. })
         ));
+    }
+
+    #[test]
+    fn a_scanner_whose_gateway_was_unreachable_since_it_opened_is_lost() {
+        let outages = Outages::new(2);
+        let ids = ScannerIds::new(outages.clone());
+        let (a, b) = (ids.register(0, 5), ids.register(1, 5));
+        outages.count(0);
+        assert!(matches!(ids.find(a), Err(Error::IllegalArgument { .. })));
+        assert!(
+            matches!(ids.find(a), Err(Error::IllegalArgument { .. })),
+            "and stays lost"
+        );
+        assert_eq!(ids.find(b).unwrap(), (1, 5), "the other gateway's scanner");
+        let c = ids.register(0, 5);
+        assert_eq!(ids.find(c).unwrap(), (0, 5), "a scanner opened since");
     }
 }
