@@ -2,6 +2,7 @@
 
 mod admin;
 mod parallel;
+pub(crate) mod plan;
 mod retry;
 mod scan;
 mod table;

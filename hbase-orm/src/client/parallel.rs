@@ -11,8 +11,9 @@ use std::collections::VecDeque;
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use tokio::sync::mpsc;
 
+use super::plan::{split_at_regions, KeyRange};
 use super::{Client, RowStream};
-use crate::model::{RegionLocation, Result, Row, Scan, TableName};
+use crate::model::{Result, Row, Scan, TableName};
 
 /// Rows a region's part holds ready before its task waits for the caller.
 const DEFAULT_AHEAD: usize = 256;
@@ -25,43 +26,15 @@ impl RowStream {
             scan.check()?;
             let mut regions = client.backend().region_locations(&table).await?;
             regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
-            let parts = split(&scan, &regions);
+            let parts = split_at_regions(&KeyRange::of(&scan), &regions, scan.reversed)
+                .iter()
+                .map(|part| part.apply_to(&scan))
+                .collect();
             Ok::<_, crate::model::Error>(run(client, table, parts, n, !scan.unordered, scan.limit))
         })
         .try_flatten();
         RowStream::from_rows(rows.boxed())
     }
-}
-
-/// The scan's parts, one per region its range touches, in key order (descending when
-/// reversed). Every part is `scan` with the intersection of its bounds and the region's.
-pub(crate) fn split(scan: &Scan, regions: &[RegionLocation]) -> Vec<Scan> {
-    let (lo, hi) = scan.bounds();
-    let mut parts: Vec<Scan> = regions
-        .iter()
-        .filter_map(|r| {
-            let start = lo.clone().max(r.start_key.clone());
-            let stop = match (&hi, r.end_key.is_empty()) {
-                (Some(h), false) => Some(h.clone().min(r.end_key.clone())),
-                (Some(h), true) => Some(h.clone()),
-                (None, false) => Some(r.end_key.clone()),
-                (None, true) => None,
-            };
-            if stop.as_ref().is_some_and(|s| *s <= start) {
-                return None;
-            }
-            Some(Scan {
-                start: Some(start),
-                stop,
-                prefix: None,
-                ..scan.clone()
-            })
-        })
-        .collect();
-    if scan.reversed {
-        parts.reverse();
-    }
-    parts
 }
 
 /// Streams `parts` with up to `n` running at once, in their order when `ordered`.

@@ -8,9 +8,10 @@ use std::task::{Context, Poll};
 
 use futures::stream::{BoxStream, Stream, StreamExt};
 
+use super::plan::{KeyRange, ScanPlan};
 use super::retry::Safety;
 use super::Client;
-use crate::model::{prefix_end, Error, Result, Row, Scan, TableName};
+use crate::model::{Error, Result, Row, Scan, TableName};
 
 /// Rows fetched per round trip when the scan does not say.
 const DEFAULT_PAGE: i32 = 256;
@@ -140,9 +141,8 @@ struct State {
     client: Client,
     table: TableName,
     scan: Scan,
-    /// Ascending bounds `[lo, hi)` every returned row must satisfy.
-    lo: Vec<u8>,
-    hi: Option<Vec<u8>>,
+    /// The keys still to read: every returned row is in it, and it narrows past each one.
+    range: KeyRange,
     scanner: Option<Scanner>,
     page: VecDeque<Row>,
     remaining: Option<usize>,
@@ -161,12 +161,10 @@ type Prefetch = tokio::task::JoinHandle<Result<Vec<Row>>>;
 
 impl State {
     fn new(client: Client, table: TableName, scan: Scan, scanner_id: Arc<AtomicI64>) -> Self {
-        let (lo, hi) = scan.bounds();
         State {
             client,
             table,
-            lo,
-            hi,
+            range: KeyRange::of(&scan),
             scanner: None,
             page: VecDeque::new(),
             remaining: scan.limit,
@@ -176,22 +174,6 @@ impl State {
             resumes: 0,
             scan,
             scanner_id,
-        }
-    }
-
-    /// HBase's own bounds for this scan.
-    ///
-    /// Forward: `startRow = lo`, `stopRow = hi`. Reversed scans start at `startRow`
-    /// (inclusive) and stop before `stopRow` going down, so the ascending `[lo, hi)` cannot be
-    /// said exactly: the scanner starts at `hi` (a row equal to `hi` is skipped here) and stops
-    /// at `lo` without its last byte (rows below `lo` end the stream here).
-    fn server_bounds(&self) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
-        let non_empty = |v: Vec<u8>| (!v.is_empty()).then_some(v);
-        if self.scan.reversed {
-            let stop = non_empty(self.lo[..self.lo.len().saturating_sub(1)].to_vec());
-            (self.hi.clone(), stop)
-        } else {
-            (non_empty(self.lo.clone()), self.hi.clone())
         }
     }
 
@@ -205,11 +187,11 @@ impl State {
                 return None;
             }
             if let Some(row) = self.page.pop_front() {
-                if self.hi.as_ref().is_some_and(|hi| row.key >= *hi) {
+                if self.range.ends_before(&row.key) {
                     continue;
                 }
-                if row.key < self.lo {
-                    // Only reversed scans reach keys below `lo`: everything after is lower.
+                if self.range.starts_after(&row.key) {
+                    // Only reversed scans reach keys below the range: everything after is lower.
                     self.finish().await;
                     return None;
                 }
@@ -258,13 +240,7 @@ impl State {
         self.page.clear();
         self.exhausted = false;
         if let Some(last) = &self.last_key {
-            if self.scan.reversed {
-                self.hi = Some(last.clone());
-            } else {
-                let mut next = last.clone();
-                next.push(0); // the smallest key after the last one returned
-                self.lo = next;
-            }
+            self.range.past(last, self.scan.reversed);
         }
         true
     }
@@ -274,11 +250,11 @@ impl State {
         let page_size = self.scan.caching.unwrap_or(DEFAULT_PAGE);
         if self.scanner.is_none() {
             self.scan.check()?;
-            if self.hi.as_ref().is_some_and(|hi| *hi <= self.lo) {
+            if self.range.is_empty() {
                 self.exhausted = true;
                 return Ok(());
             }
-            let (start, stop) = self.server_bounds();
+            let (start, stop) = self.range.server_bounds(self.scan.reversed);
             let server = Scan {
                 start,
                 stop,
@@ -407,32 +383,29 @@ impl Ord for Head {
 }
 
 impl RowStream {
-    /// Scans a salted table (`[bucket byte][key]`): one scan per bucket over the same
-    /// unsalted bounds, all opened at once, merged into one stream in unsalted key order (a
-    /// heap on the key without its first byte), reversed and limited as `scan` says. Rows keep
-    /// their salted keys.
-    pub(crate) fn merged(client: Client, table: TableName, scan: Scan, buckets: u8) -> Self {
-        let (lo, hi) = scan.bounds();
+    /// The rows of `scan` over the keys `plan` says: one scanner, or one per salt bucket
+    /// merged in unsalted key order, or one per region when the scan is parallel.
+    pub(crate) fn planned(client: Client, table: TableName, scan: Scan, plan: ScanPlan) -> Self {
+        let mut ranges = plan.server_ranges();
+        if ranges.len() != 1 {
+            return RowStream::merged(client, table, scan, ranges);
+        }
+        let scan = ranges.remove(0).apply_to(&scan);
+        match scan.parallel {
+            Some(n) if n > 1 => RowStream::parallel(client, table, scan, n),
+            _ => RowStream::new(client, table, scan),
+        }
+    }
+
+    /// Scans a salted table (`[bucket byte][key]`): one scan per bucket range, all opened at
+    /// once, merged into one stream in unsalted key order (a heap on the key without its first
+    /// byte), reversed and limited as `scan` says. Rows keep their salted keys.
+    fn merged(client: Client, table: TableName, scan: Scan, buckets: Vec<KeyRange>) -> Self {
         let limit = scan.limit;
         let reversed = scan.reversed;
-        let streams: Vec<RowStream> = (0..buckets)
-            .map(|b| {
-                let mut per_bucket = scan.clone();
-                let mut start = vec![b];
-                start.extend_from_slice(&lo);
-                per_bucket.prefix = None;
-                per_bucket.stop = Some(match &hi {
-                    Some(h) => {
-                        let mut stop = vec![b];
-                        stop.extend_from_slice(h);
-                        stop
-                    }
-                    // The end of bucket `b`: every key that starts with it.
-                    None => prefix_end(&[b]).unwrap_or_default(),
-                });
-                per_bucket.start = Some(start);
-                RowStream::new(client.clone(), table.clone(), per_bucket)
-            })
+        let streams: Vec<RowStream> = buckets
+            .iter()
+            .map(|range| RowStream::new(client.clone(), table.clone(), range.apply_to(&scan)))
             .collect();
         struct Merge {
             streams: Vec<RowStream>,

@@ -1,5 +1,6 @@
 //! Data calls on one table.
 
+use super::plan::ScanPlan;
 use super::retry::Safety;
 use super::{Client, RowStream};
 use crate::model::*;
@@ -350,12 +351,13 @@ impl Table {
     /// # Ok(()) }
     /// ```
     pub fn scan(&self, scan: Scan) -> RowStream {
-        match scan.parallel {
-            Some(n) if n > 1 => {
-                RowStream::parallel(self.client.clone(), self.name.clone(), scan, n)
-            }
-            _ => RowStream::new(self.client.clone(), self.name.clone(), scan),
-        }
+        let plan = ScanPlan::unsalted(&scan);
+        self.scan_planned(scan, plan)
+    }
+
+    /// Streams the rows of `scan` (its options) over the keys `plan` says.
+    pub(crate) fn scan_planned(&self, scan: Scan, plan: ScanPlan) -> RowStream {
+        RowStream::planned(self.client.clone(), self.name.clone(), scan, plan)
     }
 
     /// Scans a salted table whose keys are `[bucket byte][key]` with buckets `0..buckets`:
@@ -364,7 +366,8 @@ impl Table {
     /// key (descending if reversed), and the limit applies to the merged stream. Rows keep
     /// their salted keys.
     pub fn scan_salted(&self, scan: Scan, buckets: u8) -> RowStream {
-        RowStream::merged(self.client.clone(), self.name.clone(), scan, buckets)
+        let plan = ScanPlan::salted(&scan, buckets);
+        self.scan_planned(scan, plan)
     }
 }
 

@@ -4,6 +4,7 @@ use std::marker::PhantomData;
 
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
+use crate::client::plan::{KeyRange, Salt, ScanPlan};
 use crate::client::{RowStream, Table};
 use crate::entity::dictionary::{fill_names, resolve_parts};
 use crate::entity::filter_expr::Filters;
@@ -259,30 +260,27 @@ impl<T: HBaseEntity> EntityScan<T> {
                 .transpose()
         };
         let (from, until, after) = (key(&self.from)?, key(&self.until)?, key(&self.after)?);
-        let (bucket, prefix) = match (&self.prefix, salted) {
-            (Some(p), Some(_)) if !p.all_buckets => {
-                (p.bytes.first().copied(), Some(p.bytes[1..].to_vec()))
+        let mut range = KeyRange::new(from, until);
+        let every_bucket = salted.map_or(Salt::Unsalted, Salt::Buckets);
+        let salt = match (&self.prefix, salted) {
+            // A prefix that fixes the bucket: one bucket, the rest of the prefix within it.
+            (Some(p), Some(_)) if !p.all_buckets => match p.bytes.split_first() {
+                Some((bucket, rest)) => {
+                    range = range.with_prefix(rest);
+                    Salt::Bucket(*bucket)
+                }
+                None => every_bucket,
+            },
+            (Some(p), _) => {
+                range = range.with_prefix(&p.bytes);
+                every_bucket
             }
-            (Some(p), _) => (None, Some(p.bytes.clone())),
-            (None, _) => (None, None),
+            (None, _) => every_bucket,
         };
-        let mut scan = self.scan.clone();
-        scan.start = from;
-        scan.stop = until;
         if let Some(after) = after {
-            if scan.reversed {
-                if scan.stop.as_ref().is_none_or(|s| after < *s) {
-                    scan.stop = Some(after);
-                }
-            } else {
-                let mut next = after;
-                next.push(0); // the smallest key after the one seen
-                if scan.start.as_ref().is_none_or(|s| next > *s) {
-                    scan.start = Some(next);
-                }
-            }
+            range.past(&after, self.scan.reversed);
         }
-        scan.prefix = prefix;
+        let mut scan = self.scan.clone();
         scan.max_versions = scan.max_versions.or(max_versions::<T>());
         scan.columns = match &self.fields {
             Some(f) => {
@@ -298,18 +296,7 @@ impl<T: HBaseEntity> EntityScan<T> {
         } else {
             None
         };
-        let rows = match (salted, bucket) {
-            // One bucket: put the salt byte back in front of every bound.
-            (Some(_), Some(b)) => {
-                let salt = |k: Option<Vec<u8>>| k.map(|k| [vec![b], k].concat());
-                scan.start = salt(scan.start.take());
-                scan.stop = salt(scan.stop.take());
-                scan.prefix = salt(scan.prefix.take());
-                self.table.scan(scan)
-            }
-            (Some(buckets), None) => self.table.scan_salted(scan, buckets),
-            (None, _) => self.table.scan(scan),
-        };
+        let rows = self.table.scan_planned(scan, ScanPlan { range, salt });
         Ok((rows, limit))
     }
 

@@ -721,24 +721,6 @@ impl Scan {
         self.unordered = true;
         self
     }
-
-    /// The ascending half-open key range `[lo, hi)` this scan covers (`hi = None`: no end).
-    pub(crate) fn bounds(&self) -> (Vec<u8>, Option<Vec<u8>>) {
-        let mut lo = self.start.clone().unwrap_or_default();
-        let mut hi = self.stop.clone().filter(|s| !s.is_empty());
-        if let Some(p) = &self.prefix {
-            if *p > lo {
-                lo = p.clone();
-            }
-            if let Some(end) = prefix_end(p) {
-                hi = Some(match hi {
-                    Some(h) if h < end => h,
-                    _ => end,
-                });
-            }
-        }
-        (lo, hi)
-    }
 }
 
 /// The smallest key greater than every key that starts with `prefix`, or `None` when no such key
@@ -789,17 +771,6 @@ mod tests {
         assert_eq!(prefix_end(&[1, 0xFF]), Some(vec![2]));
         assert_eq!(prefix_end(&[0xFF, 0xFF]), None);
         assert_eq!(prefix_end(b""), None);
-    }
-
-    #[test]
-    fn scan_bounds_intersect_prefix_and_range() {
-        let s = Scan::new().prefix("k1").start("k0").stop("k9");
-        assert_eq!(s.bounds(), (b"k1".to_vec(), Some(b"k2".to_vec())));
-        let s = Scan::new().prefix("k1").start("k15");
-        assert_eq!(s.bounds(), (b"k15".to_vec(), Some(b"k2".to_vec())));
-        let s = Scan::new().prefix("k1").stop("k12");
-        assert_eq!(s.bounds(), (b"k1".to_vec(), Some(b"k12".to_vec())));
-        assert_eq!(Scan::new().bounds(), (vec![], None));
     }
 
     #[test]
