@@ -187,11 +187,19 @@ fn main() {
         assert_eq!(count, rows, "every order scanned once");
 
         println!();
-        println!("hbase-orm scan memory: entity scan of {count} orders (8 columns), pages of {PAGE}");
+        println!(
+            "hbase-orm scan memory: entity scan of {count} orders (8 columns), pages of {PAGE}"
+        );
         println!("| {:<34} | {:>12} |", "measure", "value");
         println!("|{:-<36}|{:->14}|", "", "");
-        println!("| {:<34} | {:>12.1} |", "resident before the scan, MiB", before);
-        println!("| {:<34} | {:>12.1} |", "peak resident during the scan, MiB", peak);
+        println!(
+            "| {:<34} | {:>12.1} |",
+            "resident before the scan, MiB", before
+        );
+        println!(
+            "| {:<34} | {:>12.1} |",
+            "peak resident during the scan, MiB", peak
+        );
         println!("| {:<34} | {:>12.1} |", "wall, s", wall.as_secs_f64());
         println!(
             "| {:<34} | {:>12.0} |",

@@ -267,6 +267,33 @@ macro_rules! column_family {
 }
 for_each_family_option!(column_family);
 
+impl ColumnFamily {
+    /// This family with every option it leaves unset at HBase's default, as `describe`
+    /// shows a family created without it: one version, none kept past the TTL, no TTL, no
+    /// compression, a row bloom filter, 64 KiB blocks, block cache on, not in memory, no data
+    /// block encoding, deleted cells not kept.
+    ///
+    /// ```
+    /// let d = hbase_orm::ColumnFamily::new("d").max_versions(3).with_hbase_defaults();
+    /// assert_eq!((d.max_versions, d.time_to_live, d.block_size), (Some(3), Some(i32::MAX), Some(65_536)));
+    /// ```
+    pub fn with_hbase_defaults(&self) -> ColumnFamily {
+        ColumnFamily {
+            name: self.name.clone(),
+            max_versions: self.max_versions.or(Some(1)),
+            min_versions: self.min_versions.or(Some(0)),
+            time_to_live: self.time_to_live.or(Some(i32::MAX)),
+            compression: self.compression.or(Some(Compression::None)),
+            bloom_filter: self.bloom_filter.or(Some(BloomFilter::Row)),
+            block_size: self.block_size.or(Some(65_536)),
+            block_cache: self.block_cache.or(Some(true)),
+            in_memory: self.in_memory.or(Some(false)),
+            data_block_encoding: self.data_block_encoding.or(Some(DataBlockEncoding::None)),
+            keep_deleted_cells: self.keep_deleted_cells.or(Some(KeepDeletedCells::False)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,23 +51,6 @@ fn wall_clock() -> i64 {
     i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// HBase's value of every family option this crate models that `family` leaves unset.
-pub(super) fn with_defaults(family: &ColumnFamily) -> ColumnFamily {
-    ColumnFamily {
-        name: family.name.clone(),
-        max_versions: family.max_versions.or(Some(1)),
-        min_versions: family.min_versions.or(Some(0)),
-        time_to_live: family.time_to_live.or(Some(i32::MAX)),
-        compression: family.compression.or(Some(Compression::None)),
-        bloom_filter: family.bloom_filter.or(Some(BloomFilter::Row)),
-        block_size: family.block_size.or(Some(65_536)),
-        block_cache: family.block_cache.or(Some(true)),
-        in_memory: family.in_memory.or(Some(false)),
-        data_block_encoding: family.data_block_encoding.or(Some(DataBlockEncoding::None)),
-        keep_deleted_cells: family.keep_deleted_cells.or(Some(KeepDeletedCells::False)),
-    }
-}
-
 impl Store {
     /// An empty store with HBase's built-in namespaces.
     pub(super) fn new() -> Store {
@@ -232,7 +215,11 @@ impl Store {
         }
         let descriptor = TableDescriptor {
             name: table.name.clone(),
-            families: table.families.iter().map(with_defaults).collect(),
+            families: table
+                .families
+                .iter()
+                .map(ColumnFamily::with_hbase_defaults)
+                .collect(),
         };
         let regions = self.regions(split_keys);
         self.tables
@@ -324,7 +311,7 @@ impl Store {
                 ),
             ));
         }
-        table.descriptor.families.push(with_defaults(family));
+        table.descriptor.families.push(family.with_hbase_defaults());
         Ok(())
     }
 
@@ -353,7 +340,7 @@ impl Store {
     /// Replaces a family's options (those unset go back to the defaults); keeps its data.
     pub(super) fn modify_family(&mut self, name: &TableName, family: &ColumnFamily) -> Result<()> {
         let slot = self.family_mut("modifyColumnFamily", name, &family.name, "modified")?;
-        *slot = with_defaults(family);
+        *slot = family.with_hbase_defaults();
         Ok(())
     }
 

@@ -18,13 +18,17 @@ pub(super) struct FamilyRules {
 }
 
 impl FamilyRules {
-    /// The rules of a family descriptor whose options are filled in.
+    /// The rules of a family descriptor (see [`ColumnFamily::with_hbase_defaults`]).
     pub(super) fn of(family: &ColumnFamily) -> FamilyRules {
-        let ttl = family.time_to_live.unwrap_or(i32::MAX);
+        let f = family.with_hbase_defaults();
+        let count = |n: Option<i32>, least: i32| usize::try_from(n.unwrap_or(least).max(least));
         FamilyRules {
-            max_versions: usize::try_from(family.max_versions.unwrap_or(1).max(1)).unwrap_or(1),
-            min_versions: usize::try_from(family.min_versions.unwrap_or(0).max(0)).unwrap_or(0),
-            ttl_ms: (ttl != i32::MAX).then_some(i64::from(ttl) * 1000),
+            max_versions: count(f.max_versions, 1).unwrap_or(1),
+            min_versions: count(f.min_versions, 0).unwrap_or(0),
+            ttl_ms: f
+                .time_to_live
+                .filter(|ttl| *ttl != i32::MAX)
+                .map(|ttl| i64::from(ttl) * 1000),
         }
     }
 }

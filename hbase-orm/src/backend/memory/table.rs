@@ -69,14 +69,19 @@ impl TableState {
         self.rows.retain(|_, r| !r.is_void());
     }
 
-    /// The options of `family` that decide what reads see (defaults if it is unknown).
-    fn rules(&self, family: &[u8]) -> FamilyRules {
-        let found = self
-            .descriptor
+    /// The table's family named `family` (compared as bytes: a name that is not UTF-8 is
+    /// simply not found).
+    fn family(&self, family: &[u8]) -> Option<&ColumnFamily> {
+        self.descriptor
             .families
             .iter()
-            .find(|f| f.name.as_bytes() == family);
-        found.map_or_else(|| FamilyRules::of(&ColumnFamily::new("")), FamilyRules::of)
+            .find(|f| f.name.as_bytes() == family)
+    }
+
+    /// The options of `family` that decide what reads see (defaults if it is unknown).
+    fn rules(&self, family: &[u8]) -> FamilyRules {
+        self.family(family)
+            .map_or_else(|| FamilyRules::of(&ColumnFamily::new("")), FamilyRules::of)
     }
 
     /// Fails naming the first of `families` the table does not have.
@@ -86,11 +91,7 @@ impl TableState {
         families: impl IntoIterator<Item = &'a [u8]>,
     ) -> Result<()> {
         for family in families {
-            if self
-                .descriptor
-                .get_family(&String::from_utf8_lossy(family))
-                .is_none()
-            {
+            if self.family(family).is_none() {
                 return Err(errors::no_such_family(
                     method,
                     &self.descriptor.name,

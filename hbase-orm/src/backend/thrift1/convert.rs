@@ -281,26 +281,17 @@ pub(crate) fn column_descriptor(f: &ColumnFamily) -> Result<ColumnDescriptor> {
     no_field(&f.name, "block_size", &f.block_size)?;
     no_field(&f.name, "data_block_encoding", &f.data_block_encoding)?;
     no_field(&f.name, "keep_deleted_cells", &f.keep_deleted_cells)?;
+    let f = f.with_hbase_defaults();
     Ok(ColumnDescriptor {
         name: Some(f.name.clone().into_bytes()),
-        max_versions: Some(f.max_versions.unwrap_or(1)),
-        compression: Some(
-            f.compression
-                .unwrap_or(Compression::None)
-                .name()
-                .to_string(),
-        ),
-        in_memory: Some(f.in_memory.unwrap_or(false)),
-        bloom_filter_type: Some(
-            f.bloom_filter
-                .unwrap_or(BloomFilter::Row)
-                .name()
-                .to_string(),
-        ),
+        max_versions: f.max_versions,
+        compression: f.compression.map(|c| c.name().to_string()),
+        in_memory: f.in_memory,
+        bloom_filter_type: f.bloom_filter.map(|b| b.name().to_string()),
         bloom_filter_vector_size: None,
         bloom_filter_nb_hashes: None,
-        block_cache_enabled: Some(f.block_cache.unwrap_or(true)),
-        time_to_live: Some(f.time_to_live.unwrap_or(i32::MAX)),
+        block_cache_enabled: f.block_cache,
+        time_to_live: f.time_to_live,
     })
 }
 

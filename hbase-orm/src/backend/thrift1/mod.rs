@@ -510,76 +510,47 @@ impl Backend for Thrift1 {
     /// applies it as one HBase Put or one Delete. A mix of both: see `check_disjoint` and the
     /// module doc.
     async fn mutate_row(&self, table: &TableName, mutations: &RowMutations) -> Result<()> {
-        let puts: Vec<&Put> = mutations
-            .mutations
-            .iter()
-            .filter_map(|m| match m {
-                Mutation::Put(p) => Some(p),
-                Mutation::Delete(_) => None,
-            })
-            .collect();
-        if puts.is_empty() {
-            let mut all = Vec::new();
-            for m in &mutations.mutations {
-                if let Mutation::Delete(d) = m {
-                    if d.targets.is_empty() {
-                        return Err(unsupported(
-                            "mutate_row",
-                            "a whole-row delete inside row mutations: Thrift1 mutations name \
-                             families or columns; send it as a delete",
-                        ));
-                    }
-                    all.extend(convert::delete_mutations(d)?);
-                }
-            }
-            let row = &mutations.row;
-            return self
-                .mutate(table, row, all, LATEST, Attributes::new(), false)
-                .await;
-        }
-        let mut merged = Put::new(mutations.row.clone());
-        for p in &puts {
-            for c in &p.cells {
-                let ts = c.timestamp.or(p.timestamp);
-                merged.push(c.family.clone(), c.qualifier.clone(), c.value.clone(), ts);
+        let mut puts = Vec::new();
+        let mut deletes = Vec::new();
+        for m in &mutations.mutations {
+            match m {
+                Mutation::Put(p) => puts.push(p),
+                Mutation::Delete(d) => deletes.push(d),
             }
         }
-        merged.durability = puts[0].durability;
-        merged.ttl = puts[0].ttl;
-        if puts
-            .iter()
-            .any(|p| p.durability != merged.durability || p.ttl != merged.ttl)
-        {
-            return Err(unsupported(
-                "mutate_row",
-                "puts with different durability or TTL: one Thrift1 call carries one of each",
-            ));
-        }
-        let deletes: Vec<&Delete> = mutations
-            .mutations
-            .iter()
-            .filter_map(|m| match m {
-                Mutation::Delete(d) => Some(d),
-                Mutation::Put(_) => None,
-            })
-            .collect();
-        if deletes.is_empty() {
-            return self.put(table, &merged).await;
-        }
+        let merged = merge_puts(&mutations.row, &puts)?;
         // The gateway applies a call's deletes, then its puts, as two operations. The end
         // state is the one atomic row mutations would leave when no put writes a column a
         // delete removes (an entity's save clearing `None` fields and stale map entries);
         // anything else is refused.
         let mut all = Vec::new();
         for d in &deletes {
-            check_disjoint(d, &merged)?;
+            if d.targets.is_empty() {
+                return Err(unsupported(
+                    "mutate_row",
+                    "a whole-row delete inside row mutations: Thrift1 mutations name families \
+                     or columns; send it as a delete",
+                ));
+            }
+            if let Some(merged) = &merged {
+                check_disjoint(d, merged)?;
+            }
             all.extend(convert::delete_mutations(d)?);
         }
-        let ts = convert::put_timestamp(&merged)?;
-        all.extend(convert::put_mutations(&merged)?);
-        let attributes = convert::put_attributes(&merged)?;
-        self.mutate(table, &mutations.row, all, ts, attributes, false)
-            .await
+        let row = &mutations.row;
+        match merged {
+            None => {
+                self.mutate(table, row, all, LATEST, Attributes::new(), false)
+                    .await
+            }
+            Some(merged) if deletes.is_empty() => self.put(table, &merged).await,
+            Some(merged) => {
+                let ts = convert::put_timestamp(&merged)?;
+                all.extend(convert::put_mutations(&merged)?);
+                let attributes = convert::put_attributes(&merged)?;
+                self.mutate(table, row, all, ts, attributes, false).await
+            }
+        }
     }
 
     async fn check_and_mutate(&self, table: &TableName, cam: &CheckAndMutate) -> Result<bool> {
@@ -821,6 +792,34 @@ impl Backend for Thrift1 {
             .await?;
         Ok(regions.into_iter().map(convert::region_location).collect())
     }
+}
+
+/// The puts of row mutations as one put of every cell (each keeps its timestamp); `None`
+/// when there are none. Thrift1 sends one durability and one TTL per call, so the puts must
+/// agree on both.
+fn merge_puts(row: &[u8], puts: &[&Put]) -> Result<Option<Put>> {
+    let Some(first) = puts.first() else {
+        return Ok(None);
+    };
+    if puts
+        .iter()
+        .any(|p| p.durability != first.durability || p.ttl != first.ttl)
+    {
+        return Err(unsupported(
+            "mutate_row",
+            "puts with different durability or TTL: one Thrift1 call carries one of each",
+        ));
+    }
+    let mut merged = Put::new(row.to_vec());
+    for p in puts {
+        for c in &p.cells {
+            let ts = c.timestamp.or(p.timestamp);
+            merged.push(c.family.clone(), c.qualifier.clone(), c.value.clone(), ts);
+        }
+    }
+    merged.durability = first.durability;
+    merged.ttl = first.ttl;
+    Ok(Some(merged))
 }
 
 /// Refuses a delete that row mutations mix with `put` unless it only removes families or
