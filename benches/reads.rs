@@ -18,27 +18,10 @@ use std::time::{Duration, Instant};
 use futures::TryStreamExt;
 use hbase_orm::rowkey::salt_split_keys;
 use hbase_orm::{Config, HBaseEntity, Protocol, Repository, Scan, Transport};
+use hbase_orm_suite::workload::{cpu_time, memory_mib, order, Order, OrderKey};
 use hbase_orm_suite::{connect_with, framed_gateway_address, gateway_address, TestTable};
 
 const PAGE: i32 = 1000;
-
-/// The order: eight stored columns in family `d`.
-#[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(table = "bench_orders", family = "d")]
-struct Order {
-    #[hbase(key)]
-    customer: u64,
-    #[hbase(key)]
-    order: u64,
-    quantity: i64,
-    amount_cents: i64,
-    placed_at: i64,
-    price: f64,
-    status: String,
-    city: String,
-    channel: String,
-    currency: String,
-}
 
 /// The same order in a table salted over 16 buckets.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -58,21 +41,6 @@ struct SaltedOrder {
     currency: String,
 }
 
-fn order(i: u64) -> Order {
-    Order {
-        customer: i / 50,
-        order: i % 50,
-        quantity: (i % 7) as i64,
-        amount_cents: (i * 137 % 100_000) as i64,
-        placed_at: 1_700_000_000_000 + i as i64,
-        price: i as f64 * 0.25,
-        status: ["new", "paid", "sent"][(i % 3) as usize].into(),
-        city: ["Oslo", "Lima", "Pune", "Kobe"][(i % 4) as usize].into(),
-        channel: "web".into(),
-        currency: "EUR".into(),
-    }
-}
-
 fn salted(o: Order) -> SaltedOrder {
     SaltedOrder {
         customer: o.customer,
@@ -88,34 +56,6 @@ fn salted(o: Order) -> SaltedOrder {
     }
 }
 
-/// This process's CPU time so far (user + system).
-fn cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command (which may hold spaces) start after the last ')'.
-    let rest = stat.rsplit(')').next().unwrap_or_default();
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the line: 11 and 12 after the command, counting
-    // the state letter as 0. Ticks are 1/100 s on Linux.
-    let field = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    let ticks = field(11) + field(12);
-    Duration::from_millis(ticks * 10)
-}
-
-/// The peak resident set of this process (`VmHWM`).
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
 struct Line {
     what: String,
     items: usize,
@@ -129,13 +69,13 @@ where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = usize>,
 {
-    let (c0, t0) = (cpu(), Instant::now());
+    let (c0, t0) = (cpu_time(), Instant::now());
     let items = work().await;
     Line {
         what: what.into(),
         items,
         wall: t0.elapsed(),
-        cpu: cpu().saturating_sub(c0),
+        cpu: cpu_time().saturating_sub(c0),
     }
 }
 
@@ -344,5 +284,8 @@ fn main() {
             per
         );
     }
-    println!("peak RSS of the bench process: {:.1} MiB", peak_rss_mib());
+    println!(
+        "peak RSS of the bench process: {:.1} MiB",
+        memory_mib("VmHWM:")
+    );
 }

@@ -13,79 +13,16 @@
 //! it is the scan's own peak: runtime, pool, one page being read, one page prefetched, and the
 //! entity being decoded.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures::TryStreamExt;
 use hbase_orm::{
     Client, ColumnFamily, Get, HBaseEntity, Put, Repository, TableDescriptor, TableName,
 };
+use hbase_orm_suite::workload::{cpu_time, memory_mib, order, reset_peak_memory, Order};
 
 const PAGE: i32 = 1000;
 const NAMESPACE: &str = "hbase_orm_bench";
-
-/// The `reads` bench's order: eight stored columns in family `d`.
-#[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(table = "bench_orders", family = "d")]
-struct Order {
-    #[hbase(key)]
-    customer: u64,
-    #[hbase(key)]
-    order: u64,
-    quantity: i64,
-    amount_cents: i64,
-    placed_at: i64,
-    price: f64,
-    status: String,
-    city: String,
-    channel: String,
-    currency: String,
-}
-
-fn order(i: u64) -> Order {
-    Order {
-        customer: i / 50,
-        order: i % 50,
-        quantity: (i % 7) as i64,
-        amount_cents: (i * 137 % 100_000) as i64,
-        placed_at: 1_700_000_000_000 + i as i64,
-        price: i as f64 * 0.25,
-        status: ["new", "paid", "sent"][(i % 3) as usize].into(),
-        city: ["Oslo", "Lima", "Pune", "Kobe"][(i % 4) as usize].into(),
-        channel: "web".into(),
-        currency: "EUR".into(),
-    }
-}
-
-/// A line of `/proc/self/status` in MiB (`VmHWM`, `VmRSS`).
-fn status_mib(field: &str) -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
-/// Resets `VmHWM` to the current resident set.
-fn reset_peak() {
-    if let Err(e) = std::fs::write("/proc/self/clear_refs", "5") {
-        eprintln!("cannot reset the peak resident set ({e}): the peak includes the writes");
-    }
-}
-
-/// This process's CPU time so far (user + system, from `/proc/self/stat`).
-fn cpu() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let rest = stat.rsplit(')').next().unwrap_or_default();
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let field = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    Duration::from_millis((field(11) + field(12)) * 10)
-}
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -170,9 +107,11 @@ fn main() {
         let name = TableName::new(NAMESPACE, format!("scan_memory_{rows}"));
         let repo = ensure_loaded(&client, &name, rows).await;
 
-        let before = status_mib("VmRSS:");
-        reset_peak();
-        let (c0, t0) = (cpu(), Instant::now());
+        let before = memory_mib("VmRSS:");
+        if let Err(e) = reset_peak_memory() {
+            eprintln!("cannot reset the peak resident set ({e}): the peak includes the writes");
+        }
+        let (c0, t0) = (cpu_time(), Instant::now());
         let (count, checksum) = repo
             .scan()
             .page_size(PAGE)
@@ -182,8 +121,8 @@ fn main() {
             })
             .await
             .unwrap();
-        let (wall, used) = (t0.elapsed(), cpu().saturating_sub(c0));
-        let peak = status_mib("VmHWM:");
+        let (wall, used) = (t0.elapsed(), cpu_time().saturating_sub(c0));
+        let peak = memory_mib("VmHWM:");
         assert_eq!(count, rows, "every order scanned once");
 
         println!();

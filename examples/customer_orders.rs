@@ -1568,43 +1568,37 @@ async fn main() -> ExitCode {
     .await;
     let mut footprints = Vec::new();
 
-    if let Err(e) = fully_normalized(&mut ex, &mut footprints).await {
-        ex.check(&format!("design 1 ran without error: {e}"), false);
-    }
+    let ran = fully_normalized(&mut ex, &mut footprints).await;
+    ex.ran("design 1", ran);
     ex.advice::<normalized::Order>(&[]);
     ex.advice::<normalized::ShippingLocation>(&[]);
     ex.advice::<normalized::LineItem>(&[]);
 
-    if let Err(e) = record_types(&mut ex, &mut footprints).await {
-        ex.check(&format!("design 2 ran without error: {e}"), false);
-    }
+    let ran = record_types(&mut ex, &mut footprints).await;
+    ex.ran("design 2", ran);
     ex.advice::<typed::Order>(&[]);
     ex.advice::<typed::ShippingLocation>(&[]);
     ex.advice::<typed::LineItem>(&[]);
 
-    if let Err(e) = denormalized_line_items(&mut ex, &mut footprints).await {
-        ex.check(&format!("design 3 ran without error: {e}"), false);
-    }
+    let ran = denormalized_line_items(&mut ex, &mut footprints).await;
+    ex.ran("design 3", ran);
     ex.advice::<denormalized::Order>(&[]);
     ex.advice::<denormalized::LineItem>(&[]);
 
-    if let Err(e) = one_blob(&mut ex, &mut footprints).await {
-        ex.check(&format!("design 4 ran without error: {e}"), false);
-    }
+    let ran = one_blob(&mut ex, &mut footprints).await;
+    ex.ran("design 4", ran);
     ex.advice::<blob::Order>(&[]);
     ex.advice::<blob::OrderV1>(&[]);
 
     summary(&ex, &footprints);
 
-    if let Err(e) = customer_plus_plus(&mut ex).await {
-        ex.check(&format!("CUSTOMER++ ran without error: {e}"), false);
-    }
+    let ran = customer_plus_plus(&mut ex).await;
+    ex.ran("CUSTOMER++", ran);
     ex.advice::<crm::Customer>(&[]);
     ex.advice::<crm::Order>(&[]);
 
-    if let Err(e) = composite_keys(&mut ex).await {
-        ex.check(&format!("composite keys ran without error: {e}"), false);
-    }
+    let ran = composite_keys(&mut ex).await;
+    ex.ran("composite keys", ran);
     ex.advice::<keys::HashedOrder>(&[]);
     ex.advice::<keys::NumberedOrder>(&[]);
 

@@ -32,7 +32,7 @@ use std::process::ExitCode;
 use futures::TryStreamExt;
 use hbase_orm::rowkey::{MillisOfDay, MinuteOfDay};
 use hbase_orm::{HBaseEntity, Scan, Table, TableName};
-use hbase_orm_suite::example::Example;
+use hbase_orm_suite::example::{Example, Lcg};
 
 const DAY: i64 = 86_400_000;
 /// 2024-03-01T00:00:00Z.
@@ -95,19 +95,6 @@ fn series_of(account: &str) -> u32 {
     h ^= h >> 13;
     h = h.wrapping_mul(0xc2b2_ae35);
     h ^ (h >> 16)
-}
-
-/// A small deterministic generator, so every run writes the same transactions.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % below
-    }
 }
 
 /// The loader's spread field: a cyclic counter times an odd constant (a permutation of the 2-byte

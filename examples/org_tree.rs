@@ -391,12 +391,8 @@ async fn main() -> ExitCode {
          move or delete knows which list to change.",
     )
     .await;
-    if let Err(e) = run(&mut ex).await {
-        ex.check(
-            &format!("the tree operations ran without error: {e}"),
-            false,
-        );
-    }
+    let ran = run(&mut ex).await;
+    ex.ran("the tree operations", ran);
     ex.say("");
     ex.advice::<Department>(&[]);
     ex.finish()

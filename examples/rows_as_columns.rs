@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use futures::TryStreamExt;
 use hbase_orm::{HBaseEntity, Scan};
-use hbase_orm_suite::example::Example;
+use hbase_orm_suite::example::{Example, Lcg};
 
 /// Width of a bucket row: five minutes.
 const BUCKET_MS: i64 = 5 * 60 * 1000;
@@ -67,19 +67,6 @@ struct LogBucket {
     start: i64,
     #[hbase(wide)]
     events: BTreeMap<u32, i64>,
-}
-
-/// A small deterministic generator, so every run ingests the same events.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % below
-    }
 }
 
 /// The ingested events: for each host and event type, one every 5 to 15 s for half an hour.

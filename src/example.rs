@@ -126,6 +126,14 @@ impl Example {
         }
     }
 
+    /// Records how one part of the example ended: an error it returned is a failed check
+    /// naming `part`.
+    pub fn ran<E: std::fmt::Display>(&mut self, part: &str, result: Result<(), E>) {
+        if let Err(e) = result {
+            self.check(&format!("{part} ran without error: {e}"), false);
+        }
+    }
+
     /// Prints what `advice::check` says of `T`. `accepted` lists the rules this example breaks
     /// on purpose, each with the reason; a finding not listed there counts as a mismatch.
     pub fn advice<T: HBaseEntity>(&mut self, accepted: &[(&str, &str)]) {
@@ -164,5 +172,21 @@ impl Example {
             );
             ExitCode::FAILURE
         }
+    }
+}
+
+/// A small deterministic generator, so that every run of an example writes the same data.
+#[derive(Clone, Debug)]
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next number below `below` (which must not be zero).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self, below: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % below
     }
 }

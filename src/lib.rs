@@ -8,6 +8,7 @@
 
 mod conformance;
 pub mod example;
+pub mod workload;
 
 pub use conformance::{label, unsupported_on, Backend};
 
