@@ -6,6 +6,8 @@
 
 pub(crate) mod convert;
 pub(crate) mod rows;
+#[cfg(test)]
+mod rows_tests;
 pub(crate) mod rpc;
 #[cfg(test)]
 mod tests;
