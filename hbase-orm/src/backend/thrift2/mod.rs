@@ -1,9 +1,13 @@
 //! The Thrift2 gateway (`THBaseService`), buffered or framed, binary or compact.
 //!
 //! [`convert`] maps the project's types to and from the generated ones; [`rpc`] describes each
-//! method as a typed call; the calls go over the shared [`wire`](super::wire) pool.
+//! method as a typed call; [`rows`] reads the replies that carry rows without the generated
+//! types; the calls go over the shared [`wire`](super::wire) pool.
 
 pub(crate) mod convert;
+pub(crate) mod rows;
+#[cfg(test)]
+mod rows_tests;
 pub(crate) mod rpc;
 #[cfg(test)]
 mod tests;
@@ -101,11 +105,6 @@ fn refuse_on_framed(config: &Config, operation: &str) -> Result<()> {
     })
 }
 
-/// The row an increment or append returned; `None` if HBase returned no cells.
-fn returned_row(result: TResult) -> Option<Row> {
-    convert::row(result)
-}
-
 #[async_trait]
 impl Backend for Thrift2 {
     fn name(&self) -> &'static str {
@@ -125,7 +124,7 @@ impl Backend for Thrift2 {
             table: convert::table_bytes(table),
             tget: convert::get(get),
         };
-        Ok(convert::row(self.on(table, &args).await?))
+        self.on(table, &args).await
     }
 
     async fn get_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
@@ -133,18 +132,14 @@ impl Backend for Thrift2 {
             table: convert::table_bytes(table),
             tgets: gets.iter().map(convert::get).collect(),
         };
-        let results = self.on(table, &args).await?;
-        if results.len() != gets.len() {
+        let rows = self.on(table, &args).await?;
+        if rows.len() != gets.len() {
             return Err(Error::Protocol {
                 method: "getMultiple",
-                message: format!(
-                    "asked for {} rows, got {} results",
-                    gets.len(),
-                    results.len()
-                ),
+                message: format!("asked for {} rows, got {} results", gets.len(), rows.len()),
             });
         }
-        Ok(results.into_iter().map(convert::row).collect())
+        Ok(rows)
     }
 
     async fn exists(&self, table: &TableName, get: &Get) -> Result<bool> {
@@ -245,7 +240,7 @@ impl Backend for Thrift2 {
             table: convert::table_bytes(table),
             tincrement: convert::increment(increment),
         };
-        Ok(returned_row(self.on(table, &args).await?))
+        self.on(table, &args).await
     }
 
     async fn append(&self, table: &TableName, append: &Append) -> Result<Option<Row>> {
@@ -253,7 +248,7 @@ impl Backend for Thrift2 {
             table: convert::table_bytes(table),
             tappend: convert::append(append),
         };
-        Ok(returned_row(self.on(table, &args).await?))
+        self.on(table, &args).await
     }
 
     async fn open_scanner(&self, table: &TableName, scan: &Scan) -> Result<i32> {
@@ -275,12 +270,10 @@ impl Backend for Thrift2 {
             scanner_id,
             num_rows: rows,
         };
-        let results = self
-            .pool
+        self.pool
             .call_at(gateway, &args)
             .await
-            .map_err(|e| table.recognise_missing(e))?;
-        Ok(results.into_iter().filter_map(convert::row).collect())
+            .map_err(|e| table.recognise_missing(e))
     }
 
     async fn close_scanner(&self, id: i32) -> Result<()> {

@@ -3,6 +3,7 @@
 use thrift::protocol::{TInputProtocol, TOutputProtocol};
 
 use super::generated::thbase::*;
+use super::rows::{self, OneRow, RowPerGet, ScannedRows, Shape};
 use crate::backend::wire::{self, WireCall, WireProtocol};
 use crate::model::{Error, Result};
 
@@ -18,6 +19,14 @@ pub(crate) trait Rpc {
     fn write(&self, o: &mut dyn TOutputProtocol) -> thrift::Result<()>;
     /// Reads the result struct and turns it into the reply or the declared exception.
     fn read_reply(i: &mut dyn TInputProtocol) -> thrift::Result<Self::Reply>;
+    /// Reads a whole reply message: with the generated reader ([`decode`]) unless the method
+    /// has a faster one.
+    fn decode_reply(protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<Self::Reply>
+    where
+        Self: Sized,
+    {
+        decode::<Self>(protocol, seq, reply)
+    }
 }
 
 macro_rules! rpcs {
@@ -39,16 +48,11 @@ macro_rules! rpcs {
 rpcs! {
     THBaseServiceExistsArgs / THBaseServiceExistsResult = "exists" -> bool, idempotent: true;
     THBaseServiceExistsAllArgs / THBaseServiceExistsAllResult = "existsAll" -> Vec<bool>, idempotent: true;
-    THBaseServiceGetArgs / THBaseServiceGetResult = "get" -> TResult, idempotent: true;
-    THBaseServiceGetMultipleArgs / THBaseServiceGetMultipleResult = "getMultiple" -> Vec<TResult>, idempotent: true;
     THBaseServicePutArgs / THBaseServicePutResult = "put" -> (), idempotent: true;
     THBaseServicePutMultipleArgs / THBaseServicePutMultipleResult = "putMultiple" -> (), idempotent: true;
     THBaseServiceDeleteSingleArgs / THBaseServiceDeleteSingleResult = "deleteSingle" -> (), idempotent: false;
     THBaseServiceDeleteMultipleArgs / THBaseServiceDeleteMultipleResult = "deleteMultiple" -> Vec<TDelete>, idempotent: false;
-    THBaseServiceIncrementArgs / THBaseServiceIncrementResult = "increment" -> TResult, idempotent: false;
-    THBaseServiceAppendArgs / THBaseServiceAppendResult = "append" -> TResult, idempotent: false;
     THBaseServiceOpenScannerArgs / THBaseServiceOpenScannerResult = "openScanner" -> i32, idempotent: false;
-    THBaseServiceGetScannerRowsArgs / THBaseServiceGetScannerRowsResult = "getScannerRows" -> Vec<TResult>, idempotent: false;
     THBaseServiceCloseScannerArgs / THBaseServiceCloseScannerResult = "closeScanner" -> (), idempotent: true;
     THBaseServiceMutateRowArgs / THBaseServiceMutateRowResult = "mutateRow" -> (), idempotent: false;
     THBaseServiceGetAllRegionLocationsArgs / THBaseServiceGetAllRegionLocationsResult = "getAllRegionLocations" -> Vec<THRegionLocation>, idempotent: true;
@@ -73,6 +77,35 @@ rpcs! {
     THBaseServiceGetThriftServerTypeArgs / THBaseServiceGetThriftServerTypeResult = "getThriftServerType" -> TThriftServerType, idempotent: true;
 }
 
+/// Methods that return rows: their reply is the model's rows, read by [`rows::decode`] (the
+/// generated reader followed by the shape's conversion when the reply is not a success).
+macro_rules! row_rpcs {
+    ($($args:ident / $result:ident = $method:literal -> $shape:ty, idempotent: $idem:literal;)*) => {$(
+        impl Rpc for $args {
+            const METHOD: &'static str = $method;
+            const IDEMPOTENT: bool = $idem;
+            type Reply = <$shape as Shape>::Reply;
+            fn write(&self, o: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+                self.write_to_out_protocol(o)
+            }
+            fn read_reply(i: &mut dyn TInputProtocol) -> thrift::Result<Self::Reply> {
+                $result::read_from_in_protocol(i)?.ok_or().map(<$shape>::convert)
+            }
+            fn decode_reply(protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<Self::Reply> {
+                rows::decode::<Self, $shape>(protocol, seq, reply)
+            }
+        }
+    )*};
+}
+
+row_rpcs! {
+    THBaseServiceGetArgs / THBaseServiceGetResult = "get" -> OneRow, idempotent: true;
+    THBaseServiceGetMultipleArgs / THBaseServiceGetMultipleResult = "getMultiple" -> RowPerGet, idempotent: true;
+    THBaseServiceIncrementArgs / THBaseServiceIncrementResult = "increment" -> OneRow, idempotent: false;
+    THBaseServiceAppendArgs / THBaseServiceAppendResult = "append" -> OneRow, idempotent: false;
+    THBaseServiceGetScannerRowsArgs / THBaseServiceGetScannerRowsResult = "getScannerRows" -> ScannedRows, idempotent: false;
+}
+
 impl<R: Rpc + Sync> WireCall for R
 where
     R::Reply: Send,
@@ -94,11 +127,12 @@ where
     }
 
     fn decode(&self, protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<R::Reply> {
-        decode::<R>(protocol, seq, reply)
+        R::decode_reply(protocol, seq, reply)
     }
 }
 
-/// Reads the reply to an `R` call, classifying `THBaseService`'s declared exceptions.
+/// Reads the reply to an `R` call with the generated reader, classifying `THBaseService`'s
+/// declared exceptions.
 pub(crate) fn decode<R: Rpc>(protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<R::Reply> {
     wire::read_reply(
         &mut *wire::input(protocol, reply),

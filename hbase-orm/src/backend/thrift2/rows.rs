@@ -1,0 +1,709 @@
+//! A hand-written reader for the replies that carry rows (`get`, `getMultiple`,
+//! `getScannerRows`, `increment`, `append`), from the reply's bytes straight to [`Row`]s.
+//!
+//! The generated reader builds a `TResult` of `TColumnValue`s through the `thrift` crate's
+//! protocol objects (a virtual call and a small copy per token) and [`convert::row`] then moves
+//! it into the model's types; this one walks the bytes once and copies each key, family,
+//! qualifier and value out of them exactly once. It gives the same rows and the same `None`s.
+//!
+//! Anything but a successful reply goes back to the generated reader: an exception message,
+//! a result struct carrying a declared exception (field 1 `io`, field 2 `ia`), a result struct
+//! with no success value. Those are rare and keep their classification exactly as
+//! [`rpc::decode`] makes it.
+//!
+//! It follows the `thrift` crate's reading of both protocols token for token (varint lengths,
+//! compact field-id deltas, how deep an unknown field may nest), with three differences, all on
+//! bytes no Thrift writer produces from HBase's IDL:
+//!
+//! - a known field (or the elements of a known list) whose wire type is not the IDL's is an
+//!   error here; the generated reader reads it as the IDL's type whatever the bytes say, and
+//!   other Thrift implementations skip it, which would drop a row's key without a word;
+//! - a message that is not a reply (a call or one-way message answering a call) is an error
+//!   here; the generated reader reads it as a reply;
+//! - an unknown `string`/`binary` field is skipped without checking that it is UTF-8, which the
+//!   `thrift` crate's `skip` does (and fails on).
+//!
+//! The reply has been probed before it is read ([`probe`](crate::backend::wire::probe)), but
+//! nothing here relies on it: every length is checked against the bytes left before it is
+//! used, and no allocation is sized by a declared count beyond what the bytes left could hold.
+
+use super::convert;
+use super::generated::thbase::TResult;
+use super::rpc::{self, Rpc};
+use crate::backend::wire::probe::{message_len, Probe};
+use crate::backend::wire::WireProtocol;
+use crate::model::{Cell, Error, Result, Row};
+
+/// How deep an unknown field may nest, counting itself: the `thrift` crate's `skip` limit.
+const SKIP_DEPTH: u8 = 64;
+
+/// Reads the reply of call `R`#`seq`, whose success value has shape `S`: the lean way if it is
+/// a successful reply, the generated way ([`rpc::decode`]) otherwise.
+pub(crate) fn decode<R, S>(protocol: WireProtocol, seq: i32, bytes: &[u8]) -> Result<S::Reply>
+where
+    R: Rpc<Reply = S::Reply>,
+    S: Shape,
+{
+    let lean = match protocol {
+        WireProtocol::Binary => reply::<Binary, S>(bytes, R::METHOD, seq),
+        WireProtocol::Compact => reply::<Compact, S>(bytes, R::METHOD, seq),
+    };
+    let bad = |message| Error::Protocol {
+        method: R::METHOD,
+        message,
+    };
+    match lean {
+        Ok(reply) => Ok(reply),
+        // The generated reader trusts the lengths and counts the probe checked (a negative
+        // one is an allocation failure to it): it only gets a message that passes.
+        Err(Halt::Generated) if message_len(protocol, bytes) != Probe::Complete(bytes.len()) => {
+            Err(bad("the reply is not one well-formed message".into()))
+        }
+        Err(Halt::Generated) => rpc::decode::<R>(protocol, seq, bytes),
+        Err(Halt::Bad(message)) => Err(bad(message)),
+    }
+}
+
+/// The success value (field 0 of the result struct) of a method that returns rows: how it is
+/// laid out, and what the call returns for it.
+pub(crate) trait Shape {
+    /// What the call returns.
+    type Reply;
+    /// The success value as the generated reader returns it.
+    type Generated;
+    /// The success value's wire type.
+    const TY: Ty;
+    /// Turns the generated success value into the reply (the generated path).
+    fn convert(generated: Self::Generated) -> Self::Reply;
+    /// Reads the success value, its field header already read.
+    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Self::Reply>;
+}
+
+/// One `TResult`: the row, `None` if it has no key (`get`, `increment`, `append`).
+pub(crate) struct OneRow;
+
+/// A list of `TResult`s, one per request: `None` for each without a key (`getMultiple`).
+pub(crate) struct RowPerGet;
+
+/// A list of `TResult`s of which only those with a key are rows (`getScannerRows`).
+pub(crate) struct ScannedRows;
+
+impl Shape for OneRow {
+    type Reply = Option<Row>;
+    type Generated = TResult;
+    const TY: Ty = Ty::Struct;
+
+    fn convert(generated: TResult) -> Option<Row> {
+        convert::row(generated)
+    }
+
+    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
+        result::<W>(r)
+    }
+}
+
+impl Shape for RowPerGet {
+    type Reply = Vec<Option<Row>>;
+    type Generated = Vec<TResult>;
+    const TY: Ty = Ty::List;
+
+    fn convert(generated: Vec<TResult>) -> Vec<Option<Row>> {
+        generated.into_iter().map(convert::row).collect()
+    }
+
+    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Vec<Option<Row>>> {
+        let n = results_header::<W>(r)?;
+        let mut rows = Vec::with_capacity(n.min(r.remaining() / W::MIN_RESULT));
+        for _ in 0..n {
+            rows.push(result::<W>(r)?);
+        }
+        Ok(rows)
+    }
+}
+
+impl Shape for ScannedRows {
+    type Reply = Vec<Row>;
+    type Generated = Vec<TResult>;
+    const TY: Ty = Ty::List;
+
+    fn convert(generated: Vec<TResult>) -> Vec<Row> {
+        generated.into_iter().filter_map(convert::row).collect()
+    }
+
+    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Vec<Row>> {
+        let n = results_header::<W>(r)?;
+        let mut rows = Vec::with_capacity(n.min(r.remaining() / W::MIN_RESULT));
+        for _ in 0..n {
+            rows.extend(result::<W>(r)?);
+        }
+        Ok(rows)
+    }
+}
+
+/// Why the lean reading of a reply stopped.
+pub(crate) enum Halt {
+    /// The bytes are not a valid reply; the text says why.
+    Bad(String),
+    /// The reply is one the generated reader reads and classifies: an exception, or no result.
+    Generated,
+}
+
+/// The outcome of reading part of a reply.
+pub(crate) type Step<T> = std::result::Result<T, Halt>;
+
+/// A malformed reply.
+fn bad(why: impl Into<String>) -> Halt {
+    Halt::Bad(why.into())
+}
+
+/// The bytes end inside a value.
+fn short() -> Halt {
+    bad("the reply ends inside a value")
+}
+
+/// A required field the struct did not have.
+fn missing(field: &str) -> Halt {
+    bad(format!("missing required field {field}"))
+}
+
+/// Fails unless `found`, the wire type of `what`, is `want`.
+fn expect(found: Ty, want: Ty, what: &str) -> Step<()> {
+    let same = found == want || (found == Ty::BoolInHeader && want == Ty::Bool);
+    if same {
+        return Ok(());
+    }
+    Err(bad(format!(
+        "{what} has the wrong wire type: {found:?}, not {want:?}"
+    )))
+}
+
+/// A value's type as the wire names it, the same for both protocols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    /// A bool whose value follows (binary protocol; compact inside containers).
+    Bool,
+    /// A bool whose value was its compact field header: nothing follows.
+    BoolInHeader,
+    /// An 8-bit integer.
+    Byte,
+    /// A 16-bit integer.
+    I16,
+    /// A 32-bit integer.
+    I32,
+    /// A 64-bit integer.
+    I64,
+    /// A 64-bit float.
+    Double,
+    /// A `binary` or `string`.
+    Binary,
+    /// A struct: fields up to a stop.
+    Struct,
+    /// A map.
+    Map,
+    /// A set.
+    Set,
+    /// A list.
+    List,
+    /// A type that names no value that can be read or skipped, as a container's element type
+    /// (stop; in the binary protocol also void, UTF-8 and UTF-16): only an empty container of
+    /// it can be read.
+    Unreadable,
+}
+
+/// The kind of message, from its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A call.
+    Call,
+    /// A reply: a result struct follows.
+    Reply,
+    /// An application exception.
+    Exception,
+    /// A one-way call.
+    Oneway,
+}
+
+impl Kind {
+    /// The kind numbered `n` on the wire.
+    fn from_wire(n: u8) -> Step<Kind> {
+        match n {
+            1 => Ok(Kind::Call),
+            2 => Ok(Kind::Reply),
+            3 => Ok(Kind::Exception),
+            4 => Ok(Kind::Oneway),
+            _ => Err(bad(format!("unknown message type {n}"))),
+        }
+    }
+}
+
+/// A message header.
+pub(crate) struct Header<'a> {
+    /// The method name, as sent.
+    name: &'a [u8],
+    /// What the message is.
+    kind: Kind,
+    /// The sequence number.
+    seq: i32,
+}
+
+/// A read position in one reply message.
+pub(crate) struct Reader<'a> {
+    /// The whole message.
+    buf: &'a [u8],
+    /// Offset of the next byte to read.
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `buf`.
+    fn new(buf: &'a [u8]) -> Reader<'a> {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Bytes not read yet.
+    fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    /// Consumes the next `n` bytes.
+    fn take(&mut self, n: usize) -> Step<&'a [u8]> {
+        let end = self.pos.checked_add(n).ok_or_else(short)?;
+        let bytes = self.buf.get(self.pos..end).ok_or_else(short)?;
+        self.pos = end;
+        Ok(bytes)
+    }
+
+    /// Consumes the next `N` bytes.
+    fn array<const N: usize>(&mut self) -> Step<[u8; N]> {
+        self.take(N)?.try_into().map_err(|_| short())
+    }
+
+    /// Consumes one byte.
+    fn u8(&mut self) -> Step<u8> {
+        let b = *self.buf.get(self.pos).ok_or_else(short)?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    /// Consumes an unsigned LEB128 varint of at most `max` bytes, as the `thrift` crate reads
+    /// them: a longer one is an error, bits past the 64th are dropped.
+    fn varint(&mut self, max: u32) -> Step<u64> {
+        let mut v = 0u64;
+        for i in 0..max {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7F).checked_shl(7 * i).unwrap_or(0);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(bad("a varint runs past its longest encoding"))
+    }
+}
+
+/// Undoes the zigzag mapping of signed integers to unsigned ones.
+fn zigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// A count read as a signed 32-bit integer; a negative one is malformed.
+fn count(n: i32) -> Step<usize> {
+    usize::try_from(n).map_err(|_| bad(format!("negative length {n}")))
+}
+
+/// One protocol's encoding of the tokens a reply is made of.
+pub(crate) trait Wire {
+    /// Fewest bytes a `TColumnValue` takes: its three required binaries and its stop.
+    const MIN_CELL: usize;
+    /// Fewest bytes a `TResult` takes: its list of cells and its stop.
+    const MIN_RESULT: usize;
+    /// Reads the message header.
+    fn header<'a>(r: &mut Reader<'a>) -> Step<Header<'a>>;
+    /// Reads a field header: its id and type, or `None` at the struct's stop. `last` is the
+    /// previous field's id in the struct (0 at its start), which the compact protocol's ids
+    /// are deltas from; it becomes this field's.
+    fn field(r: &mut Reader<'_>, last: &mut i16) -> Step<Option<(i16, Ty)>>;
+    /// Reads a list's or set's header: element type and count.
+    fn list(r: &mut Reader<'_>) -> Step<(Ty, usize)>;
+    /// Reads a map's header: key type, value type and count.
+    fn map(r: &mut Reader<'_>) -> Step<(Ty, Ty, usize)>;
+    /// Reads a binary, borrowed from the message.
+    fn binary<'a>(r: &mut Reader<'a>) -> Step<&'a [u8]>;
+    /// Reads a 64-bit integer.
+    fn i64(r: &mut Reader<'_>) -> Step<i64>;
+    /// Skips a scalar of type `ty` (not a binary, container or unreadable type).
+    fn skip_scalar(r: &mut Reader<'_>, ty: Ty) -> Step<()>;
+}
+
+/// The strict binary protocol: big-endian fixed-size integers, `i32` lengths.
+pub(crate) struct Binary;
+
+impl Binary {
+    /// The type numbered `b` in the binary protocol (stop only as an element type).
+    fn ty(b: u8) -> Step<Ty> {
+        Ok(match b {
+            0 | 1 | 16 | 17 => Ty::Unreadable,
+            2 => Ty::Bool,
+            3 => Ty::Byte,
+            4 => Ty::Double,
+            6 => Ty::I16,
+            8 => Ty::I32,
+            10 => Ty::I64,
+            11 => Ty::Binary,
+            12 => Ty::Struct,
+            13 => Ty::Map,
+            14 => Ty::Set,
+            15 => Ty::List,
+            _ => return Err(bad(format!("unknown binary-protocol type {b}"))),
+        })
+    }
+
+    /// Reads a big-endian `i32`.
+    fn i32(r: &mut Reader<'_>) -> Step<i32> {
+        r.array().map(i32::from_be_bytes)
+    }
+}
+
+impl Wire for Binary {
+    const MIN_CELL: usize = 3 * (3 + 4) + 1;
+    const MIN_RESULT: usize = 3 + 5 + 1;
+
+    fn header<'a>(r: &mut Reader<'a>) -> Step<Header<'a>> {
+        let [v0, v1, _, kind] = r.array()?;
+        if v0 & 0x80 == 0 {
+            return Err(bad("not a strict binary-protocol message: no version"));
+        }
+        if [v0, v1] != [0x80, 0x01] {
+            return Err(bad(format!("binary-protocol version {v0:#04x}{v1:02x}")));
+        }
+        let kind = Kind::from_wire(kind)?;
+        let name = Self::binary(r)?;
+        let seq = Self::i32(r)?;
+        Ok(Header { name, kind, seq })
+    }
+
+    fn field(r: &mut Reader<'_>, last: &mut i16) -> Step<Option<(i16, Ty)>> {
+        let b = r.u8()?;
+        if b == 0 {
+            return Ok(None);
+        }
+        let ty = Self::ty(b)?;
+        *last = i16::from_be_bytes(r.array()?);
+        Ok(Some((*last, ty)))
+    }
+
+    fn list(r: &mut Reader<'_>) -> Step<(Ty, usize)> {
+        let elem = Self::ty(r.u8()?)?;
+        let n = count(Self::i32(r)?)?;
+        Ok((elem, n))
+    }
+
+    fn map(r: &mut Reader<'_>) -> Step<(Ty, Ty, usize)> {
+        let key = Self::ty(r.u8()?)?;
+        let value = Self::ty(r.u8()?)?;
+        let n = count(Self::i32(r)?)?;
+        Ok((key, value, n))
+    }
+
+    fn binary<'a>(r: &mut Reader<'a>) -> Step<&'a [u8]> {
+        let n = count(Self::i32(r)?)?;
+        r.take(n)
+    }
+
+    fn i64(r: &mut Reader<'_>) -> Step<i64> {
+        r.array().map(i64::from_be_bytes)
+    }
+
+    fn skip_scalar(r: &mut Reader<'_>, ty: Ty) -> Step<()> {
+        let n = match ty {
+            Ty::Bool | Ty::BoolInHeader | Ty::Byte => 1,
+            Ty::I16 => 2,
+            Ty::I32 => 4,
+            Ty::I64 | Ty::Double => 8,
+            other => return Err(bad(format!("{other:?} is not a scalar"))),
+        };
+        r.take(n).map(drop)
+    }
+}
+
+/// The compact protocol: zigzag varints, field-id deltas, bools in field headers.
+pub(crate) struct Compact;
+
+impl Compact {
+    /// The type numbered `b` as a container's element type (a bool is then one byte).
+    fn element_ty(b: u8) -> Step<Ty> {
+        match b {
+            0 => Ok(Ty::Unreadable),
+            1 => Ok(Ty::Bool),
+            2 => Err(bad("unknown compact-protocol element type 2")),
+            _ => Self::ty(b),
+        }
+    }
+
+    /// The type numbered `b` (3 to 12) in the compact protocol.
+    fn ty(b: u8) -> Step<Ty> {
+        Ok(match b {
+            3 => Ty::Byte,
+            4 => Ty::I16,
+            5 => Ty::I32,
+            6 => Ty::I64,
+            7 => Ty::Double,
+            8 => Ty::Binary,
+            9 => Ty::List,
+            10 => Ty::Set,
+            11 => Ty::Map,
+            12 => Ty::Struct,
+            _ => return Err(bad(format!("unknown compact-protocol type {b}"))),
+        })
+    }
+
+    /// Reads a varint of at most 5 bytes as the `thrift` crate reads a `u32` (lengths, counts,
+    /// sequence numbers): the bits past the 32nd are dropped.
+    fn u32(r: &mut Reader<'_>) -> Step<u32> {
+        r.varint(5).map(|v| v as u32)
+    }
+
+    /// Reads a container's element count: a `u32` taken as an `i32`, so one past `i32::MAX`
+    /// is negative, and malformed.
+    fn count(r: &mut Reader<'_>) -> Step<usize> {
+        count(Self::u32(r)? as i32)
+    }
+}
+
+impl Wire for Compact {
+    const MIN_CELL: usize = 3 * 2 + 1;
+    const MIN_RESULT: usize = 3;
+
+    fn header<'a>(r: &mut Reader<'a>) -> Step<Header<'a>> {
+        let id = r.u8()?;
+        if id != 0x82 {
+            return Err(bad(format!("not a compact-protocol message: {id:#04x}")));
+        }
+        let version_and_kind = r.u8()?;
+        if version_and_kind & 0x1F != 1 {
+            return Err(bad(format!(
+                "compact-protocol version {}",
+                version_and_kind & 0x1F
+            )));
+        }
+        let kind = Kind::from_wire(version_and_kind >> 5)?;
+        let seq = Self::u32(r)? as i32;
+        let name = Self::binary(r)?;
+        Ok(Header { name, kind, seq })
+    }
+
+    fn field(r: &mut Reader<'_>, last: &mut i16) -> Step<Option<(i16, Ty)>> {
+        let b = r.u8()?;
+        let ty = match b & 0x0F {
+            0 => return Ok(None),
+            1 | 2 => Ty::BoolInHeader,
+            t => Self::ty(t)?,
+        };
+        let delta = b >> 4;
+        *last = if delta == 0 {
+            zigzag(r.varint(3)?) as i16
+        } else {
+            last.wrapping_add(i16::from(delta))
+        };
+        Ok(Some((*last, ty)))
+    }
+
+    fn list(r: &mut Reader<'_>) -> Step<(Ty, usize)> {
+        let b = r.u8()?;
+        let elem = Self::element_ty(b & 0x0F)?;
+        let n = match b >> 4 {
+            15 => Self::count(r)?,
+            short => usize::from(short),
+        };
+        Ok((elem, n))
+    }
+
+    fn map(r: &mut Reader<'_>) -> Step<(Ty, Ty, usize)> {
+        let n = Self::count(r)?;
+        if n == 0 {
+            return Ok((Ty::Unreadable, Ty::Unreadable, 0));
+        }
+        let b = r.u8()?;
+        Ok((Self::element_ty(b >> 4)?, Self::element_ty(b & 0x0F)?, n))
+    }
+
+    fn binary<'a>(r: &mut Reader<'a>) -> Step<&'a [u8]> {
+        let n = Self::u32(r)?;
+        r.take(usize::try_from(n).map_err(|_| short())?)
+    }
+
+    fn i64(r: &mut Reader<'_>) -> Step<i64> {
+        r.varint(10).map(zigzag)
+    }
+
+    fn skip_scalar(r: &mut Reader<'_>, ty: Ty) -> Step<()> {
+        match ty {
+            Ty::BoolInHeader => Ok(()),
+            Ty::Bool => match r.u8()? {
+                1 | 2 => Ok(()),
+                b => Err(bad(format!("{b} is not a compact-protocol bool"))),
+            },
+            Ty::Byte => r.take(1).map(drop),
+            Ty::I16 => r.varint(3).map(drop),
+            Ty::I32 => r.varint(5).map(drop),
+            Ty::I64 => r.varint(10).map(drop),
+            Ty::Double => r.take(8).map(drop),
+            other => Err(bad(format!("{other:?} is not a scalar"))),
+        }
+    }
+}
+
+/// Skips a value of type `ty` that may nest `depth` levels, itself included.
+fn skip<W: Wire>(r: &mut Reader<'_>, ty: Ty, depth: u8) -> Step<()> {
+    let Some(inner) = depth.checked_sub(1) else {
+        return Err(bad("an unknown field nests too deep"));
+    };
+    match ty {
+        Ty::Binary => W::binary(r).map(drop),
+        Ty::Struct => {
+            let mut last = 0;
+            while let Some((_, ty)) = W::field(r, &mut last)? {
+                skip::<W>(r, ty, inner)?;
+            }
+            Ok(())
+        }
+        Ty::List | Ty::Set => {
+            let (elem, n) = W::list(r)?;
+            for _ in 0..n {
+                skip::<W>(r, elem, inner)?;
+            }
+            Ok(())
+        }
+        Ty::Map => {
+            let (key, value, n) = W::map(r)?;
+            for _ in 0..n {
+                skip::<W>(r, key, inner)?;
+                skip::<W>(r, value, inner)?;
+            }
+            Ok(())
+        }
+        Ty::Unreadable => Err(bad("an unknown field holds a value of no readable type")),
+        scalar => W::skip_scalar(r, scalar),
+    }
+}
+
+/// Reads a whole reply message answering `method`#`seq` whose success value has shape `S`.
+fn reply<W: Wire, S: Shape>(bytes: &[u8], method: &str, seq: i32) -> Step<S::Reply> {
+    let mut r = Reader::new(bytes);
+    let header = W::header(&mut r)?;
+    if header.kind == Kind::Exception {
+        return Err(Halt::Generated);
+    }
+    if header.name != method.as_bytes() || header.seq != seq {
+        return Err(bad(format!(
+            "reply {}#{} does not answer call {method}#{seq}",
+            String::from_utf8_lossy(header.name),
+            header.seq
+        )));
+    }
+    if header.kind != Kind::Reply {
+        return Err(bad(format!(
+            "the answer to {method}#{seq} is a {:?} message, not a reply",
+            header.kind
+        )));
+    }
+    let mut last = 0;
+    let mut success = None;
+    while let Some((id, ty)) = W::field(&mut r, &mut last)? {
+        match id {
+            0 => {
+                expect(ty, S::TY, "the result")?;
+                success = Some(S::read::<W>(&mut r)?);
+            }
+            // The declared exceptions.
+            1 | 2 => return Err(Halt::Generated),
+            _ => skip::<W>(&mut r, ty, SKIP_DEPTH)?,
+        }
+    }
+    success.ok_or(Halt::Generated)
+}
+
+/// Reads the header of a list of `TResult`s: its length.
+fn results_header<W: Wire>(r: &mut Reader<'_>) -> Step<usize> {
+    let (elem, n) = W::list(r)?;
+    expect(elem, Ty::Struct, "an element of the result")?;
+    Ok(n)
+}
+
+/// Reads a `TResult`: its row, or `None` if it has no key or an empty one.
+fn result<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
+    let mut last = 0;
+    let mut key = None;
+    let mut cells = None;
+    while let Some((id, ty)) = W::field(r, &mut last)? {
+        match id {
+            1 => {
+                expect(ty, Ty::Binary, "TResult.row")?;
+                key = Some(W::binary(r)?);
+            }
+            2 => {
+                expect(ty, Ty::List, "TResult.columnValues")?;
+                let (elem, n) = W::list(r)?;
+                expect(elem, Ty::Struct, "an element of TResult.columnValues")?;
+                let mut list = Vec::with_capacity(n.min(r.remaining() / W::MIN_CELL));
+                for _ in 0..n {
+                    list.push(cell::<W>(r)?);
+                }
+                cells = Some(list);
+            }
+            3 | 4 => {
+                expect(ty, Ty::Bool, "TResult.stale or TResult.partial")?;
+                W::skip_scalar(r, ty)?;
+            }
+            _ => skip::<W>(r, ty, SKIP_DEPTH)?,
+        }
+    }
+    let cells = cells.ok_or_else(|| missing("TResult.column_values"))?;
+    Ok(key.filter(|k: &&[u8]| !k.is_empty()).map(|k| Row {
+        key: k.to_vec(),
+        cells,
+    }))
+}
+
+/// Reads a `TColumnValue` as a cell (no timestamp: 0).
+fn cell<W: Wire>(r: &mut Reader<'_>) -> Step<Cell> {
+    let mut last = 0;
+    let (mut family, mut qualifier, mut value, mut timestamp) = (None, None, None, None);
+    while let Some((id, ty)) = W::field(r, &mut last)? {
+        match id {
+            1 => {
+                expect(ty, Ty::Binary, "TColumnValue.family")?;
+                family = Some(W::binary(r)?);
+            }
+            2 => {
+                expect(ty, Ty::Binary, "TColumnValue.qualifier")?;
+                qualifier = Some(W::binary(r)?);
+            }
+            3 => {
+                expect(ty, Ty::Binary, "TColumnValue.value")?;
+                value = Some(W::binary(r)?);
+            }
+            4 => {
+                expect(ty, Ty::I64, "TColumnValue.timestamp")?;
+                timestamp = Some(W::i64(r)?);
+            }
+            5 => {
+                expect(ty, Ty::Binary, "TColumnValue.tags")?;
+                W::binary(r)?;
+            }
+            6 => {
+                expect(ty, Ty::Byte, "TColumnValue.type")?;
+                W::skip_scalar(r, ty)?;
+            }
+            _ => skip::<W>(r, ty, SKIP_DEPTH)?,
+        }
+    }
+    let family = family.ok_or_else(|| missing("TColumnValue.family"))?;
+    let qualifier = qualifier.ok_or_else(|| missing("TColumnValue.qualifier"))?;
+    let value = value.ok_or_else(|| missing("TColumnValue.value"))?;
+    Ok(Cell {
+        family: family.to_vec(),
+        qualifier: qualifier.to_vec(),
+        value: value.to_vec(),
+        timestamp: timestamp.unwrap_or_default(),
+    })
+}
