@@ -4,10 +4,12 @@
 //!     hbase-local/hbase.sh up
 //!     cargo bench --bench scan_memory
 //!
-//! The rows are the `reads` bench's 8-column orders. They are written once into
-//! `hbase_orm_bench:scan_memory_<rows>` and kept, so that a second run only scans (about 5 GB
-//! in the local HBase for ten million rows; `HBASE_ORM_BENCH_DROP=1` drops the table at the
-//! end). `HBASE_ORM_BENCH_ROWS` sets the row count (default 10,000,000).
+//! The rows are the `reads` bench's 8-column orders, written into
+//! `hbase_orm_bench:scan_memory_<rows>` and dropped at the end (`HBASE_ORM_BENCH_KEEP=1` keeps
+//! them, so that the next run only scans). `HBASE_ORM_BENCH_ROWS` sets the row count (default
+//! 10,000,000). Ten million orders take about 5 GB in HBase, more than the launcher's standalone
+//! HBase holds with its default 1 GiB heap next to other work: start it with
+//! `HBASE_ORM_MASTER_HEAP=4g hbase-local/hbase.sh up` for this bench.
 //!
 //! The peak is Linux's `VmHWM`, reset (`/proc/self/clear_refs`) after the rows are written, so
 //! it is the scan's own peak: runtime, pool, one page being read, one page prefetched, and the
@@ -152,7 +154,9 @@ fn main() {
         );
         println!("(checksum {checksum})");
 
-        if std::env::var("HBASE_ORM_BENCH_DROP").is_ok_and(|v| v == "1") {
+        if std::env::var("HBASE_ORM_BENCH_KEEP").is_ok_and(|v| v == "1") {
+            println!("kept {name}");
+        } else {
             client.admin().delete_table(&name).await.unwrap();
             println!("dropped {name}");
         }
