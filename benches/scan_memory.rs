@@ -1,15 +1,14 @@
 //! Memory of a long scan: the peak resident set of this process while an entity scan streams
 //! ten million rows from the running HBase. Not a test: it prints what it measured.
 //!
-//!     hbase-local/hbase.sh up
+//!     HBASE_ORM_MASTER_HEAP=4g hbase-local/hbase.sh up
 //!     cargo bench --bench scan_memory
 //!
 //! The rows are the `reads` bench's 8-column orders, written into
 //! `hbase_orm_bench:scan_memory_<rows>` and dropped at the end (`HBASE_ORM_BENCH_KEEP=1` keeps
 //! them, so that the next run only scans). `HBASE_ORM_BENCH_ROWS` sets the row count (default
 //! 10,000,000). Ten million orders take about 5 GB in HBase, more than the launcher's standalone
-//! HBase holds with its default 1 GiB heap next to other work: start it with
-//! `HBASE_ORM_MASTER_HEAP=4g hbase-local/hbase.sh up` for this bench.
+//! HBase holds with its default 1 GiB heap next to other work, hence the bigger heap above.
 //!
 //! The peak is Linux's `VmHWM`, reset (`/proc/self/clear_refs`) after the rows are written, so
 //! it is the scan's own peak: runtime, pool, one page being read, one page prefetched, and the
