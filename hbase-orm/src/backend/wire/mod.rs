@@ -8,6 +8,8 @@ pub(crate) mod checked;
 pub(crate) mod connection;
 #[cfg(test)]
 pub(crate) mod counting;
+#[cfg(test)]
+pub(crate) mod fuzz;
 pub(crate) mod pool;
 pub(crate) mod probe;
 pub(crate) mod scanners;
