@@ -41,6 +41,8 @@
 
 pub(crate) mod call;
 pub(crate) mod convert;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -6,8 +6,8 @@ use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::probe::{message_len, Fault, Probe, Prober};
-use super::{WireCall, WireProtocol, WireTransport};
+use super::probe::{Fault, Probe, Prober};
+use super::{checked, WireCall, WireProtocol, WireTransport};
 use crate::model::Error;
 
 /// Socket reads grow the buffer by at least this much.
@@ -123,13 +123,15 @@ impl Connection {
             // Bytes beyond the reply mean the stream is out of step: never reuse it.
             self.broken = true;
         }
-        call.decode(self.config.protocol, self.seq, &reply)
-            .map_err(|error| {
-                if matches!(error, Error::Protocol { .. }) {
-                    self.broken = true;
-                }
-                fail(error)
-            })
+        checked::with_reply_limit(self.config.max_reply_bytes, || {
+            call.decode(self.config.protocol, self.seq, &reply)
+        })
+        .map_err(|error| {
+            if matches!(error, Error::Protocol { .. }) {
+                self.broken = true;
+            }
+            fail(error)
+        })
     }
 
     fn encode<C: WireCall>(&mut self, call: &C) -> thrift::Result<()> {
@@ -192,9 +194,9 @@ impl Connection {
                     .await
                     .map_err(|e| (e, false))?;
                 // Walk the frame before the decoders see it: every length it declares must fit
-                // in it (a negative or oversized length would make them allocate whatever it
-                // says, or panic), and the message must fill the frame exactly.
-                match message_len(self.config.protocol, &self.read_buf) {
+                // in it and the limit (see the probe's module doc), and the message must fill
+                // the frame exactly.
+                match Prober::new(self.config.protocol, max).feed(&self.read_buf) {
                     Probe::Complete(n) if n == len => Ok(len),
                     Probe::Complete(n) => Err((
                         malformed(format!("{} bytes after the message in its frame", len - n)),

@@ -1,16 +1,22 @@
 //! What HBase's two Thrift gateways share: a TCP connection carrying one call at a time
-//! ([`connection`]), finding the end of an unframed reply ([`probe`]), and a pool of
-//! connections with timeouts ([`pool`]). A backend describes each call as a [`WireCall`]: how
-//! its message is written and how its reply is read and classified.
+//! ([`connection`]), finding the end of an unframed reply ([`probe`]), reading a reply with
+//! every length checked ([`checked`]), and a pool of connections with timeouts ([`pool`]). A
+//! backend describes each call as a [`WireCall`]: how its message is written and how its reply
+//! is read and classified.
 
+pub(crate) mod checked;
 pub(crate) mod connection;
+#[cfg(test)]
+pub(crate) mod counting;
+#[cfg(test)]
+pub(crate) mod fuzz;
 pub(crate) mod pool;
 pub(crate) mod probe;
 pub(crate) mod scanners;
 
 use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol,
-    TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol,
+    TBinaryOutputProtocol, TCompactOutputProtocol, TInputProtocol, TMessageIdentifier,
+    TMessageType, TOutputProtocol,
 };
 
 use crate::model::{Error, Result};
@@ -50,12 +56,10 @@ pub(crate) fn output(protocol: WireProtocol, out: &mut Vec<u8>) -> Box<dyn TOutp
     }
 }
 
-/// A protocol reader over `bytes`.
+/// A protocol reader over `bytes` that checks every length and count before anything is
+/// allocated for it (see [`checked`]).
 pub(crate) fn input(protocol: WireProtocol, bytes: &[u8]) -> Box<dyn TInputProtocol + '_> {
-    match protocol {
-        WireProtocol::Binary => Box::new(TBinaryInputProtocol::new(bytes, true)),
-        WireProtocol::Compact => Box::new(TCompactInputProtocol::new(bytes)),
-    }
+    Box::new(checked::CheckedInput::new(protocol, bytes))
 }
 
 /// Writes a call message: header, the argument struct `write` writes, end.

@@ -8,7 +8,40 @@
 //! stack it had before that token and resumes from there on the next feed. Probing one reply
 //! therefore costs time linear in its size, however many reads it arrives in.
 //!
-//! One-shot callers (a whole frame, a test) use [`message_len`].
+//! One-shot callers with no limit (the Thrift2 row reader, before it hands a reply to the
+//! generated reader; tests) use [`message_len`].
+//!
+//! # What the limit bounds
+//!
+//! A prober has a limit (the connection's `Config::max_reply_bytes`), and accepts a message
+//! only if all of these hold:
+//!
+//! * it ends within the limit; a string or binary declaring `n` bytes fails as soon as its
+//!   header shows that its end would fall past the limit ([`Fault::LongString`]), before its
+//!   bytes arrive;
+//! * a list, set or map declaring `n` elements could hold them within the limit at their
+//!   smallest wire size ([`Fault::ManyElements`]);
+//! * a list or set declaring `n` elements has `n × ELEMENT_WEIGHT` within the limit
+//!   ([`Fault::LongList`]). The generated decoders reserve a list's `n` elements before they
+//!   read the first (`Vec::with_capacity(n)`), and an element in memory is far bigger than its
+//!   smallest wire form: an empty struct is one byte on the wire, a `TColumnFamilyDescriptor`
+//!   176 bytes in memory. [`ELEMENT_WEIGHT`] is at least the size of every element type of
+//!   every list of every reply (tests check it against both generated crates), so no
+//!   reservation can exceed the limit. The decoders take the element type from the IDL, not
+//!   from the wire, so the weight is the same whatever type the list declares. Maps are
+//!   decoded into `BTreeMap`s, which reserve nothing and grow with the entries actually read.
+//!   Under the default 256 MiB limit a list may declare 1,398,101 elements; a scan page of
+//!   10,000 rows of 100 cells has lists of 10,000 and of 100 elements, far below (a test
+//!   probes such a page);
+//! * every length and count is at most `i32::MAX`: Thrift reads them as `i32`, so a larger
+//!   compact varint would be read as another number.
+//!
+//! The probe cannot see every length the decoders will read. They take a field's type from
+//! the IDL, not from the wire: a field whose wire type differs (a map where the IDL has a list)
+//! is read as what the IDL says, and its length or count then comes from bytes the probe walked
+//! as something else. So the decoders read through [`checked`](super::checked), which applies
+//! the same bounds to each length and count as they read it; the probe's checks are what lets
+//! a reply be refused early, before all of it has arrived.
 
 use std::fmt;
 
@@ -35,6 +68,9 @@ pub(crate) enum Fault {
     /// A container declares `declared` elements: even at their smallest they would take the
     /// message past `limit` bytes.
     ManyElements { declared: usize, limit: usize },
+    /// A list or set declares `declared` elements: reserving them (at [`ELEMENT_WEIGHT`] bytes
+    /// each) would take more than `limit` bytes.
+    LongList { declared: usize, limit: usize },
     /// A fixed-size part of the message would end past `limit` bytes.
     PastLimit { limit: usize },
 }
@@ -60,6 +96,12 @@ impl fmt::Display for Fault {
                 "a container declares {declared} elements, more than fit in the limit of \
                  {limit} bytes"
             ),
+            Fault::LongList { declared, limit } => write!(
+                f,
+                "a list or set declares {declared} elements; decoding would reserve {} bytes \
+                 for them, more than the limit of {limit} bytes",
+                declared.saturating_mul(ELEMENT_WEIGHT)
+            ),
             Fault::PastLimit { limit } => {
                 write!(f, "the reply runs past the limit of {limit} bytes")
             }
@@ -69,6 +111,11 @@ impl fmt::Display for Fault {
 
 /// Nesting deeper than this is treated as malformed (bounds the stack against hostile input).
 const MAX_DEPTH: usize = 64;
+
+/// Bytes charged for each element a list or set declares: at least the in-memory size of any
+/// element type of any list in any reply either gateway's decoders read (the largest is
+/// Thrift2's `TColumnFamilyDescriptor`, 176 bytes on 64-bit targets). See the module doc.
+pub(crate) const ELEMENT_WEIGHT: usize = 192;
 
 /// Length of the first complete message in `buf`, for `protocol`, with no length limit.
 pub(crate) fn message_len(protocol: WireProtocol, buf: &[u8]) -> Probe {
@@ -228,9 +275,25 @@ impl<'a> Reader<'a> {
         Err(Stop::Bad(Fault::Bad("varint too long")))
     }
 
-    /// Consumes a varint length.
+    /// Checks that reserving `n` list elements of [`ELEMENT_WEIGHT`] bytes each stays within
+    /// the limit.
+    fn check_reservation(&self, n: usize) -> Step {
+        if n.saturating_mul(ELEMENT_WEIGHT) > self.max_len {
+            return Err(Stop::Bad(Fault::LongList {
+                declared: n,
+                limit: self.max_len,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Consumes a varint length; one past `i32::MAX` is malformed (Thrift reads it as an `i32`).
     fn len_varint(&mut self) -> Step<usize> {
-        usize::try_from(self.varint()?).map_err(|_| Stop::Bad(Fault::Bad("length overflow")))
+        let n = self.varint()?;
+        if n > i32::MAX as u64 {
+            return Err(Stop::Bad(Fault::Bad("length over 2^31 - 1")));
+        }
+        usize::try_from(n).map_err(|_| Stop::Bad(Fault::Bad("length overflow")))
     }
 }
 
@@ -412,6 +475,7 @@ mod binary {
                 let elem = r.u8()?;
                 let n = r.len_be()?;
                 r.check_count(n, min_size(elem))?;
+                r.check_reservation(n)?;
                 Ok(Some(Frame::list(n, elem)))
             }
             _ => Err(Stop::Bad(Fault::Bad("unknown binary-protocol type"))),
@@ -488,6 +552,7 @@ mod compact {
                 };
                 let elem = header & 0x0F;
                 r.check_count(n, min_size(elem))?;
+                r.check_reservation(n)?;
                 Ok(Some(Frame::list(n, elem)))
             }
             11 => {
@@ -725,8 +790,10 @@ mod tests {
             for msg in [sample_message(protocol), long_list_message(protocol, 40)] {
                 let whole = Probe::Complete(msg.len());
                 assert_eq!(message_len(protocol, &msg), whole);
+                // The tightest limit: the message's length, or its lists' reservations.
+                let limit = msg.len().max(40 * ELEMENT_WEIGHT);
                 for cut in 0..=msg.len() {
-                    let mut prober = Prober::new(protocol, msg.len());
+                    let mut prober = Prober::new(protocol, limit);
                     let first = prober.feed(&msg[..cut]);
                     if cut < msg.len() {
                         assert_eq!(first, Probe::Incomplete, "{protocol:?} cut at {cut}");
@@ -848,9 +915,17 @@ mod tests {
                 limit: 100_000
             })
         );
-        // ... which would fit under 200,000 bytes: then it waits for them.
+        // ... which would fit under 200,000 bytes, but reserving 20,000 elements would not.
         assert_eq!(
             Prober::new(WireProtocol::Binary, 200_000).feed(&binary),
+            Probe::Malformed(Fault::LongList {
+                declared: 20_000,
+                limit: 200_000
+            })
+        );
+        // Under a limit that also fits the reservation, it waits for them.
+        assert_eq!(
+            Prober::new(WireProtocol::Binary, 20_000 * ELEMENT_WEIGHT).feed(&binary),
             Probe::Incomplete
         );
         // Compact: a list (delta 1, type 9) of 1,000 bools (one byte each) under 500 bytes,
@@ -877,6 +952,107 @@ mod tests {
         }
         .to_string();
         assert!(text.contains("300") && text.contains("500"), "{text}");
+    }
+
+    /// A message whose result struct has one field of type `ty` (the protocol's own code)
+    /// whose container header declares `n` elements of type 3 (a byte, in both protocols).
+    fn container_header(protocol: WireProtocol, ty: u8, n: usize) -> Vec<u8> {
+        let mut m = match protocol {
+            WireProtocol::Binary => vec![0x80, 0x01, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0, 1, ty, 0, 1],
+            WireProtocol::Compact => vec![0x82, 0x21, 1, 0, 0x10 | ty],
+        };
+        let n32 = i32::try_from(n).unwrap();
+        match (protocol, ty) {
+            (WireProtocol::Binary, 13) => {
+                m.extend_from_slice(&[3, 3]);
+                m.extend_from_slice(&n32.to_be_bytes());
+            }
+            (WireProtocol::Binary, _) => {
+                m.push(3);
+                m.extend_from_slice(&n32.to_be_bytes());
+            }
+            (WireProtocol::Compact, 11) => {
+                push_varint(&mut m, n as u64);
+                m.push(0x33);
+            }
+            (WireProtocol::Compact, _) => {
+                m.push(0xF3);
+                push_varint(&mut m, n as u64);
+            }
+        }
+        m
+    }
+
+    /// Appends `n` as an unsigned varint.
+    fn push_varint(out: &mut Vec<u8>, mut n: u64) {
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+
+    #[test]
+    fn a_list_or_set_reserving_past_the_limit_fails_whatever_its_element_type() {
+        let limit = 1 << 20;
+        let most = limit / ELEMENT_WEIGHT;
+        // Lists and sets of one-byte elements: `most` of them fit in the limit, and so does
+        // their reservation; one more does not, although its bytes would fit.
+        for (protocol, list, set) in [
+            (WireProtocol::Binary, 15, 14),
+            (WireProtocol::Compact, 9, 10),
+        ] {
+            for ty in [list, set] {
+                let at_most = container_header(protocol, ty, most);
+                assert_eq!(
+                    Prober::new(protocol, limit).feed(&at_most),
+                    Probe::Incomplete,
+                    "{protocol:?} {ty}"
+                );
+                let one_more = container_header(protocol, ty, most + 1);
+                let fault = Fault::LongList {
+                    declared: most + 1,
+                    limit,
+                };
+                assert_eq!(
+                    Prober::new(protocol, limit).feed(&one_more),
+                    Probe::Malformed(fault),
+                    "{protocol:?} {ty}"
+                );
+                assert!(fault.is_limit());
+                let text = fault.to_string();
+                assert!(text.contains(&(most + 1).to_string()), "{text}");
+            }
+        }
+        // A map reserves nothing: only its entries' bytes count.
+        for (protocol, map) in [(WireProtocol::Binary, 13), (WireProtocol::Compact, 11)] {
+            let many = container_header(protocol, map, limit / 4);
+            assert_eq!(Prober::new(protocol, limit).feed(&many), Probe::Incomplete);
+        }
+    }
+
+    #[test]
+    fn a_compact_length_past_i32_is_malformed_even_without_a_limit() {
+        // A binary field (delta 1, type 8) declaring 2^31 bytes, and a list (delta 1, type 9) of
+        // 2^31 bytes: Thrift would read either length as a negative `i32`.
+        let mut string = vec![0x82, 0x21, 1, 0, 0x18];
+        push_varint(&mut string, 1 << 31);
+        let list = container_header(WireProtocol::Compact, 9, 0);
+        let mut list = list[..list.len() - 1].to_vec();
+        push_varint(&mut list, 1 << 31);
+        for bytes in [string, list] {
+            assert_eq!(
+                message_len(WireProtocol::Compact, &bytes),
+                Probe::Malformed(Fault::Bad("length over 2^31 - 1"))
+            );
+        }
+        // 2^31 - 1 is a length (the message is merely cut short).
+        let mut string = vec![0x82, 0x21, 1, 0, 0x18];
+        push_varint(&mut string, (1 << 31) - 1);
+        assert_eq!(
+            message_len(WireProtocol::Compact, &string),
+            Probe::Incomplete
+        );
     }
 
     /// A message to probe: a sample of `protocol` with random bytes overwritten, cut or
@@ -943,8 +1119,11 @@ mod tests {
         ) {
             let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
             for msg in [sample_message(protocol), long_list_message(protocol, list_len)] {
+                // The tightest limit: the message's length, or its longest list's reservation
+                // (the bools: 20).
+                let limit = msg.len().max(list_len.max(20) * ELEMENT_WEIGHT);
                 let (outcome, _) =
-                    feed_in_chunks(protocol, msg.len(), &msg, &cuts_from_sizes(&sizes));
+                    feed_in_chunks(protocol, limit, &msg, &cuts_from_sizes(&sizes));
                 prop_assert_eq!(outcome, Probe::Complete(msg.len()));
             }
         }

@@ -1,0 +1,536 @@
+//! The protocol reader both gateways' decoders read replies through: the `thrift` crate's
+//! reader, with every length and count checked before anything is allocated for it.
+//!
+//! The probe ([`probe`](super::probe)) walks a reply by its wire types; the generated decoders
+//! (ours for Thrift2, `hbase-thrift`'s for Thrift1) read it by the IDL's types and never compare
+//! the two. Where they differ, a decoder takes a length or count from bytes the probe walked as
+//! something else (the count of a "list" that is really a map's header, the length of a
+//! "string" that is really an `i64`), which the probe never checked. One changed byte in a
+//! valid table descriptor made a decoder reserve 184 million list elements (32 GB): the
+//! process aborted. The `thrift` readers also trust what they read: a negative binary length
+//! is cast to a huge `usize` and allocated (a panic, or an abort).
+//!
+//! So [`CheckedInput`] wraps the `thrift` reader and applies the probe's bounds where the
+//! decoders read:
+//!
+//! * a string or binary must fit in the bytes that remain, checked before the `thrift` reader
+//!   allocates it (its length is read ahead in the buffer), and so must a message name;
+//! * a list, set or map must not declare a negative count, nor more elements than bytes
+//!   remain (every element takes at least one byte in both protocols);
+//! * a list or set must not declare more than `limit / ELEMENT_WEIGHT` elements (see the
+//!   probe's module doc): the decoders reserve the elements before reading them;
+//! * a compact field-id delta must not overflow an `i16` (the `thrift` reader adds it
+//!   unchecked, which panics in debug builds).
+//!
+//! Every failure is a protocol error, which the connection treats as a stream out of step.
+//! `limit` is the reply limit of the connection that read the reply: the connection sets it
+//! with [`with_reply_limit`] around decoding (decoding is synchronous, so a thread-local holds
+//! it, and the decoders' call sites need not carry it). Outside that, the bytes themselves are
+//! the only bound.
+
+use std::cell::Cell;
+use std::io::Read;
+use std::rc::Rc;
+
+use thrift::protocol::{
+    TBinaryInputProtocol, TCompactInputProtocol, TFieldIdentifier, TInputProtocol, TListIdentifier,
+    TMapIdentifier, TMessageIdentifier, TSetIdentifier, TStructIdentifier,
+};
+use thrift::{ProtocolError, ProtocolErrorKind};
+
+use super::probe::ELEMENT_WEIGHT;
+use super::WireProtocol;
+
+thread_local! {
+    /// The reply limit of the decoding under way on this thread (see [`with_reply_limit`]).
+    static REPLY_LIMIT: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// Runs `f` with `limit` as the reply limit of every [`CheckedInput`] it creates on this thread.
+pub(crate) fn with_reply_limit<T>(limit: usize, f: impl FnOnce() -> T) -> T {
+    /// Puts the previous limit back, also if `f` panics.
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            REPLY_LIMIT.with(|l| l.set(self.0));
+        }
+    }
+    let _restore = Restore(REPLY_LIMIT.with(|l| l.replace(limit)));
+    f()
+}
+
+/// A reader of the reply's bytes that shares its position with the [`CheckedInput`] over it.
+struct Tracked<'a> {
+    /// The whole reply.
+    bytes: &'a [u8],
+    /// Offset of the next byte to read.
+    pos: Rc<Cell<usize>>,
+}
+
+impl Read for Tracked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let at = self.pos.get();
+        let rest = &self.bytes[at..];
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.pos.set(at + n);
+        Ok(n)
+    }
+}
+
+/// The `thrift` reader of a reply, with every length and count checked (see the module doc).
+pub(crate) struct CheckedInput<'a> {
+    /// The `thrift` crate's reader, over a [`Tracked`] reader of `bytes`.
+    inner: Box<dyn TInputProtocol + 'a>,
+    /// Its protocol.
+    protocol: WireProtocol,
+    /// The whole reply.
+    bytes: &'a [u8],
+    /// Offset of the next byte `inner` reads.
+    pos: Rc<Cell<usize>>,
+    /// The reply limit list reservations must fit in.
+    limit: usize,
+    /// Compact only: the last field id read in the innermost open struct, as `inner` keeps it.
+    last_field_id: i16,
+    /// Compact only: the same for the enclosing structs, outermost first.
+    field_ids: Vec<i16>,
+}
+
+impl<'a> CheckedInput<'a> {
+    /// A reader of `bytes` in `protocol`, under the limit [`with_reply_limit`] set (none
+    /// otherwise).
+    pub(crate) fn new(protocol: WireProtocol, bytes: &'a [u8]) -> CheckedInput<'a> {
+        let pos = Rc::new(Cell::new(0));
+        let transport = Tracked {
+            bytes,
+            pos: Rc::clone(&pos),
+        };
+        let inner: Box<dyn TInputProtocol + 'a> = match protocol {
+            WireProtocol::Binary => Box::new(TBinaryInputProtocol::new(transport, true)),
+            WireProtocol::Compact => Box::new(TCompactInputProtocol::new(transport)),
+        };
+        CheckedInput {
+            inner,
+            protocol,
+            bytes,
+            pos,
+            limit: REPLY_LIMIT.with(Cell::get),
+            last_field_id: 0,
+            field_ids: Vec::new(),
+        }
+    }
+
+    /// The bytes not read yet.
+    fn rest(&self) -> &'a [u8] {
+        &self.bytes[self.pos.get().min(self.bytes.len())..]
+    }
+
+    /// Checks the length prefix of a string or binary `skip` bytes ahead, before `inner`
+    /// allocates what it declares. A prefix cut short is left for `inner` to fail on.
+    fn check_length_at(&self, skip: usize) -> thrift::Result<()> {
+        let Some(ahead) = self.rest().get(skip..) else {
+            return Ok(());
+        };
+        let (declared, header) = match self.protocol {
+            WireProtocol::Binary => match ahead.get(..4) {
+                Some(b) => (i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])), 4),
+                None => return Ok(()),
+            },
+            WireProtocol::Compact => match varint_u32(ahead) {
+                Some((n, used)) => (i64::from(n), used),
+                None => return Ok(()),
+            },
+        };
+        if declared < 0 {
+            return Err(refused(
+                ProtocolErrorKind::NegativeSize,
+                format!("a string declares {declared} bytes"),
+            ));
+        }
+        let left = ahead.len() - header;
+        if declared as u64 > left as u64 {
+            return Err(refused(
+                ProtocolErrorKind::SizeLimit,
+                format!("a string declares {declared} bytes; {left} remain in the reply"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a container's element count as `inner` read it: not negative, no more than the
+    /// bytes that remain, and (for what the decoders reserve, lists and sets) within the limit
+    /// at [`ELEMENT_WEIGHT`] bytes each.
+    fn check_count(&self, what: &str, declared: i32, reserved: bool) -> thrift::Result<()> {
+        let Ok(n) = usize::try_from(declared) else {
+            return Err(refused(
+                ProtocolErrorKind::NegativeSize,
+                format!("a {what} declares {declared} elements"),
+            ));
+        };
+        let left = self.rest().len();
+        if n > left {
+            return Err(refused(
+                ProtocolErrorKind::SizeLimit,
+                format!("a {what} declares {n} elements; {left} bytes remain in the reply"),
+            ));
+        }
+        if reserved && n.saturating_mul(ELEMENT_WEIGHT) > self.limit {
+            return Err(refused(
+                ProtocolErrorKind::SizeLimit,
+                format!(
+                    "a {what} declares {n} elements; decoding would reserve {} bytes for them, \
+                     more than the reply limit of {} bytes",
+                    n.saturating_mul(ELEMENT_WEIGHT),
+                    self.limit
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Compact: checks that the next field header's id delta, if it has one, does not take the
+    /// field id past `i16::MAX`.
+    fn check_field_delta(&self) -> thrift::Result<()> {
+        let Some(&header) = self.rest().first() else {
+            return Ok(());
+        };
+        let delta = i16::from(header >> 4);
+        if header & 0x0F != 0 && delta != 0 && self.last_field_id.checked_add(delta).is_none() {
+            return Err(refused(
+                ProtocolErrorKind::InvalidData,
+                format!(
+                    "a field id delta of {delta} after field {} overflows",
+                    self.last_field_id
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks the message header ahead: its name's length.
+    fn check_message_header(&self) -> thrift::Result<()> {
+        match self.protocol {
+            // A strict header: version and type (4 bytes), then the name. Anything else
+            // fails in `inner` before it allocates.
+            WireProtocol::Binary => {
+                if self.rest().starts_with(&[0x80, 0x01]) {
+                    self.check_length_at(4)?;
+                }
+            }
+            // Protocol id, version and type (2 bytes), sequence id (a varint), then the name.
+            WireProtocol::Compact => {
+                if let Some((_, seq_len)) = self.rest().get(2..).and_then(varint_u32) {
+                    self.check_length_at(2 + seq_len)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A reply the checks refused.
+fn refused(kind: ProtocolErrorKind, message: String) -> thrift::Error {
+    thrift::Error::Protocol(ProtocolError::new(kind, message))
+}
+
+/// Reads an unsigned varint as the `thrift` compact reader reads a `u32` (at most five bytes,
+/// bits past the 32nd dropped): the value and the bytes it took, or `None` where that reader
+/// fails without allocating (cut short, or too long).
+fn varint_u32(bytes: &[u8]) -> Option<(u32, usize)> {
+    let mut value = 0u64;
+    for (i, b) in bytes.iter().take(5).enumerate() {
+        value |= u64::from(b & 0x7F) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((value as u32, i + 1));
+        }
+    }
+    None
+}
+
+impl TInputProtocol for CheckedInput<'_> {
+    fn read_message_begin(&mut self) -> thrift::Result<TMessageIdentifier> {
+        self.check_message_header()?;
+        let ident = self.inner.read_message_begin()?;
+        self.last_field_id = 0;
+        Ok(ident)
+    }
+
+    fn read_message_end(&mut self) -> thrift::Result<()> {
+        self.inner.read_message_end()
+    }
+
+    fn read_struct_begin(&mut self) -> thrift::Result<Option<TStructIdentifier>> {
+        let ident = self.inner.read_struct_begin()?;
+        self.field_ids.push(self.last_field_id);
+        self.last_field_id = 0;
+        Ok(ident)
+    }
+
+    fn read_struct_end(&mut self) -> thrift::Result<()> {
+        self.inner.read_struct_end()?;
+        self.last_field_id = self.field_ids.pop().unwrap_or(0);
+        Ok(())
+    }
+
+    fn read_field_begin(&mut self) -> thrift::Result<TFieldIdentifier> {
+        if self.protocol == WireProtocol::Compact {
+            self.check_field_delta()?;
+        }
+        let ident = self.inner.read_field_begin()?;
+        if let Some(id) = ident.id {
+            self.last_field_id = id;
+        }
+        Ok(ident)
+    }
+
+    fn read_field_end(&mut self) -> thrift::Result<()> {
+        self.inner.read_field_end()
+    }
+
+    fn read_bool(&mut self) -> thrift::Result<bool> {
+        self.inner.read_bool()
+    }
+
+    fn read_bytes(&mut self) -> thrift::Result<Vec<u8>> {
+        self.check_length_at(0)?;
+        self.inner.read_bytes()
+    }
+
+    fn read_i8(&mut self) -> thrift::Result<i8> {
+        self.inner.read_i8()
+    }
+
+    fn read_i16(&mut self) -> thrift::Result<i16> {
+        self.inner.read_i16()
+    }
+
+    fn read_i32(&mut self) -> thrift::Result<i32> {
+        self.inner.read_i32()
+    }
+
+    fn read_i64(&mut self) -> thrift::Result<i64> {
+        self.inner.read_i64()
+    }
+
+    fn read_double(&mut self) -> thrift::Result<f64> {
+        self.inner.read_double()
+    }
+
+    fn read_string(&mut self) -> thrift::Result<String> {
+        self.check_length_at(0)?;
+        self.inner.read_string()
+    }
+
+    fn read_list_begin(&mut self) -> thrift::Result<TListIdentifier> {
+        let ident = self.inner.read_list_begin()?;
+        self.check_count("list", ident.size, true)?;
+        Ok(ident)
+    }
+
+    fn read_list_end(&mut self) -> thrift::Result<()> {
+        self.inner.read_list_end()
+    }
+
+    fn read_set_begin(&mut self) -> thrift::Result<TSetIdentifier> {
+        let ident = self.inner.read_set_begin()?;
+        self.check_count("set", ident.size, true)?;
+        Ok(ident)
+    }
+
+    fn read_set_end(&mut self) -> thrift::Result<()> {
+        self.inner.read_set_end()
+    }
+
+    fn read_map_begin(&mut self) -> thrift::Result<TMapIdentifier> {
+        let ident = self.inner.read_map_begin()?;
+        self.check_count("map", ident.size, false)?;
+        Ok(ident)
+    }
+
+    fn read_map_end(&mut self) -> thrift::Result<()> {
+        self.inner.read_map_end()
+    }
+
+    fn read_byte(&mut self) -> thrift::Result<u8> {
+        self.inner.read_byte()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::wire::counting::measure;
+
+    /// A reader of `bytes` under `limit`.
+    fn reader(protocol: WireProtocol, bytes: &[u8], limit: usize) -> CheckedInput<'_> {
+        with_reply_limit(limit, || CheckedInput::new(protocol, bytes))
+    }
+
+    /// The kind of a refusal, or `None` for anything else.
+    fn kind<T: std::fmt::Debug>(r: thrift::Result<T>) -> Option<ProtocolErrorKind> {
+        match r {
+            Err(thrift::Error::Protocol(e)) => Some(e.kind),
+            other => panic!("not a protocol error: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_string_must_fit_in_what_remains_before_it_is_allocated() {
+        // Binary: -1, then 1,000,000 with three bytes behind it, then 3 with three.
+        let mut r = reader(WireProtocol::Binary, &[0xFF, 0xFF, 0xFF, 0xFF], usize::MAX);
+        let (out, usage) = measure(|| r.read_bytes());
+        assert_eq!(kind(out), Some(ProtocolErrorKind::NegativeSize));
+        assert!(usage.largest < 1000, "{usage:?}");
+        let mut long = 1_000_000i32.to_be_bytes().to_vec();
+        long.extend_from_slice(b"abc");
+        let mut r = reader(WireProtocol::Binary, &long, usize::MAX);
+        let (out, usage) = measure(|| r.read_string());
+        assert_eq!(kind(out), Some(ProtocolErrorKind::SizeLimit));
+        assert!(usage.largest < 1000, "{usage:?}");
+        let mut r = reader(WireProtocol::Binary, &[0, 0, 0, 3, b'a', b'b', b'c'], 0);
+        assert_eq!(r.read_string().unwrap(), "abc");
+        // Compact: 1,000,000 as a varint with one byte behind it; a 5-byte varint whose bits
+        // past the 32nd are dropped (as the thrift reader drops them) reads as 2.
+        let mut r = reader(WireProtocol::Compact, &[0xC0, 0x84, 0x3D, b'a'], usize::MAX);
+        assert_eq!(kind(r.read_bytes()), Some(ProtocolErrorKind::SizeLimit));
+        let mut r = reader(
+            WireProtocol::Compact,
+            &[0x82, 0x80, 0x80, 0x80, 0x10, b'a', b'b'],
+            usize::MAX,
+        );
+        assert_eq!(r.read_bytes().unwrap(), b"ab");
+        // A length cut short is the thrift reader's own end-of-input error.
+        let mut r = reader(WireProtocol::Binary, &[0, 0], usize::MAX);
+        assert!(matches!(r.read_bytes(), Err(thrift::Error::Transport(_))));
+    }
+
+    #[test]
+    fn a_container_count_must_be_backed_by_bytes_and_lists_by_the_limit() {
+        // Binary list of structs (12): 5 elements with 5 bytes behind them, then with 4.
+        let list = |n: i32, behind: usize| {
+            let mut b = vec![12];
+            b.extend_from_slice(&n.to_be_bytes());
+            b.resize(5 + behind, 0);
+            b
+        };
+        let bytes = list(5, 5);
+        assert_eq!(
+            reader(WireProtocol::Binary, &bytes, usize::MAX)
+                .read_list_begin()
+                .unwrap()
+                .size,
+            5
+        );
+        let bytes = list(5, 4);
+        assert_eq!(
+            kind(reader(WireProtocol::Binary, &bytes, usize::MAX).read_list_begin()),
+            Some(ProtocolErrorKind::SizeLimit)
+        );
+        let bytes = list(-1, 4);
+        assert_eq!(
+            kind(reader(WireProtocol::Binary, &bytes, usize::MAX).read_set_begin()),
+            Some(ProtocolErrorKind::NegativeSize)
+        );
+        // Reservations: 5 elements need 5 × ELEMENT_WEIGHT bytes of limit, a map none.
+        let bytes = list(5, 5);
+        let limit = 5 * ELEMENT_WEIGHT;
+        assert!(reader(WireProtocol::Binary, &bytes, limit)
+            .read_list_begin()
+            .is_ok());
+        assert_eq!(
+            kind(reader(WireProtocol::Binary, &bytes, limit - 1).read_list_begin()),
+            Some(ProtocolErrorKind::SizeLimit)
+        );
+        assert_eq!(
+            kind(reader(WireProtocol::Binary, &bytes, limit - 1).read_set_begin()),
+            Some(ProtocolErrorKind::SizeLimit)
+        );
+        let mut map = vec![11, 11];
+        map.extend_from_slice(&5i32.to_be_bytes());
+        map.resize(6 + 10, 0);
+        assert!(reader(WireProtocol::Binary, &map, 1)
+            .read_map_begin()
+            .is_ok());
+        // Compact: a list header with a count past i32::MAX, which the thrift reader makes
+        // negative, and a map of 3 entries with 2 bytes behind.
+        let bytes = [0xFC, 0x80, 0x80, 0x80, 0x80, 0x08];
+        assert_eq!(
+            kind(reader(WireProtocol::Compact, &bytes, usize::MAX).read_list_begin()),
+            Some(ProtocolErrorKind::NegativeSize)
+        );
+        assert_eq!(
+            kind(reader(WireProtocol::Compact, &[3, 0x88, 1, 2], usize::MAX).read_map_begin()),
+            Some(ProtocolErrorKind::SizeLimit)
+        );
+    }
+
+    #[test]
+    fn a_compact_field_id_delta_past_i16_max_is_refused() {
+        // A struct: field 32767 (explicit id, type i8 = 3, zigzag varint 0xFE 0xFF 0x03) with
+        // value 0, then a field with delta 1: the thrift reader would add 32767 + 1.
+        let bytes = [0x03, 0xFE, 0xFF, 0x03, 0x00, 0x13, 0x00, 0x00];
+        let mut r = reader(WireProtocol::Compact, &bytes, usize::MAX);
+        r.read_struct_begin().unwrap();
+        let first = r.read_field_begin().unwrap();
+        assert_eq!(first.id, Some(i16::MAX));
+        r.read_i8().unwrap();
+        assert_eq!(
+            kind(r.read_field_begin()),
+            Some(ProtocolErrorKind::InvalidData)
+        );
+        // Ids go back to the enclosing struct's when a nested one ends: a nested struct
+        // (field 1, type 12) with field 15, then field 2 (delta 1) outside.
+        let nested = [0x1C, 0xF3, 0x00, 0x00, 0x13, 0x00, 0x00];
+        let mut r = reader(WireProtocol::Compact, &nested, usize::MAX);
+        r.read_struct_begin().unwrap();
+        assert_eq!(r.read_field_begin().unwrap().id, Some(1));
+        r.read_struct_begin().unwrap();
+        assert_eq!(r.read_field_begin().unwrap().id, Some(15));
+        r.read_i8().unwrap();
+        r.read_field_begin().unwrap(); // stop
+        r.read_struct_end().unwrap();
+        assert_eq!(r.read_field_begin().unwrap().id, Some(2));
+    }
+
+    #[test]
+    fn a_message_name_must_fit_before_it_is_allocated() {
+        // Binary: a strict header whose name declares -2 bytes, then 100 bytes.
+        let mut binary = vec![0x80, 0x01, 0x00, 0x02];
+        binary.extend_from_slice(&(-2i32).to_be_bytes());
+        let mut r = reader(WireProtocol::Binary, &binary, usize::MAX);
+        assert_eq!(
+            kind(r.read_message_begin()),
+            Some(ProtocolErrorKind::NegativeSize)
+        );
+        let mut binary = vec![0x80, 0x01, 0x00, 0x02];
+        binary.extend_from_slice(&100i32.to_be_bytes());
+        let mut r = reader(WireProtocol::Binary, &binary, usize::MAX);
+        assert_eq!(
+            kind(r.read_message_begin()),
+            Some(ProtocolErrorKind::SizeLimit)
+        );
+        // Compact: sequence id 300 (two bytes), a name of 2^31 bytes.
+        let compact = [0x82, 0x41, 0xAC, 0x02, 0x80, 0x80, 0x80, 0x80, 0x08];
+        let mut r = reader(WireProtocol::Compact, &compact, usize::MAX);
+        let (out, usage) = measure(|| r.read_message_begin());
+        assert_eq!(kind(out), Some(ProtocolErrorKind::SizeLimit));
+        assert!(usage.largest < 1000, "{usage:?}");
+        // A whole compact header reads, and resets the field ids.
+        let ok = [0x82, 0x41, 0xAC, 0x02, 0x03, b'g', b'e', b't'];
+        let ident = reader(WireProtocol::Compact, &ok, usize::MAX)
+            .read_message_begin()
+            .unwrap();
+        assert_eq!((ident.name.as_str(), ident.sequence_number), ("get", 300));
+    }
+
+    #[test]
+    fn the_limit_is_set_for_the_closure_only_and_restored_after_a_panic() {
+        assert_eq!(REPLY_LIMIT.with(Cell::get), usize::MAX);
+        with_reply_limit(10, || {
+            assert_eq!(reader(WireProtocol::Binary, &[], 5).limit, 5);
+            assert_eq!(CheckedInput::new(WireProtocol::Binary, &[]).limit, 10);
+        });
+        let _ = std::panic::catch_unwind(|| with_reply_limit(7, || panic!("boom")));
+        assert_eq!(REPLY_LIMIT.with(Cell::get), usize::MAX);
+    }
+}
