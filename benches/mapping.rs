@@ -96,17 +96,17 @@ mod by_hand {
         let (mut status, mut total, mut qty, mut paid, mut note, mut rate, mut city) =
             (None, None, None, None, None, None, None);
         for c in row.cells {
-            if c.family != b"d" {
+            if c.family != &b"d"[..] {
                 continue;
             }
-            match c.qualifier.as_slice() {
-                b"st" => status = Some(String::from_utf8(c.value).ok()?),
-                b"tot" => total = Some(i64::from_be_bytes(c.value.as_slice().try_into().ok()?)),
-                b"qty" => qty = Some(i32::from_be_bytes(c.value.as_slice().try_into().ok()?)),
+            match c.qualifier.as_ref() {
+                b"st" => status = Some(std::str::from_utf8(&c.value).ok()?.to_owned()),
+                b"tot" => total = Some(i64::from_be_bytes(c.value.as_ref().try_into().ok()?)),
+                b"qty" => qty = Some(i32::from_be_bytes(c.value.as_ref().try_into().ok()?)),
                 b"paid" => paid = Some(*c.value.first()? != 0),
-                b"note" => note = Some(String::from_utf8(c.value).ok()?),
-                b"rate" => rate = Some(f64::from_be_bytes(c.value.as_slice().try_into().ok()?)),
-                b"city" => city = Some(String::from_utf8(c.value).ok()?),
+                b"note" => note = Some(std::str::from_utf8(&c.value).ok()?.to_owned()),
+                b"rate" => rate = Some(f64::from_be_bytes(c.value.as_ref().try_into().ok()?)),
+                b"city" => city = Some(std::str::from_utf8(&c.value).ok()?.to_owned()),
                 _ => {}
             }
         }
@@ -135,9 +135,9 @@ mod by_hand_rich {
         let mut roles = BTreeMap::new();
         for c in row.cells {
             // The row's empty marker cell (no other field has a cell) is no entry.
-            if c.family == b"r" && !c.qualifier.is_empty() {
-                let k = u32::from_be_bytes(c.qualifier.as_slice().try_into().ok()?);
-                roles.insert(k, String::from_utf8(c.value).ok()?);
+            if c.family == &b"r"[..] && !c.qualifier.is_empty() {
+                let k = u32::from_be_bytes(c.qualifier.as_ref().try_into().ok()?);
+                roles.insert(k, std::str::from_utf8(&c.value).ok()?.to_owned());
             }
         }
         Some(Person { id, roles })
@@ -147,8 +147,8 @@ mod by_hand_rich {
         let user = u64::from_be_bytes(row.key.get(..8)?.try_into().ok()?);
         let mut posts = Vec::with_capacity(row.cells.len());
         for c in row.cells {
-            if c.family == b"d" && c.qualifier == b"p" {
-                let v = u64::from_be_bytes(c.value.as_slice().try_into().ok()?);
+            if c.family == &b"d"[..] && c.qualifier == &b"p"[..] {
+                let v = u64::from_be_bytes(c.value.as_ref().try_into().ok()?);
                 posts.push((c.timestamp, v));
             }
         }
@@ -245,9 +245,9 @@ fn as_row(put: &Put) -> Row {
             .cells
             .iter()
             .map(|c| Cell {
-                family: c.family.clone(),
-                qualifier: c.qualifier.clone(),
-                value: c.value.clone(),
+                family: c.family.clone().into(),
+                qualifier: c.qualifier.clone().into(),
+                value: c.value.clone().into(),
                 timestamp: 1,
             })
             .collect(),

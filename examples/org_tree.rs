@@ -257,7 +257,7 @@ async fn run(ex: &mut Example) -> Result<()> {
     ex.check_eq(
         "the raw cell d:pid of 4 is Development's row key, byte for byte",
         raw.and_then(|r| r.cells.into_iter().next())
-            .map(|c| c.value),
+            .map(|c| c.value.to_vec()),
         Some(dev.row_key()?),
     );
     ex.check_eq(

@@ -172,7 +172,7 @@ hbase_orm_suite::conformance! {
 
             let family = t.get(Get::new("r1").family("x")).await.unwrap().unwrap();
             assert_eq!(family.cells.len(), 1);
-            assert_eq!(family.cells[0].family, b"x");
+            assert_eq!(family.cells[0].family, &b"x"[..]);
 
             let at = t
                 .get(Get::new("r1").column("d", "name").timestamp(100))

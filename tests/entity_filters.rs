@@ -56,8 +56,8 @@ impl Codec<String> for NonEmpty {
         out.extend_from_slice(value.as_bytes());
         Ok(())
     }
-    fn decode(bytes: Vec<u8>) -> Result<String, String> {
-        String::from_utf8(bytes).map_err(|e| e.to_string())
+    fn decode(bytes: &[u8]) -> Result<String, String> {
+        String::from_utf8(bytes.to_vec()).map_err(|e| e.to_string())
     }
 }
 

@@ -104,7 +104,7 @@ async fn a_nested_struct_is_stored_as_prefixed_columns_recursively() {
     let mut qualifiers: Vec<String> = raw
         .cells
         .iter()
-        .map(|c| String::from_utf8(c.qualifier.clone()).unwrap())
+        .map(|c| String::from_utf8(c.qualifier.to_vec()).unwrap())
         .collect();
     qualifiers.sort();
     assert_eq!(
@@ -183,7 +183,7 @@ async fn children_live_in_one_family_and_a_save_replaces_the_list() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(raw.cells[0].value, b"sku-0");
+    assert_eq!(raw.cells[0].value, &b"sku-0"[..]);
 
     order.items.truncate(1);
     orders.save(&order).await.unwrap();

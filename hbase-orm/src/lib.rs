@@ -52,6 +52,7 @@ pub use hbase_orm_derive::HBaseEntity;
 /// Derives [`records::RecordSet`] for an enum of entity types sharing one table.
 pub use hbase_orm_derive::HBaseRecord;
 
+pub use bytes::Bytes;
 pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
 #[doc(hidden)]
 pub use model::family_option;

@@ -99,7 +99,7 @@ fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
 
 pub(super) fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
     let Row { key, cells } = row;
-    let mut slots: Vec<Option<Vec<u8>>> = vec![None; E::COLUMNS.len()];
+    let mut slots: Vec<Option<bytes::Bytes>> = vec![None; E::COLUMNS.len()];
     let mut many = Vec::new();
     for cell in cells {
         if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
@@ -291,7 +291,7 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
 pub struct CellReader<'a, E> {
     table: Option<&'a TableName>,
     row: &'a [u8],
-    slots: Vec<Option<Vec<u8>>>,
+    slots: Vec<Option<bytes::Bytes>>,
     /// The cells of versioned and wide columns, in row order (newest version first).
     many: Vec<(usize, Cell)>,
     entity: PhantomData<E>,
@@ -309,7 +309,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         }
     }
 
-    fn decode<T, C: Codec<T>>(&self, col: usize, bytes: Vec<u8>) -> FieldResult<T> {
+    fn decode<T, C: Codec<T>>(&self, col: usize, bytes: &[u8]) -> FieldResult<T> {
         C::decode(bytes).map_err(|reason| self.error::<T, C>(col, reason))
     }
 
@@ -328,7 +328,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     /// A field that must be present.
     pub fn required<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<T> {
         match self.slots[col].take() {
-            Some(bytes) => self.decode::<T, C>(col, bytes),
+            Some(bytes) => self.decode::<T, C>(col, &bytes),
             None => Err(self.error::<T, C>(
                 col,
                 "the cell is missing (never written, deleted, or not selected by a projection); \
@@ -341,7 +341,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     /// An `Option` field: a missing cell is `None`.
     pub fn optional<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<Option<T>> {
         match self.slots[col].take() {
-            Some(bytes) => self.decode::<T, C>(col, bytes).map(Some),
+            Some(bytes) => self.decode::<T, C>(col, &bytes).map(Some),
             None => Ok(None),
         }
     }
@@ -353,7 +353,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         default: impl FnOnce() -> T,
     ) -> FieldResult<T> {
         match self.slots[col].take() {
-            Some(bytes) => self.decode::<T, C>(col, bytes),
+            Some(bytes) => self.decode::<T, C>(col, &bytes),
             None => Ok(default()),
         }
     }
@@ -363,7 +363,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         let mut out = Versions::new();
         for (_, cell) in self.take_many(col) {
             let ts = cell.timestamp;
-            out.push(ts, self.decode::<T, C>(col, cell.value)?);
+            out.push(ts, self.decode::<T, C>(col, &cell.value)?);
         }
         Ok(out)
     }
@@ -375,17 +375,17 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     ) -> FieldResult<BTreeMap<K, V>> {
         let cells = self.take_many(col);
         let mut entries = Vec::with_capacity(cells.len());
-        let mut previous: Option<Vec<u8>> = None;
+        let mut previous: Option<bytes::Bytes> = None;
         for (_, cell) in cells {
             // A wide family read with several versions: cells of one qualifier come together,
             // newest first; keep the first.
-            if previous.as_deref() == Some(cell.qualifier.as_slice()) {
+            if previous.as_ref() == Some(&cell.qualifier) {
                 continue;
             }
             let key = KC::decode(&cell.qualifier).map_err(|reason| {
                 self.error_at(col, &cell.qualifier, KC::EXPECTED.to_string(), reason)
             })?;
-            entries.push((key, self.decode::<V, VC>(col, cell.value)?));
+            entries.push((key, self.decode::<V, VC>(col, &cell.value)?));
             previous = Some(cell.qualifier);
         }
         // Qualifiers arrive sorted; with an order-preserving key codec the keys are too, and

@@ -22,8 +22,9 @@ pub trait Value: Sized {
     /// Appends the encoded value to `out`.
     fn encode(&self, out: &mut Vec<u8>);
 
-    /// Decodes stored bytes; the error says what is wrong with them.
-    fn decode(bytes: Vec<u8>) -> Result<Self, String>;
+    /// Decodes stored bytes (borrowed from the cell read); the error says what is wrong with
+    /// them.
+    fn decode(bytes: &[u8]) -> Result<Self, String>;
 }
 
 /// Turns values of `T` into cell bytes and back. Field attribute `#[hbase(codec = C)]` picks
@@ -33,8 +34,8 @@ pub trait Codec<T> {
     fn expected() -> Cow<'static, str>;
     /// Appends the encoded value to `out`.
     fn encode(value: &T, out: &mut Vec<u8>) -> Result<(), String>;
-    /// Decodes stored bytes.
-    fn decode(bytes: Vec<u8>) -> Result<T, String>;
+    /// Decodes stored bytes (borrowed from the cell read).
+    fn decode(bytes: &[u8]) -> Result<T, String>;
 }
 
 /// The codec of a type's own [`Value`] encoding.
@@ -51,7 +52,7 @@ impl<T: Value> Codec<T> for Native {
         Ok(())
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<T, String> {
+    fn decode(bytes: &[u8]) -> Result<T, String> {
         T::decode(bytes)
     }
 }
@@ -69,8 +70,8 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
         serde_json::to_writer(out, value).map_err(|e| e.to_string())
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<T, String> {
-        serde_json::from_slice(&bytes).map_err(|e| e.to_string())
+    fn decode(bytes: &[u8]) -> Result<T, String> {
+        serde_json::from_slice(bytes).map_err(|e| e.to_string())
     }
 }
 
@@ -105,8 +106,8 @@ impl<K: crate::entity::EntityKey> Codec<K> for KeyRef {
         value.write_key(out).map_err(|e| e.to_string())
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<K, String> {
-        K::read_key(&bytes).map_err(|e| e.to_string())
+    fn decode(bytes: &[u8]) -> Result<K, String> {
+        K::read_key(bytes).map_err(|e| e.to_string())
     }
 }
 
@@ -119,8 +120,8 @@ macro_rules! big_endian {
                 out.extend_from_slice(&self.to_be_bytes());
             }
 
-            fn decode(bytes: Vec<u8>) -> Result<Self, String> {
-                let array = bytes.as_slice().try_into().map_err(|_| {
+            fn decode(bytes: &[u8]) -> Result<Self, String> {
+                let array = bytes.try_into().map_err(|_| {
                     format!("{} bytes, expected {}", bytes.len(), std::mem::size_of::<$t>())
                 })?;
                 Ok(<$t>::from_be_bytes(array))
@@ -152,8 +153,8 @@ impl Value for bool {
         out.push(if *self { 0xFF } else { 0 });
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
-        match bytes.as_slice() {
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        match bytes {
             [b] => Ok(*b != 0),
             _ => Err(format!("{} bytes, expected 1", bytes.len())),
         }
@@ -167,8 +168,10 @@ impl Value for String {
         out.extend_from_slice(self.as_bytes());
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
-        String::from_utf8(bytes).map_err(|e| format!("invalid UTF-8: {}", e.utf8_error()))
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|e| format!("invalid UTF-8: {e}"))
     }
 }
 
@@ -179,8 +182,8 @@ impl Value for Vec<u8> {
         out.extend_from_slice(self);
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
-        Ok(bytes)
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        Ok(bytes.to_vec())
     }
 }
 
@@ -191,7 +194,7 @@ mod tests {
     fn round<T: Value + PartialEq + std::fmt::Debug>(v: T) -> Vec<u8> {
         let mut out = Vec::new();
         v.encode(&mut out);
-        assert_eq!(T::decode(out.clone()).unwrap(), v);
+        assert_eq!(T::decode(&out).unwrap(), v);
         out
     }
 
@@ -209,15 +212,10 @@ mod tests {
 
     #[test]
     fn bad_bytes_are_errors_not_panics() {
-        assert_eq!(
-            i64::decode(vec![1, 2, 3]).unwrap_err(),
-            "3 bytes, expected 8"
-        );
-        assert!(bool::decode(vec![]).is_err());
-        assert!(String::decode(vec![0xFF, 0xFE])
-            .unwrap_err()
-            .contains("UTF-8"));
-        let e = <Json as Codec<Vec<u32>>>::decode(b"[1,".to_vec()).unwrap_err();
+        assert_eq!(i64::decode(&[1, 2, 3]).unwrap_err(), "3 bytes, expected 8");
+        assert!(bool::decode(&[]).is_err());
+        assert!(String::decode(&[0xFF, 0xFE]).unwrap_err().contains("UTF-8"));
+        let e = <Json as Codec<Vec<u32>>>::decode(b"[1,").unwrap_err();
         assert!(e.contains("EOF"), "{e}");
         let mut out = Vec::new();
         <Json as Codec<Vec<u32>>>::encode(&vec![1, 2], &mut out).unwrap();

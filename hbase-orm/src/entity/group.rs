@@ -6,6 +6,7 @@
 //! `#[hbase(family = "item", children)] items: Vec<Item>` (columns `item:0:sku`,
 //! `item:0:qty`, `item:1:sku`, ...: the index, `:`, the child's qualifier).
 
+use bytes::Bytes;
 use std::borrow::Cow;
 
 use crate::entity::codec::Codec;
@@ -104,7 +105,7 @@ impl GroupWriter {
 #[derive(Debug)]
 pub struct GroupReader<'a> {
     /// `(qualifier, value)`, sorted by qualifier.
-    cells: Vec<(Vec<u8>, Vec<u8>)>,
+    cells: Vec<(Bytes, Bytes)>,
     /// For decode errors: table, row, family, and the parent field.
     pub(crate) table: Cow<'a, str>,
     pub(crate) row: &'a [u8],
@@ -114,7 +115,7 @@ pub struct GroupReader<'a> {
 
 impl<'a> GroupReader<'a> {
     pub(crate) fn new(
-        mut cells: Vec<(Vec<u8>, Vec<u8>)>,
+        mut cells: Vec<(Bytes, Bytes)>,
         table: Cow<'a, str>,
         row: &'a [u8],
         family: &'static str,
@@ -132,11 +133,11 @@ impl<'a> GroupReader<'a> {
         }
     }
 
-    fn take(&mut self, prefix: &str, name: &str) -> Option<Vec<u8>> {
+    fn take(&mut self, prefix: &str, name: &str) -> Option<Bytes> {
         let q = qualifier(prefix, name);
         let i = self
             .cells
-            .binary_search_by(|c| c.0.as_slice().cmp(&q))
+            .binary_search_by(|c| c.0.as_ref().cmp(q.as_slice()))
             .ok()?;
         Some(std::mem::take(&mut self.cells[i].1))
     }
@@ -155,14 +156,14 @@ impl<'a> GroupReader<'a> {
         }
     }
 
-    fn decode<T, C: Codec<T>>(&self, prefix: &str, name: &str, bytes: Vec<u8>) -> Result<T> {
+    fn decode<T, C: Codec<T>>(&self, prefix: &str, name: &str, bytes: &[u8]) -> Result<T> {
         C::decode(bytes).map_err(|reason| self.error::<T, C>(prefix, name, reason))
     }
 
     /// A field that must be present.
     pub fn required<T, C: Codec<T>>(&mut self, prefix: &str, name: &str) -> Result<T> {
         match self.take(prefix, name) {
-            Some(bytes) => self.decode::<T, C>(prefix, name, bytes),
+            Some(bytes) => self.decode::<T, C>(prefix, name, &bytes),
             None => Err(self.error::<T, C>(
                 prefix,
                 name,
@@ -174,7 +175,7 @@ impl<'a> GroupReader<'a> {
     /// An `Option` field.
     pub fn optional<T, C: Codec<T>>(&mut self, prefix: &str, name: &str) -> Result<Option<T>> {
         match self.take(prefix, name) {
-            Some(bytes) => self.decode::<T, C>(prefix, name, bytes).map(Some),
+            Some(bytes) => self.decode::<T, C>(prefix, name, &bytes).map(Some),
             None => Ok(None),
         }
     }
@@ -187,7 +188,7 @@ impl<'a> GroupReader<'a> {
         default: impl FnOnce() -> T,
     ) -> Result<T> {
         match self.take(prefix, name) {
-            Some(bytes) => self.decode::<T, C>(prefix, name, bytes),
+            Some(bytes) => self.decode::<T, C>(prefix, name, &bytes),
             None => Ok(default()),
         }
     }

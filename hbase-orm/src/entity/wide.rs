@@ -272,7 +272,7 @@ impl<E: HBaseEntity, K, V, KC: KeyCodec<K>, VC: Codec<V>> WideMap<E, K, V, KC, V
             total += cells.len();
             match cells.last() {
                 Some(last) if cells.len() == COUNT_PAGE => {
-                    bounds.min = Some((last.qualifier.clone(), false));
+                    bounds.min = Some((last.qualifier.to_vec(), false));
                 }
                 _ => return Ok(total),
             }
@@ -375,7 +375,7 @@ impl<E: HBaseEntity, K, V, KC: KeyCodec<K>, VC: Codec<V>> WideMap<E, K, V, KC, V
         let Cell {
             qualifier, value, ..
         } = cell;
-        VC::decode(value).map_err(|reason| {
+        VC::decode(&value).map_err(|reason| {
             let expected = VC::expected().into_owned();
             self.decode_error(table, row, &qualifier, "value", expected, reason)
         })
@@ -739,7 +739,7 @@ impl<E: HBaseEntity, K, V, KC: KeyCodec<K>, VC: Codec<V>> WideSlice<E, K, V, KC,
             let got = cells.len();
             entries.reserve(got);
             for cell in cells {
-                last = Some(cell.qualifier.clone());
+                last = Some(cell.qualifier.to_vec());
                 entries.push(map.decode_entry(&table, &row, cell)?);
             }
             match &last {

@@ -274,7 +274,7 @@ async fn image_mutations<T: HBaseEntity>(table: &Table, image: RowImage) -> Resu
                 .map(|p| (p.family.as_slice(), p.qualifier.as_slice()))
                 .collect();
             for cell in stored.cells {
-                if !kept.contains(&(cell.family.as_slice(), cell.qualifier.as_slice())) {
+                if !kept.contains(&(cell.family.as_ref(), cell.qualifier.as_ref())) {
                     delete = delete.column(cell.family, cell.qualifier);
                 }
             }

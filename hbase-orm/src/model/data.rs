@@ -47,14 +47,19 @@ macro_rules! read_options {
 }
 
 /// One stored value: a cell at `family:qualifier` with its version timestamp (milliseconds).
+///
+/// Its bytes are [`Bytes`](bytes::Bytes): the cells read from a gateway share the buffer the
+/// reply arrived in instead of a copy each, and a clone shares them too. They read as `&[u8]`
+/// (`&cell.value[..]`, `cell.value.as_ref()`), compare with byte slices and vectors, and convert
+/// from a `Vec<u8>` without a copy (`Bytes::from(vec)`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cell {
     /// Column family.
-    pub family: Vec<u8>,
+    pub family: bytes::Bytes,
     /// Column qualifier.
-    pub qualifier: Vec<u8>,
+    pub qualifier: bytes::Bytes,
     /// The stored bytes.
-    pub value: Vec<u8>,
+    pub value: bytes::Bytes,
     /// Version timestamp in milliseconds since the epoch.
     pub timestamp: i64,
 }
@@ -82,7 +87,7 @@ impl Row {
     pub fn value(&self, family: impl AsRef<[u8]>, qualifier: impl AsRef<[u8]>) -> Option<&[u8]> {
         self.versions(family, qualifier)
             .next()
-            .map(|c| c.value.as_slice())
+            .map(|c| c.value.as_ref())
     }
 
     /// Every version read of `family:qualifier`, newest first.
@@ -91,10 +96,9 @@ impl Row {
         family: impl AsRef<[u8]>,
         qualifier: impl AsRef<[u8]>,
     ) -> impl Iterator<Item = &Cell> {
-        let (f, q) = (family.as_ref().to_vec(), qualifier.as_ref().to_vec());
-        self.cells
-            .iter()
-            .filter(move |c| c.family == f && c.qualifier == q)
+        self.cells.iter().filter(move |c| {
+            c.family.as_ref() == family.as_ref() && c.qualifier.as_ref() == qualifier.as_ref()
+        })
     }
 
     /// The newest value of a counter column (an 8-byte big-endian integer, as
@@ -776,9 +780,9 @@ mod tests {
     #[test]
     fn row_reads_newest_version_and_counters() {
         let cell = |q: &str, v: &[u8], ts| Cell {
-            family: b"f".to_vec(),
-            qualifier: q.as_bytes().to_vec(),
-            value: v.to_vec(),
+            family: bytes::Bytes::from_static(b"f"),
+            qualifier: bytes::Bytes::copy_from_slice(q.as_bytes()),
+            value: bytes::Bytes::copy_from_slice(v),
             timestamp: ts,
         };
         let row = Row {

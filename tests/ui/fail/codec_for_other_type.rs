@@ -13,8 +13,8 @@ impl Codec<u64> for Decimal {
         out.extend_from_slice(value.to_string().as_bytes());
         Ok(())
     }
-    fn decode(bytes: Vec<u8>) -> Result<u64, String> {
-        String::from_utf8(bytes)
+    fn decode(bytes: &[u8]) -> Result<u64, String> {
+        String::from_utf8(bytes.to_vec())
             .map_err(|e| e.to_string())?
             .parse()
             .map_err(|e: std::num::ParseIntError| e.to_string())

@@ -23,7 +23,7 @@ impl Value for Money {
         out.extend_from_slice(&self.0.to_be_bytes());
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<Self, String> {
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
         i64::decode(bytes).map(Money)
     }
 }
@@ -41,8 +41,8 @@ impl Codec<Vec<String>> for CommaList {
         Ok(())
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<Vec<String>, String> {
-        let text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+    fn decode(bytes: &[u8]) -> Result<Vec<String>, String> {
+        let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
         Ok(text.split(',').map(str::to_owned).collect())
     }
 }
@@ -60,8 +60,8 @@ impl Codec<u64> for Decimal {
         Ok(())
     }
 
-    fn decode(bytes: Vec<u8>) -> Result<u64, String> {
-        std::str::from_utf8(&bytes)
+    fn decode(bytes: &[u8]) -> Result<u64, String> {
+        std::str::from_utf8(bytes)
             .map_err(|e| e.to_string())?
             .parse()
             .map_err(|e: std::num::ParseIntError| e.to_string())
@@ -163,9 +163,9 @@ fn main() {
             .cells
             .iter()
             .map(|c| hbase_orm::Cell {
-                family: c.family.clone(),
-                qualifier: c.qualifier.clone(),
-                value: c.value.clone(),
+                family: c.family.clone().into(),
+                qualifier: c.qualifier.clone().into(),
+                value: c.value.clone().into(),
                 timestamp: 1,
             })
             .collect(),

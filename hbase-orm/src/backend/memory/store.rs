@@ -288,9 +288,9 @@ impl RowData {
                     .filter(|(ts, _)| spec.admits(*ts))
                     .take(limit);
                 cells.extend(versions.map(|(ts, v)| Cell {
-                    family: family.clone(),
-                    qualifier: qualifier.clone(),
-                    value: v.value.clone(),
+                    family: family.clone().into(),
+                    qualifier: qualifier.clone().into(),
+                    value: v.value.clone().into(),
                     timestamp: ts,
                 }));
             }

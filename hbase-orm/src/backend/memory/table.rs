@@ -460,9 +460,9 @@ impl TableState {
             self.row_mut(key)
                 .put(&family, &qualifier, ts, value.clone(), None, rules);
             row.cells.push(Cell {
-                family,
-                qualifier,
-                value,
+                family: family.into(),
+                qualifier: qualifier.into(),
+                value: value.into(),
                 timestamp: ts,
             });
         }

@@ -37,7 +37,7 @@ async fn table_with(families: Vec<ColumnFamily>, splits: &[Vec<u8>]) -> Table {
 async fn versions(t: &Table, row: &str, n: i32) -> Vec<Vec<u8>> {
     let get = Get::new(row).column("d", "q").max_versions(n);
     match t.get(get).await.unwrap() {
-        Some(r) => r.cells.into_iter().map(|c| c.value).collect(),
+        Some(r) => r.cells.into_iter().map(|c| c.value.to_vec()).collect(),
         None => Vec::new(),
     }
 }
@@ -132,7 +132,7 @@ async fn a_put_without_timestamp_gets_the_current_time_and_later_puts_are_newer(
         .cells;
     assert_eq!(cells.len(), 2);
     assert!(cells[0].timestamp > cells[1].timestamp && cells[1].timestamp >= before);
-    assert_eq!(cells[0].value, b"2");
+    assert_eq!(cells[0].value, &b"2"[..]);
 }
 
 #[tokio::test]

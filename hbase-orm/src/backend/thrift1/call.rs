@@ -103,7 +103,7 @@ where
         Ok(())
     }
 
-    fn decode(&self, protocol: WireProtocol, _seq: i32, reply: &[u8]) -> Result<T> {
+    fn decode(&self, protocol: WireProtocol, _seq: i32, reply: &bytes::Bytes) -> Result<T> {
         let mut client = HbaseSyncClient::new(wire::input(protocol, reply), sink(protocol));
         (self.run)(&mut client).map_err(|e| classify(self.method, e))
     }
@@ -221,7 +221,11 @@ mod tests {
     #[test]
     fn decode_reads_the_reply_to_the_call_encode_wrote() {
         let rows = get_call()
-            .decode(WireProtocol::Binary, 42, &reply(1, "getRowWithColumnsTs"))
+            .decode(
+                WireProtocol::Binary,
+                42,
+                &bytes::Bytes::from(reply(1, "getRowWithColumnsTs")),
+            )
             .unwrap();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].row.as_deref(), Some(&b"r"[..]));
@@ -231,11 +235,19 @@ mod tests {
     fn a_reply_out_of_step_is_a_protocol_error() {
         let call = get_call();
         let e = call
-            .decode(WireProtocol::Binary, 1, &reply(2, "getRowWithColumnsTs"))
+            .decode(
+                WireProtocol::Binary,
+                1,
+                &bytes::Bytes::from(reply(2, "getRowWithColumnsTs")),
+            )
             .unwrap_err();
         assert!(matches!(e, Error::Protocol { .. }), "{e:?}");
         let e = call
-            .decode(WireProtocol::Binary, 1, &reply(1, "getRow"))
+            .decode(
+                WireProtocol::Binary,
+                1,
+                &bytes::Bytes::from(reply(1, "getRow")),
+            )
             .unwrap_err();
         assert!(matches!(e, Error::Protocol { .. }), "{e:?}");
     }
@@ -253,7 +265,9 @@ mod tests {
             out.clear();
             call.encode(WireProtocol::Binary, 1, &mut out).unwrap();
             assert_eq!(out, first);
-            assert!(call.decode(WireProtocol::Binary, 1, &bytes).is_ok());
+            assert!(call
+                .decode(WireProtocol::Binary, 1, &bytes::Bytes::from(bytes.clone()))
+                .is_ok());
         }
 
         let mutations: Vec<_> = (0..100)

@@ -73,9 +73,9 @@ fn split_column(text: &[u8]) -> (Vec<u8>, Vec<u8>) {
 fn cell(column: &[u8], c: TCell) -> Cell {
     let (family, qualifier) = split_column(column);
     Cell {
-        family,
-        qualifier,
-        value: c.value.unwrap_or_default(),
+        family: family.into(),
+        qualifier: qualifier.into(),
+        value: c.value.unwrap_or_default().into(),
         timestamp: c.timestamp.unwrap_or_default(),
     }
 }
@@ -352,7 +352,7 @@ mod tests {
         let names: Vec<_> = r
             .cells
             .iter()
-            .map(|c| (c.family.clone(), c.qualifier.clone()))
+            .map(|c| (c.family.to_vec(), c.qualifier.to_vec()))
             .collect();
         assert_eq!(
             names,

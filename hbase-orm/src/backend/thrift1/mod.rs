@@ -290,9 +290,9 @@ impl Thrift1 {
         Ok(Some(Row {
             key: inc.row.clone(),
             cells: vec![Cell {
-                family: family.clone(),
-                qualifier: qualifier.clone(),
-                value: value.to_be_bytes().to_vec(),
+                family: family.clone().into(),
+                qualifier: qualifier.clone().into(),
+                value: value.to_be_bytes().to_vec().into(),
                 timestamp: 0,
             }],
         }))
@@ -610,9 +610,9 @@ impl Backend for Thrift1 {
             .into_iter()
             .zip(cells)
             .map(|((family, qualifier), c)| Cell {
-                family,
-                qualifier,
-                value: c.value.unwrap_or_default(),
+                family: family.into(),
+                qualifier: qualifier.into(),
+                value: c.value.unwrap_or_default().into(),
                 timestamp: c.timestamp.unwrap_or_default(),
             })
             .collect();

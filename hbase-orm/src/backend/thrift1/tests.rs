@@ -37,7 +37,7 @@ struct Case {
     /// exception.
     replies: fn(WireProtocol) -> Vec<Vec<u8>>,
     /// Reads a reply as the backend does: the client method, run by [`Call::decode`].
-    decode: fn(WireProtocol, &[u8]) -> Result<()>,
+    decode: fn(WireProtocol, &bytes::Bytes) -> Result<()>,
 }
 
 /// Writes a field's value.
@@ -617,8 +617,11 @@ mod reservations {
         let call = Call::new("scannerGetList", false, |c: &mut Client<'_>| {
             c.scanner_get_list(3, 1_000)
         });
-        let (decoded, usage) =
-            measure(|| with_reply_limit(limit, || call.decode(protocol, SEQ, &bytes)));
+        let (decoded, usage) = measure(|| {
+            with_reply_limit(limit, || {
+                call.decode(protocol, SEQ, &bytes::Bytes::copy_from_slice(&bytes))
+            })
+        });
         let decoded = decoded.unwrap();
         assert_eq!(decoded.len(), 1_000);
         assert!(decoded.iter().all(|r| r == &row));

@@ -212,9 +212,9 @@ pub(crate) fn row(r: TResult) -> Option<Row> {
             .column_values
             .into_iter()
             .map(|c| Cell {
-                family: c.family,
-                qualifier: c.qualifier,
-                value: c.value,
+                family: c.family.into(),
+                qualifier: c.qualifier.into(),
+                value: c.value.into(),
                 timestamp: c.timestamp.unwrap_or_default(),
             })
             .collect(),

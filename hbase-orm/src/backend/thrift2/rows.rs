@@ -27,6 +27,8 @@
 //! nothing here relies on it: every length is checked against the bytes left before it is
 //! used, and no allocation is sized by a declared count beyond what the bytes left could hold.
 
+use bytes::Bytes;
+
 use super::convert;
 use super::generated::thbase::TResult;
 use super::rpc::{self, Rpc};
@@ -39,7 +41,7 @@ const SKIP_DEPTH: u8 = 64;
 
 /// Reads the reply of call `R`#`seq`, whose success value has shape `S`: the lean way if it is
 /// a successful reply, the generated way ([`rpc::decode`]) otherwise.
-pub(crate) fn decode<R, S>(protocol: WireProtocol, seq: i32, bytes: &[u8]) -> Result<S::Reply>
+pub(crate) fn decode<R, S>(protocol: WireProtocol, seq: i32, bytes: &Bytes) -> Result<S::Reply>
 where
     R: Rpc<Reply = S::Reply>,
     S: Shape,
@@ -248,16 +250,27 @@ pub(crate) struct Header<'a> {
 
 /// A read position in one reply message.
 pub(crate) struct Reader<'a> {
-    /// The whole message.
+    /// The whole message, whose buffer the cells read share.
+    owner: &'a Bytes,
+    /// Its bytes.
     buf: &'a [u8],
     /// Offset of the next byte to read.
     pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader at the start of `buf`.
-    fn new(buf: &'a [u8]) -> Reader<'a> {
-        Reader { buf, pos: 0 }
+    /// A reader at the start of `owner`.
+    fn new(owner: &'a Bytes) -> Reader<'a> {
+        Reader {
+            owner,
+            buf: owner,
+            pos: 0,
+        }
+    }
+
+    /// `part` (bytes this reader returned) as a handle on the message's buffer: no copy.
+    fn share(&self, part: &[u8]) -> Bytes {
+        self.owner.slice_ref(part)
     }
 
     /// Bytes not read yet.
@@ -587,7 +600,7 @@ fn skip<W: Wire>(r: &mut Reader<'_>, ty: Ty, depth: u8) -> Step<()> {
 }
 
 /// Reads a whole reply message answering `method`#`seq` whose success value has shape `S`.
-fn reply<W: Wire, S: Shape>(bytes: &[u8], method: &str, seq: i32) -> Step<S::Reply> {
+fn reply<W: Wire, S: Shape>(bytes: &Bytes, method: &str, seq: i32) -> Step<S::Reply> {
     let mut r = Reader::new(bytes);
     let header = W::header(&mut r)?;
     if header.kind == Kind::Exception {
@@ -701,9 +714,9 @@ fn cell<W: Wire>(r: &mut Reader<'_>) -> Step<Cell> {
     let qualifier = qualifier.ok_or_else(|| missing("TColumnValue.qualifier"))?;
     let value = value.ok_or_else(|| missing("TColumnValue.value"))?;
     Ok(Cell {
-        family: family.to_vec(),
-        qualifier: qualifier.to_vec(),
-        value: value.to_vec(),
+        family: r.share(family),
+        qualifier: r.share(qualifier),
+        value: r.share(value),
         timestamp: timestamp.unwrap_or_default(),
     })
 }

@@ -17,6 +17,7 @@
 use std::fmt::Debug;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use bytes::Bytes;
 use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
@@ -539,7 +540,7 @@ fn check_written<C: Case>(
 ) {
     let bytes = reply::<C>(protocol, results, outcome, groups);
     assert_eq!(message_len(protocol, &bytes), Probe::Complete(bytes.len()));
-    let lean = C::decode_reply(protocol, SEQ, &bytes);
+    let lean = C::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&bytes));
     let generated = decode::<C>(protocol, SEQ, &bytes);
     if !matches!(outcome, Outcome::Rows) {
         assert!(lean.is_err(), "{lean:?}");
@@ -569,7 +570,9 @@ fn check_written<C: Case>(
 /// whatever its wire type (a negative length then, where the probe saw an integer). So the
 /// lean reader may panic only where the generated one does too.
 fn check_damaged<C: Case>(protocol: WireProtocol, bytes: &[u8]) {
-    let lean = catch_unwind(AssertUnwindSafe(|| C::decode_reply(protocol, SEQ, bytes)));
+    let lean = catch_unwind(AssertUnwindSafe(|| {
+        C::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(bytes))
+    }));
     let generated = (message_len(protocol, bytes) == Probe::Complete(bytes.len()))
         .then(|| catch_unwind(AssertUnwindSafe(|| decode::<C>(protocol, SEQ, bytes))));
     let Ok(lean) = lean else {
@@ -752,7 +755,9 @@ fn a_known_field_of_another_wire_type_is_refused() {
         });
         let generated = decode::<THBaseServiceGetArgs>(protocol, SEQ, &bytes).unwrap();
         assert_eq!(generated, bare_row(b"abc"));
-        let lean = THBaseServiceGetArgs::decode_reply(protocol, SEQ, &bytes).unwrap_err();
+        let lean =
+            THBaseServiceGetArgs::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&bytes))
+                .unwrap_err();
         assert!(refused_as_stricter(&lean), "{lean}");
     }
 }
@@ -770,7 +775,9 @@ fn a_list_of_cells_of_another_element_type_is_refused() {
         });
         let generated = decode::<THBaseServiceGetArgs>(protocol, SEQ, &bytes).unwrap();
         assert_eq!(generated, bare_row(b"k"));
-        let lean = THBaseServiceGetArgs::decode_reply(protocol, SEQ, &bytes).unwrap_err();
+        let lean =
+            THBaseServiceGetArgs::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&bytes))
+                .unwrap_err();
         assert!(refused_as_stricter(&lean), "{lean}");
     }
 }
@@ -787,7 +794,9 @@ fn a_message_that_is_not_a_reply_is_refused() {
             });
             let generated = decode::<THBaseServiceGetArgs>(protocol, SEQ, &bytes).unwrap();
             assert_eq!(generated, bare_row(b"k"));
-            let lean = THBaseServiceGetArgs::decode_reply(protocol, SEQ, &bytes).unwrap_err();
+            let lean =
+                THBaseServiceGetArgs::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&bytes))
+                    .unwrap_err();
             assert!(refused_as_stricter(&lean), "{lean}");
         }
     }
@@ -807,7 +816,9 @@ fn an_unknown_binary_that_is_not_utf8_is_skipped() {
         assert!(generated_fails_on_utf8::<THBaseServiceGetArgs>(
             protocol, &bytes
         ));
-        let lean = THBaseServiceGetArgs::decode_reply(protocol, SEQ, &bytes).unwrap();
+        let lean =
+            THBaseServiceGetArgs::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&bytes))
+                .unwrap();
         assert_eq!(lean, bare_row(b"k"));
     }
 }
@@ -829,7 +840,8 @@ fn unknown_fields_nest_as_deep_as_the_thrift_crate_skips() {
                 no_cells(o)
             });
             let generated = decode::<THBaseServiceGetArgs>(protocol, SEQ, &bytes);
-            let lean = THBaseServiceGetArgs::decode_reply(protocol, SEQ, &bytes);
+            let lean =
+                THBaseServiceGetArgs::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&bytes));
             assert_eq!(generated.is_ok(), ok, "{generated:?}");
             assert_eq!(lean.is_ok(), ok, "{lean:?}");
         }
@@ -857,7 +869,11 @@ fn cut_replies_and_oversized_counts_fail() {
         let bytes =
             reply::<THBaseServiceGetScannerRowsArgs>(protocol, &results, &Outcome::Rows, &[]);
         for end in 0..bytes.len() {
-            let cut = THBaseServiceGetScannerRowsArgs::decode_reply(protocol, SEQ, &bytes[..end]);
+            let cut = THBaseServiceGetScannerRowsArgs::decode_reply(
+                protocol,
+                SEQ,
+                &Bytes::copy_from_slice(&bytes[..end]),
+            );
             assert!(cut.is_err(), "{end}: {cut:?}");
         }
         let huge = get_reply(protocol, TMessageType::Reply, |o| {
@@ -865,7 +881,8 @@ fn cut_replies_and_oversized_counts_fail() {
                 o.write_list_begin(&TListIdentifier::new(TType::Struct, i32::MAX))
             })
         });
-        let lean = THBaseServiceGetArgs::decode_reply(protocol, SEQ, &huge);
+        let lean =
+            THBaseServiceGetArgs::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&huge));
         assert!(lean.is_err(), "{lean:?}");
     }
 }
@@ -875,10 +892,21 @@ fn cut_replies_and_oversized_counts_fail() {
 fn a_reply_to_another_call_is_refused() {
     for protocol in PROTOCOLS {
         let bytes = get_reply(protocol, TMessageType::Reply, no_cells);
-        assert!(THBaseServiceGetArgs::decode_reply(protocol, SEQ + 1, &bytes).is_err());
-        assert!(THBaseServiceIncrementArgs::decode_reply(protocol, SEQ, &bytes).is_err());
+        assert!(THBaseServiceGetArgs::decode_reply(
+            protocol,
+            SEQ + 1,
+            &Bytes::copy_from_slice(&bytes)
+        )
+        .is_err());
+        assert!(THBaseServiceIncrementArgs::decode_reply(
+            protocol,
+            SEQ,
+            &Bytes::copy_from_slice(&bytes)
+        )
+        .is_err());
         assert_eq!(
-            THBaseServiceGetArgs::decode_reply(protocol, SEQ, &bytes).unwrap(),
+            THBaseServiceGetArgs::decode_reply(protocol, SEQ, &Bytes::copy_from_slice(&bytes))
+                .unwrap(),
             None
         );
     }

@@ -1,5 +1,6 @@
 //! The Thrift2 methods the client calls, as typed request/reply pairs.
 
+use bytes::Bytes;
 use thrift::protocol::{TInputProtocol, TOutputProtocol};
 
 use super::generated::thbase::*;
@@ -21,7 +22,7 @@ pub(crate) trait Rpc {
     fn read_reply(i: &mut dyn TInputProtocol) -> thrift::Result<Self::Reply>;
     /// Reads a whole reply message: with the generated reader ([`decode`]) unless the method
     /// has a faster one.
-    fn decode_reply(protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<Self::Reply>
+    fn decode_reply(protocol: WireProtocol, seq: i32, reply: &Bytes) -> Result<Self::Reply>
     where
         Self: Sized,
     {
@@ -91,7 +92,7 @@ macro_rules! row_rpcs {
             fn read_reply(i: &mut dyn TInputProtocol) -> thrift::Result<Self::Reply> {
                 $result::read_from_in_protocol(i)?.ok_or().map(<$shape>::convert)
             }
-            fn decode_reply(protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<Self::Reply> {
+            fn decode_reply(protocol: WireProtocol, seq: i32, reply: &Bytes) -> Result<Self::Reply> {
                 rows::decode::<Self, $shape>(protocol, seq, reply)
             }
         }
@@ -126,7 +127,7 @@ where
         })
     }
 
-    fn decode(&self, protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<R::Reply> {
+    fn decode(&self, protocol: WireProtocol, seq: i32, reply: &Bytes) -> Result<R::Reply> {
         R::decode_reply(protocol, seq, reply)
     }
 }

@@ -56,7 +56,7 @@ fn bound(method: &str) -> Bound {
 
 /// Reads a reply to an `R` call as the client does: the lean row reader for the methods that
 /// return rows, the generated reader (through the checked protocol reader) for the others.
-fn read<R: Rpc>(protocol: WireProtocol, seq: i32, bytes: &[u8]) -> Result<R::Reply> {
+fn read<R: Rpc>(protocol: WireProtocol, seq: i32, bytes: &bytes::Bytes) -> Result<R::Reply> {
     R::decode_reply(protocol, seq, bytes)
 }
 
@@ -70,7 +70,7 @@ struct Case {
     /// exception.
     replies: fn(WireProtocol) -> Vec<Vec<u8>>,
     /// Reads a reply as the client does.
-    decode: fn(WireProtocol, &[u8]) -> Result<()>,
+    decode: fn(WireProtocol, &bytes::Bytes) -> Result<()>,
 }
 
 /// A reply message to `method` whose result struct `write` writes.
@@ -667,9 +667,10 @@ mod reservations {
         assert_eq!(TResult::read_from_in_protocol(&mut *i).unwrap(), row);
 
         // The client reads it whole (the row reader), reserving far less than the limit.
+        let reply = bytes::Bytes::copy_from_slice(&bytes);
         let (rows, usage) = measure(|| {
             with_reply_limit(limit, || {
-                read::<THBaseServiceGetScannerRowsArgs>(protocol, SEQ, &bytes)
+                read::<THBaseServiceGetScannerRowsArgs>(protocol, SEQ, &reply)
             })
         });
         let rows = rows.unwrap();

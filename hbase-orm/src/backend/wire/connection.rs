@@ -118,7 +118,7 @@ impl Connection {
         self.calls += 1;
         self.last_used = Instant::now();
 
-        let reply = self.read_buf.split_to(reply_len);
+        let reply = self.read_buf.split_to(reply_len).freeze();
         if !self.read_buf.is_empty() {
             // Bytes beyond the reply mean the stream is out of step: never reuse it.
             self.broken = true;

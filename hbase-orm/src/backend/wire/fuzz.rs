@@ -188,7 +188,7 @@ pub(crate) fn check_bound<T>(
     bytes: &[u8],
     limit: usize,
     bound: Bound,
-    decode: impl FnOnce(&[u8]) -> crate::model::Result<T>,
+    decode: impl FnOnce(&bytes::Bytes) -> crate::model::Result<T>,
 ) -> Verdict {
     assert!(
         bytes.len() <= limit,
@@ -196,8 +196,10 @@ pub(crate) fn check_bound<T>(
         bytes.len()
     );
     let probe = Prober::new(protocol, limit).feed(bytes);
+    // The connection hands decoders the reply as it read it: not a copy made while measuring.
+    let reply = bytes::Bytes::copy_from_slice(bytes);
     let (decoded, usage) =
-        measure(|| super::checked::with_reply_limit(limit, || decode(bytes).is_ok()));
+        measure(|| super::checked::with_reply_limit(limit, || decode(&reply).is_ok()));
     if bound == Bound::Always || probe == Probe::Complete(bytes.len()) {
         assert!(
             usage.largest <= limit,
@@ -219,7 +221,7 @@ pub(crate) fn check<T>(
     protocol: WireProtocol,
     bytes: &[u8],
     limit: usize,
-    decode: impl FnOnce(&[u8]) -> crate::model::Result<T>,
+    decode: impl FnOnce(&bytes::Bytes) -> crate::model::Result<T>,
 ) -> Verdict {
     check_bound(protocol, bytes, limit, Bound::Always, decode)
 }

@@ -37,8 +37,10 @@ pub(crate) trait WireCall: Sync {
     /// Appends the whole call message, sequence number `seq`, to `out`.
     fn encode(&self, protocol: WireProtocol, seq: i32, out: &mut Vec<u8>) -> thrift::Result<()>;
     /// Reads the whole reply message (already known to be complete and well delimited) and
-    /// turns it into the reply or a classified [`Error`].
-    fn decode(&self, protocol: WireProtocol, seq: i32, reply: &[u8]) -> Result<Self::Reply>;
+    /// turns it into the reply or a classified [`Error`]. What it returns may share `reply`'s
+    /// buffer (rows' cells do).
+    fn decode(&self, protocol: WireProtocol, seq: i32, reply: &bytes::Bytes)
+        -> Result<Self::Reply>;
 }
 
 /// HBase's per-mutation TTL (`Mutation.setTTL`) as both gateways pass it: attribute `_ttl`,

@@ -431,7 +431,7 @@ impl Node {
                     previous[i] = match local {
                         Code::Include | Code::Skip => None,
                         ref other => {
-                            Some((other.clone(), cell.family.clone(), cell.qualifier.clone()))
+                            Some((other.clone(), cell.family.to_vec(), cell.qualifier.to_vec()))
                         }
                     };
                     included[i] = local.includes();
@@ -460,9 +460,9 @@ impl Node {
         match self {
             Node::Leaf(Leaf::KeyOnly(length_as_value)) => {
                 let value = if *length_as_value {
-                    (cell.value.len() as u32).to_be_bytes().to_vec()
+                    (cell.value.len() as u32).to_be_bytes().to_vec().into()
                 } else {
-                    Vec::new()
+                    bytes::Bytes::new()
                 };
                 Cell { value, ..cell }
             }
@@ -537,7 +537,7 @@ pub(super) fn still_passing(previous: &Previous, cell: &Cell) -> Option<Code> {
     let (code, family, qualifier) = previous;
     match code {
         Code::Seek(hint) => {
-            let below = (cell.family.as_slice(), cell.qualifier.as_slice())
+            let below = (cell.family.as_ref(), cell.qualifier.as_ref())
                 < (family.as_slice(), hint.as_slice());
             below.then(|| code.clone())
         }
@@ -581,7 +581,7 @@ impl Leaf {
                 // HBase tries only the largest prefix not above the qualifier.
                 let not_above = prefixes
                     .iter()
-                    .filter(|p| p.as_slice() <= q.as_slice())
+                    .filter(|p| p.as_slice() <= q.as_ref())
                     .count();
                 if not_above == 0 {
                     return Code::Seek(prefixes[0].clone());
@@ -601,7 +601,7 @@ impl Leaf {
                 max,
                 max_inclusive,
             } => {
-                let q = cell.qualifier.as_slice();
+                let q = cell.qualifier.as_ref();
                 if let Some(min) = min {
                     match q.cmp(min.as_slice()) {
                         std::cmp::Ordering::Less => return Code::Seek(min.clone()),

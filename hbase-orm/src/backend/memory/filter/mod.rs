@@ -199,13 +199,13 @@ fn run_row(
         skip = match code {
             Code::Include | Code::Skip => None,
             Code::IncludeAndNextCol | Code::NextCol => Some(SkipTo::NextColumn(
-                cell.family.clone(),
-                cell.qualifier.clone(),
+                cell.family.to_vec(),
+                cell.qualifier.to_vec(),
             )),
             Code::IncludeAndNextRow | Code::NextRow => {
-                Some(SkipTo::NextFamily(cell.family.clone()))
+                Some(SkipTo::NextFamily(cell.family.to_vec()))
             }
-            Code::Seek(ref hint) => Some(SkipTo::Qualifier(cell.family.clone(), hint.clone())),
+            Code::Seek(ref hint) => Some(SkipTo::Qualifier(cell.family.to_vec(), hint.clone())),
         };
         if include {
             let same_column = kept

@@ -1,14 +1,15 @@
 //! Cases checked against HBase 2.6.1, replayed without it.
 
 use super::*;
+use bytes::Bytes;
 
 /// The rows the HBase experiments wrote (families `d`, up to 3 versions, and `m`), each
 /// with every version, in HBase's order.
 fn rows() -> Vec<(&'static str, Vec<Cell>)> {
     let c = |f: &str, q: &str, ts: i64, v: &str| Cell {
-        family: f.into(),
-        qualifier: q.into(),
-        value: v.into(),
+        family: Bytes::copy_from_slice(f.as_bytes()),
+        qualifier: Bytes::copy_from_slice(q.as_bytes()),
+        value: Bytes::copy_from_slice(v.as_bytes()),
         timestamp: ts,
     };
     vec![
@@ -611,15 +612,15 @@ fn the_library_s_own_expressions_parse_and_apply() {
         .to_vec();
     let f = Filter::parse(&scvf).unwrap();
     let cell = |q: &str, v: &[u8]| Cell {
-        family: b"d".to_vec(),
-        qualifier: q.into(),
-        value: v.to_vec(),
+        family: Bytes::from_static(b"d"),
+        qualifier: Bytes::copy_from_slice(q.as_bytes()),
+        value: Bytes::copy_from_slice(v),
         timestamp: 1,
     };
     let cells = vec![cell("it's", b"\x00\xff'\"!"), cell("n", b"alice")];
     let kept = f.apply(&mut FilterState::default(), b"r", cells.clone());
     let blank = |c: &Cell| Cell {
-        value: Vec::new(),
+        value: Bytes::new(),
         ..c.clone()
     };
     assert_eq!(kept, RowVerdict::Keep(cells.iter().map(blank).collect()));
@@ -676,9 +677,9 @@ fn a_stopped_scan_stays_stopped_and_a_full_page_stops_it() {
     let mut state = FilterState::default();
     let cells = || {
         vec![Cell {
-            family: b"d".to_vec(),
-            qualifier: b"q".to_vec(),
-            value: b"v".to_vec(),
+            family: Bytes::from_static(b"d"),
+            qualifier: Bytes::from_static(b"q"),
+            value: Bytes::from_static(b"v"),
             timestamp: 1,
         }]
     };
@@ -705,7 +706,7 @@ fn the_version_limit_counts_only_cells_the_filter_let_through() {
     };
     assert_eq!(kept.len(), 1);
     assert_eq!(
-        (kept[0].timestamp, kept[0].value.as_slice()),
+        (kept[0].timestamp, kept[0].value.as_ref()),
         (100, &b"1"[..])
     );
     // Without a filter the limit keeps the newest version of each column.
