@@ -96,7 +96,7 @@ mod by_hand {
         let (mut status, mut total, mut qty, mut paid, mut note, mut rate, mut city) =
             (None, None, None, None, None, None, None);
         for c in row.cells {
-            if c.family != &b"d"[..] {
+            if c.family != b"d"[..] {
                 continue;
             }
             match c.qualifier.as_ref() {
@@ -135,7 +135,7 @@ mod by_hand_rich {
         let mut roles = BTreeMap::new();
         for c in row.cells {
             // The row's empty marker cell (no other field has a cell) is no entry.
-            if c.family == &b"r"[..] && !c.qualifier.is_empty() {
+            if c.family == b"r"[..] && !c.qualifier.is_empty() {
                 let k = u32::from_be_bytes(c.qualifier.as_ref().try_into().ok()?);
                 roles.insert(k, std::str::from_utf8(&c.value).ok()?.to_owned());
             }
@@ -147,7 +147,7 @@ mod by_hand_rich {
         let user = u64::from_be_bytes(row.key.get(..8)?.try_into().ok()?);
         let mut posts = Vec::with_capacity(row.cells.len());
         for c in row.cells {
-            if c.family == &b"d"[..] && c.qualifier == &b"p"[..] {
+            if c.family == b"d"[..] && c.qualifier == b"p"[..] {
                 let v = u64::from_be_bytes(c.value.as_ref().try_into().ok()?);
                 posts.push((c.timestamp, v));
             }

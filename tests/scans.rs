@@ -199,7 +199,7 @@ hbase_orm_suite::conformance! {
             let rows: Vec<_> = t.scan(Scan::new().family("m")).try_collect().await.unwrap();
             assert!(rows
                 .iter()
-                .all(|r| r.cells.iter().all(|c| c.family == &b"m"[..])));
+                .all(|r| r.cells.iter().all(|c| c.family == b"m"[..])));
             assert_eq!(rows.len(), 2);
 
             // Thrift1 scans read one version per column, and only a range's upper bound.

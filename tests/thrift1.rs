@@ -369,7 +369,7 @@ async fn scans() {
         .try_collect()
         .await
         .unwrap();
-    assert!(rows.iter().all(|r| r.cells[0].family == &b"m"[..]));
+    assert!(rows.iter().all(|r| r.cells[0].family == b"m"[..]));
     let all1: Vec<Row> = t1.scan(Scan::new()).try_collect().await.unwrap();
     let all2: Vec<Row> = t2.scan(Scan::new()).try_collect().await.unwrap();
     assert_eq!(all1, all2);
