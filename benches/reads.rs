@@ -8,7 +8,7 @@
 //! The workload is an 8-column order (family `d`; key `[customer u64][order u64]`; two `i64`,
 //! a timestamp, an `f64`, four short strings). Environment: `HBASE_ORM_BENCH_ROWS` (rows
 //! written and scanned, default 50,000), `HBASE_ORM_BENCH_GETS` (sequential gets per gateway,
-//! default 2,000). "client CPU" is this process's user + system time (from `/proc/self/stat`)
+//! default 2,000). "client CPU" is this process's user + system time (`getrusage`)
 //! divided by the rows or calls: the gateway and HBase run in other processes. Everything runs
 //! on tokio's multi-thread runtime except the last row, which repeats the buffered gets on a
 //! current-thread runtime.

@@ -50,21 +50,21 @@ pub fn order(i: u64) -> Order {
     }
 }
 
-/// This process's CPU time so far, user + system (`/proc/self/stat`; zero elsewhere).
+/// This process's CPU time so far, user + system, to the microsecond (`getrusage`; zero where
+/// it fails).
 pub fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command (which may hold spaces) start after the last ')'.
-    let rest = stat.rsplit(')').next().unwrap_or_default();
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the line: 11 and 12 after the command, counting
-    // the state letter as 0. Ticks are 1/100 s on Linux.
-    let field = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
+    // SAFETY: getrusage only writes the struct it is given, which is zeroed and owned here.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return Duration::ZERO;
+        }
+        usage
     };
-    Duration::from_millis((field(11) + field(12)) * 10)
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 /// A memory line of `/proc/self/status` in MiB: `"VmHWM:"` (the peak resident set) or
