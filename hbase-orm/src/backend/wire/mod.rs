@@ -127,10 +127,34 @@ pub(crate) fn thrift_error(
     }
 }
 
-/// A reply (or request) the `thrift` crate could not read (or write).
+/// A reply (or request) the `thrift` crate could not read (or write). The message keeps the
+/// error's own text: the `thrift` crate's `Display` of a protocol or transport error shows
+/// only its kind ("bad data"), and the text says what was wrong where.
 pub(crate) fn protocol_error(method: &'static str, e: thrift::Error) -> Error {
-    Error::Protocol {
-        method,
-        message: e.to_string(),
+    let message = match &e {
+        thrift::Error::Protocol(p) if !p.message.is_empty() => format!("{e}: {}", p.message),
+        thrift::Error::Transport(t) if !t.message.is_empty() => format!("{e}: {}", t.message),
+        _ => e.to_string(),
+    };
+    Error::Protocol { method, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_protocol_error_keeps_what_the_reader_said() {
+        let e = thrift::Error::Protocol(thrift::ProtocolError::new(
+            thrift::ProtocolErrorKind::InvalidData,
+            "a string of 9 bytes where 4 remain",
+        ));
+        match protocol_error("get", e) {
+            Error::Protocol { method, message } => {
+                assert_eq!(method, "get");
+                assert_eq!(message, "bad data: a string of 9 bytes where 4 remain");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
