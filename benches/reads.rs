@@ -10,8 +10,9 @@
 //! written and scanned, default 50,000), `HBASE_ORM_BENCH_GETS` (sequential gets per gateway,
 //! default 2,000). "client CPU" is this process's user + system time (`getrusage`)
 //! divided by the rows or calls: the gateway and HBase run in other processes. Everything runs
-//! on tokio's multi-thread runtime except the last row, which repeats the buffered gets on a
-//! current-thread runtime.
+//! on tokio's multi-thread runtime, from `block_on`'s thread as a `#[tokio::main]` program's
+//! code does, except the last two rows: the buffered gets again from a task spawned on the
+//! runtime's workers, and on a current-thread runtime.
 
 use std::time::{Duration, Instant};
 
@@ -238,6 +239,19 @@ fn main() {
                 gets(&framed_repo, rows, n_gets)
             })
             .await,
+        );
+        // The same gets from a task on the runtime's workers (the bench's own code runs on
+        // `block_on`'s thread, which a worker must wake for every reply).
+        let spawned_repo = repo.clone();
+        lines.push(
+            tokio::spawn(async move {
+                measure("repository.get, 9090, in a spawned task", || {
+                    gets(&spawned_repo, rows, n_gets)
+                })
+                .await
+            })
+            .await
+            .unwrap(),
         );
         // The same gets from a current-thread runtime: no wake-up crosses threads.
         let table = plain.name.clone();

@@ -9,7 +9,7 @@
 //! Anything but a successful reply goes back to the generated reader: an exception message,
 //! a result struct carrying a declared exception (field 1 `io`, field 2 `ia`), a result struct
 //! with no success value. Those are rare and keep their classification exactly as
-//! [`rpc::decode`] makes it.
+//! the generated reader (`rpc::decode`) makes it.
 //!
 //! It follows the `thrift` crate's reading of both protocols token for token (varint lengths,
 //! compact field-id deltas, how deep an unknown field may nest), with three differences, all on
@@ -31,7 +31,6 @@ use bytes::Bytes;
 
 use super::convert;
 use super::generated::thbase::TResult;
-use super::rpc::{self, Rpc};
 use crate::backend::wire::probe::{message_len, Probe};
 use crate::backend::wire::WireProtocol;
 use crate::model::{Cell, Error, Result, Row};
@@ -39,21 +38,20 @@ use crate::model::{Cell, Error, Result, Row};
 /// How deep an unknown field may nest, counting itself: the `thrift` crate's `skip` limit.
 const SKIP_DEPTH: u8 = 64;
 
-/// Reads the reply of call `R`#`seq`, whose success value has shape `S`: the lean way if it is
-/// a successful reply, the generated way ([`rpc::decode`]) otherwise.
-pub(crate) fn decode<R, S>(protocol: WireProtocol, seq: i32, bytes: &Bytes) -> Result<S::Reply>
-where
-    R: Rpc<Reply = S::Reply>,
-    S: Shape,
-{
+/// Reads the reply to call `method`#`seq`, whose success value has shape `S`: the lean way if
+/// it is a successful reply, with `generated` (the generated reader, `rpc::decode`) otherwise.
+pub(crate) fn decode<S: Shape>(
+    protocol: WireProtocol,
+    method: &'static str,
+    seq: i32,
+    bytes: &Bytes,
+    generated: impl FnOnce() -> Result<S::Reply>,
+) -> Result<S::Reply> {
     let lean = match protocol {
-        WireProtocol::Binary => reply::<Binary, S>(bytes, R::METHOD, seq),
-        WireProtocol::Compact => reply::<Compact, S>(bytes, R::METHOD, seq),
+        WireProtocol::Binary => reply::<Binary, S>(bytes, method, seq),
+        WireProtocol::Compact => reply::<Compact, S>(bytes, method, seq),
     };
-    let bad = |message| Error::Protocol {
-        method: R::METHOD,
-        message,
-    };
+    let bad = |message| Error::Protocol { method, message };
     match lean {
         Ok(reply) => Ok(reply),
         // The generated reader trusts the lengths and counts the probe checked (a negative
@@ -61,7 +59,7 @@ where
         Err(Halt::Generated) if message_len(protocol, bytes) != Probe::Complete(bytes.len()) => {
             Err(bad("the reply is not one well-formed message".into()))
         }
-        Err(Halt::Generated) => rpc::decode::<R>(protocol, seq, bytes),
+        Err(Halt::Generated) => generated(),
         Err(Halt::Bad(message)) => Err(bad(message)),
     }
 }

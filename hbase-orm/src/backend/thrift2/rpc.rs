@@ -93,7 +93,9 @@ macro_rules! row_rpcs {
                 $result::read_from_in_protocol(i)?.ok_or().map(<$shape>::convert)
             }
             fn decode_reply(protocol: WireProtocol, seq: i32, reply: &Bytes) -> Result<Self::Reply> {
-                rows::decode::<Self, $shape>(protocol, seq, reply)
+                rows::decode::<$shape>(protocol, $method, seq, reply, || {
+                    decode::<Self>(protocol, seq, reply)
+                })
             }
         }
     )*};
