@@ -51,7 +51,21 @@ macro_rules! read_options {
 /// Its bytes are [`Bytes`](bytes::Bytes): the cells read from a gateway share the buffer the
 /// reply arrived in instead of a copy each, and a clone shares them too. They read as `&[u8]`
 /// (`&cell.value[..]`, `cell.value.as_ref()`), compare with byte slices and vectors, and convert
-/// from a `Vec<u8>` without a copy (`Bytes::from(vec)`).
+/// from a `Vec<u8>` without a copy (`Bytes::from(vec)`). A cell keeps the buffer of the reply
+/// it came in alive: to keep a few small values of many rows for long, copy them
+/// (`cell.value.to_vec()`).
+///
+/// ```
+/// use hbase_orm::{Bytes, Cell};
+/// let cell = Cell {
+///     family: Bytes::from_static(b"d"),
+///     qualifier: Bytes::from_static(b"city"),
+///     value: Bytes::from(b"Oslo".to_vec()),
+///     timestamp: 1,
+/// };
+/// assert_eq!(cell.value, b"Oslo"[..]);
+/// assert_eq!(std::str::from_utf8(&cell.value).unwrap(), "Oslo");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cell {
     /// Column family.
