@@ -67,7 +67,6 @@ struct Line {
     cpu: Duration,
 }
 
-/// Runs `work` (which returns how many rows or calls it did) and measures it.
 /// Runs `work` (which returns how many rows or calls it did) once and measures it.
 async fn measure_once<F, Fut>(what: &str, work: &F) -> Line
 where

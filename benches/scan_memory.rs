@@ -56,9 +56,11 @@ async fn ensure_loaded(client: &Client, name: &TableName, rows: u64) -> Reposito
     families.push(ColumnFamily::new("m"));
     // Pre-split into 8 regions so the writes spread over the region server's handlers.
     let customers = rows / 50;
-    let splits: Vec<Vec<u8>> = (1..8u64)
+    let mut splits: Vec<Vec<u8>> = (1..8u64)
         .map(|k| (customers * k / 8).to_be_bytes().to_vec())
+        .filter(|k| *k != 0u64.to_be_bytes())
         .collect();
+    splits.dedup();
     admin
         .create_table(
             &TableDescriptor {

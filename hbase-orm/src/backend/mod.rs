@@ -81,6 +81,9 @@ pub(crate) trait Backend: Send + Sync + 'static {
     async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>>;
     /// Releases a scanner.
     async fn close_scanner(&self, id: i32) -> Result<()>;
+    /// Forgets a scanner that was lost (its gateway restarted, its lease expired) without
+    /// asking the server: whatever the client kept about it goes. The default keeps nothing.
+    fn forget_scanner(&self, _id: i32) {}
     /// Whether the store still holds scanner `id` (a diagnostic for leaks).
     async fn scanner_is_open(&self, id: i32) -> Result<bool>;
 

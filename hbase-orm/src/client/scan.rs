@@ -233,6 +233,7 @@ impl State {
         if let Some(mut lost) = self.scanner.take() {
             lost.open = false;
             self.client.count_scanner(false);
+            self.client.backend().forget_scanner(lost.id);
             if let Some(ahead) = lost.ahead.take() {
                 ahead.abort();
             }

@@ -51,9 +51,9 @@ macro_rules! read_options {
 /// Its bytes are [`Bytes`](bytes::Bytes): the cells read from a gateway share the buffer the
 /// reply arrived in instead of a copy each, and a clone shares them too. They read as `&[u8]`
 /// (`&cell.value[..]`, `cell.value.as_ref()`), compare with byte slices and vectors, and convert
-/// from a `Vec<u8>` without a copy (`Bytes::from(vec)`). A cell keeps the buffer of the reply
-/// it came in alive: to keep a few small values of many rows for long, copy them
-/// (`cell.value.to_vec()`).
+/// from a `Vec<u8>` without a copy (`Bytes::from(vec)`). A cell keeps the reply it came in
+/// alive (all of a scan page's bytes; a small reply, such as a get's, is its own buffer): to
+/// keep a few small values of many pages for long, copy them (`cell.value.to_vec()`).
 ///
 /// ```
 /// use hbase_orm::{Bytes, Cell};

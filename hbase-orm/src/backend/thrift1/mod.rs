@@ -174,12 +174,13 @@ impl Thrift1 {
         let open = Call::new("scannerOpenWithScan", false, |c: &mut Client<'_>| {
             c.scanner_open_with_scan(t.clone(), tscan.clone(), Attributes::new())
         });
+        let before = self.scanners.before_open();
         let (gateway, id) = self
             .pool
             .call_any(&open)
             .await
             .map_err(|e| table.recognise_missing(e))?;
-        Ok(self.scanners.register(gateway, id))
+        Ok(self.scanners.register(gateway, id, &before))
     }
 
     /// A call on the gateway that holds the client's scanner `id`, given the gateway's id.
@@ -527,15 +528,16 @@ impl Backend for Thrift1 {
         // anything else is refused.
         let mut all = Vec::new();
         for d in &deletes {
-            if d.targets.is_empty() {
-                return Err(unsupported(
-                    "mutate_row",
-                    "a whole-row delete inside row mutations: Thrift1 mutations name families \
-                     or columns; send it as a delete",
-                ));
-            }
-            if let Some(merged) = &merged {
-                check_disjoint(d, merged)?;
+            match &merged {
+                Some(merged) => check_disjoint(d, merged)?,
+                None if d.targets.is_empty() => {
+                    return Err(unsupported(
+                        "mutate_row",
+                        "a whole-row delete inside row mutations: Thrift1 mutations name \
+                         families or columns; send it as a delete",
+                    ))
+                }
+                None => {}
             }
             all.extend(convert::delete_mutations(d)?);
         }
@@ -644,6 +646,10 @@ impl Backend for Thrift1 {
             .await;
         self.scanners.forget(id);
         closed
+    }
+
+    fn forget_scanner(&self, id: i32) {
+        self.scanners.forget(id);
     }
 
     async fn scanner_is_open(&self, id: i32) -> Result<bool> {

@@ -256,12 +256,13 @@ impl Backend for Thrift2 {
             table: convert::table_bytes(table),
             tscan: convert::scan(scan),
         };
+        let before = self.scanners.before_open();
         let (gateway, id) = self
             .pool
             .call_any(&args)
             .await
             .map_err(|e| table.recognise_missing(e))?;
-        Ok(self.scanners.register(gateway, id))
+        Ok(self.scanners.register(gateway, id, &before))
     }
 
     async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
@@ -282,6 +283,10 @@ impl Backend for Thrift2 {
         self.pool
             .call_at(gateway, &THBaseServiceCloseScannerArgs { scanner_id })
             .await
+    }
+
+    fn forget_scanner(&self, id: i32) {
+        self.scanners.forget(id);
     }
 
     async fn scanner_is_open(&self, id: i32) -> Result<bool> {

@@ -3,8 +3,9 @@
 //!
 //! The generated reader builds a `TResult` of `TColumnValue`s through the `thrift` crate's
 //! protocol objects (a virtual call and a small copy per token) and [`convert::row`] then moves
-//! it into the model's types; this one walks the bytes once and copies each key, family,
-//! qualifier and value out of them exactly once. It gives the same rows and the same `None`s.
+//! it into the model's types; this one walks the bytes once, copies each row key out of them,
+//! and gives each cell's family, qualifier and value as slices of the reply's buffer (no
+//! copy). It gives the same rows and the same `None`s.
 //!
 //! Anything but a successful reply goes back to the generated reader: an exception message,
 //! a result struct carrying a declared exception (field 1 `io`, field 2 `ia`), a result struct

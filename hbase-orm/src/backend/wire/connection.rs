@@ -118,11 +118,11 @@ impl Connection {
         self.calls += 1;
         self.last_used = Instant::now();
 
-        let reply = self.read_buf.split_to(reply_len).freeze();
-        if !self.read_buf.is_empty() {
+        if self.read_buf.len() > reply_len {
             // Bytes beyond the reply mean the stream is out of step: never reuse it.
             self.broken = true;
         }
+        let reply = take_reply(&mut self.read_buf, reply_len);
         checked::with_reply_limit(self.config.max_reply_bytes, || {
             call.decode(self.config.protocol, self.seq, &reply)
         })
@@ -206,7 +206,7 @@ impl Connection {
                         malformed("a length in the reply runs past the end of its frame"),
                         false,
                     )),
-                    Probe::Malformed(fault) => Err((malformed(fault), false)),
+                    Probe::Malformed(fault) => Err((not_a_reply(fault, max), false)),
                 }
             }
             WireTransport::Buffered => {
@@ -258,6 +258,22 @@ fn not_a_reply(fault: Fault, max: usize) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, message)
 }
 
+/// The first `len` bytes of `buf` as the reply the decoders read (rows' cells share it).
+///
+/// A reply that fills most of the read buffer (a page of rows) is handed over as it is, and the
+/// next reply is read into a fresh buffer: a cell the caller keeps then holds that reply's
+/// buffer, not later ones. A small reply (a get) is copied out, so a kept cell holds only its
+/// own reply and the read buffer is reused.
+fn take_reply(buf: &mut BytesMut, len: usize) -> bytes::Bytes {
+    if len.saturating_mul(2) >= buf.capacity() {
+        let reply = buf.split_to(len).freeze();
+        *buf = BytesMut::with_capacity(READ_CHUNK);
+        reply
+    } else {
+        bytes::Bytes::copy_from_slice(&buf[..len])
+    }
+}
+
 /// A reply that is not a well-formed Thrift message.
 fn malformed(why: impl std::fmt::Display) -> std::io::Error {
     std::io::Error::new(
@@ -274,4 +290,35 @@ fn too_large(len: usize, max: usize) -> std::io::Error {
             "reply of {len} bytes exceeds the limit of {max} bytes (ClientBuilder::max_reply_bytes)"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_reply_is_copied_and_a_page_gets_the_buffer_to_itself() {
+        let mut buf = BytesMut::with_capacity(READ_CHUNK);
+        buf.extend_from_slice(&[7; 100]);
+        let small = take_reply(&mut buf, 100);
+        assert_eq!(small, vec![7u8; 100]);
+        assert_eq!(buf.capacity(), READ_CHUNK, "the read buffer is kept");
+        buf.clear();
+        // A later reply in the kept buffer does not change the copy.
+        buf.extend_from_slice(&[9; 100]);
+        assert_eq!(small, vec![7u8; 100]);
+
+        let mut buf = BytesMut::with_capacity(4 * READ_CHUNK);
+        buf.extend_from_slice(&vec![1; 3 * READ_CHUNK]);
+        let page = take_reply(&mut buf, 3 * READ_CHUNK);
+        assert_eq!(page.len(), 3 * READ_CHUNK);
+        assert!(buf.is_empty());
+        // The next reply goes to a fresh buffer, not the page's spare capacity.
+        buf.extend_from_slice(&[2; 16]);
+        let (page_at, next_at) = (page.as_ptr() as usize, buf.as_ptr() as usize);
+        assert!(
+            next_at < page_at || next_at >= page_at + 4 * READ_CHUNK,
+            "the next reply was read into the page's buffer"
+        );
+    }
 }

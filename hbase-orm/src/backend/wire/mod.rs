@@ -134,6 +134,7 @@ pub(crate) fn protocol_error(method: &'static str, e: thrift::Error) -> Error {
     let message = match &e {
         thrift::Error::Protocol(p) if !p.message.is_empty() => format!("{e}: {}", p.message),
         thrift::Error::Transport(t) if !t.message.is_empty() => format!("{e}: {}", t.message),
+        thrift::Error::Application(a) if !a.message.is_empty() => format!("{e}: {}", a.message),
         _ => e.to_string(),
     };
     Error::Protocol { method, message }

@@ -266,7 +266,9 @@ impl<H: Handshake> managed::Manager for Manager<H> {
                     source,
                 })
             });
-        if opened.is_err() {
+        // A refused or failed connect says the gateway process is gone; a connect that only
+        // timed out may be a slow gateway, whose scanners are still there.
+        if matches!(opened, Err(Error::Connect { .. })) {
             self.outages.count(self.gateway);
         }
         let mut conn = opened?;

@@ -68,10 +68,24 @@ impl ScannerIds {
         self.open.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The client's id for scanner `id` of gateway `gateway`, just opened.
-    pub(crate) fn register(&self, gateway: usize, id: i32) -> i32 {
+    /// What to pass to [`ScannerIds::register`]: taken before the scanner is opened, so that
+    /// an outage counted while the open call was under way makes the scanner lost rather than
+    /// current.
+    pub(crate) fn before_open(&self) -> Outages {
+        Outages(
+            self.outages
+                .0
+                .iter()
+                .map(|n| AtomicU64::new(n.load(Ordering::Relaxed)))
+                .collect(),
+        )
+    }
+
+    /// The client's id for scanner `id` of gateway `gateway`, just opened; `before` is
+    /// [`ScannerIds::before_open`] taken before the open call.
+    pub(crate) fn register(&self, gateway: usize, id: i32, before: &Outages) -> i32 {
         let ours = self.next.fetch_add(1, Ordering::Relaxed);
-        let outages = self.outages.of(gateway);
+        let outages = before.of(gateway);
         self.open().insert(
             ours,
             Home {
@@ -119,7 +133,11 @@ mod tests {
     #[test]
     fn scanners_get_ids_of_their_own_across_gateways() {
         let several = ScannerIds::new(Outages::new(2));
-        let (a, b) = (several.register(0, 1), several.register(1, 1));
+        let before = several.before_open();
+        let (a, b) = (
+            several.register(0, 1, &before),
+            several.register(1, 1, &before),
+        );
         assert_ne!(a, b, "both gateways' scanner 1");
         assert_eq!(several.find(a).unwrap(), (0, 1));
         assert_eq!(several.find(b).unwrap(), (1, 1));
@@ -134,7 +152,8 @@ mod tests {
     fn a_scanner_whose_gateway_was_unreachable_since_it_opened_is_lost() {
         let outages = Outages::new(2);
         let ids = ScannerIds::new(outages.clone());
-        let (a, b) = (ids.register(0, 5), ids.register(1, 5));
+        let before = ids.before_open();
+        let (a, b) = (ids.register(0, 5, &before), ids.register(1, 5, &before));
         outages.count(0);
         assert!(matches!(ids.find(a), Err(Error::IllegalArgument { .. })));
         assert!(
@@ -142,7 +161,14 @@ mod tests {
             "and stays lost"
         );
         assert_eq!(ids.find(b).unwrap(), (1, 5), "the other gateway's scanner");
-        let c = ids.register(0, 5);
+        let c = ids.register(0, 5, &ids.before_open());
         assert_eq!(ids.find(c).unwrap(), (0, 5), "a scanner opened since");
+
+        // An outage counted while the open call was under way: the scanner may belong to the
+        // process that went away.
+        let before = ids.before_open();
+        outages.count(1);
+        let d = ids.register(1, 7, &before);
+        assert!(matches!(ids.find(d), Err(Error::IllegalArgument { .. })));
     }
 }
