@@ -9,7 +9,6 @@ use hbase_thrift::hbase::{
     AlreadyExists, ColumnDescriptor, IOError, IllegalArgument, TCell, TColumn, TRegionInfo,
     TRowResult, TScan,
 };
-use proptest::prelude::*;
 use thrift::protocol::{
     TFieldIdentifier, TListIdentifier, TMapIdentifier, TMessageType, TOutputProtocol,
     TStructIdentifier, TType,
@@ -17,10 +16,8 @@ use thrift::protocol::{
 use thrift::{ApplicationError, ApplicationErrorKind};
 
 use super::call::{Attributes, Call, Client};
-use crate::backend::wire::fuzz::{
-    self, check, message, mutation, single_edits, PROTOCOLS, SWEEP_VALUES,
-};
-use crate::backend::wire::probe::{Fault, Probe, Prober, ELEMENT_WEIGHT};
+use crate::backend::wire::fuzz::{self, check, message, Bound, PROTOCOLS};
+use crate::backend::wire::probe::{Probe, Prober, ELEMENT_WEIGHT};
 use crate::backend::wire::{WireCall, WireProtocol};
 use crate::model::Result;
 
@@ -328,11 +325,6 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// Reply limits the fuzz runs under: two that bind list reservations in these small replies,
-/// and a generous one. The smallest is above the largest allocation that does not grow with
-/// the reply: a node of a decoded map's B-tree (1,608 bytes for the family descriptors).
-const LIMITS: [usize; 3] = [2048, 8192, 1 << 20];
-
 /// The client methods called in `source`: each `c.name(`.
 fn client_methods(source: &str) -> Vec<&str> {
     let mut found: Vec<&str> = source
@@ -383,94 +375,7 @@ fn the_largest_list_element_is_within_the_weight() {
     }
 }
 
-#[test]
-fn valid_replies_decode_within_the_limit() {
-    for case in cases() {
-        for protocol in PROTOCOLS {
-            for (i, bytes) in (case.replies)(protocol).iter().enumerate() {
-                let verdict = check(protocol, bytes, LIMITS[0], |b| (case.decode)(protocol, b));
-                assert_eq!(
-                    verdict.probe,
-                    Probe::Complete(bytes.len()),
-                    "{}",
-                    case.method
-                );
-                assert_eq!(verdict.decoded, i == 0, "{} reply {i}", case.method);
-            }
-        }
-    }
-}
-
-#[test]
-fn every_single_byte_change_and_every_cut_is_safe() {
-    for case in cases() {
-        for protocol in PROTOCOLS {
-            for bytes in (case.replies)(protocol).iter().take(1) {
-                for changed in single_edits(bytes, SWEEP_VALUES) {
-                    check(protocol, &changed, LIMITS[0], |b| {
-                        (case.decode)(protocol, b)
-                    });
-                }
-            }
-        }
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
-
-    /// Valid replies of every type with random edits, insertions, removals, tails and cuts.
-    #[test]
-    fn mutated_replies_are_safe(
-        which in any::<prop::sample::Index>(),
-        reply in any::<prop::sample::Index>(),
-        compact in any::<bool>(),
-        limit in prop::sample::select(&LIMITS[..]),
-        m in mutation(),
-    ) {
-        let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-        let cases = cases();
-        let case = &cases[which.index(cases.len())];
-        let replies = (case.replies)(protocol);
-        let bytes = fuzz::apply(&replies[reply.index(replies.len())], &m);
-        if bytes.len() <= limit {
-            check(protocol, &bytes, limit, |b| (case.decode)(protocol, b));
-        }
-    }
-
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
-
-    /// A valid reply header followed by random bytes, for every reply type.
-    #[test]
-    fn random_bodies_are_safe(
-        which in any::<prop::sample::Index>(),
-        compact in any::<bool>(),
-        body in prop::collection::vec(any::<u8>(), 0..200),
-    ) {
-        let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-        let cases = cases();
-        let case = &cases[which.index(cases.len())];
-        let mut bytes = message(protocol, case.method, TMessageType::Reply, SEQ, |_| Ok(()));
-        bytes.extend_from_slice(&body);
-        check(protocol, &bytes, LIMITS[0], |b| (case.decode)(protocol, b));
-    }
-
-    /// Random bytes, for every reply type.
-    #[test]
-    fn random_bytes_are_safe(
-        which in any::<prop::sample::Index>(),
-        compact in any::<bool>(),
-        bytes in prop::collection::vec(any::<u8>(), 0..256),
-    ) {
-        let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-        let cases = cases();
-        let case = &cases[which.index(cases.len())];
-        check(protocol, &bytes, LIMITS[0], |b| (case.decode)(protocol, b));
-    }
-}
+fuzz::reply_fuzz_suite!(|_: &Case| Bound::Always);
 
 /// Hostile replies built to make the decoders reserve as much as they can, and a legitimate
 /// big one: what they allocate.
@@ -533,13 +438,7 @@ mod reservations {
             );
             assert!(bytes.len() <= LIMIT);
             let verdict = scanner_rows(protocol, &bytes, LIMIT);
-            assert_eq!(
-                verdict.probe,
-                Probe::Malformed(Fault::LongList {
-                    declared: n,
-                    limit: LIMIT
-                })
-            );
+            verdict.assert_long_list(n, LIMIT);
             assert!(!verdict.decoded);
             assert!(verdict.usage.peak < 4096, "{verdict:?}");
         }
@@ -584,9 +483,7 @@ mod reservations {
         let map = [0x0B, 0x0C, 0, 0, 0, 0];
         let bytes = success(WireProtocol::Binary, "scannerGetList", TType::Map, &map);
         let verdict = scanner_rows(WireProtocol::Binary, &bytes, LIMIT);
-        assert_eq!(verdict.probe, Probe::Complete(bytes.len()));
-        assert!(!verdict.decoded);
-        assert!(verdict.usage.largest < 4096, "{verdict:?}");
+        verdict.assert_refused_cheaply(bytes.len());
     }
 
     #[test]

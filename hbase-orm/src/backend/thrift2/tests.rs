@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use proptest::prelude::*;
 use thrift::protocol::TMessageType;
 use thrift::{ApplicationError, ApplicationErrorKind};
 
@@ -14,11 +13,8 @@ use super::generated::thbase::*;
 use super::rpc::Rpc;
 use crate::backend::wire::checked::with_reply_limit;
 use crate::backend::wire::counting::measure;
-use crate::backend::wire::fuzz::{
-    self, check, check_bound, message, mutation, single_edits, Bound, Verdict, PROTOCOLS,
-    SWEEP_VALUES,
-};
-use crate::backend::wire::probe::{Fault, Probe, Prober, ELEMENT_WEIGHT};
+use crate::backend::wire::fuzz::{self, check, check_bound, message, Bound, Verdict, PROTOCOLS};
+use crate::backend::wire::probe::{Probe, Prober, ELEMENT_WEIGHT};
 use crate::backend::wire::WireProtocol;
 use crate::model::Result;
 
@@ -285,11 +281,6 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// Reply limits the fuzz runs under: two that bind list reservations in these small replies,
-/// and a generous one. The smallest is above the largest allocation that does not grow with
-/// the reply: a node of a decoded map's B-tree (1,608 bytes for Thrift1's family descriptors).
-const LIMITS: [usize; 3] = [2048, 8192, 1 << 20];
-
 #[test]
 fn every_method_the_client_calls_is_covered() {
     // The method names in `rpcs!` and `row_rpcs!`.
@@ -307,97 +298,7 @@ fn every_method_the_client_calls_is_covered() {
     assert_eq!(listed.len(), covered.len(), "{covered:?}");
 }
 
-#[test]
-fn valid_replies_decode_within_the_limit() {
-    for case in cases() {
-        for protocol in PROTOCOLS {
-            for (i, bytes) in (case.replies)(protocol).iter().enumerate() {
-                let verdict = check_bound(protocol, bytes, LIMITS[0], case.bound, |b| {
-                    (case.decode)(protocol, b)
-                });
-                assert_eq!(
-                    verdict.probe,
-                    Probe::Complete(bytes.len()),
-                    "{}",
-                    case.method
-                );
-                // The success decodes; the exceptions are errors.
-                assert_eq!(verdict.decoded, i == 0, "{} reply {i}", case.method);
-            }
-        }
-    }
-}
-
-#[test]
-fn every_single_byte_change_and_every_cut_is_safe() {
-    for case in cases() {
-        for protocol in PROTOCOLS {
-            for bytes in (case.replies)(protocol).iter().take(1) {
-                for changed in single_edits(bytes, SWEEP_VALUES) {
-                    check_bound(protocol, &changed, LIMITS[0], case.bound, |b| {
-                        (case.decode)(protocol, b)
-                    });
-                }
-            }
-        }
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
-
-    /// Valid replies of every type with random edits, insertions, removals, tails and cuts.
-    #[test]
-    fn mutated_replies_are_safe(
-        which in any::<prop::sample::Index>(),
-        reply in any::<prop::sample::Index>(),
-        compact in any::<bool>(),
-        limit in prop::sample::select(&LIMITS[..]),
-        m in mutation(),
-    ) {
-        let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-        let cases = cases();
-        let case = &cases[which.index(cases.len())];
-        let replies = (case.replies)(protocol);
-        let bytes = fuzz::apply(&replies[reply.index(replies.len())], &m);
-        if bytes.len() <= limit {
-            check_bound(protocol, &bytes, limit, case.bound, |b| (case.decode)(protocol, b));
-        }
-    }
-
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
-
-    /// A valid reply header followed by random bytes, for every reply type.
-    #[test]
-    fn random_bodies_are_safe(
-        which in any::<prop::sample::Index>(),
-        compact in any::<bool>(),
-        body in prop::collection::vec(any::<u8>(), 0..200),
-    ) {
-        let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-        let cases = cases();
-        let case = &cases[which.index(cases.len())];
-        let mut bytes = message(protocol, case.method, TMessageType::Reply, SEQ, |_| Ok(()));
-        bytes.extend_from_slice(&body);
-        check_bound(protocol, &bytes, LIMITS[0], case.bound, |b| (case.decode)(protocol, b));
-    }
-
-    /// Random bytes, for every reply type.
-    #[test]
-    fn random_bytes_are_safe(
-        which in any::<prop::sample::Index>(),
-        compact in any::<bool>(),
-        bytes in prop::collection::vec(any::<u8>(), 0..256),
-    ) {
-        let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
-        let cases = cases();
-        let case = &cases[which.index(cases.len())];
-        check_bound(protocol, &bytes, LIMITS[0], case.bound, |b| (case.decode)(protocol, b));
-    }
-}
+fuzz::reply_fuzz_suite!(|case: &Case| case.bound);
 
 #[test]
 fn the_largest_list_element_is_within_the_weight() {
@@ -499,13 +400,7 @@ mod reservations {
             let bytes = empty_rows(protocol, n);
             assert!(bytes.len() <= LIMIT);
             let verdict = scanner_rows(protocol, &bytes, LIMIT);
-            assert_eq!(
-                verdict.probe,
-                Probe::Malformed(Fault::LongList {
-                    declared: n,
-                    limit: LIMIT
-                })
-            );
+            verdict.assert_long_list(n, LIMIT);
             // The generated reader refuses it too, on its own.
             let generated = scanner_rows_generated(protocol, &bytes, LIMIT);
             assert!(!generated.decoded);
@@ -560,9 +455,7 @@ mod reservations {
             o.write_bytes(&value)
         });
         let verdict = scanner_rows(WireProtocol::Binary, &bytes, LIMIT);
-        assert_eq!(verdict.probe, Probe::Complete(bytes.len()));
-        assert!(!verdict.decoded);
-        assert!(verdict.usage.largest < 4096, "{verdict:?}");
+        verdict.assert_refused_cheaply(bytes.len());
     }
 
     #[test]

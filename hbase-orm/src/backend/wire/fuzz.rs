@@ -250,3 +250,216 @@ pub(crate) fn single_edits<'a>(
 /// field id changed, a compact `false`), type codes (binary list, map and struct; compact list,
 /// binary and map), and the bytes that make lengths negative or huge.
 pub(crate) const SWEEP_VALUES: &[u8] = &[0x00, 0x02, 0x08, 0x09, 0x0B, 0x0C, 0x0F, 0x80, 0xFF];
+
+/// Reply limits the fuzz runs under: two that bind list reservations in small replies, and a
+/// generous one. The smallest is above the largest allocation that does not grow with the
+/// reply: a node of a decoded map's B-tree (1,608 bytes for Thrift1's family descriptors).
+pub(crate) const LIMITS: [usize; 3] = [2048, 8192, 1 << 20];
+
+/// One reply type of a gateway, as the fuzzers see it.
+pub(crate) trait FuzzCase {
+    /// The method name on the wire.
+    fn method(&self) -> &'static str;
+    /// Where its reader must stay within the reply limit.
+    fn bound(&self) -> Bound;
+    /// Valid replies: success first, then an application exception, then each declared
+    /// exception.
+    fn replies(&self, protocol: WireProtocol) -> Vec<Vec<u8>>;
+    /// Reads a reply as the client does.
+    fn decode(&self, protocol: WireProtocol, reply: &bytes::Bytes) -> crate::model::Result<()>;
+}
+
+fn protocol_of(compact: bool) -> WireProtocol {
+    if compact {
+        WireProtocol::Compact
+    } else {
+        WireProtocol::Binary
+    }
+}
+
+impl Verdict {
+    /// Asserts that the probe took the `len` bytes for a whole message, and that decoding
+    /// refused them without allocating 4 KiB or more at once.
+    pub(crate) fn assert_refused_cheaply(&self, len: usize) {
+        assert_eq!(self.probe, Probe::Complete(len));
+        assert!(!self.decoded);
+        assert!(self.usage.largest < 4096, "{self:?}");
+    }
+
+    /// Asserts that the probe refused a list of `declared` elements under `limit`.
+    pub(crate) fn assert_long_list(&self, declared: usize, limit: usize) {
+        assert_eq!(
+            self.probe,
+            Probe::Malformed(super::probe::Fault::LongList { declared, limit })
+        );
+    }
+}
+
+/// Every valid reply of every case is a whole message within the smallest limit; the success
+/// decodes and the exceptions are errors.
+pub(crate) fn valid_replies_decode<C: FuzzCase>(cases: &[C]) {
+    for case in cases {
+        for protocol in PROTOCOLS {
+            for (i, bytes) in case.replies(protocol).iter().enumerate() {
+                let verdict = check_bound(protocol, bytes, LIMITS[0], case.bound(), |b| {
+                    case.decode(protocol, b)
+                });
+                let method = case.method();
+                assert_eq!(verdict.probe, Probe::Complete(bytes.len()), "{method}");
+                assert_eq!(verdict.decoded, i == 0, "{method} reply {i}");
+            }
+        }
+    }
+}
+
+/// Every single-byte change (to each of [`SWEEP_VALUES`]) and every cut of each case's
+/// success reply, under the smallest of [`LIMITS`].
+pub(crate) fn every_edit<C: FuzzCase>(cases: &[C]) {
+    for case in cases {
+        for protocol in PROTOCOLS {
+            for reply in case.replies(protocol).iter().take(1) {
+                for changed in single_edits(reply, SWEEP_VALUES) {
+                    check_bound(protocol, &changed, LIMITS[0], case.bound(), |b| {
+                        case.decode(protocol, b)
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// One random case: a valid reply of a case changed by `m`, checked under `limit` if it still
+/// fits.
+pub(crate) fn mutated<C: FuzzCase>(
+    cases: &[C],
+    (which, reply, compact): (Index, Index, bool),
+    limit: usize,
+    m: &Mutation,
+) {
+    let (case, protocol) = (&cases[which.index(cases.len())], protocol_of(compact));
+    let replies = case.replies(protocol);
+    let bytes = apply(&replies[reply.index(replies.len())], m);
+    if bytes.len() <= limit {
+        check_bound(protocol, &bytes, limit, case.bound(), |b| {
+            case.decode(protocol, b)
+        });
+    }
+}
+
+/// One random case: a valid reply header to call #`seq` of a case, then `body`.
+pub(crate) fn random_body<C: FuzzCase>(
+    cases: &[C],
+    (which, compact): (Index, bool),
+    seq: i32,
+    body: &[u8],
+) {
+    let (case, protocol) = (&cases[which.index(cases.len())], protocol_of(compact));
+    let mut bytes = message(
+        protocol,
+        case.method(),
+        TMessageType::Reply,
+        seq,
+        |_| Ok(()),
+    );
+    bytes.extend_from_slice(body);
+    check_bound(protocol, &bytes, LIMITS[0], case.bound(), |b| {
+        case.decode(protocol, b)
+    });
+}
+
+/// One random case: `bytes` read as a reply of a case.
+pub(crate) fn random_bytes<C: FuzzCase>(
+    cases: &[C],
+    (which, compact): (Index, bool),
+    bytes: &[u8],
+) {
+    let (case, protocol) = (&cases[which.index(cases.len())], protocol_of(compact));
+    check_bound(protocol, bytes, LIMITS[0], case.bound(), |b| {
+        case.decode(protocol, b)
+    });
+}
+
+/// The fuzz tests of one gateway's replies, for its `Case` type (fields `method`, `replies`,
+/// `decode`), its `cases()`, its sequence number `SEQ` and where its readers must stay within
+/// the limit (`$bound`, an expression of `self`).
+macro_rules! reply_fuzz_suite {
+    ($bound:expr) => {
+        impl $crate::backend::wire::fuzz::FuzzCase for Case {
+            fn method(&self) -> &'static str {
+                self.method
+            }
+            fn bound(&self) -> $crate::backend::wire::fuzz::Bound {
+                #[allow(clippy::redundant_closure_call)]
+                ($bound)(self)
+            }
+            fn replies(&self, protocol: WireProtocol) -> Vec<Vec<u8>> {
+                (self.replies)(protocol)
+            }
+            fn decode(
+                &self,
+                protocol: WireProtocol,
+                reply: &bytes::Bytes,
+            ) -> $crate::model::Result<()> {
+                (self.decode)(protocol, reply)
+            }
+        }
+
+        #[test]
+        fn valid_replies_decode_within_the_limit() {
+            $crate::backend::wire::fuzz::valid_replies_decode(&cases());
+        }
+
+        #[test]
+        fn every_single_byte_change_and_every_cut_is_safe() {
+            $crate::backend::wire::fuzz::every_edit(&cases());
+        }
+
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+            /// Valid replies of every type with random edits, insertions, removals, tails and
+            /// cuts.
+            #[test]
+            fn mutated_replies_are_safe(
+                pick in (
+                    proptest::prelude::any::<proptest::sample::Index>(),
+                    proptest::prelude::any::<proptest::sample::Index>(),
+                    proptest::prelude::any::<bool>(),
+                ),
+                limit in proptest::sample::select(&$crate::backend::wire::fuzz::LIMITS[..]),
+                m in $crate::backend::wire::fuzz::mutation(),
+            ) {
+                $crate::backend::wire::fuzz::mutated(&cases(), pick, limit, &m);
+            }
+        }
+
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+            /// A valid reply header followed by random bytes, for every reply type.
+            #[test]
+            fn random_bodies_are_safe(
+                pick in (
+                    proptest::prelude::any::<proptest::sample::Index>(),
+                    proptest::prelude::any::<bool>(),
+                ),
+                body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            ) {
+                $crate::backend::wire::fuzz::random_body(&cases(), pick, SEQ, &body);
+            }
+
+            /// Random bytes, for every reply type.
+            #[test]
+            fn random_bytes_are_safe(
+                pick in (
+                    proptest::prelude::any::<proptest::sample::Index>(),
+                    proptest::prelude::any::<bool>(),
+                ),
+                bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256),
+            ) {
+                $crate::backend::wire::fuzz::random_bytes(&cases(), pick, &bytes);
+            }
+        }
+    };
+}
+pub(crate) use reply_fuzz_suite;
