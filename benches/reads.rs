@@ -85,23 +85,17 @@ where
 
 /// Runs `work` `RUNS` times and keeps the fastest run: the machine's other work (HBase's
 /// flushes, the gateways' JIT) only ever slows a run down.
-async fn measure<F, Fut>(what: &str, work: F) -> Line
+async fn measure<'a, F, Fut>(what: &str, work: F) -> Line
 where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = usize>,
+    F: Fn() -> Fut + Send + Sync + 'a,
+    Fut: std::future::Future<Output = usize> + Send + 'a,
 {
-    let mut best: Option<Line> = None;
-    for _ in 0..RUNS {
-        let line = measure_once(what, &work).await;
-        if best.as_ref().is_none_or(|b| line.wall < b.wall) {
-            best = Some(line);
-        }
-    }
-    best.expect("at least one run")
+    let work: Work<'a> = Box::new(move || Box::pin(work()));
+    in_turns(&[(what, work)]).await.remove(0)
 }
 
 /// A measured piece of work: it returns how many rows or calls it did.
-type Work<'a> = Box<dyn Fn() -> futures::future::BoxFuture<'a, usize> + 'a>;
+type Work<'a> = Box<dyn Fn() -> futures::future::BoxFuture<'a, usize> + Send + Sync + 'a>;
 
 /// Runs each of `works` once per round, `RUNS` rounds, and keeps the fastest run of each.
 async fn in_turns<'a>(works: &[(&str, Work<'a>)]) -> Vec<Line> {

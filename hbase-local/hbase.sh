@@ -124,6 +124,15 @@ component_pid() {
   printf '%s' "$pid"
 }
 
+# true if $1 names one of the gateways
+is_gateway() {
+  local name
+  for name in "${GATEWAYS[@]}"; do
+    [[ "$name" == "$1" ]] && return 0
+  done
+  return 1
+}
+
 port_of() {
   case "$1" in
     thrift) printf '%s' "$THRIFT_PORT" ;;
@@ -690,10 +699,7 @@ cmd_logs() {
 
 cmd_restart() {
   local name=${1:-}
-  case "$name" in
-    thrift | thrift-framed | thrift1 | thrift-short) ;;
-    *) die "usage: hbase.sh restart thrift|thrift-framed|thrift1|thrift-short" ;;
-  esac
+  is_gateway "$name" || die "usage: hbase.sh restart $(IFS='|'; printf '%s' "${GATEWAYS[*]}")"
   lock_run_dir
   [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
   find_java >/dev/null
@@ -728,10 +734,7 @@ main() {
     up) cmd_up "$@" ;;
     down) cmd_down "$@" ;;
     stop)
-      case "${1:-}" in
-        thrift | thrift-framed | thrift1 | thrift-short) cmd_stop_one "$@" ;;
-        *) cmd_down "$@" ;;
-      esac
+      if is_gateway "${1:-}"; then cmd_stop_one "$@"; else cmd_down "$@"; fi
       ;;
     status) cmd_status "$@" ;;
     logs) cmd_logs "$@" ;;

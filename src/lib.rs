@@ -227,7 +227,16 @@ pub async fn fresh_repository<T: hbase_orm::HBaseEntity>(
     client: &Client,
     label: &str,
 ) -> (hbase_orm::Repository<T>, TestTable) {
-    let table = TestTable::create(client, label, T::family_descriptors(), &[]).await;
+    fresh_split_repository(client, label, &[]).await
+}
+
+/// [`fresh_repository`] on a table pre-split at `splits`.
+pub async fn fresh_split_repository<T: hbase_orm::HBaseEntity>(
+    client: &Client,
+    label: &str,
+    splits: &[Vec<u8>],
+) -> (hbase_orm::Repository<T>, TestTable) {
+    let table = TestTable::create(client, label, T::family_descriptors(), splits).await;
     (client.repository::<T>().on_table(table.name.clone()), table)
 }
 

@@ -6,7 +6,7 @@ use futures::TryStreamExt;
 use hbase_orm::codec::Codec;
 use hbase_orm::rowkey::salt_split_keys;
 use hbase_orm::{filter_literal, Client, Error, HBaseEntity, Put, Repository, Scan};
-use hbase_orm_suite::TestTable;
+use hbase_orm_suite::{fresh_split_repository, TestTable};
 
 /// An order with one field of each kind the filters are tried on.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -99,17 +99,8 @@ fn orders() -> Vec<Order> {
 }
 
 /// A repository of `T` on a fresh table with the families `T` declares.
-async fn repo<T: HBaseEntity>(
-    client: &Client,
-    label: &str,
-    splits: &[Vec<u8>],
-) -> (Repository<T>, TestTable) {
-    let table = TestTable::create(client, label, T::family_descriptors(), splits).await;
-    (client.repository::<T>().on_table(table.name.clone()), table)
-}
-
 async fn filled(client: &Client, label: &str) -> (Repository<Order>, TestTable) {
-    let (r, t) = repo::<Order>(client, label, &[]).await;
+    let (r, t) = fresh_split_repository::<Order>(client, label, &[]).await;
     r.save_all(&orders()).await.unwrap();
     (r, t)
 }
@@ -130,7 +121,7 @@ async fn run(scan: hbase_orm::EntityScan<Order>) -> Vec<(u32, u32)> {
 
 hbase_orm_suite::conformance! {
     async fn the_filter_language_reads_operators_as_stored_op_given(c: Client) {
-        let (r, _t) = repo::<Order>(&c, "filter_op_order", &[]).await;
+        let (r, _t) = fresh_split_repository::<Order>(&c, "filter_op_order", &[]).await;
         let table = r.table();
         for (row, v) in [("r3", "3"), ("r5", "5"), ("r7", "7")] {
             table.put(Put::new(row).column("d", "v", v)).await.unwrap();
@@ -372,7 +363,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn filters_apply_to_every_bucket_of_a_salted_entity(c: Client) {
-        let (r, _t) = repo::<SaltedOrder>(&c, "filter_salted", &salt_split_keys(4)).await;
+        let (r, _t) = fresh_split_repository::<SaltedOrder>(&c, "filter_salted", &salt_split_keys(4)).await;
         let all: Vec<SaltedOrder> = (0..6u32)
             .flat_map(|customer| {
                 (0..8u32).map(move |number| SaltedOrder {
@@ -459,7 +450,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn an_encode_error_comes_out_of_stream_and_page(c: Client) {
-        let (r, _t) = repo::<Tagged>(&c, "filter_encode", &[]).await;
+        let (r, _t) = fresh_split_repository::<Tagged>(&c, "filter_encode", &[]).await;
         r.save(&Tagged {
             id: 1,
             tag: "x".into(),

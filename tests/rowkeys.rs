@@ -4,21 +4,10 @@
 
 use futures::TryStreamExt;
 use hbase_orm::rowkey::{hash_bucket, md5, salt_split_keys};
-use hbase_orm::{Client, Dictionary, HBaseEntity, HBaseRecord, Repository};
-use hbase_orm_suite::{ensure_test_namespace, row_keys, unique_table_name, TestTable};
-
-async fn repo<T: HBaseEntity>(
-    c: &Client,
-    label: &str,
-    splits: &[Vec<u8>],
-) -> (Repository<T>, TestTable) {
-    let families = T::FAMILIES
-        .iter()
-        .map(|f| hbase_orm::ColumnFamily::new(*f))
-        .collect();
-    let table = TestTable::create(c, label, families, splits).await;
-    (c.repository::<T>().on_table(table.name.clone()), table)
-}
+use hbase_orm::{Dictionary, HBaseEntity, HBaseRecord};
+use hbase_orm_suite::{
+    ensure_test_namespace, fresh_split_repository, row_keys, unique_table_name, TestTable,
+};
 
 /// Log events, newest first per host: `[host|][i64::MAX - ts]`.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -163,7 +152,7 @@ enum SRecord {
 
 hbase_orm_suite::conformance! {
     async fn reverse_timestamps_put_the_newest_event_first(c: Client) {
-        let (r, _t) = repo::<Event>(&c, "revts", &[]).await;
+        let (r, _t) = fresh_split_repository::<Event>(&c, "revts", &[]).await;
         let events: Vec<_> = [
             ("web1", 1_000),
             ("web1", 3_000),
@@ -215,7 +204,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn reversed_text_keys_spread_sequential_ids_and_read_back(c: Client) {
-        let (r, _t) = repo::<Ticket>(&c, "revtext", &[]).await;
+        let (r, _t) = fresh_split_repository::<Ticket>(&c, "revtext", &[]).await;
         let tickets: Vec<_> = (10_001..10_006)
             .map(|i| Ticket {
                 id: i.to_string(),
@@ -242,7 +231,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn md5_parts_are_fixed_length_and_the_value_is_read_back_from_its_column(c: Client) {
-        let (r, _t) = repo::<HashedOrder>(&c, "md5", &[]).await;
+        let (r, _t) = fresh_split_repository::<HashedOrder>(&c, "md5", &[]).await;
         let orders: Vec<_> = [(42, 1), (42, 2), (7, 1)]
             .iter()
             .map(|(c, n)| HashedOrder {
@@ -294,7 +283,7 @@ hbase_orm_suite::conformance! {
             .unwrap();
         assert_eq!(projected.len(), 3);
 
-        let (s, _t2) = repo::<ShortHash>(&c, "md5short", &[]).await;
+        let (s, _t2) = fresh_split_repository::<ShortHash>(&c, "md5short", &[]).await;
         let v = ShortHash {
             user: "ada".into(),
             seq: 9,
@@ -313,7 +302,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn salted_scans_merge_every_bucket_in_unsalted_key_order(c: Client) {
-        let (r, t) = repo::<SaltedOrder>(&c, "salted", &salt_split_keys(4)).await;
+        let (r, t) = fresh_split_repository::<SaltedOrder>(&c, "salted", &salt_split_keys(4)).await;
         let regions = c.admin().region_locations(&t.name).await.unwrap();
         assert_eq!(regions.len(), 4, "one region per bucket");
         let orders = salted_orders();
@@ -465,7 +454,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn time_buckets_spread_consecutive_timestamps_and_merge_back_in_time_order(c: Client) {
-        let (r, _t) = repo::<Metric>(&c, "tsbucket", &salt_split_keys(4)).await;
+        let (r, _t) = fresh_split_repository::<Metric>(&c, "tsbucket", &salt_split_keys(4)).await;
         let metrics: Vec<_> = (0..40i64)
             .map(|ts| Metric {
                 ts: 1_000 + ts,
@@ -487,7 +476,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn record_types_share_a_table_and_one_prefix_scan_reads_a_customer_with_its_orders(c: Client) {
-        let (customers, t) = repo::<Customer>(&c, "crm", &[]).await;
+        let (customers, t) = fresh_split_repository::<Customer>(&c, "crm", &[]).await;
         let orders = c.repository::<Order>().on_table(t.name.clone());
         for id in [1u64, 2] {
             customers
@@ -619,7 +608,7 @@ hbase_orm_suite::conformance! {
     }
 
     async fn a_salted_record_set_prefix_scan_merges_every_bucket(c: Client) {
-        let (customers, t) = repo::<SCustomer>(&c, "scrm", &salt_split_keys(3)).await;
+        let (customers, t) = fresh_split_repository::<SCustomer>(&c, "scrm", &salt_split_keys(3)).await;
         let orders = c.repository::<SOrder>().on_table(t.name.clone());
         customers
             .save(&SCustomer {

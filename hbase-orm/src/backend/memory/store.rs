@@ -18,14 +18,15 @@ pub(super) struct FamilyRules {
 }
 
 impl FamilyRules {
-    /// The rules of a family descriptor (see [`ColumnFamily::with_hbase_defaults`]).
+    /// The rules of a family descriptor as the store keeps it, its options filled in with
+    /// [`ColumnFamily::with_hbase_defaults`] (an option left unset reads as that default too:
+    /// one version, none kept past the TTL, no TTL). Runs on every read: copies nothing.
     pub(super) fn of(family: &ColumnFamily) -> FamilyRules {
-        let f = family.with_hbase_defaults();
         let count = |n: Option<i32>, least: i32| usize::try_from(n.unwrap_or(least).max(least));
         FamilyRules {
-            max_versions: count(f.max_versions, 1).unwrap_or(1),
-            min_versions: count(f.min_versions, 0).unwrap_or(0),
-            ttl_ms: f
+            max_versions: count(family.max_versions, 1).unwrap_or(1),
+            min_versions: count(family.min_versions, 0).unwrap_or(0),
+            ttl_ms: family
                 .time_to_live
                 .filter(|ttl| *ttl != i32::MAX)
                 .map(|ttl| i64::from(ttl) * 1000),

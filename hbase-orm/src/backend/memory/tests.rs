@@ -500,21 +500,6 @@ async fn increments_add_to_counters_atomically() {
 }
 
 #[tokio::test]
-async fn appends_extend_values() {
-    let t = table().await;
-    let row = t
-        .append(Append::new("r").column("d", "l", "ab"))
-        .await
-        .unwrap();
-    assert_eq!(row.value("d", "l"), Some(&b"ab"[..]));
-    let row = t
-        .append(Append::new("r").column("d", "l", "c"))
-        .await
-        .unwrap();
-    assert_eq!(row.value("d", "l"), Some(&b"abc"[..]));
-}
-
-#[tokio::test]
 async fn check_and_mutate_compares_given_with_stored_as_hbase_does() {
     let t = table().await;
     let claim = |who: &str| {

@@ -71,21 +71,18 @@ impl ScannerIds {
     /// What to pass to [`ScannerIds::register`]: taken before the scanner is opened, so that
     /// an outage counted while the open call was under way makes the scanner lost rather than
     /// current.
-    pub(crate) fn before_open(&self) -> Outages {
-        Outages(
-            self.outages
-                .0
-                .iter()
-                .map(|n| AtomicU64::new(n.load(Ordering::Relaxed)))
-                .collect(),
-        )
+    pub(crate) fn before_open(&self) -> Vec<u64> {
+        (0..self.outages.0.len())
+            .map(|g| self.outages.of(g))
+            .collect()
     }
 
     /// The client's id for scanner `id` of gateway `gateway`, just opened; `before` is
     /// [`ScannerIds::before_open`] taken before the open call.
-    pub(crate) fn register(&self, gateway: usize, id: i32, before: &Outages) -> i32 {
+    pub(crate) fn register(&self, gateway: usize, id: i32, before: &[u64]) -> i32 {
         let ours = self.next.fetch_add(1, Ordering::Relaxed);
-        let outages = before.of(gateway);
+        // A gateway the snapshot lacks cannot be: such a scanner counts as lost.
+        let outages = before.get(gateway).copied().unwrap_or(u64::MAX);
         self.open().insert(
             ours,
             Home {
