@@ -199,7 +199,10 @@ impl State {
                     *n -= 1;
                 }
                 self.resumes = 0;
-                self.last_key = Some(row.key.clone());
+                // Kept in one buffer for the whole scan: no allocation per row.
+                let last = self.last_key.get_or_insert_with(Vec::new);
+                last.clear();
+                last.extend_from_slice(&row.key);
                 return Some((Ok(row), self));
             }
             if self.exhausted {
