@@ -262,12 +262,14 @@ fn not_a_reply(fault: Fault, max: usize) -> std::io::Error {
 ///
 /// A reply that fills most of the read buffer (a page of rows) is handed over as it is, and the
 /// next reply is read into a fresh buffer: a cell the caller keeps then holds that reply's
-/// buffer, not later ones. A small reply (a get) is copied out, so a kept cell holds only its
-/// own reply and the read buffer is reused.
+/// buffer, not later ones. The fresh buffer has room for a reply a quarter longer than this
+/// one, so that the next page of a scan arrives without the buffer growing (each growth copies
+/// what came so far). A small reply (a get) is copied out, so a kept cell holds only its own
+/// reply and the read buffer is reused.
 fn take_reply(buf: &mut BytesMut, len: usize) -> bytes::Bytes {
     if len.saturating_mul(2) >= buf.capacity() {
         let reply = buf.split_to(len).freeze();
-        *buf = BytesMut::with_capacity(READ_CHUNK);
+        *buf = BytesMut::with_capacity(READ_CHUNK.max(len.saturating_add(len / 4)));
         reply
     } else {
         bytes::Bytes::copy_from_slice(&buf[..len])
@@ -313,6 +315,10 @@ mod tests {
         let page = take_reply(&mut buf, 3 * READ_CHUNK);
         assert_eq!(page.len(), 3 * READ_CHUNK);
         assert!(buf.is_empty());
+        assert!(
+            buf.capacity() >= 3 * READ_CHUNK + 3 * READ_CHUNK / 4,
+            "a next page of the same size fits without growing the buffer"
+        );
         // The next reply goes to a fresh buffer, not the page's spare capacity.
         buf.extend_from_slice(&[2; 16]);
         let (page_at, next_at) = (page.as_ptr() as usize, buf.as_ptr() as usize);
