@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use super::plan::{split_at_regions, KeyRange};
 use super::{Client, RowStream};
-use crate::model::{Result, Row, Scan, TableName};
+use crate::model::{Result, Scan, ScannedRow, TableName};
 
 /// Rows a region's part holds ready before its task waits for the caller.
 const DEFAULT_AHEAD: usize = 256;
@@ -45,7 +45,7 @@ pub(crate) fn run(
     n: usize,
     ordered: bool,
     limit: Option<usize>,
-) -> BoxStream<'static, Result<Row>> {
+) -> BoxStream<'static, Result<ScannedRow>> {
     let ahead = parts
         .first()
         .and_then(|p| p.caching)
@@ -59,9 +59,9 @@ pub(crate) fn run(
         rx
     };
     let n = n.max(1);
-    let rows: BoxStream<'static, Result<Row>> = if ordered {
+    let rows: BoxStream<'static, Result<ScannedRow>> = if ordered {
         let mut waiting: VecDeque<Scan> = parts.into();
-        let mut running: VecDeque<mpsc::Receiver<Result<Row>>> = VecDeque::new();
+        let mut running: VecDeque<mpsc::Receiver<Result<ScannedRow>>> = VecDeque::new();
         stream::poll_fn(move |cx| loop {
             while running.len() < n {
                 match waiting.pop_front() {
@@ -95,13 +95,15 @@ pub(crate) fn run(
 }
 
 /// A receiver as a stream.
-fn tokio_stream_of(mut rx: mpsc::Receiver<Result<Row>>) -> BoxStream<'static, Result<Row>> {
+fn tokio_stream_of(
+    mut rx: mpsc::Receiver<Result<ScannedRow>>,
+) -> BoxStream<'static, Result<ScannedRow>> {
     stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
 }
 
 /// Drives one part into its channel until it ends, fails, or the caller goes away.
-async fn feed(mut rows: RowStream, tx: mpsc::Sender<Result<Row>>) {
-    while let Some(row) = rows.next().await {
+async fn feed(mut rows: RowStream, tx: mpsc::Sender<Result<ScannedRow>>) {
+    while let Some(row) = rows.next_scanned().await {
         let failed = row.is_err();
         if tx.send(row).await.is_err() || failed {
             return;

@@ -1,6 +1,5 @@
 //! Scans as `futures::Stream`s of rows, with the server-side scanner closed on every exit.
 
-use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -11,7 +10,7 @@ use futures::stream::{BoxStream, Stream, StreamExt};
 use super::plan::{KeyRange, ScanPlan};
 use super::retry::Safety;
 use super::Client;
-use crate::model::{Error, Result, Row, Scan, TableName};
+use crate::model::{Error, Page, Result, Row, Scan, ScannedRow, TableName};
 
 /// Rows fetched per round trip when the scan does not say.
 const DEFAULT_PAGE: i32 = 256;
@@ -21,7 +20,9 @@ const DEFAULT_PAGE: i32 = 256;
 /// Returned by [`crate::Table::scan`]. Pages are fetched lazily as the stream is polled.
 /// Dropping the stream early closes the scanner on the gateway in a background task.
 pub struct RowStream {
-    inner: BoxStream<'static, Result<Row>>,
+    /// The rows, each still in the page it arrived in: an entity scan decodes them there, and
+    /// this stream turns them into [`Row`]s.
+    inner: BoxStream<'static, Result<ScannedRow>>,
     scanner_id: Arc<AtomicI64>,
 }
 
@@ -46,11 +47,21 @@ impl RowStream {
     }
 
     /// A stream of rows that runs no scanner of its own (merged or parallel scans).
-    pub(super) fn from_rows(inner: BoxStream<'static, Result<Row>>) -> Self {
+    pub(super) fn from_rows(inner: BoxStream<'static, Result<ScannedRow>>) -> Self {
         RowStream {
             inner,
             scanner_id: Arc::new(AtomicI64::new(NO_SCANNER)),
         }
+    }
+
+    /// The rows as they are read, each in its page (for decoding without making [`Row`]s).
+    pub(crate) fn into_scanned(self) -> BoxStream<'static, Result<ScannedRow>> {
+        self.inner
+    }
+
+    /// The next row still in its page.
+    pub(super) async fn next_scanned(&mut self) -> Option<Result<ScannedRow>> {
+        self.inner.next().await
     }
 }
 
@@ -58,7 +69,9 @@ impl Stream for RowStream {
     type Item = Result<Row>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.inner.poll_next_unpin(cx)
+        self.inner
+            .poll_next_unpin(cx)
+            .map(|row| row.map(|row| row.map(ScannedRow::into_row)))
     }
 }
 
@@ -144,7 +157,9 @@ struct State {
     /// The keys still to read: every returned row is in it, and it narrows past each one.
     range: KeyRange,
     scanner: Option<Scanner>,
-    page: VecDeque<Row>,
+    /// The page being handed out, from row `next` on.
+    page: Option<Arc<Page>>,
+    next: usize,
     remaining: Option<usize>,
     exhausted: bool,
     finished: bool,
@@ -157,7 +172,7 @@ struct State {
 }
 
 /// A page being fetched in a task of its own, held by its [`Scanner`].
-type Prefetch = tokio::task::JoinHandle<Result<Vec<Row>>>;
+type Prefetch = tokio::task::JoinHandle<Result<Page>>;
 
 impl State {
     fn new(client: Client, table: TableName, scan: Scan, scanner_id: Arc<AtomicI64>) -> Self {
@@ -166,7 +181,8 @@ impl State {
             table,
             range: KeyRange::of(&scan),
             scanner: None,
-            page: VecDeque::new(),
+            page: None,
+            next: 0,
             remaining: scan.limit,
             exhausted: false,
             finished: false,
@@ -177,7 +193,23 @@ impl State {
         }
     }
 
-    async fn next(mut self) -> Option<(Result<Row>, State)> {
+    /// The next row of the buffered page, if any is left.
+    fn pop_row(&mut self) -> Option<ScannedRow> {
+        let page = self.page.as_ref()?;
+        if self.next >= page.len() {
+            self.page = None;
+            return None;
+        }
+        self.next += 1;
+        Some(ScannedRow::new(page.clone(), self.next - 1))
+    }
+
+    /// Rows of the buffered page not handed out yet.
+    fn rows_left(&self) -> usize {
+        self.page.as_ref().map_or(0, |p| p.len() - self.next)
+    }
+
+    async fn next(mut self) -> Option<(Result<ScannedRow>, State)> {
         loop {
             if self.finished {
                 return None;
@@ -186,11 +218,11 @@ impl State {
                 self.finish().await;
                 return None;
             }
-            if let Some(row) = self.page.pop_front() {
-                if self.range.ends_before(&row.key) {
+            if let Some(row) = self.pop_row() {
+                if self.range.ends_before(row.key()) {
                     continue;
                 }
-                if self.range.starts_after(&row.key) {
+                if self.range.starts_after(row.key()) {
                     // Only reversed scans reach keys below the range: everything after is lower.
                     self.finish().await;
                     return None;
@@ -202,7 +234,7 @@ impl State {
                 // Kept in one buffer for the whole scan: no allocation per row.
                 let last = self.last_key.get_or_insert_with(Vec::new);
                 last.clear();
-                last.extend_from_slice(&row.key);
+                last.extend_from_slice(row.key());
                 return Some((Ok(row), self));
             }
             if self.exhausted {
@@ -241,7 +273,7 @@ impl State {
                 ahead.abort();
             }
         }
-        self.page.clear();
+        self.page = None;
         self.exhausted = false;
         if let Some(last) = &self.last_key {
             self.range.past(last, self.scan.reversed);
@@ -284,7 +316,7 @@ impl State {
             });
         }
         let id = self.scanner.as_ref().map(|s| s.id).unwrap_or_default();
-        let rows = match self.scanner.as_mut().and_then(|s| s.ahead.take()) {
+        let page = match self.scanner.as_mut().and_then(|s| s.ahead.take()) {
             Some(ahead) => ahead.await.map_err(|e| Error::Protocol {
                 method: "getScannerRows",
                 message: format!("the task fetching the next page failed: {e}"),
@@ -298,10 +330,12 @@ impl State {
                     .await?
             }
         };
-        if rows.is_empty() {
+        if page.is_empty() {
             self.exhausted = true;
         }
-        self.page.extend(rows);
+        // `next` only fetches once the buffered page is used up.
+        self.page = Some(Arc::new(page));
+        self.next = 0;
         self.fetch_ahead(id, page_size);
         Ok(())
     }
@@ -310,7 +344,7 @@ impl State {
     /// while the caller consumes this one: at most one page ahead, and none when the buffered
     /// rows already cover the limit or the scanner is exhausted.
     fn fetch_ahead(&mut self, id: i32, page_size: i32) {
-        let covered = self.remaining.is_some_and(|n| n <= self.page.len());
+        let covered = self.remaining.is_some_and(|n| n <= self.rows_left());
         let Some(scanner) = self.scanner.as_mut() else {
             return;
         };
@@ -330,7 +364,7 @@ impl State {
     /// Closes the scanner now (awaited, so tests and callers see it closed when the stream ends).
     async fn finish(&mut self) {
         self.finished = true;
-        self.page.clear();
+        self.page = None;
         if let Some(mut scanner) = self.scanner.take() {
             if let Some(ahead) = scanner.ahead.take() {
                 // The scanner is closed after the page in flight, never under it.
@@ -346,14 +380,14 @@ impl State {
 
 /// One bucket's stream and the row at its head, ordered by the key without its salt byte.
 struct Head {
-    row: Row,
+    row: ScannedRow,
     bucket: usize,
     reversed: bool,
 }
 
 impl Head {
     fn unsalted(&self) -> &[u8] {
-        self.row.key.get(1..).unwrap_or_default()
+        self.row.key().get(1..).unwrap_or_default()
     }
 }
 
@@ -437,7 +471,8 @@ impl RowStream {
             if !m.started {
                 m.started = true;
                 // The first page of every bucket, concurrently.
-                let heads = futures::future::join_all(m.streams.iter_mut().map(|s| s.next())).await;
+                let heads =
+                    futures::future::join_all(m.streams.iter_mut().map(|s| s.next_scanned())).await;
                 for (bucket, head) in heads.into_iter().enumerate() {
                     match head {
                         Some(Ok(row)) => m.heap.push(Head {
@@ -458,7 +493,7 @@ impl RowStream {
                 return Some((Err(e), m));
             }
             let head = m.heap.pop()?;
-            match m.streams[head.bucket].next().await {
+            match m.streams[head.bucket].next_scanned().await {
                 Some(Ok(row)) => m.heap.push(Head {
                     row,
                     bucket: head.bucket,

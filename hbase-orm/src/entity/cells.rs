@@ -11,7 +11,7 @@ use crate::entity::rowkey::{KeyCodec, KeyError};
 use crate::entity::versions::Versions;
 use crate::entity::{ColumnKind, HBaseEntity};
 use crate::model::TableName;
-use crate::model::{printable_key, Cell, Delete, Put, PutCell, Row};
+use crate::model::{printable_key, CellRef, Delete, Put, PutCell, Row, ScannedRow};
 use crate::model::{Error, Result};
 
 /// What a save of one value writes: the put of its cells, and what the repository needs
@@ -98,11 +98,38 @@ fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
 }
 
 pub(super) fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
-    let Row { key, cells } = row;
-    let mut slots: Vec<Option<bytes::Bytes>> = vec![None; E::COLUMNS.len()];
+    decode_cells(&row.key, row.cells.iter().map(CellRef::from), table)
+}
+
+/// Decodes a scanned row from the page it arrived in, without making a [`Row`] of it.
+pub(crate) fn decode_scanned<E: HBaseEntity>(
+    row: &ScannedRow,
+    table: Option<&TableName>,
+) -> Result<E> {
+    decode_cells(row.key(), row.cells(), table)
+}
+
+/// Columns whose cells a decode sorts on the stack; an entity with more takes a vector.
+const INLINE_COLUMNS: usize = 32;
+
+/// Decodes the row `key` with `cells` (newest version first, as HBase sends them).
+fn decode_cells<'a, E: HBaseEntity>(
+    key: &'a [u8],
+    cells: impl Iterator<Item = CellRef<'a>>,
+    table: Option<&'a TableName>,
+) -> Result<E> {
+    let n = E::COLUMNS.len();
+    let mut inline = [None; INLINE_COLUMNS];
+    let mut heap = Vec::new();
+    let slots: &mut [Option<&[u8]>] = if n <= INLINE_COLUMNS {
+        &mut inline[..n]
+    } else {
+        heap.resize(n, None);
+        &mut heap
+    };
     let mut many = Vec::new();
     for cell in cells {
-        if let Some(i) = E::column_index(&cell.family, &cell.qualifier) {
+        if let Some(i) = E::column_index(cell.family, cell.qualifier) {
             match E::COLUMNS[i].kind {
                 k if k.takes_many_cells() => many.push((i, cell)),
                 // Cells come newest version first: keep the first one.
@@ -112,10 +139,10 @@ pub(super) fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) ->
         }
     }
     E::read_cells(
-        &key,
+        key,
         &mut CellReader {
             table,
-            row: &key,
+            row: key,
             slots,
             many,
             entity: PhantomData,
@@ -291,13 +318,14 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
 pub struct CellReader<'a, E> {
     table: Option<&'a TableName>,
     row: &'a [u8],
-    slots: Vec<Option<bytes::Bytes>>,
+    /// The newest value of each column, if the row has it.
+    slots: &'a mut [Option<&'a [u8]>],
     /// The cells of versioned and wide columns, in row order (newest version first).
-    many: Vec<(usize, Cell)>,
+    many: Vec<(usize, CellRef<'a>)>,
     entity: PhantomData<E>,
 }
 
-impl<E: HBaseEntity> CellReader<'_, E> {
+impl<'a, E: HBaseEntity> CellReader<'a, E> {
     /// The decode error for a row key that does not fit the entity's key.
     pub fn key_error(&self, e: KeyError) -> Error {
         Error::Decode {
@@ -328,7 +356,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     /// A field that must be present.
     pub fn required<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<T> {
         match self.slots[col].take() {
-            Some(bytes) => self.decode::<T, C>(col, &bytes),
+            Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Err(self.error::<T, C>(
                 col,
                 "the cell is missing (never written, deleted, or not selected by a projection); \
@@ -341,7 +369,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     /// An `Option` field: a missing cell is `None`.
     pub fn optional<T, C: Codec<T>>(&mut self, col: usize) -> FieldResult<Option<T>> {
         match self.slots[col].take() {
-            Some(bytes) => self.decode::<T, C>(col, &bytes).map(Some),
+            Some(bytes) => self.decode::<T, C>(col, bytes).map(Some),
             None => Ok(None),
         }
     }
@@ -353,7 +381,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         default: impl FnOnce() -> T,
     ) -> FieldResult<T> {
         match self.slots[col].take() {
-            Some(bytes) => self.decode::<T, C>(col, &bytes),
+            Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Ok(default()),
         }
     }
@@ -363,7 +391,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         let mut out = Versions::new();
         for (_, cell) in self.take_many(col) {
             let ts = cell.timestamp;
-            out.push(ts, self.decode::<T, C>(col, &cell.value)?);
+            out.push(ts, self.decode::<T, C>(col, cell.value)?);
         }
         Ok(out)
     }
@@ -375,17 +403,17 @@ impl<E: HBaseEntity> CellReader<'_, E> {
     ) -> FieldResult<BTreeMap<K, V>> {
         let cells = self.take_many(col);
         let mut entries = Vec::with_capacity(cells.len());
-        let mut previous: Option<bytes::Bytes> = None;
+        let mut previous: Option<&[u8]> = None;
         for (_, cell) in cells {
             // A wide family read with several versions: cells of one qualifier come together,
             // newest first; keep the first.
-            if previous.as_ref() == Some(&cell.qualifier) {
+            if previous == Some(cell.qualifier) {
                 continue;
             }
-            let key = KC::decode(&cell.qualifier).map_err(|reason| {
-                self.error_at(col, &cell.qualifier, KC::EXPECTED.to_string(), reason)
+            let key = KC::decode(cell.qualifier).map_err(|reason| {
+                self.error_at(col, cell.qualifier, KC::EXPECTED.to_string(), reason)
             })?;
-            entries.push((key, self.decode::<V, VC>(col, &cell.value)?));
+            entries.push((key, self.decode::<V, VC>(col, cell.value)?));
             previous = Some(cell.qualifier);
         }
         // Qualifiers arrive sorted; with an order-preserving key codec the keys are too, and
@@ -465,7 +493,7 @@ impl<E: HBaseEntity> CellReader<'_, E> {
         Ok(out)
     }
 
-    fn take_many(&mut self, col: usize) -> Vec<(usize, Cell)> {
+    fn take_many(&mut self, col: usize) -> Vec<(usize, CellRef<'a>)> {
         // Usually one field takes all of them: hand the vector over whole.
         if self.many.iter().all(|(c, _)| *c == col) {
             return std::mem::take(&mut self.many);

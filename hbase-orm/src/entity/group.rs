@@ -6,7 +6,6 @@
 //! `#[hbase(family = "item", children)] items: Vec<Item>` (columns `item:0:sku`,
 //! `item:0:qty`, `item:1:sku`, ...: the index, `:`, the child's qualifier).
 
-use bytes::Bytes;
 use std::borrow::Cow;
 
 use crate::entity::codec::Codec;
@@ -105,7 +104,7 @@ impl GroupWriter {
 #[derive(Debug)]
 pub struct GroupReader<'a> {
     /// `(qualifier, value)`, sorted by qualifier.
-    cells: Vec<(Bytes, Bytes)>,
+    cells: Vec<(&'a [u8], &'a [u8])>,
     /// For decode errors: table, row, family, and the parent field.
     pub(crate) table: Cow<'a, str>,
     pub(crate) row: &'a [u8],
@@ -115,14 +114,14 @@ pub struct GroupReader<'a> {
 
 impl<'a> GroupReader<'a> {
     pub(crate) fn new(
-        mut cells: Vec<(Bytes, Bytes)>,
+        mut cells: Vec<(&'a [u8], &'a [u8])>,
         table: Cow<'a, str>,
         row: &'a [u8],
         family: &'static str,
         field: &'static str,
     ) -> Self {
         // Newest version first within a qualifier: a stable sort keeps it first.
-        cells.sort_by(|a, b| a.0.cmp(&b.0));
+        cells.sort_by(|a, b| a.0.cmp(b.0));
         cells.dedup_by(|later, first| later.0 == first.0);
         GroupReader {
             cells,
@@ -133,11 +132,11 @@ impl<'a> GroupReader<'a> {
         }
     }
 
-    fn take(&mut self, prefix: &str, name: &str) -> Option<Bytes> {
+    fn take(&mut self, prefix: &str, name: &str) -> Option<&'a [u8]> {
         let q = qualifier(prefix, name);
         let i = self
             .cells
-            .binary_search_by(|c| c.0.as_ref().cmp(q.as_slice()))
+            .binary_search_by(|c| c.0.cmp(q.as_slice()))
             .ok()?;
         Some(std::mem::take(&mut self.cells[i].1))
     }
@@ -163,7 +162,7 @@ impl<'a> GroupReader<'a> {
     /// A field that must be present.
     pub fn required<T, C: Codec<T>>(&mut self, prefix: &str, name: &str) -> Result<T> {
         match self.take(prefix, name) {
-            Some(bytes) => self.decode::<T, C>(prefix, name, &bytes),
+            Some(bytes) => self.decode::<T, C>(prefix, name, bytes),
             None => Err(self.error::<T, C>(
                 prefix,
                 name,
@@ -175,7 +174,7 @@ impl<'a> GroupReader<'a> {
     /// An `Option` field.
     pub fn optional<T, C: Codec<T>>(&mut self, prefix: &str, name: &str) -> Result<Option<T>> {
         match self.take(prefix, name) {
-            Some(bytes) => self.decode::<T, C>(prefix, name, &bytes).map(Some),
+            Some(bytes) => self.decode::<T, C>(prefix, name, bytes).map(Some),
             None => Ok(None),
         }
     }
@@ -188,7 +187,7 @@ impl<'a> GroupReader<'a> {
         default: impl FnOnce() -> T,
     ) -> Result<T> {
         match self.take(prefix, name) {
-            Some(bytes) => self.decode::<T, C>(prefix, name, &bytes),
+            Some(bytes) => self.decode::<T, C>(prefix, name, bytes),
             None => Ok(default()),
         }
     }

@@ -6,6 +6,7 @@ use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::plan::{KeyRange, Salt, ScanPlan};
 use crate::client::{RowStream, Table};
+use crate::entity::cells::decode_scanned;
 use crate::entity::dictionary::{fill_names, resolve_parts};
 use crate::entity::filter_expr::Filters;
 use crate::entity::read::{max_versions, read_columns, ReadOptions};
@@ -222,9 +223,11 @@ impl<T: HBaseEntity> EntityScan<T> {
         match self.plan() {
             Ok((rows, limit)) => {
                 let table = self.table.name().clone();
+                // Each row decodes from the page it arrived in: no `Row` is made of it.
                 let entities = rows
-                    .try_filter(|row| futures::future::ready(T::is_record(&row.key)))
-                    .map(move |row| row.and_then(|r| T::from_row_of(r, &table)));
+                    .into_scanned()
+                    .try_filter(|row| futures::future::ready(T::is_record(row.key())))
+                    .map(move |row| row.and_then(|r| decode_scanned::<T>(&r, Some(&table))));
                 let mut failed = false;
                 let entities = entities.take_while(move |r| {
                     let go = !failed;

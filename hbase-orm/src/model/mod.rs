@@ -7,6 +7,7 @@ mod config;
 mod data;
 mod error;
 mod family;
+mod page;
 mod table;
 
 pub use config::{Config, Gateway, Protocol, Transport};
@@ -17,4 +18,5 @@ pub(crate) use family::for_each_family_option;
 pub use family::{
     family_option, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells,
 };
+pub(crate) use page::{CellRef, OutOfPage, Page, PageBuilder, ScannedRow};
 pub use table::{RegionLocation, TableDescriptor, TableName};

@@ -229,7 +229,7 @@ impl Backend for Memory {
         Ok(id)
     }
 
-    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<Page> {
         let mut store = self.lock();
         let method = "getScannerRows";
         let Some(mut scanner) = store.scanners.remove(&id) else {
@@ -238,9 +238,9 @@ impl Backend for Memory {
             });
         };
         let now = store.now();
-        let result = store
-            .serving(method, &scanner.table)
-            .map(|t| scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now));
+        let result = store.serving(method, &scanner.table).map(|t| {
+            Page::from_rows(scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now))
+        });
         store.scanners.insert(id, scanner);
         result
     }

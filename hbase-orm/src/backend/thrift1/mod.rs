@@ -163,7 +163,7 @@ impl Thrift1 {
         let id = self.open_tscan(table, tscan).await?;
         let rows = self.scanner_rows(table, id, 1).await;
         let closed = self.close_scanner(id).await;
-        let row = rows?.into_iter().next();
+        let row = rows?.into_rows().into_iter().next();
         closed?;
         Ok(row)
     }
@@ -628,14 +628,16 @@ impl Backend for Thrift1 {
         self.open_tscan(table, convert::scan(scan)?).await
     }
 
-    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Page> {
         let results: Vec<TRowResult> = self
             .on_scanner(id, "scannerGetList", false, |sid| {
                 move |c: &mut Client<'_>| c.scanner_get_list(sid, rows)
             })
             .await
             .map_err(|e| table.recognise_missing(e))?;
-        Ok(results.into_iter().filter_map(convert::row).collect())
+        Ok(Page::from_rows(
+            results.into_iter().filter_map(convert::row).collect(),
+        ))
     }
 
     async fn close_scanner(&self, id: i32) -> Result<()> {

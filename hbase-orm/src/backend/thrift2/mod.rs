@@ -265,7 +265,7 @@ impl Backend for Thrift2 {
         Ok(self.scanners.register(gateway, id, &before))
     }
 
-    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Page> {
         let (gateway, scanner_id) = self.scanners.find(id)?;
         let args = THBaseServiceGetScannerRowsArgs {
             scanner_id,

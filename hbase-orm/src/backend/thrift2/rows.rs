@@ -1,11 +1,13 @@
 //! A hand-written reader for the replies that carry rows (`get`, `getMultiple`,
-//! `getScannerRows`, `increment`, `append`), from the reply's bytes straight to [`Row`]s.
+//! `getScannerRows`, `increment`, `append`), from the reply's bytes straight to the model's
+//! rows.
 //!
 //! The generated reader builds a `TResult` of `TColumnValue`s through the `thrift` crate's
 //! protocol objects (a virtual call and a small copy per token) and [`convert::row`] then moves
-//! it into the model's types; this one walks the bytes once, copies each row key out of them,
-//! and gives each cell's family, qualifier and value as slices of the reply's buffer (no
-//! copy). It gives the same rows and the same `None`s.
+//! it into the model's types; this one walks the bytes once and notes where each key and each
+//! cell's family, qualifier and value lie in the reply's buffer (a [`Page`], no copy). A
+//! scanner page is returned as that page; the other replies as [`Row`]s whose cells are slices
+//! of the buffer. It gives the same rows and the same `None`s.
 //!
 //! Anything but a successful reply goes back to the generated reader: an exception message,
 //! a result struct carrying a declared exception (field 1 `io`, field 2 `ia`), a result struct
@@ -34,7 +36,7 @@ use super::convert;
 use super::generated::thbase::TResult;
 use crate::backend::wire::probe::{message_len, Probe};
 use crate::backend::wire::WireProtocol;
-use crate::model::{Cell, Error, Result, Row};
+use crate::model::{Error, OutOfPage, Page, PageBuilder, Result, Row};
 
 /// How deep an unknown field may nest, counting itself: the `thrift` crate's `skip` limit.
 const SKIP_DEPTH: u8 = 64;
@@ -86,7 +88,8 @@ pub(crate) struct OneRow;
 /// A list of `TResult`s, one per request: `None` for each without a key (`getMultiple`).
 pub(crate) struct RowPerGet;
 
-/// A list of `TResult`s of which only those with a key are rows (`getScannerRows`).
+/// A list of `TResult`s of which only those with a key are rows, kept as a [`Page`] over the
+/// reply's buffer (`getScannerRows`).
 pub(crate) struct ScannedRows;
 
 impl Shape for OneRow {
@@ -99,7 +102,9 @@ impl Shape for OneRow {
     }
 
     fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
-        result::<W>(r)
+        let mut page = PageBuilder::new(r.owner, 1, 0);
+        result::<W>(r, &mut page)?;
+        Ok(page.finish().into_rows().pop())
     }
 }
 
@@ -114,30 +119,36 @@ impl Shape for RowPerGet {
 
     fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Vec<Option<Row>>> {
         let n = results_header::<W>(r)?;
-        let mut rows = Vec::with_capacity(n.min(r.remaining() / W::MIN_RESULT));
+        let room = n.min(r.remaining() / W::MIN_RESULT);
+        let mut page = PageBuilder::new(r.owner, room, 0);
+        let mut found = Vec::with_capacity(room);
         for _ in 0..n {
-            rows.push(result::<W>(r)?);
+            found.push(result::<W>(r, &mut page)?);
         }
-        Ok(rows)
+        let mut rows = page.finish().into_rows().into_iter();
+        Ok(found
+            .into_iter()
+            .map(|has_key| if has_key { rows.next() } else { None })
+            .collect())
     }
 }
 
 impl Shape for ScannedRows {
-    type Reply = Vec<Row>;
+    type Reply = Page;
     type Generated = Vec<TResult>;
     const TY: Ty = Ty::List;
 
-    fn convert(generated: Vec<TResult>) -> Vec<Row> {
-        generated.into_iter().filter_map(convert::row).collect()
+    fn convert(generated: Vec<TResult>) -> Page {
+        Page::from_rows(generated.into_iter().filter_map(convert::row).collect())
     }
 
-    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Vec<Row>> {
+    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Page> {
         let n = results_header::<W>(r)?;
-        let mut rows = Vec::with_capacity(n.min(r.remaining() / W::MIN_RESULT));
+        let mut page = PageBuilder::new(r.owner, n.min(r.remaining() / W::MIN_RESULT), 0);
         for _ in 0..n {
-            rows.extend(result::<W>(r)?);
+            result::<W>(r, &mut page)?;
         }
-        Ok(rows)
+        Ok(page.finish())
     }
 }
 
@@ -265,11 +276,6 @@ impl<'a> Reader<'a> {
             buf: owner,
             pos: 0,
         }
-    }
-
-    /// `part` (bytes this reader returned) as a handle on the message's buffer: no copy.
-    fn share(&self, part: &[u8]) -> Bytes {
-        self.owner.slice_ref(part)
     }
 
     /// Bytes not read yet.
@@ -641,11 +647,11 @@ fn results_header<W: Wire>(r: &mut Reader<'_>) -> Step<usize> {
     Ok(n)
 }
 
-/// Reads a `TResult`: its row, or `None` if it has no key or an empty one.
-fn result<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
+/// Reads a `TResult` into `page`: a row if it has a key, not empty; says whether it had.
+fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder<'_>) -> Step<bool> {
     let mut last = 0;
     let mut key = None;
-    let mut cells = None;
+    let mut cells = false;
     while let Some((id, ty)) = W::field(r, &mut last)? {
         match id {
             1 => {
@@ -656,11 +662,13 @@ fn result<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
                 expect(ty, Ty::List, "TResult.columnValues")?;
                 let (elem, n) = W::list(r)?;
                 expect(elem, Ty::Struct, "an element of TResult.columnValues")?;
-                let mut list = Vec::with_capacity(n.min(r.remaining() / W::MIN_CELL));
+                // A second cell list replaces the first, as in the generated reader.
+                page.restart_row();
+                page.reserve_cells(n.min(r.remaining() / W::MIN_CELL));
                 for _ in 0..n {
-                    list.push(cell::<W>(r)?);
+                    cell::<W>(r, page)?;
                 }
-                cells = Some(list);
+                cells = true;
             }
             3 | 4 => {
                 expect(ty, Ty::Bool, "TResult.stale or TResult.partial")?;
@@ -669,15 +677,21 @@ fn result<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
             _ => skip::<W>(r, ty, SKIP_DEPTH)?,
         }
     }
-    let cells = cells.ok_or_else(|| missing("TResult.column_values"))?;
-    Ok(key.filter(|k: &&[u8]| !k.is_empty()).map(|k| Row {
-        key: k.to_vec(),
-        cells,
-    }))
+    if !cells {
+        return Err(missing("TResult.column_values"));
+    }
+    let key = key.filter(|k: &&[u8]| !k.is_empty());
+    page.end_row(key).map_err(too_far)?;
+    Ok(key.is_some())
 }
 
-/// Reads a `TColumnValue` as a cell (no timestamp: 0).
-fn cell<W: Wire>(r: &mut Reader<'_>) -> Step<Cell> {
+/// A part of the reply the page cannot point at: past its first 4 GiB.
+fn too_far(_: OutOfPage) -> Halt {
+    bad("a row of the reply lies past its first 4 GiB")
+}
+
+/// Reads a `TColumnValue` as a cell of the row `page` is reading (no timestamp: 0).
+fn cell<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder<'_>) -> Step<()> {
     let mut last = 0;
     let (mut family, mut qualifier, mut value, mut timestamp) = (None, None, None, None);
     while let Some((id, ty)) = W::field(r, &mut last)? {
@@ -712,10 +726,6 @@ fn cell<W: Wire>(r: &mut Reader<'_>) -> Step<Cell> {
     let family = family.ok_or_else(|| missing("TColumnValue.family"))?;
     let qualifier = qualifier.ok_or_else(|| missing("TColumnValue.qualifier"))?;
     let value = value.ok_or_else(|| missing("TColumnValue.value"))?;
-    Ok(Cell {
-        family: r.share(family),
-        qualifier: r.share(qualifier),
-        value: r.share(value),
-        timestamp: timestamp.unwrap_or_default(),
-    })
+    page.cell(family, qualifier, value, timestamp.unwrap_or_default())
+        .map_err(too_far)
 }

@@ -32,7 +32,7 @@ use super::generated::thbase::*;
 use super::rpc::{decode, Rpc};
 use crate::backend::wire::probe::{message_len, Probe};
 use crate::backend::wire::{self, WireProtocol};
-use crate::model::{Error, Row};
+use crate::model::{Error, Page, Row};
 
 /// The sequence number of every call here.
 const SEQ: i32 = 41;
@@ -462,8 +462,8 @@ impl Case for THBaseServiceGetScannerRowsArgs {
         }
         .write_to_out_protocol(o)
     }
-    fn expected(results: &[TResult]) -> Vec<Row> {
-        results.iter().cloned().filter_map(convert::row).collect()
+    fn expected(results: &[TResult]) -> Page {
+        Page::from_rows(results.iter().cloned().filter_map(convert::row).collect())
     }
 }
 

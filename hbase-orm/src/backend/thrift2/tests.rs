@@ -566,7 +566,7 @@ mod reservations {
                 read::<THBaseServiceGetScannerRowsArgs>(protocol, SEQ, &reply)
             })
         });
-        let rows = rows.unwrap();
+        let rows = rows.unwrap().into_rows();
         assert_eq!(rows.len(), 10_000);
         assert!(rows
             .iter()

@@ -1,0 +1,384 @@
+//! A page of scanned rows kept in the buffer its reply arrived in: every key and cell is an
+//! offset into that one buffer, so reading a page makes no handle or allocation per cell.
+//!
+//! A scan hands out [`ScannedRow`]s, each a shared handle on its page and an index into it.
+//! Entities decode straight from a row's borrowed cells ([`ScannedRow::cells`]); a raw scan
+//! turns each into a [`Row`] whose cells share the page's buffer ([`ScannedRow::into_row`]).
+
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+
+use super::data::{Cell, Row};
+
+/// Where a key or a cell's part lies in the page's buffer.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        let start = self.start as usize;
+        start..start + self.len as usize
+    }
+}
+
+/// A cell of the page.
+#[derive(Clone, Copy, Debug)]
+struct CellAt {
+    family: Span,
+    qualifier: Span,
+    value: Span,
+    timestamp: i64,
+}
+
+/// A row of the page: its key and where its cells end in the page's cell list (they start
+/// where the previous row's end).
+#[derive(Clone, Copy, Debug)]
+struct RowAt {
+    key: Span,
+    cells_end: u32,
+}
+
+/// The rows of one scanner page, in the order the gateway sent them.
+#[derive(Default)]
+pub(crate) struct Page {
+    buf: Bytes,
+    rows: Vec<RowAt>,
+    cells: Vec<CellAt>,
+}
+
+/// A cell borrowed from a page or a [`Row`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CellRef<'a> {
+    pub(crate) family: &'a [u8],
+    pub(crate) qualifier: &'a [u8],
+    pub(crate) value: &'a [u8],
+    pub(crate) timestamp: i64,
+}
+
+impl<'a> From<&'a Cell> for CellRef<'a> {
+    fn from(cell: &'a Cell) -> CellRef<'a> {
+        CellRef {
+            family: &cell.family,
+            qualifier: &cell.qualifier,
+            value: &cell.value,
+            timestamp: cell.timestamp,
+        }
+    }
+}
+
+/// Builds a [`Page`] over a reply's buffer from the parts a reader found in it.
+pub(crate) struct PageBuilder<'a> {
+    buf: &'a Bytes,
+    rows: Vec<RowAt>,
+    cells: Vec<CellAt>,
+}
+
+/// A part given to a [`PageBuilder`] that is not in its buffer, or lies past 4 GiB in it.
+#[derive(Debug)]
+pub(crate) struct OutOfPage;
+
+impl<'a> PageBuilder<'a> {
+    /// A builder of a page over `buf`, with room for `rows` rows of `cells` cells in all.
+    pub(crate) fn new(buf: &'a Bytes, rows: usize, cells: usize) -> PageBuilder<'a> {
+        PageBuilder {
+            buf,
+            rows: Vec::with_capacity(rows),
+            cells: Vec::with_capacity(cells),
+        }
+    }
+
+    /// Where `part`, a slice of the buffer, lies in it.
+    fn span(&self, part: &[u8]) -> Result<Span, OutOfPage> {
+        let base = self.buf.as_ptr() as usize;
+        let start = (part.as_ptr() as usize)
+            .checked_sub(base)
+            .ok_or(OutOfPage)?;
+        if start.checked_add(part.len()).ok_or(OutOfPage)? > self.buf.len() {
+            return Err(OutOfPage);
+        }
+        Ok(Span {
+            start: u32::try_from(start).map_err(|_| OutOfPage)?,
+            len: u32::try_from(part.len()).map_err(|_| OutOfPage)?,
+        })
+    }
+
+    /// Cells given since the last row was ended.
+    fn open_cells(&self) -> usize {
+        self.cells.len() - self.rows.last().map_or(0, |r| r.cells_end as usize)
+    }
+
+    /// Drops the cells given since the last row was ended (a row whose cell list came twice
+    /// keeps the last, as Thrift's readers do).
+    pub(crate) fn restart_row(&mut self) {
+        let kept = self.cells.len() - self.open_cells();
+        self.cells.truncate(kept);
+    }
+
+    /// Room for `n` more cells.
+    pub(crate) fn reserve_cells(&mut self, n: usize) {
+        self.cells.reserve(n);
+    }
+
+    /// Adds a cell to the row being read; its parts are slices of the buffer.
+    pub(crate) fn cell(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        value: &[u8],
+        timestamp: i64,
+    ) -> Result<(), OutOfPage> {
+        let cell = CellAt {
+            family: self.span(family)?,
+            qualifier: self.span(qualifier)?,
+            value: self.span(value)?,
+            timestamp,
+        };
+        self.cells.push(cell);
+        Ok(())
+    }
+
+    /// Ends the row being read: with `key` it is a row of the page, without one its cells are
+    /// dropped.
+    pub(crate) fn end_row(&mut self, key: Option<&[u8]>) -> Result<(), OutOfPage> {
+        match key {
+            Some(key) => {
+                let row = RowAt {
+                    key: self.span(key)?,
+                    cells_end: u32::try_from(self.cells.len()).map_err(|_| OutOfPage)?,
+                };
+                self.rows.push(row);
+            }
+            None => self.restart_row(),
+        }
+        Ok(())
+    }
+
+    /// The page of the rows ended so far.
+    pub(crate) fn finish(mut self) -> Page {
+        self.restart_row();
+        Page {
+            buf: self.buf.clone(),
+            rows: self.rows,
+            cells: self.cells,
+        }
+    }
+}
+
+impl Page {
+    /// A page holding `rows`, their bytes copied into one buffer (for backends whose replies
+    /// are not read in place).
+    pub(crate) fn from_rows(rows: Vec<Row>) -> Page {
+        let size: usize = rows
+            .iter()
+            .map(|r| {
+                r.key.len()
+                    + r.cells
+                        .iter()
+                        .map(|c| c.family.len() + c.qualifier.len() + c.value.len())
+                        .sum::<usize>()
+            })
+            .sum();
+        let mut bytes = BytesMut::with_capacity(size);
+        let mut at = |part: &[u8]| {
+            let start = bytes.len();
+            bytes.extend_from_slice(part);
+            (start, part.len())
+        };
+        let mut parts = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let key = at(&row.key);
+            let cells: Vec<_> = row
+                .cells
+                .iter()
+                .map(|c| (at(&c.family), at(&c.qualifier), at(&c.value), c.timestamp))
+                .collect();
+            parts.push((key, cells));
+        }
+        let buf = bytes.freeze();
+        let slice = |(start, len): (usize, usize)| &buf[start..start + len];
+        let total = parts.iter().map(|(_, c)| c.len()).sum();
+        let mut page = PageBuilder::new(&buf, parts.len(), total);
+        for (key, cells) in parts {
+            for (family, qualifier, value, timestamp) in cells {
+                page.cell(slice(family), slice(qualifier), slice(value), timestamp)
+                    .expect("parts of the page's own buffer");
+            }
+            page.end_row(Some(slice(key)))
+                .expect("parts of the page's own buffer");
+        }
+        page.finish()
+    }
+
+    /// Number of rows.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether the page has no row.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows, as [`Row`]s sharing the page's buffer.
+    pub(crate) fn into_rows(self) -> Vec<Row> {
+        (0..self.len()).map(|i| self.row(i)).collect()
+    }
+
+    /// The key of row `i`.
+    fn key(&self, i: usize) -> &[u8] {
+        &self.buf[self.rows[i].key.range()]
+    }
+
+    /// The cells of row `i`, in the page.
+    fn cells_at(&self, i: usize) -> &[CellAt] {
+        let start = match i {
+            0 => 0,
+            _ => self.rows[i - 1].cells_end as usize,
+        };
+        &self.cells[start..self.rows[i].cells_end as usize]
+    }
+
+    /// The cells of row `i`, borrowed.
+    fn cells(&self, i: usize) -> impl Iterator<Item = CellRef<'_>> {
+        let buf = &self.buf;
+        self.cells_at(i).iter().map(move |c| CellRef {
+            family: &buf[c.family.range()],
+            qualifier: &buf[c.qualifier.range()],
+            value: &buf[c.value.range()],
+            timestamp: c.timestamp,
+        })
+    }
+
+    /// Row `i` as a [`Row`] sharing the page's buffer.
+    fn row(&self, i: usize) -> Row {
+        let part = |span: Span| self.buf.slice(span.range());
+        Row {
+            key: self.key(i).to_vec(),
+            cells: self
+                .cells_at(i)
+                .iter()
+                .map(|c| Cell {
+                    family: part(c.family),
+                    qualifier: part(c.qualifier),
+                    value: part(c.value),
+                    timestamp: c.timestamp,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A page shows its rows: keys and cells, not where they lie.
+impl std::fmt::Debug for Page {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries((0..self.len()).map(|i| (self.key(i), self.cells(i).collect::<Vec<_>>())))
+            .finish()
+    }
+}
+
+/// Pages are equal when they hold the same rows, wherever those lie in their buffers.
+impl PartialEq for Page {
+    fn eq(&self, other: &Page) -> bool {
+        self.len() == other.len()
+            && (0..self.len())
+                .all(|i| self.key(i) == other.key(i) && self.cells(i).eq(other.cells(i)))
+    }
+}
+
+/// One row of a shared [`Page`].
+#[derive(Clone, Debug)]
+pub(crate) struct ScannedRow {
+    page: Arc<Page>,
+    index: usize,
+}
+
+impl ScannedRow {
+    /// Row `index` of `page`.
+    pub(crate) fn new(page: Arc<Page>, index: usize) -> ScannedRow {
+        debug_assert!(index < page.len());
+        ScannedRow { page, index }
+    }
+
+    /// The row key.
+    pub(crate) fn key(&self) -> &[u8] {
+        self.page.key(self.index)
+    }
+
+    /// The cells, borrowed from the page, in HBase's order.
+    pub(crate) fn cells(&self) -> impl Iterator<Item = CellRef<'_>> {
+        self.page.cells(self.index)
+    }
+
+    /// The row as a [`Row`] whose cells share the page's buffer.
+    pub(crate) fn into_row(self) -> Row {
+        self.page.row(self.index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(family: &str, qualifier: &str, value: &str, timestamp: i64) -> Cell {
+        Cell {
+            family: Bytes::copy_from_slice(family.as_bytes()),
+            qualifier: Bytes::copy_from_slice(qualifier.as_bytes()),
+            value: Bytes::copy_from_slice(value.as_bytes()),
+            timestamp,
+        }
+    }
+
+    fn sample() -> Vec<Row> {
+        vec![
+            Row {
+                key: b"a".to_vec(),
+                cells: vec![cell("d", "x", "1", 5), cell("d", "y", "", 6)],
+            },
+            Row::empty(b"b".to_vec()),
+            Row {
+                key: b"c".to_vec(),
+                cells: vec![cell("e", "", "three", -1)],
+            },
+        ]
+    }
+
+    #[test]
+    fn rows_packed_into_a_page_come_back_the_same() {
+        let page = Arc::new(Page::from_rows(sample()));
+        assert_eq!(page.len(), 3);
+        let scanned: Vec<ScannedRow> = (0..3).map(|i| ScannedRow::new(page.clone(), i)).collect();
+        for (s, row) in scanned.iter().zip(sample()) {
+            assert_eq!(s.key(), &row.key[..]);
+            let cells: Vec<CellRef> = s.cells().collect();
+            let want: Vec<CellRef> = row.cells.iter().map(CellRef::from).collect();
+            assert_eq!(cells, want);
+        }
+        let rows: Vec<Row> = scanned.into_iter().map(ScannedRow::into_row).collect();
+        assert_eq!(rows, sample());
+        assert_eq!(Page::from_rows(sample()).into_rows(), sample());
+    }
+
+    #[test]
+    fn a_row_without_a_key_drops_its_cells_and_foreign_slices_are_refused() {
+        let buf = Bytes::from_static(b"kfqv");
+        let mut page = PageBuilder::new(&buf, 2, 2);
+        page.cell(&buf[1..2], &buf[2..3], &buf[3..4], 1).unwrap();
+        page.end_row(None).unwrap();
+        page.cell(&buf[1..2], &buf[2..3], &buf[3..], 2).unwrap();
+        page.end_row(Some(&buf[..1])).unwrap();
+        // A cell of a row never ended is not in the page.
+        page.cell(&buf[1..2], &buf[2..3], &buf[3..], 3).unwrap();
+        assert!(page.cell(b"elsewhere", &buf[2..3], &buf[3..], 4).is_err());
+        let rows = page.finish().into_rows();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].key, b"k");
+        assert_eq!(rows[0].cells.len(), 1);
+        assert_eq!(rows[0].cells[0].timestamp, 2);
+        assert!(Page::default().is_empty());
+    }
+}
