@@ -196,12 +196,18 @@ impl State {
     /// The next row of the buffered page, if any is left.
     fn pop_row(&mut self) -> Option<ScannedRow> {
         let page = self.page.as_ref()?;
-        if self.next >= page.len() {
+        let index = self.next;
+        if index >= page.len() {
             self.page = None;
             return None;
         }
         self.next += 1;
-        Some(ScannedRow::new(page.clone(), self.next - 1))
+        // The last row takes the page along: once the caller drops that row, the page is gone.
+        let page = match self.next == page.len() {
+            true => self.page.take()?,
+            false => page.clone(),
+        };
+        Some(ScannedRow::new(page, index))
     }
 
     /// Rows of the buffered page not handed out yet.

@@ -449,11 +449,16 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     }
 
     /// Decodes a row read from the entity's declared table.
+    ///
+    /// Gets and index reads decode through this method; scans do not: they decode each row in
+    /// the page it arrived in, through [`read_cells`](Self::read_cells) as this default does.
+    /// A type that decodes differently implements `read_cells`, not this.
     fn from_row(row: Row) -> Result<Self> {
         decode_row(row, None)
     }
 
-    /// Decodes a row read from `table` (named in decode errors).
+    /// Decodes a row read from `table` (named in decode errors); scans do not call it either
+    /// (see [`from_row`](Self::from_row)).
     fn from_row_of(row: Row, table: &TableName) -> Result<Self> {
         decode_row(row, Some(table))
     }

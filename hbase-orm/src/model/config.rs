@@ -68,7 +68,9 @@ pub struct Config {
     /// Largest reply accepted, in bytes. It also bounds what decoding a reply may reserve:
     /// a list in a reply may declare at most `max_reply_bytes / 192` elements (192 bytes is
     /// the most one element of any reply type takes once decoded), so a page of 10,000 rows
-    /// needs at least about 2 MB here (the default, 256 MiB, allows 1.39 million).
+    /// needs at least about 2 MB here (the default, 256 MiB, allows 1.39 million). Rows are
+    /// read in place with 32-bit offsets, so a reply carrying rows past its first 4 GiB fails
+    /// with a protocol error whatever this says.
     pub max_reply_bytes: usize,
     /// How long a call may keep being sent again while the gateway is unreachable or the
     /// connection breaks (see the client's retry rules); zero sends every call once.

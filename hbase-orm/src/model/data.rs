@@ -48,10 +48,11 @@ macro_rules! read_options {
 
 /// One stored value: a cell at `family:qualifier` with its version timestamp (milliseconds).
 ///
-/// Its bytes are [`Bytes`](bytes::Bytes): the cells read from a gateway share the buffer the
-/// reply arrived in instead of a copy each, and a clone shares them too. They read as `&[u8]`
+/// Its bytes are [`Bytes`](bytes::Bytes): the cells read from a Thrift2 gateway share the
+/// buffer the reply arrived in instead of a copy each, the cells of a scan page from another
+/// backend share one buffer of that page, and a clone shares them too. They read as `&[u8]`
 /// (`&cell.value[..]`, `cell.value.as_ref()`), compare with byte slices and vectors, and convert
-/// from a `Vec<u8>` without a copy (`Bytes::from(vec)`). A cell keeps the reply it came in
+/// from a `Vec<u8>` without a copy (`Bytes::from(vec)`). A cell keeps the buffer it came in
 /// alive (all of a scan page's bytes; a small reply, such as a get's, is its own buffer): to
 /// keep a few small values of many pages for long, copy them (`cell.value.to_vec()`).
 ///

@@ -1,6 +1,7 @@
 //! The vocabulary every layer speaks: requests ([`Put`], [`Get`], [`Scan`], ...) and results
-//! ([`Row`], [`Cell`]), tables and column families with their options, the client's settings
-//! and the one [`Error`] type. Nothing here does I/O.
+//! ([`Row`], [`Cell`]; inside the crate, scanner pages kept in the buffer their reply arrived
+//! in), tables and column families with their options, the client's settings and the one
+//! [`Error`] type. Nothing here does I/O.
 
 mod check;
 mod config;

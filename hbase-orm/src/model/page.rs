@@ -81,6 +81,16 @@ pub(crate) struct PageBuilder<'a> {
 #[derive(Debug)]
 pub(crate) struct OutOfPage;
 
+impl OutOfPage {
+    /// The error of a reply to `method` whose rows a page cannot hold.
+    pub(crate) fn error(self, method: &'static str) -> super::Error {
+        super::Error::Protocol {
+            method,
+            message: "the rows of the reply hold over 4 GiB, more than one page can".into(),
+        }
+    }
+}
+
 impl<'a> PageBuilder<'a> {
     /// A builder of a page over `buf`, with room for `rows` rows of `cells` cells in all.
     pub(crate) fn new(buf: &'a Bytes, rows: usize, cells: usize) -> PageBuilder<'a> {
@@ -170,8 +180,8 @@ impl<'a> PageBuilder<'a> {
 
 impl Page {
     /// A page holding `rows`, their bytes copied into one buffer (for backends whose replies
-    /// are not read in place).
-    pub(crate) fn from_rows(rows: Vec<Row>) -> Page {
+    /// are not read in place); fails if they hold over 4 GiB.
+    pub(crate) fn from_rows(rows: Vec<Row>) -> Result<Page, OutOfPage> {
         let size: usize = rows
             .iter()
             .map(|r| {
@@ -204,13 +214,11 @@ impl Page {
         let mut page = PageBuilder::new(&buf, parts.len(), total);
         for (key, cells) in parts {
             for (family, qualifier, value, timestamp) in cells {
-                page.cell(slice(family), slice(qualifier), slice(value), timestamp)
-                    .expect("parts of the page's own buffer");
+                page.cell(slice(family), slice(qualifier), slice(value), timestamp)?;
             }
-            page.end_row(Some(slice(key)))
-                .expect("parts of the page's own buffer");
+            page.end_row(Some(slice(key)))?;
         }
-        page.finish()
+        Ok(page.finish())
     }
 
     /// Number of rows.
@@ -291,10 +299,20 @@ impl PartialEq for Page {
 }
 
 /// One row of a shared [`Page`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct ScannedRow {
     page: Arc<Page>,
     index: usize,
+}
+
+/// A row shows its key and cells, not the rest of its page.
+impl std::fmt::Debug for ScannedRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScannedRow")
+            .field("key", &self.key())
+            .field("cells", &self.cells().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 impl ScannedRow {
@@ -349,7 +367,7 @@ mod tests {
 
     #[test]
     fn rows_packed_into_a_page_come_back_the_same() {
-        let page = Arc::new(Page::from_rows(sample()));
+        let page = Arc::new(Page::from_rows(sample()).unwrap());
         assert_eq!(page.len(), 3);
         let scanned: Vec<ScannedRow> = (0..3).map(|i| ScannedRow::new(page.clone(), i)).collect();
         for (s, row) in scanned.iter().zip(sample()) {
@@ -360,7 +378,7 @@ mod tests {
         }
         let rows: Vec<Row> = scanned.into_iter().map(ScannedRow::into_row).collect();
         assert_eq!(rows, sample());
-        assert_eq!(Page::from_rows(sample()).into_rows(), sample());
+        assert_eq!(Page::from_rows(sample()).unwrap().into_rows(), sample());
     }
 
     #[test]

@@ -238,8 +238,9 @@ impl Backend for Memory {
             });
         };
         let now = store.now();
-        let result = store.serving(method, &scanner.table).map(|t| {
+        let result = store.serving(method, &scanner.table).and_then(|t| {
             Page::from_rows(scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now))
+                .map_err(|e| e.error(method))
         });
         store.scanners.insert(id, scanner);
         result

@@ -635,9 +635,8 @@ impl Backend for Thrift1 {
             })
             .await
             .map_err(|e| table.recognise_missing(e))?;
-        Ok(Page::from_rows(
-            results.into_iter().filter_map(convert::row).collect(),
-        ))
+        Page::from_rows(results.into_iter().filter_map(convert::row).collect())
+            .map_err(|e| e.error("scannerGetList"))
     }
 
     async fn close_scanner(&self, id: i32) -> Result<()> {

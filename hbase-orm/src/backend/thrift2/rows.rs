@@ -28,7 +28,10 @@
 //!
 //! The reply has been probed before it is read ([`probe`](crate::backend::wire::probe)), but
 //! nothing here relies on it: every length is checked against the bytes left before it is
-//! used, and no allocation is sized by a declared count beyond what the bytes left could hold.
+//! used, and no reservation is sized by a declared count beyond what the bytes left could hold
+//! (the page's one cell list grows by `Vec`'s doubling past that, to at most twice the cells
+//! the reply holds). Rows are noted as 32-bit offsets: a reply whose rows lie past its first
+//! 4 GiB is refused (only an unframed reply under a `max_reply_bytes` above 4 GiB can be one).
 
 use bytes::Bytes;
 
@@ -77,7 +80,7 @@ pub(crate) trait Shape {
     /// The success value's wire type.
     const TY: Ty;
     /// Turns the generated success value into the reply (the generated path).
-    fn convert(generated: Self::Generated) -> Self::Reply;
+    fn convert(generated: Self::Generated) -> thrift::Result<Self::Reply>;
     /// Reads the success value, its field header already read.
     fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Self::Reply>;
 }
@@ -97,8 +100,8 @@ impl Shape for OneRow {
     type Generated = TResult;
     const TY: Ty = Ty::Struct;
 
-    fn convert(generated: TResult) -> Option<Row> {
-        convert::row(generated)
+    fn convert(generated: TResult) -> thrift::Result<Option<Row>> {
+        Ok(convert::row(generated))
     }
 
     fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
@@ -113,8 +116,8 @@ impl Shape for RowPerGet {
     type Generated = Vec<TResult>;
     const TY: Ty = Ty::List;
 
-    fn convert(generated: Vec<TResult>) -> Vec<Option<Row>> {
-        generated.into_iter().map(convert::row).collect()
+    fn convert(generated: Vec<TResult>) -> thrift::Result<Vec<Option<Row>>> {
+        Ok(generated.into_iter().map(convert::row).collect())
     }
 
     fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Vec<Option<Row>>> {
@@ -138,8 +141,13 @@ impl Shape for ScannedRows {
     type Generated = Vec<TResult>;
     const TY: Ty = Ty::List;
 
-    fn convert(generated: Vec<TResult>) -> Page {
-        Page::from_rows(generated.into_iter().filter_map(convert::row).collect())
+    fn convert(generated: Vec<TResult>) -> thrift::Result<Page> {
+        Page::from_rows(generated.into_iter().filter_map(convert::row).collect()).map_err(|_| {
+            thrift::Error::Protocol(thrift::ProtocolError::new(
+                thrift::ProtocolErrorKind::SizeLimit,
+                "the rows of the reply hold over 4 GiB, more than one page can",
+            ))
+        })
     }
 
     fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Page> {

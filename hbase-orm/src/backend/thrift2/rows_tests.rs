@@ -463,7 +463,7 @@ impl Case for THBaseServiceGetScannerRowsArgs {
         .write_to_out_protocol(o)
     }
     fn expected(results: &[TResult]) -> Page {
-        Page::from_rows(results.iter().cloned().filter_map(convert::row).collect())
+        Page::from_rows(results.iter().cloned().filter_map(convert::row).collect()).unwrap()
     }
 }
 

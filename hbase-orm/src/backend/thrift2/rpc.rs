@@ -90,7 +90,7 @@ macro_rules! row_rpcs {
                 self.write_to_out_protocol(o)
             }
             fn read_reply(i: &mut dyn TInputProtocol) -> thrift::Result<Self::Reply> {
-                $result::read_from_in_protocol(i)?.ok_or().map(<$shape>::convert)
+                $result::read_from_in_protocol(i)?.ok_or().and_then(<$shape>::convert)
             }
             fn decode_reply(protocol: WireProtocol, seq: i32, reply: &Bytes) -> Result<Self::Reply> {
                 rows::decode::<$shape>(protocol, $method, seq, reply, || {

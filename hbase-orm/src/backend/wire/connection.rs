@@ -13,6 +13,10 @@ use crate::model::Error;
 /// Socket reads grow the buffer by at least this much.
 const READ_CHUNK: usize = 64 * 1024;
 
+/// The largest read buffer a connection sets aside for the next reply after handing a big one
+/// to its caller (a page of a few thousand rows); a longer reply grows it as it arrives.
+const KEPT_BUFFER: usize = 4 * 1024 * 1024;
+
 /// Transport, protocol and limits of a connection.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WireConfig {
@@ -263,13 +267,15 @@ fn not_a_reply(fault: Fault, max: usize) -> std::io::Error {
 /// A reply that fills most of the read buffer (a page of rows) is handed over as it is, and the
 /// next reply is read into a fresh buffer: a cell the caller keeps then holds that reply's
 /// buffer, not later ones. The fresh buffer has room for a reply a quarter longer than this
-/// one, so that the next page of a scan arrives without the buffer growing (each growth copies
-/// what came so far). A small reply (a get) is copied out, so a kept cell holds only its own
-/// reply and the read buffer is reused.
+/// one, up to [`KEPT_BUFFER`], so that the next page of a scan arrives without the buffer
+/// growing (each growth copies what came so far); the connection keeps it while it waits in
+/// the pool. A small reply (a get) is copied out, so a kept cell holds only its own reply and
+/// the read buffer is reused.
 fn take_reply(buf: &mut BytesMut, len: usize) -> bytes::Bytes {
     if len.saturating_mul(2) >= buf.capacity() {
         let reply = buf.split_to(len).freeze();
-        *buf = BytesMut::with_capacity(READ_CHUNK.max(len.saturating_add(len / 4)));
+        let room = len.saturating_add(len / 4).clamp(READ_CHUNK, KEPT_BUFFER);
+        *buf = BytesMut::with_capacity(room);
         reply
     } else {
         bytes::Bytes::copy_from_slice(&buf[..len])
