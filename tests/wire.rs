@@ -251,14 +251,16 @@ fn framed_message(kind: u8, name: &str, seq: i32, body: &[u8]) -> Vec<u8> {
     frame
 }
 
-/// A gateway that answers the type check as a Thrift2 server, then every other call with a
-/// hostile reply: an exception whose message declares a length of -1.
-async fn hostile_gateway() -> String {
+/// A framed binary gateway that answers the type check as a Thrift2 server and every other call
+/// `name`#`seq` with `reply(name, seq)`. With `dribble` each reply goes out in pieces of 3 bytes
+/// (its length prefix split too), a millisecond apart.
+async fn fake_framed_gateway(reply: fn(&str, i32) -> Vec<u8>, dribble: bool) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     tokio::spawn(async move {
         while let Ok((mut socket, _)) = listener.accept().await {
+            socket.set_nodelay(true).unwrap();
             tokio::spawn(async move {
                 loop {
                     let mut len = [0u8; 4];
@@ -273,15 +275,23 @@ async fn hostile_gateway() -> String {
                     let name = String::from_utf8_lossy(&call[8..8 + name_len]).to_string();
                     let seq =
                         i32::from_be_bytes(call[8 + name_len..12 + name_len].try_into().unwrap());
-                    let reply = if name == "getThriftServerType" {
+                    let answer = if name == "getThriftServerType" {
                         // result { 0: i32 success = TWO (2) }
                         framed_message(2, &name, seq, &[8, 0, 0, 0, 0, 0, 2, 0])
                     } else {
-                        // TApplicationException { 1: string message, declared length -1 }
-                        framed_message(3, &name, seq, &[11, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0])
+                        reply(&name, seq)
                     };
-                    if socket.write_all(&reply).await.is_err() {
-                        return;
+                    let pieces: Vec<&[u8]> = match dribble {
+                        true => answer.chunks(3).collect(),
+                        false => vec![&answer],
+                    };
+                    for piece in pieces {
+                        if socket.write_all(piece).await.is_err() {
+                            return;
+                        }
+                        if dribble {
+                            tokio::time::sleep(Duration::from_millis(1)).await;
+                        }
                     }
                 }
             });
@@ -290,11 +300,11 @@ async fn hostile_gateway() -> String {
     address
 }
 
-#[tokio::test]
-async fn a_hostile_framed_reply_is_an_error_not_a_panic() {
-    let client = Client::builder()
+/// A client of the fake gateway at `address`: framed, binary, one connection.
+async fn fake_gateway_client(address: String) -> Client {
+    Client::builder()
         .config(Config {
-            address: hostile_gateway().await,
+            address,
             transport: Transport::Framed,
             protocol: Protocol::Binary,
             pool_size: 1,
@@ -302,7 +312,15 @@ async fn a_hostile_framed_reply_is_an_error_not_a_panic() {
         })
         .build()
         .await
-        .expect("the fake gateway passes the type check");
+        .expect("the fake gateway passes the type check")
+}
+
+#[tokio::test]
+async fn a_hostile_framed_reply_is_an_error_not_a_panic() {
+    // TApplicationException { 1: string message, declared length -1 }
+    let hostile =
+        |name: &str, seq| framed_message(3, name, seq, &[11, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0]);
+    let client = fake_gateway_client(fake_framed_gateway(hostile, false).await).await;
     let err = client
         .table("t")
         .unwrap()
@@ -314,4 +332,20 @@ async fn a_hostile_framed_reply_is_an_error_not_a_panic() {
         "a length of -1 is a protocol error: {err}"
     );
     assert!(err.to_string().contains("negative length"), "{err}");
+}
+
+#[tokio::test]
+async fn a_framed_reply_arriving_a_few_bytes_at_a_time_reads_whole() {
+    // result { 0: bool success = true }
+    let yes = |name: &str, seq| framed_message(2, name, seq, &[2, 0, 0, 1, 0]);
+    let client = fake_gateway_client(fake_framed_gateway(yes, true).await).await;
+    let table = client.table("t").unwrap();
+    for _ in 0..3 {
+        assert!(table.exists(Get::new("row")).await.unwrap());
+    }
+    assert_eq!(
+        client.stats().connections_opened,
+        1,
+        "the connection stayed in step from one reply to the next"
+    );
 }

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -102,8 +102,8 @@ impl Connection {
 
         self.in_flight = true;
         let reused = self.calls > 0;
-        let reply_len = match self.exchange().await {
-            Ok(n) => n,
+        let (reply_start, reply_len) = match self.exchange().await {
+            Ok(at) => at,
             Err((source, nothing_received)) => {
                 self.broken = true;
                 return Err(CallFailure {
@@ -122,10 +122,11 @@ impl Connection {
         self.calls += 1;
         self.last_used = Instant::now();
 
-        if self.read_buf.len() > reply_len {
+        if self.read_buf.len() > reply_start + reply_len {
             // Bytes beyond the reply mean the stream is out of step: never reuse it.
             self.broken = true;
         }
+        self.read_buf.advance(reply_start);
         let reply = take_reply(&mut self.read_buf, reply_len);
         checked::with_reply_limit(self.config.max_reply_bytes, || {
             call.decode(self.config.protocol, self.seq, &reply)
@@ -156,9 +157,10 @@ impl Connection {
         Ok(())
     }
 
-    /// Writes the encoded call and reads until one whole reply is buffered; returns its length.
-    /// On failure also says whether no byte of the reply had arrived.
-    async fn exchange(&mut self) -> Result<usize, (std::io::Error, bool)> {
+    /// Writes the encoded call and reads until one whole reply is buffered; returns where the
+    /// reply starts in the read buffer (after a frame's length prefix) and its length. On
+    /// failure also says whether no byte of the reply had arrived.
+    async fn exchange(&mut self) -> Result<(usize, usize), (std::io::Error, bool)> {
         self.read_buf.clear();
         self.stream
             .write_all(&self.write_buf)
@@ -166,60 +168,37 @@ impl Connection {
             .map_err(|e| (e, true))?;
         let max = self.config.max_reply_bytes;
         match self.config.transport {
-            WireTransport::Framed => {
-                // Read the length prefix by hand: once any byte of it arrived, the gateway has
-                // answered, and the call must not count as unsent.
-                let mut len = [0u8; 4];
-                let mut got = 0;
-                while got < len.len() {
-                    let n = self
-                        .stream
-                        .read(&mut len[got..])
-                        .await
-                        .map_err(|e| (e, got == 0))?;
-                    if n == 0 {
-                        return Err((
-                            std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "the gateway closed the connection",
-                            ),
-                            got == 0,
-                        ));
+            WireTransport::Framed => loop {
+                // Read what the socket has, a chunk at a time, until the length prefix and the
+                // frame it announces are in: a small reply comes in one read with its prefix.
+                let mut want = READ_CHUNK;
+                if let Some(prefix) = self.read_buf.first_chunk::<FRAME_PREFIX>() {
+                    let len = u32::from_be_bytes(*prefix) as usize;
+                    if len > max {
+                        return Err((too_large(len, max), false));
                     }
-                    got += n;
+                    let end = FRAME_PREFIX + len;
+                    if self.read_buf.len() >= end {
+                        return probe_frame(
+                            &self.read_buf[FRAME_PREFIX..end],
+                            self.config.protocol,
+                            max,
+                        )
+                        .map(|()| (FRAME_PREFIX, len))
+                        .map_err(|e| (e, false));
+                    }
+                    want = end - self.read_buf.len();
                 }
-                let len = u32::from_be_bytes(len) as usize;
-                if len > max {
-                    return Err((too_large(len, max), false));
-                }
-                self.read_buf.resize(len, 0);
-                self.stream
-                    .read_exact(&mut self.read_buf[..])
-                    .await
-                    .map_err(|e| (e, false))?;
-                // Walk the frame before the decoders see it: every length it declares must fit
-                // in it and the limit (see the probe's module doc), and the message must fill
-                // the frame exactly.
-                match Prober::new(self.config.protocol, max).feed(&self.read_buf) {
-                    Probe::Complete(n) if n == len => Ok(len),
-                    Probe::Complete(n) => Err((
-                        malformed(format!("{} bytes after the message in its frame", len - n)),
-                        false,
-                    )),
-                    Probe::Incomplete => Err((
-                        malformed("a length in the reply runs past the end of its frame"),
-                        false,
-                    )),
-                    Probe::Malformed(fault) => Err((not_a_reply(fault, max), false)),
-                }
-            }
+                self.read_buf.reserve(want);
+                self.read_more().await?;
+            },
             WireTransport::Buffered => {
                 // The prober resumes where the previous read left it: probing costs time
                 // linear in the reply's size, however many reads it arrives in.
                 let mut prober = Prober::new(self.config.protocol, max);
                 loop {
                     match prober.feed(&self.read_buf) {
-                        Probe::Complete(n) => return Ok(n),
+                        Probe::Complete(n) => return Ok((0, n)),
                         Probe::Malformed(fault) => return Err((not_a_reply(fault, max), false)),
                         Probe::Incomplete if self.read_buf.len() > max => {
                             return Err((too_large(self.read_buf.len(), max), false))
@@ -227,24 +206,50 @@ impl Connection {
                         Probe::Incomplete => {}
                     }
                     self.read_buf.reserve(READ_CHUNK);
-                    let before = self.read_buf.is_empty();
-                    let n = self
-                        .stream
-                        .read_buf(&mut self.read_buf)
-                        .await
-                        .map_err(|e| (e, before))?;
-                    if n == 0 {
-                        return Err((
-                            std::io::Error::new(
-                                std::io::ErrorKind::UnexpectedEof,
-                                "the gateway closed the connection",
-                            ),
-                            before,
-                        ));
-                    }
+                    self.read_more().await?;
                 }
             }
         }
+    }
+
+    /// Reads what the socket has into the read buffer (at least one byte). On failure also
+    /// says whether no byte of the reply had arrived.
+    async fn read_more(&mut self) -> Result<(), (std::io::Error, bool)> {
+        let before = self.read_buf.is_empty();
+        let n = self
+            .stream
+            .read_buf(&mut self.read_buf)
+            .await
+            .map_err(|e| (e, before))?;
+        if n == 0 {
+            return Err((
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the gateway closed the connection",
+                ),
+                before,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Bytes of a frame's length prefix.
+const FRAME_PREFIX: usize = 4;
+
+/// Walks a whole frame before the decoders see it: every length it declares must fit in it and
+/// the limit (see the probe's module doc), and the message must fill the frame exactly.
+fn probe_frame(frame: &[u8], protocol: WireProtocol, max: usize) -> std::io::Result<()> {
+    match Prober::new(protocol, max).feed(frame) {
+        Probe::Complete(n) if n == frame.len() => Ok(()),
+        Probe::Complete(n) => Err(malformed(format!(
+            "{} bytes after the message in its frame",
+            frame.len() - n
+        ))),
+        Probe::Incomplete => Err(malformed(
+            "a length in the reply runs past the end of its frame",
+        )),
+        Probe::Malformed(fault) => Err(not_a_reply(fault, max)),
     }
 }
 
