@@ -70,11 +70,14 @@ impl<'a> From<&'a Cell> for CellRef<'a> {
     }
 }
 
-/// Builds a [`Page`] over a reply's buffer from the parts a reader found in it.
-pub(crate) struct PageBuilder<'a> {
-    buf: &'a Bytes,
+/// Builds a [`Page`] from the parts a reader found in a reply's bytes (its `base`: the reply so
+/// far, which may move between reads as it grows), and then the reply's buffer.
+#[derive(Default)]
+pub(crate) struct PageBuilder {
     rows: Vec<RowAt>,
     cells: Vec<CellAt>,
+    /// How far into the reply the parts given reach.
+    end: usize,
 }
 
 /// A part given to a [`PageBuilder`] that is not in its buffer, or lies past 4 GiB in it.
@@ -91,25 +94,26 @@ impl OutOfPage {
     }
 }
 
-impl<'a> PageBuilder<'a> {
-    /// A builder of a page over `buf`, with room for `rows` rows of `cells` cells in all.
-    pub(crate) fn new(buf: &'a Bytes, rows: usize, cells: usize) -> PageBuilder<'a> {
+impl PageBuilder {
+    /// A builder with room for `rows` rows of `cells` cells in all.
+    pub(crate) fn new(rows: usize, cells: usize) -> PageBuilder {
         PageBuilder {
-            buf,
             rows: Vec::with_capacity(rows),
             cells: Vec::with_capacity(cells),
+            end: 0,
         }
     }
 
-    /// Where `part`, a slice of the buffer, lies in it.
-    fn span(&self, part: &[u8]) -> Result<Span, OutOfPage> {
-        let base = self.buf.as_ptr() as usize;
+    /// Where `part`, a slice of `base`, lies in it.
+    fn span(&mut self, base: &[u8], part: &[u8]) -> Result<Span, OutOfPage> {
         let start = (part.as_ptr() as usize)
-            .checked_sub(base)
+            .checked_sub(base.as_ptr() as usize)
             .ok_or(OutOfPage)?;
-        if start.checked_add(part.len()).ok_or(OutOfPage)? > self.buf.len() {
+        let end = start.checked_add(part.len()).ok_or(OutOfPage)?;
+        if end > base.len() {
             return Err(OutOfPage);
         }
+        self.end = self.end.max(end);
         Ok(Span {
             start: u32::try_from(start).map_err(|_| OutOfPage)?,
             len: u32::try_from(part.len()).map_err(|_| OutOfPage)?,
@@ -133,18 +137,19 @@ impl<'a> PageBuilder<'a> {
         self.cells.reserve(n);
     }
 
-    /// Adds a cell to the row being read; its parts are slices of the buffer.
+    /// Adds a cell to the row being read; its parts are slices of `base`.
     pub(crate) fn cell(
         &mut self,
+        base: &[u8],
         family: &[u8],
         qualifier: &[u8],
         value: &[u8],
         timestamp: i64,
     ) -> Result<(), OutOfPage> {
         let cell = CellAt {
-            family: self.span(family)?,
-            qualifier: self.span(qualifier)?,
-            value: self.span(value)?,
+            family: self.span(base, family)?,
+            qualifier: self.span(base, qualifier)?,
+            value: self.span(base, value)?,
             timestamp,
         };
         self.cells.push(cell);
@@ -153,11 +158,11 @@ impl<'a> PageBuilder<'a> {
 
     /// Ends the row being read: with `key` it is a row of the page, without one its cells are
     /// dropped.
-    pub(crate) fn end_row(&mut self, key: Option<&[u8]>) -> Result<(), OutOfPage> {
+    pub(crate) fn end_row(&mut self, base: &[u8], key: Option<&[u8]>) -> Result<(), OutOfPage> {
         match key {
             Some(key) => {
                 let row = RowAt {
-                    key: self.span(key)?,
+                    key: self.span(base, key)?,
                     cells_end: u32::try_from(self.cells.len()).map_err(|_| OutOfPage)?,
                 };
                 self.rows.push(row);
@@ -167,14 +172,18 @@ impl<'a> PageBuilder<'a> {
         Ok(())
     }
 
-    /// The page of the rows ended so far.
-    pub(crate) fn finish(mut self) -> Page {
+    /// The page of the rows ended so far, over `buf`: the reply whose bytes the parts were
+    /// slices of (fails if they reach past its end).
+    pub(crate) fn finish(mut self, buf: Bytes) -> Result<Page, OutOfPage> {
         self.restart_row();
-        Page {
-            buf: self.buf.clone(),
+        if self.end > buf.len() {
+            return Err(OutOfPage);
+        }
+        Ok(Page {
+            buf,
             rows: self.rows,
             cells: self.cells,
-        }
+        })
     }
 }
 
@@ -211,14 +220,20 @@ impl Page {
         let buf = bytes.freeze();
         let slice = |(start, len): (usize, usize)| &buf[start..start + len];
         let total = parts.iter().map(|(_, c)| c.len()).sum();
-        let mut page = PageBuilder::new(&buf, parts.len(), total);
+        let mut page = PageBuilder::new(parts.len(), total);
         for (key, cells) in parts {
             for (family, qualifier, value, timestamp) in cells {
-                page.cell(slice(family), slice(qualifier), slice(value), timestamp)?;
+                page.cell(
+                    &buf,
+                    slice(family),
+                    slice(qualifier),
+                    slice(value),
+                    timestamp,
+                )?;
             }
-            page.end_row(Some(slice(key)))?;
+            page.end_row(&buf, Some(slice(key)))?;
         }
-        Ok(page.finish())
+        page.finish(buf.clone())
     }
 
     /// Number of rows.
@@ -384,15 +399,22 @@ mod tests {
     #[test]
     fn a_row_without_a_key_drops_its_cells_and_foreign_slices_are_refused() {
         let buf = Bytes::from_static(b"kfqv");
-        let mut page = PageBuilder::new(&buf, 2, 2);
-        page.cell(&buf[1..2], &buf[2..3], &buf[3..4], 1).unwrap();
-        page.end_row(None).unwrap();
-        page.cell(&buf[1..2], &buf[2..3], &buf[3..], 2).unwrap();
-        page.end_row(Some(&buf[..1])).unwrap();
+        let b = &buf[..];
+        let mut page = PageBuilder::new(2, 2);
+        page.cell(b, &b[1..2], &b[2..3], &b[3..4], 1).unwrap();
+        page.end_row(b, None).unwrap();
+        page.cell(b, &b[1..2], &b[2..3], &b[3..], 2).unwrap();
+        page.end_row(b, Some(&b[..1])).unwrap();
         // A cell of a row never ended is not in the page.
-        page.cell(&buf[1..2], &buf[2..3], &buf[3..], 3).unwrap();
-        assert!(page.cell(b"elsewhere", &buf[2..3], &buf[3..], 4).is_err());
-        let rows = page.finish().into_rows();
+        page.cell(b, &b[1..2], &b[2..3], &b[3..], 3).unwrap();
+        assert!(page.cell(b, b"elsewhere", &b[2..3], &b[3..], 4).is_err());
+        // Parts found in a longer reply do not fit a shorter buffer.
+        let short = Bytes::from_static(b"kf");
+        let mut longer = PageBuilder::new(1, 1);
+        longer.cell(b, &b[1..2], &b[2..3], &b[3..], 5).unwrap();
+        longer.end_row(b, Some(&b[..1])).unwrap();
+        assert!(longer.finish(short).is_err());
+        let rows = page.finish(buf.clone()).unwrap().into_rows();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].key, b"k");
         assert_eq!(rows[0].cells.len(), 1);

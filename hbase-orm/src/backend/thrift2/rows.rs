@@ -37,8 +37,8 @@ use bytes::Bytes;
 
 use super::convert;
 use super::generated::thbase::TResult;
-use crate::backend::wire::probe::{message_len, Probe};
-use crate::backend::wire::WireProtocol;
+use crate::backend::wire::probe::{message_len, Probe, ELEMENT_WEIGHT};
+use crate::backend::wire::{Feed, ReplyReader, WireProtocol};
 use crate::model::{Error, OutOfPage, Page, PageBuilder, Result, Row};
 
 /// How deep an unknown field may nest, counting itself: the `thrift` crate's `skip` limit.
@@ -67,6 +67,7 @@ pub(crate) fn decode<S: Shape>(
         }
         Err(Halt::Generated) => generated(),
         Err(Halt::Bad(message)) => Err(bad(message)),
+        Err(Halt::Short) => Err(bad("the reply ends inside a value".into())),
     }
 }
 
@@ -81,9 +82,16 @@ pub(crate) trait Shape {
     const TY: Ty;
     /// Turns the generated success value into the reply (the generated path).
     fn convert(generated: Self::Generated) -> thrift::Result<Self::Reply>;
-    /// Reads the success value, its field header already read.
-    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Self::Reply>;
+    /// Reads the success value, its field header already read; `owner` is the whole reply.
+    fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<Self::Reply>;
+    /// A reader of the reply as it arrives, if the shape has one (see [`PageReader`]).
+    fn reader(_: WireProtocol, _: &'static str, _: i32, _: usize) -> Option<Arriving<Self::Reply>> {
+        None
+    }
 }
+
+/// A reader of a reply as it arrives, boxed for the connection.
+pub(crate) type Arriving<T> = Box<dyn ReplyReader<T>>;
 
 /// One `TResult`: the row, `None` if it has no key (`get`, `increment`, `append`).
 pub(crate) struct OneRow;
@@ -104,10 +112,10 @@ impl Shape for OneRow {
         Ok(convert::row(generated))
     }
 
-    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Option<Row>> {
-        let mut page = PageBuilder::new(r.owner, 1, 0);
+    fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<Option<Row>> {
+        let mut page = PageBuilder::new(1, 0);
         result::<W>(r, &mut page)?;
-        Ok(page.finish().into_rows().pop())
+        Ok(finish(page, owner)?.into_rows().pop())
     }
 }
 
@@ -120,15 +128,15 @@ impl Shape for RowPerGet {
         Ok(generated.into_iter().map(convert::row).collect())
     }
 
-    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Vec<Option<Row>>> {
+    fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<Vec<Option<Row>>> {
         let n = results_header::<W>(r)?;
         let room = n.min(r.remaining() / W::MIN_RESULT);
-        let mut page = PageBuilder::new(r.owner, room, 0);
+        let mut page = PageBuilder::new(room, 0);
         let mut found = Vec::with_capacity(room);
         for _ in 0..n {
             found.push(result::<W>(r, &mut page)?);
         }
-        let mut rows = page.finish().into_rows().into_iter();
+        let mut rows = finish(page, owner)?.into_rows().into_iter();
         Ok(found
             .into_iter()
             .map(|has_key| if has_key { rows.next() } else { None })
@@ -150,18 +158,32 @@ impl Shape for ScannedRows {
         })
     }
 
-    fn read<W: Wire>(r: &mut Reader<'_>) -> Step<Page> {
+    fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<Page> {
         let n = results_header::<W>(r)?;
-        let mut page = PageBuilder::new(r.owner, n.min(r.remaining() / W::MIN_RESULT), 0);
+        let mut page = PageBuilder::new(n.min(r.remaining() / W::MIN_RESULT), 0);
         for _ in 0..n {
             result::<W>(r, &mut page)?;
         }
-        Ok(page.finish())
+        finish(page, owner)
+    }
+
+    fn reader(
+        protocol: WireProtocol,
+        method: &'static str,
+        seq: i32,
+        limit: usize,
+    ) -> Option<Arriving<Page>> {
+        Some(match protocol {
+            WireProtocol::Binary => Box::new(PageReader::<Binary>::new(method, seq, limit)),
+            WireProtocol::Compact => Box::new(PageReader::<Compact>::new(method, seq, limit)),
+        })
     }
 }
 
 /// Why the lean reading of a reply stopped.
 pub(crate) enum Halt {
+    /// The bytes end inside a value.
+    Short,
     /// The bytes are not a valid reply; the text says why.
     Bad(String),
     /// The reply is one the generated reader reads and classifies: an exception, or no result.
@@ -178,7 +200,7 @@ fn bad(why: impl Into<String>) -> Halt {
 
 /// The bytes end inside a value.
 fn short() -> Halt {
-    bad("the reply ends inside a value")
+    Halt::Short
 }
 
 /// A required field the struct did not have.
@@ -268,22 +290,39 @@ pub(crate) struct Header<'a> {
 
 /// A read position in one reply message.
 pub(crate) struct Reader<'a> {
-    /// The whole message, whose buffer the cells read share.
-    owner: &'a Bytes,
-    /// Its bytes.
+    /// The message's bytes (so far, for a reply still arriving).
     buf: &'a [u8],
     /// Offset of the next byte to read.
     pos: usize,
+    /// The longest message accepted, for a reply still arriving (its lists are checked against
+    /// it as the probe checks them); `usize::MAX` for a whole reply the probe walked.
+    limit: usize,
+    /// Where the value the bytes ended inside would end (after a [`Halt::Short`]).
+    wanted: usize,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader at the start of `owner`.
-    fn new(owner: &'a Bytes) -> Reader<'a> {
+    /// A reader at the start of `buf`, whose lists are checked against `limit`.
+    fn new(buf: &'a [u8], limit: usize) -> Reader<'a> {
         Reader {
-            owner,
-            buf: owner,
+            buf,
             pos: 0,
+            limit,
+            wanted: 0,
         }
+    }
+
+    /// Fails if a list of `n` elements of at least `min` bytes, starting here, could not fit
+    /// within the limit, or reserving `n` elements of [`ELEMENT_WEIGHT`] bytes would pass it:
+    /// the probe's checks, for a reply the probe has not walked.
+    fn check_list(&self, n: usize, min: usize) -> Step<()> {
+        let end = n.saturating_mul(min).saturating_add(self.pos);
+        if end > self.limit || n.saturating_mul(ELEMENT_WEIGHT) > self.limit {
+            return Err(bad(format!(
+                "a list of {n} elements passes the reply limit"
+            )));
+        }
+        Ok(())
     }
 
     /// Bytes not read yet.
@@ -293,8 +332,11 @@ impl<'a> Reader<'a> {
 
     /// Consumes the next `n` bytes.
     fn take(&mut self, n: usize) -> Step<&'a [u8]> {
-        let end = self.pos.checked_add(n).ok_or_else(short)?;
-        let bytes = self.buf.get(self.pos..end).ok_or_else(short)?;
+        let end = self.pos.saturating_add(n);
+        let Some(bytes) = self.buf.get(self.pos..end) else {
+            self.wanted = end;
+            return Err(short());
+        };
         self.pos = end;
         Ok(bytes)
     }
@@ -306,7 +348,10 @@ impl<'a> Reader<'a> {
 
     /// Consumes one byte.
     fn u8(&mut self) -> Step<u8> {
-        let b = *self.buf.get(self.pos).ok_or_else(short)?;
+        let Some(&b) = self.buf.get(self.pos) else {
+            self.wanted = self.pos + 1;
+            return Err(short());
+        };
         self.pos += 1;
         Ok(b)
     }
@@ -488,10 +533,13 @@ impl Compact {
         r.varint(5).map(|v| v as u32)
     }
 
-    /// Reads a container's element count: a `u32` taken as an `i32`, so one past `i32::MAX`
-    /// is negative, and malformed.
+    /// Reads a length or a container's element count. The `thrift` crate reads it as a `u32`
+    /// (bits past the 32nd dropped) taken as an `i32`; the probe refuses any past `i32::MAX`,
+    /// and so does this reader, before dropping anything.
     fn count(r: &mut Reader<'_>) -> Step<usize> {
-        count(Self::u32(r)? as i32)
+        let n = r.varint(5)?;
+        let n = i32::try_from(n).map_err(|_| bad(format!("length {n} over 2^31 - 1")))?;
+        count(n)
     }
 }
 
@@ -520,7 +568,14 @@ impl Wire for Compact {
     fn field(r: &mut Reader<'_>, last: &mut i16) -> Step<Option<(i16, Ty)>> {
         let b = r.u8()?;
         let ty = match b & 0x0F {
-            0 => return Ok(None),
+            0 if b == 0 => return Ok(None),
+            // The `thrift` crate reads any type 0 as a stop; the probe, and so this reader,
+            // only a zero byte.
+            0 => {
+                return Err(bad(format!(
+                    "field header {b:#04x}: type 0 with a field id"
+                )))
+            }
             1 | 2 => Ty::BoolInHeader,
             t => Self::ty(t)?,
         };
@@ -553,8 +608,8 @@ impl Wire for Compact {
     }
 
     fn binary<'a>(r: &mut Reader<'a>) -> Step<&'a [u8]> {
-        let n = Self::u32(r)?;
-        r.take(usize::try_from(n).map_err(|_| short())?)
+        let n = Self::count(r)?;
+        r.take(n)
     }
 
     fn i64(r: &mut Reader<'_>) -> Step<i64> {
@@ -580,6 +635,12 @@ impl Wire for Compact {
 
 /// Skips a value of type `ty` that may nest `depth` levels, itself included.
 fn skip<W: Wire>(r: &mut Reader<'_>, ty: Ty, depth: u8) -> Step<()> {
+    if r.limit != usize::MAX {
+        // A reply still arriving has only known fields (HBase sends no other): one that does
+        // not goes to the probe and the whole-reply path, which nest unknown values the way
+        // the probe allows.
+        return Err(Halt::Generated);
+    }
     let Some(inner) = depth.checked_sub(1) else {
         return Err(bad("an unknown field nests too deep"));
     };
@@ -614,7 +675,7 @@ fn skip<W: Wire>(r: &mut Reader<'_>, ty: Ty, depth: u8) -> Step<()> {
 
 /// Reads a whole reply message answering `method`#`seq` whose success value has shape `S`.
 fn reply<W: Wire, S: Shape>(bytes: &Bytes, method: &str, seq: i32) -> Step<S::Reply> {
-    let mut r = Reader::new(bytes);
+    let mut r = Reader::new(bytes, usize::MAX);
     let header = W::header(&mut r)?;
     if header.kind == Kind::Exception {
         return Err(Halt::Generated);
@@ -638,7 +699,7 @@ fn reply<W: Wire, S: Shape>(bytes: &Bytes, method: &str, seq: i32) -> Step<S::Re
         match id {
             0 => {
                 expect(ty, S::TY, "the result")?;
-                success = Some(S::read::<W>(&mut r)?);
+                success = Some(S::read::<W>(&mut r, bytes)?);
             }
             // The declared exceptions.
             1 | 2 => return Err(Halt::Generated),
@@ -656,7 +717,7 @@ fn results_header<W: Wire>(r: &mut Reader<'_>) -> Step<usize> {
 }
 
 /// Reads a `TResult` into `page`: a row if it has a key, not empty; says whether it had.
-fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder<'_>) -> Step<bool> {
+fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder) -> Step<bool> {
     let mut last = 0;
     let mut key = None;
     let mut cells = false;
@@ -670,6 +731,7 @@ fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder<'_>) -> Step<bool>
                 expect(ty, Ty::List, "TResult.columnValues")?;
                 let (elem, n) = W::list(r)?;
                 expect(elem, Ty::Struct, "an element of TResult.columnValues")?;
+                r.check_list(n, W::MIN_CELL)?;
                 // A second cell list replaces the first, as in the generated reader.
                 page.restart_row();
                 page.reserve_cells(n.min(r.remaining() / W::MIN_CELL));
@@ -689,8 +751,13 @@ fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder<'_>) -> Step<bool>
         return Err(missing("TResult.column_values"));
     }
     let key = key.filter(|k: &&[u8]| !k.is_empty());
-    page.end_row(key).map_err(too_far)?;
+    page.end_row(r.buf, key).map_err(too_far)?;
     Ok(key.is_some())
+}
+
+/// The page over the whole reply `owner`.
+fn finish(page: PageBuilder, owner: &Bytes) -> Step<Page> {
+    page.finish(owner.clone()).map_err(too_far)
 }
 
 /// A part of the reply the page cannot point at: past its first 4 GiB.
@@ -699,7 +766,7 @@ fn too_far(_: OutOfPage) -> Halt {
 }
 
 /// Reads a `TColumnValue` as a cell of the row `page` is reading (no timestamp: 0).
-fn cell<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder<'_>) -> Step<()> {
+fn cell<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder) -> Step<()> {
     let mut last = 0;
     let (mut family, mut qualifier, mut value, mut timestamp) = (None, None, None, None);
     while let Some((id, ty)) = W::field(r, &mut last)? {
@@ -734,6 +801,117 @@ fn cell<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder<'_>) -> Step<()> {
     let family = family.ok_or_else(|| missing("TColumnValue.family"))?;
     let qualifier = qualifier.ok_or_else(|| missing("TColumnValue.qualifier"))?;
     let value = value.ok_or_else(|| missing("TColumnValue.value"))?;
-    page.cell(family, qualifier, value, timestamp.unwrap_or_default())
-        .map_err(too_far)
+    page.cell(
+        r.buf,
+        family,
+        qualifier,
+        value,
+        timestamp.unwrap_or_default(),
+    )
+    .map_err(too_far)
+}
+
+/// Reads a `getScannerRows` reply on an unframed connection as its bytes arrive, a row at a
+/// time, instead of the probe finding its end and the whole-reply reader reading it again.
+///
+/// It reads only what a successful reply from HBase is: the reply header, field 0 holding the
+/// list of `TResult`s, the result struct's stop. Each `TResult` is read by the same code as
+/// the whole-reply reader. A row cut by the end of the bytes so far is read again from its
+/// start when more arrive. Anything else (an exception, a declared exception, an unknown
+/// field, a malformed value, a list or value the limit would refuse) gives the reply up to
+/// the probe and the whole-reply path, from its first byte, so errors are exactly theirs; a
+/// reply it reads whole is one the probe would find complete at the same byte.
+pub(crate) struct PageReader<W> {
+    method: &'static str,
+    seq: i32,
+    limit: usize,
+    stage: Stage,
+    page: PageBuilder,
+    wire: std::marker::PhantomData<W>,
+}
+
+/// How far a [`PageReader`] has read.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    /// Nothing yet: the header and the list's header come next.
+    Start,
+    /// `left` rows remain, the next at byte `at`.
+    Rows { at: usize, left: usize },
+    /// The rows are read; the result struct's stop is at byte `at`.
+    End { at: usize },
+}
+
+impl<W: Wire> PageReader<W> {
+    /// A reader of the reply to call `method`#`seq`, of at most `limit` bytes.
+    fn new(method: &'static str, seq: i32, limit: usize) -> PageReader<W> {
+        PageReader {
+            method,
+            seq,
+            limit,
+            stage: Stage::Start,
+            page: PageBuilder::default(),
+            wire: std::marker::PhantomData,
+        }
+    }
+
+    /// Reads on from where the last feed stopped; the reply's length once it is all read.
+    fn read_on(&mut self, r: &mut Reader<'_>) -> Step<usize> {
+        loop {
+            match self.stage {
+                Stage::Start => {
+                    let header = W::header(r)?;
+                    let answers = header.kind == Kind::Reply
+                        && header.name == self.method.as_bytes()
+                        && header.seq == self.seq;
+                    let mut last = 0;
+                    if !answers || W::field(r, &mut last)? != Some((0, Ty::List)) {
+                        return Err(Halt::Generated);
+                    }
+                    let n = results_header::<W>(r)?;
+                    r.check_list(n, W::MIN_RESULT)?;
+                    self.page = PageBuilder::new(n.min(r.remaining() / W::MIN_RESULT), 0);
+                    self.stage = Stage::Rows { at: r.pos, left: n };
+                }
+                Stage::Rows { at, left: 0 } => self.stage = Stage::End { at },
+                Stage::Rows { at, left } => {
+                    r.pos = at;
+                    if let Err(halt) = result::<W>(r, &mut self.page) {
+                        self.page.restart_row();
+                        return Err(halt);
+                    }
+                    self.stage = Stage::Rows {
+                        at: r.pos,
+                        left: left - 1,
+                    };
+                }
+                Stage::End { at } => {
+                    r.pos = at;
+                    // Field 0's id is what the compact protocol's next id is a delta from.
+                    let mut last = 0;
+                    return match W::field(r, &mut last)? {
+                        None if r.pos <= self.limit => Ok(r.pos),
+                        _ => Err(Halt::Generated),
+                    };
+                }
+            }
+        }
+    }
+}
+
+impl<W: Wire + Send + 'static> ReplyReader<Page> for PageReader<W> {
+    fn feed(&mut self, buf: &[u8]) -> Feed {
+        let mut r = Reader::new(buf, self.limit);
+        match self.read_on(&mut r) {
+            Ok(end) => Feed::Done(end),
+            // The probe refuses a value declared past the limit before its bytes come.
+            Err(Halt::Short) if r.wanted <= self.limit => Feed::More,
+            Err(_) => Feed::GiveUp,
+        }
+    }
+
+    fn finish(self: Box<Self>, reply: &Bytes) -> Result<Page> {
+        self.page
+            .finish(reply.clone())
+            .map_err(|e| e.error(self.method))
+    }
 }

@@ -30,8 +30,8 @@ use thrift::{ApplicationError, ApplicationErrorKind};
 use super::convert;
 use super::generated::thbase::*;
 use super::rpc::{decode, Rpc};
-use crate::backend::wire::probe::{message_len, Probe};
-use crate::backend::wire::{self, WireProtocol};
+use crate::backend::wire::probe::{message_len, Probe, Prober};
+use crate::backend::wire::{self, Feed, WireProtocol};
 use crate::model::{Error, Page, Row};
 
 /// The sequence number of every call here.
@@ -697,6 +697,99 @@ proptest! {
             }
         }
         for_method(method, &mut Random(protocol, &bytes));
+    }
+}
+
+/// Reads `bytes` (a `getScannerRows` reply, perhaps damaged, cut, or with more bytes after it)
+/// as an unframed connection does: the arriving reader gets the prefixes ending at `cuts` and
+/// then all of it, until it is done or gives up. Its answer must be the probe's (under
+/// `limit`) and the whole-reply reader's: done where the probe finds the end, with the same
+/// rows; still waiting only where the probe is too. Returns what it said last.
+fn check_arriving(protocol: WireProtocol, bytes: &[u8], limit: usize, cuts: &[usize]) -> Feed {
+    let mut reader = THBaseServiceGetScannerRowsArgs::reader(protocol, SEQ, limit)
+        .expect("getScannerRows has an arriving reader");
+    let mut ends: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+    ends.sort_unstable();
+    ends.push(bytes.len());
+    let mut said = Feed::More;
+    for end in ends {
+        said = reader.feed(&bytes[..end]);
+        if said != Feed::More {
+            break;
+        }
+    }
+    let probed = Prober::new(protocol, limit).feed(bytes);
+    match said {
+        Feed::More => assert_eq!(probed, Probe::Incomplete, "waiting for bytes past the end"),
+        Feed::Done(n) => {
+            assert_eq!(probed, Probe::Complete(n), "done where the probe is not");
+            let reply = Bytes::copy_from_slice(&bytes[..n]);
+            let whole =
+                THBaseServiceGetScannerRowsArgs::decode_reply(protocol, SEQ, &reply).unwrap();
+            assert_eq!(reader.finish(&reply).unwrap(), whole);
+        }
+        // The probe and the whole-reply reader take it from here, as without the reader.
+        Feed::GiveUp => {}
+    }
+    said
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Scanner pages arriving in pieces, whole, damaged or cut, with and without unknown
+    /// fields, under a small limit or none: the arriving reader agrees with the probe and the
+    /// whole-reply reader (see [`check_arriving`]).
+    #[test]
+    fn arriving_pages_read_as_probed_whole_pages_do(
+        compact in any::<bool>(),
+        results in vec(tresult(), 0..4),
+        outcome in outcome(),
+        groups in prop_oneof![Just(Vec::new()), extra_groups()],
+        edits in vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+        cuts in vec(any::<usize>(), 0..6),
+        limit in prop_oneof![Just(usize::MAX), 16usize..4096],
+        trailing in vec(any::<u8>(), 0..3),
+    ) {
+        let protocol = if compact { WireProtocol::Compact } else { WireProtocol::Binary };
+        let mut bytes =
+            reply::<THBaseServiceGetScannerRowsArgs>(protocol, &results, &outcome, &groups);
+        for (at, b) in &edits {
+            let i = at.index(bytes.len());
+            bytes[i] = *b;
+        }
+        bytes.extend(trailing);
+        check_arriving(protocol, &bytes, limit, &cuts);
+    }
+}
+
+#[test]
+fn a_well_formed_page_is_read_as_it_arrives_byte_by_byte() {
+    for protocol in PROTOCOLS {
+        let results = vec![
+            TResult {
+                row: Some(b"k1".to_vec()),
+                column_values: vec![TColumnValue::new(
+                    b"d".to_vec(),
+                    b"q".to_vec(),
+                    b"v".to_vec(),
+                    Some(7),
+                    None,
+                    None,
+                )],
+                stale: Some(false),
+                partial: None,
+            };
+            3
+        ];
+        let bytes =
+            reply::<THBaseServiceGetScannerRowsArgs>(protocol, &results, &Outcome::Rows, &[]);
+        let every_byte: Vec<usize> = (0..bytes.len()).collect();
+        let said = check_arriving(protocol, &bytes, usize::MAX, &every_byte);
+        assert_eq!(said, Feed::Done(bytes.len()), "{protocol:?}");
+        // Under a limit one byte short, it is the probe's to refuse.
+        let said = check_arriving(protocol, &bytes, bytes.len() - 1, &[]);
+        assert_eq!(said, Feed::GiveUp, "{protocol:?}");
     }
 }
 

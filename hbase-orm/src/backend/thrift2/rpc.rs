@@ -28,6 +28,10 @@ pub(crate) trait Rpc {
     {
         decode::<Self>(protocol, seq, reply)
     }
+    /// A reader of the reply as it arrives (see [`WireCall::reader`]), if the method has one.
+    fn reader(_: WireProtocol, _: i32, _: usize) -> Option<rows::Arriving<Self::Reply>> {
+        None
+    }
 }
 
 macro_rules! rpcs {
@@ -97,6 +101,9 @@ macro_rules! row_rpcs {
                     decode::<Self>(protocol, seq, reply)
                 })
             }
+            fn reader(protocol: WireProtocol, seq: i32, limit: usize) -> Option<rows::Arriving<Self::Reply>> {
+                <$shape>::reader(protocol, $method, seq, limit)
+            }
         }
     )*};
 }
@@ -131,6 +138,15 @@ where
 
     fn decode(&self, protocol: WireProtocol, seq: i32, reply: &Bytes) -> Result<R::Reply> {
         R::decode_reply(protocol, seq, reply)
+    }
+
+    fn reader(
+        &self,
+        protocol: WireProtocol,
+        seq: i32,
+        max_reply_bytes: usize,
+    ) -> Option<Box<dyn wire::ReplyReader<R::Reply>>> {
+        R::reader(protocol, seq, max_reply_bytes)
     }
 }
 

@@ -7,7 +7,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::probe::{Fault, Probe, Prober};
-use super::{checked, WireCall, WireProtocol, WireTransport};
+use super::{checked, Feed, ReplyReader, WireCall, WireProtocol, WireTransport};
 use crate::model::Error;
 
 /// Socket reads grow the buffer by at least this much.
@@ -102,7 +102,13 @@ impl Connection {
 
         self.in_flight = true;
         let reused = self.calls > 0;
-        let (reply_start, reply_len) = match self.exchange().await {
+        let mut arriving = match self.config.transport {
+            WireTransport::Buffered => {
+                call.reader(self.config.protocol, self.seq, self.config.max_reply_bytes)
+            }
+            WireTransport::Framed => None,
+        };
+        let (reply_start, reply_len) = match self.exchange(&mut arriving).await {
             Ok(at) => at,
             Err((source, nothing_received)) => {
                 self.broken = true;
@@ -128,10 +134,13 @@ impl Connection {
         }
         self.read_buf.advance(reply_start);
         let reply = take_reply(&mut self.read_buf, reply_len);
-        checked::with_reply_limit(self.config.max_reply_bytes, || {
-            call.decode(self.config.protocol, self.seq, &reply)
-        })
-        .map_err(|error| {
+        let decoded = match arriving {
+            Some(reader) => reader.finish(&reply),
+            None => checked::with_reply_limit(self.config.max_reply_bytes, || {
+                call.decode(self.config.protocol, self.seq, &reply)
+            }),
+        };
+        decoded.map_err(|error| {
             if matches!(error, Error::Protocol { .. }) {
                 self.broken = true;
             }
@@ -160,7 +169,13 @@ impl Connection {
     /// Writes the encoded call and reads until one whole reply is buffered; returns where the
     /// reply starts in the read buffer (after a frame's length prefix) and its length. On
     /// failure also says whether no byte of the reply had arrived.
-    async fn exchange(&mut self) -> Result<(usize, usize), (std::io::Error, bool)> {
+    ///
+    /// On an unframed connection `arriving`, if any, reads the reply as it comes; if it gives
+    /// the reply up, it is dropped and the probe takes over.
+    async fn exchange<T>(
+        &mut self,
+        arriving: &mut Option<Box<dyn ReplyReader<T>>>,
+    ) -> Result<(usize, usize), (std::io::Error, bool)> {
         self.read_buf.clear();
         self.stream
             .write_all(&self.write_buf)
@@ -194,10 +209,20 @@ impl Connection {
             },
             WireTransport::Buffered => {
                 // The prober resumes where the previous read left it: probing costs time
-                // linear in the reply's size, however many reads it arrives in.
+                // linear in the reply's size, however many reads it arrives in. A call with a
+                // reader of its own (a scanner page) reads the reply as it comes instead, a
+                // row at a time; if it gives up, the prober starts from the first byte.
                 let mut prober = Prober::new(self.config.protocol, max);
                 loop {
-                    match prober.feed(&self.read_buf) {
+                    let probe = match arriving.as_mut().map(|a| a.feed(&self.read_buf)) {
+                        Some(Feed::Done(n)) => Probe::Complete(n),
+                        Some(Feed::More) => Probe::Incomplete,
+                        Some(Feed::GiveUp) | None => {
+                            *arriving = None;
+                            prober.feed(&self.read_buf)
+                        }
+                    };
+                    match probe {
                         Probe::Complete(n) => return Ok((0, n)),
                         Probe::Malformed(fault) => return Err((not_a_reply(fault, max), false)),
                         Probe::Incomplete if self.read_buf.len() > max => {

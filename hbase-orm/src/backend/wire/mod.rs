@@ -41,6 +41,39 @@ pub(crate) trait WireCall: Sync {
     /// buffer (rows' cells do).
     fn decode(&self, protocol: WireProtocol, seq: i32, reply: &bytes::Bytes)
         -> Result<Self::Reply>;
+    /// A reader of the reply to call #`seq` as it arrives on an unframed connection, for a call
+    /// whose replies are big enough to be worth it (scanner pages); `None` has the probe find
+    /// the reply's end and [`decode`](Self::decode) read it.
+    fn reader(
+        &self,
+        _protocol: WireProtocol,
+        _seq: i32,
+        _max_reply_bytes: usize,
+    ) -> Option<Box<dyn ReplyReader<Self::Reply>>> {
+        None
+    }
+}
+
+/// Reads a reply while it arrives on an unframed connection, in place of the probe that finds
+/// its end and the decode that reads it after: one walk of its bytes instead of two.
+pub(crate) trait ReplyReader<T>: Send {
+    /// Reads on in `buf`, the reply so far: each call passes the bytes of the one before, and
+    /// more.
+    fn feed(&mut self, buf: &[u8]) -> Feed;
+    /// The reply read, once [`feed`](Self::feed) said where it ends; `reply` holds exactly its
+    /// bytes.
+    fn finish(self: Box<Self>, reply: &bytes::Bytes) -> Result<T>;
+}
+
+/// What a [`ReplyReader`] made of the bytes so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Feed {
+    /// The reply goes on past them.
+    More,
+    /// The reply is read: its length.
+    Done(usize),
+    /// The reply is not one it reads: the probe and `decode` take it from its first byte.
+    GiveUp,
 }
 
 /// HBase's per-mutation TTL (`Mutation.setTTL`) as both gateways pass it: attribute `_ttl`,
