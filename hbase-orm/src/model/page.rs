@@ -80,7 +80,8 @@ pub(crate) struct PageBuilder {
     end: usize,
 }
 
-/// A part given to a [`PageBuilder`] that is not in its buffer, or lies past 4 GiB in it.
+/// A part given to a [`PageBuilder`] that is not in its buffer, or lies past 4 GiB in it; or a
+/// buffer given to [`PageBuilder::finish`] shorter than the parts reach.
 #[derive(Debug)]
 pub(crate) struct OutOfPage;
 

@@ -15,8 +15,9 @@
 //! the generated reader (`rpc::decode`) makes it.
 //!
 //! It follows the `thrift` crate's reading of both protocols token for token (varint lengths,
-//! compact field-id deltas, how deep an unknown field may nest), with three differences, all on
-//! bytes no Thrift writer produces from HBase's IDL:
+//! compact field-id deltas, how deep an unknown field may nest), with these differences, all on
+//! bytes no Thrift writer produces from HBase's IDL (the last two are bytes the probe refuses
+//! too):
 //!
 //! - a known field (or the elements of a known list) whose wire type is not the IDL's is an
 //!   error here; the generated reader reads it as the IDL's type whatever the bytes say, and
@@ -24,11 +25,14 @@
 //! - a message that is not a reply (a call or one-way message answering a call) is an error
 //!   here; the generated reader reads it as a reply;
 //! - an unknown `string`/`binary` field is skipped without checking that it is UTF-8, which the
-//!   `thrift` crate's `skip` does (and fails on).
+//!   `thrift` crate's `skip` does (and fails on);
+//! - a compact field header of type 0 is a stop only as a zero byte;
+//! - a compact length or count past `i32::MAX` is an error, not cut to its low 32 bits.
 //!
-//! The reply has been probed before it is read ([`probe`](crate::backend::wire::probe)), but
-//! nothing here relies on it: every length is checked against the bytes left before it is
-//! used, and no reservation is sized by a declared count beyond what the bytes left could hold
+//! A whole reply has been probed before it is read ([`probe`](crate::backend::wire::probe));
+//! a scanner page on an unframed connection is read as it arrives, in place of the probe
+//! ([`PageReader`]). Nothing here relies on the probe: every length is checked against the
+//! bytes left before it is used, and no reservation is sized by a declared count beyond what the bytes left could hold
 //! (the page's one cell list grows by `Vec`'s doubling past that, to at most twice the cells
 //! the reply holds). Rows are noted as 32-bit offsets: a reply whose rows lie past its first
 //! 4 GiB is refused (only an unframed reply under a `max_reply_bytes` above 4 GiB can be one).
@@ -294,30 +298,43 @@ pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     /// Offset of the next byte to read.
     pos: usize,
-    /// The longest message accepted, for a reply still arriving (its lists are checked against
-    /// it as the probe checks them); `usize::MAX` for a whole reply the probe walked.
-    limit: usize,
+    /// For a reply still arriving, which the probe has not walked: the longest message
+    /// accepted. `None` for a whole reply the probe walked.
+    arriving: Option<usize>,
     /// Where the value the bytes ended inside would end (after a [`Halt::Short`]).
     wanted: usize,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader at the start of `buf`, whose lists are checked against `limit`.
-    fn new(buf: &'a [u8], limit: usize) -> Reader<'a> {
+    /// A reader at the start of `buf`, a whole reply the probe walked.
+    fn whole(buf: &'a [u8]) -> Reader<'a> {
         Reader {
             buf,
             pos: 0,
-            limit,
+            arriving: None,
             wanted: 0,
         }
     }
 
-    /// Fails if a list of `n` elements of at least `min` bytes, starting here, could not fit
-    /// within the limit, or reserving `n` elements of [`ELEMENT_WEIGHT`] bytes would pass it:
-    /// the probe's checks, for a reply the probe has not walked.
+    /// A reader at the start of `buf`, the part of a reply of at most `limit` bytes that has
+    /// arrived.
+    fn arriving(buf: &'a [u8], limit: usize) -> Reader<'a> {
+        Reader {
+            arriving: Some(limit),
+            ..Reader::whole(buf)
+        }
+    }
+
+    /// For a reply still arriving, fails if a list of `n` elements of at least `min` bytes,
+    /// starting here, could not end within the limit, or reserving `n` elements of
+    /// [`ELEMENT_WEIGHT`] bytes would pass it: the probe's checks, or stricter ones (its
+    /// smallest element is one byte).
     fn check_list(&self, n: usize, min: usize) -> Step<()> {
+        let Some(limit) = self.arriving else {
+            return Ok(());
+        };
         let end = n.saturating_mul(min).saturating_add(self.pos);
-        if end > self.limit || n.saturating_mul(ELEMENT_WEIGHT) > self.limit {
+        if end > limit || n.saturating_mul(ELEMENT_WEIGHT) > limit {
             return Err(bad(format!(
                 "a list of {n} elements passes the reply limit"
             )));
@@ -635,7 +652,7 @@ impl Wire for Compact {
 
 /// Skips a value of type `ty` that may nest `depth` levels, itself included.
 fn skip<W: Wire>(r: &mut Reader<'_>, ty: Ty, depth: u8) -> Step<()> {
-    if r.limit != usize::MAX {
+    if r.arriving.is_some() {
         // A reply still arriving has only known fields (HBase sends no other): one that does
         // not goes to the probe and the whole-reply path, which nest unknown values the way
         // the probe allows.
@@ -675,7 +692,7 @@ fn skip<W: Wire>(r: &mut Reader<'_>, ty: Ty, depth: u8) -> Step<()> {
 
 /// Reads a whole reply message answering `method`#`seq` whose success value has shape `S`.
 fn reply<W: Wire, S: Shape>(bytes: &Bytes, method: &str, seq: i32) -> Step<S::Reply> {
-    let mut r = Reader::new(bytes, usize::MAX);
+    let mut r = Reader::whole(bytes);
     let header = W::header(&mut r)?;
     if header.kind == Kind::Exception {
         return Err(Halt::Generated);
@@ -760,7 +777,8 @@ fn finish(page: PageBuilder, owner: &Bytes) -> Step<Page> {
     page.finish(owner.clone()).map_err(too_far)
 }
 
-/// A part of the reply the page cannot point at: past its first 4 GiB.
+/// A part of the reply the page cannot point at: past its first 4 GiB (or past its end, which
+/// no reply read here reaches).
 fn too_far(_: OutOfPage) -> Halt {
     bad("a row of the reply lies past its first 4 GiB")
 }
@@ -827,8 +845,20 @@ pub(crate) struct PageReader<W> {
     limit: usize,
     stage: Stage,
     page: PageBuilder,
+    /// Bytes read again so far: those of rows (or the header) cut by the end of a feed.
+    reread: usize,
     wire: std::marker::PhantomData<W>,
 }
+
+/// Bytes a [`PageReader`] may read again, beyond [`REREAD_PER_BYTE`] times as many as the reply
+/// has so far, before it gives the reply to the probe: a row longer than many reads would
+/// otherwise be read from its start at each, in time quadratic in its length; this keeps the
+/// reader's work linear. Rows shorter than a read are read again once at most.
+const REREAD_ALLOWANCE: usize = 64 * 1024;
+
+/// See [`REREAD_ALLOWANCE`]: reads of a few bytes each may read a row's first bytes again a few
+/// times over.
+const REREAD_PER_BYTE: usize = 4;
 
 /// How far a [`PageReader`] has read.
 #[derive(Clone, Copy, Debug)]
@@ -850,6 +880,7 @@ impl<W: Wire> PageReader<W> {
             limit,
             stage: Stage::Start,
             page: PageBuilder::default(),
+            reread: 0,
             wire: std::marker::PhantomData,
         }
     }
@@ -900,11 +931,27 @@ impl<W: Wire> PageReader<W> {
 
 impl<W: Wire + Send + 'static> ReplyReader<Page> for PageReader<W> {
     fn feed(&mut self, buf: &[u8]) -> Feed {
-        let mut r = Reader::new(buf, self.limit);
+        let mut r = Reader::arriving(buf, self.limit);
         match self.read_on(&mut r) {
             Ok(end) => Feed::Done(end),
             // The probe refuses a value declared past the limit before its bytes come.
-            Err(Halt::Short) if r.wanted <= self.limit => Feed::More,
+            Err(Halt::Short) if r.wanted <= self.limit => {
+                // What this feed read of the row (or header) it stopped in is read again next
+                // time, from where that starts.
+                let cut_at = match self.stage {
+                    Stage::Start => 0,
+                    Stage::Rows { at, .. } | Stage::End { at } => at,
+                };
+                self.reread += r.pos.saturating_sub(cut_at);
+                let allowed = buf
+                    .len()
+                    .saturating_mul(REREAD_PER_BYTE)
+                    .saturating_add(REREAD_ALLOWANCE);
+                match self.reread > allowed {
+                    true => Feed::GiveUp,
+                    false => Feed::More,
+                }
+            }
             Err(_) => Feed::GiveUp,
         }
     }

@@ -702,9 +702,10 @@ proptest! {
 
 /// Reads `bytes` (a `getScannerRows` reply, perhaps damaged, cut, or with more bytes after it)
 /// as an unframed connection does: the arriving reader gets the prefixes ending at `cuts` and
-/// then all of it, until it is done or gives up. Its answer must be the probe's (under
-/// `limit`) and the whole-reply reader's: done where the probe finds the end, with the same
-/// rows; still waiting only where the probe is too. Returns what it said last.
+/// then all of it, until it is done or gives up. Its answers must be the probe's (under
+/// `limit`) and the whole-reply reader's: waiting for more only where the probe would too, on
+/// the same prefix; done where the probe finds the end, with the same rows. Returns what it
+/// said last.
 fn check_arriving(protocol: WireProtocol, bytes: &[u8], limit: usize, cuts: &[usize]) -> Feed {
     let mut reader = THBaseServiceGetScannerRowsArgs::reader(protocol, SEQ, limit)
         .expect("getScannerRows has an arriving reader");
@@ -712,11 +713,19 @@ fn check_arriving(protocol: WireProtocol, bytes: &[u8], limit: usize, cuts: &[us
     ends.sort_unstable();
     ends.push(bytes.len());
     let mut said = Feed::More;
+    // The probe resumes from one prefix to the next, as on a connection.
+    let mut prober = Prober::new(protocol, limit);
     for end in ends {
         said = reader.feed(&bytes[..end]);
         if said != Feed::More {
             break;
         }
+        let probed = prober.feed(&bytes[..end]);
+        assert_eq!(
+            probed,
+            Probe::Incomplete,
+            "waiting for more after {end} bytes"
+        );
     }
     let probed = Prober::new(protocol, limit).feed(bytes);
     match said {
@@ -791,6 +800,136 @@ fn a_well_formed_page_is_read_as_it_arrives_byte_by_byte() {
         let said = check_arriving(protocol, &bytes, bytes.len() - 1, &[]);
         assert_eq!(said, Feed::GiveUp, "{protocol:?}");
     }
+}
+
+#[test]
+fn a_long_row_arriving_in_small_pieces_goes_to_the_probe() {
+    // One row of 3,000 cells, about 100 KB, in pieces of 16 bytes: read from its start at
+    // each piece, it would cost time quadratic in its length.
+    let cell = TColumnValue::new(
+        b"d".to_vec(),
+        b"q".to_vec(),
+        b"v".to_vec(),
+        Some(7),
+        None,
+        None,
+    );
+    let row = |key: &[u8], cells: usize| TResult {
+        row: Some(key.to_vec()),
+        column_values: vec![cell.clone(); cells],
+        stale: None,
+        partial: None,
+    };
+    let page = |results: &[TResult]| {
+        reply::<THBaseServiceGetScannerRowsArgs>(WireProtocol::Binary, results, &Outcome::Rows, &[])
+    };
+    let wide = page(&[row(b"wide", 3000)]);
+    let pieces: Vec<usize> = (0..wide.len()).step_by(16).collect();
+    let said = check_arriving(WireProtocol::Binary, &wide, usize::MAX, &pieces);
+    assert_eq!(said, Feed::GiveUp);
+    // The same cells as 3,000 rows of one: only the row cut at each piece is read again.
+    let narrow = page(&vec![row(b"narrow", 1); 3000]);
+    let pieces: Vec<usize> = (0..narrow.len()).step_by(16).collect();
+    let said = check_arriving(WireProtocol::Binary, &narrow, usize::MAX, &pieces);
+    assert_eq!(said, Feed::Done(narrow.len()));
+}
+
+/// A fake unframed binary gateway: for each call it reads (to the end the probe finds), it
+/// sends the next of `replies`, with the call's sequence number, in pieces of 7 bytes.
+async fn dribbling_gateway(replies: Vec<Vec<u8>>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        socket.set_nodelay(true).unwrap();
+        for mut reply in replies {
+            let mut call = Vec::new();
+            while !matches!(message_len(WireProtocol::Binary, &call), Probe::Complete(_)) {
+                let mut chunk = [0u8; 1024];
+                let n = socket.read(&mut chunk).await.unwrap();
+                assert!(n > 0, "the client hung up mid-call");
+                call.extend_from_slice(&chunk[..n]);
+            }
+            // Header: version and kind, name length, name, sequence number; the reply's name
+            // is the call's, so its sequence number sits at the same place.
+            let name_len = i32::from_be_bytes(call[4..8].try_into().unwrap()) as usize;
+            let seq_at = 8 + name_len;
+            reply[seq_at..seq_at + 4].copy_from_slice(&call[seq_at..seq_at + 4]);
+            for piece in reply.chunks(7) {
+                socket.write_all(piece).await.unwrap();
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+        }
+    });
+    address
+}
+
+#[tokio::test]
+async fn a_connection_reads_pages_as_they_arrive_and_errors_as_before() {
+    use crate::backend::wire::connection::{Connection, WireConfig};
+    use crate::backend::wire::WireTransport;
+    let results = vec![
+        TResult {
+            row: Some(b"k".to_vec()),
+            column_values: vec![TColumnValue::new(
+                b"d".to_vec(),
+                b"q".to_vec(),
+                b"v".to_vec(),
+                Some(7),
+                None,
+                None,
+            )],
+            stale: None,
+            partial: None,
+        };
+        20
+    ];
+    let page = |outcome: &Outcome| {
+        reply::<THBaseServiceGetScannerRowsArgs>(WireProtocol::Binary, &results, outcome, &[])
+    };
+    let io = Outcome::Io(
+        TIOError {
+            message: Some("org.apache.hadoop.hbase.UnknownScannerException: 9".into()),
+            can_retry: None,
+        },
+        false,
+    );
+    let mut trailing = page(&Outcome::Rows);
+    trailing.push(0);
+    let address = dribbling_gateway(vec![page(&Outcome::Rows), page(&io), trailing]).await;
+    let config = WireConfig {
+        transport: WireTransport::Buffered,
+        protocol: WireProtocol::Binary,
+        max_reply_bytes: 1 << 20,
+    };
+    let mut connection = Connection::open(&address, config).await.unwrap();
+    let call = THBaseServiceGetScannerRowsArgs {
+        scanner_id: 1,
+        num_rows: 20,
+    };
+    let expected = THBaseServiceGetScannerRowsArgs::expected(&results);
+
+    // A page, read as it came, seven bytes at a time.
+    let first = connection.call(&call).await.map_err(|f| f.error).unwrap();
+    assert_eq!(first, expected);
+    assert!(connection.is_reusable());
+
+    // An exception: the reader gives it to the probe and the generated reader, which classify it.
+    let failed = connection.call(&call).await.map(|_| ()).unwrap_err().error;
+    assert!(
+        failed.to_string().contains("UnknownScannerException"),
+        "{failed}"
+    );
+    assert!(
+        connection.is_reusable(),
+        "a declared exception leaves it in step"
+    );
+
+    // A page with a byte after it: read, and the connection is out of step.
+    let last = connection.call(&call).await.map_err(|f| f.error).unwrap();
+    assert_eq!(last, expected);
+    assert!(!connection.is_reusable());
 }
 
 /// A `get` reply whose `TResult` fields `write_fields` writes (then a stop).

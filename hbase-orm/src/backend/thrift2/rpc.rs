@@ -83,7 +83,9 @@ rpcs! {
 }
 
 /// Methods that return rows: their reply is the model's rows, read by [`rows::decode`] (the
-/// generated reader followed by the shape's conversion when the reply is not a success).
+/// generated reader followed by the shape's conversion when the reply is not a success), or
+/// as it arrives by the shape's reader, if it has one ([`rows::PageReader`] for scanner pages
+/// on an unframed connection).
 macro_rules! row_rpcs {
     ($($args:ident / $result:ident = $method:literal -> $shape:ty, idempotent: $idem:literal;)*) => {$(
         impl Rpc for $args {
