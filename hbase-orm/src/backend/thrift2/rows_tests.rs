@@ -772,25 +772,28 @@ proptest! {
     }
 }
 
+/// A row `key` of `cells` copies of the cell `d:q` = `v` at version 7.
+fn plain_row(key: &[u8], cells: usize) -> TResult {
+    let cell = TColumnValue::new(
+        b"d".to_vec(),
+        b"q".to_vec(),
+        b"v".to_vec(),
+        Some(7),
+        None,
+        None,
+    );
+    TResult {
+        row: Some(key.to_vec()),
+        column_values: vec![cell; cells],
+        stale: None,
+        partial: None,
+    }
+}
+
 #[test]
 fn a_well_formed_page_is_read_as_it_arrives_byte_by_byte() {
     for protocol in PROTOCOLS {
-        let results = vec![
-            TResult {
-                row: Some(b"k1".to_vec()),
-                column_values: vec![TColumnValue::new(
-                    b"d".to_vec(),
-                    b"q".to_vec(),
-                    b"v".to_vec(),
-                    Some(7),
-                    None,
-                    None,
-                )],
-                stale: Some(false),
-                partial: None,
-            };
-            3
-        ];
+        let results = vec![plain_row(b"k1", 1); 3];
         let bytes =
             reply::<THBaseServiceGetScannerRowsArgs>(protocol, &results, &Outcome::Rows, &[]);
         let every_byte: Vec<usize> = (0..bytes.len()).collect();
@@ -806,20 +809,7 @@ fn a_well_formed_page_is_read_as_it_arrives_byte_by_byte() {
 fn a_long_row_arriving_in_small_pieces_goes_to_the_probe() {
     // One row of 3,000 cells, about 100 KB, in pieces of 16 bytes: read from its start at
     // each piece, it would cost time quadratic in its length.
-    let cell = TColumnValue::new(
-        b"d".to_vec(),
-        b"q".to_vec(),
-        b"v".to_vec(),
-        Some(7),
-        None,
-        None,
-    );
-    let row = |key: &[u8], cells: usize| TResult {
-        row: Some(key.to_vec()),
-        column_values: vec![cell.clone(); cells],
-        stale: None,
-        partial: None,
-    };
+    let row = plain_row;
     let page = |results: &[TResult]| {
         reply::<THBaseServiceGetScannerRowsArgs>(WireProtocol::Binary, results, &Outcome::Rows, &[])
     };
@@ -869,22 +859,7 @@ async fn dribbling_gateway(replies: Vec<Vec<u8>>) -> String {
 async fn a_connection_reads_pages_as_they_arrive_and_errors_as_before() {
     use crate::backend::wire::connection::{Connection, WireConfig};
     use crate::backend::wire::WireTransport;
-    let results = vec![
-        TResult {
-            row: Some(b"k".to_vec()),
-            column_values: vec![TColumnValue::new(
-                b"d".to_vec(),
-                b"q".to_vec(),
-                b"v".to_vec(),
-                Some(7),
-                None,
-                None,
-            )],
-            stale: None,
-            partial: None,
-        };
-        20
-    ];
+    let results = vec![plain_row(b"k", 1); 20];
     let page = |outcome: &Outcome| {
         reply::<THBaseServiceGetScannerRowsArgs>(WireProtocol::Binary, &results, outcome, &[])
     };
