@@ -6,8 +6,6 @@
 
 pub(crate) mod convert;
 pub(crate) mod rows;
-#[cfg(test)]
-mod rows_tests;
 pub(crate) mod rpc;
 #[cfg(test)]
 mod tests;

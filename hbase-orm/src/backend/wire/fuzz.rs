@@ -2,7 +2,7 @@
 //! the connection's own checks (probe, then decode under the reply limit) run on them with the
 //! allocations counted. The reader of scanner pages as they arrive, which stands in for the
 //! probe on unframed connections, is held to the probe by a proptest of its own
-//! (`thrift2::rows_tests`).
+//! (`thrift2::rows::tests`).
 
 use proptest::prelude::*;
 use proptest::sample::Index;

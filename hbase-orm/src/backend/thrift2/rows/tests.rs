@@ -1,4 +1,4 @@
-//! The lean row reader ([`rows`](super::rows)) against the generated one ([`decode`] with the
+//! The lean row reader ([`rows`](super)) against the generated one ([`decode`] with the
 //! shape's conversion, which is what the client used before).
 //!
 //! Replies are written with the generated writer in both protocols, with unknown fields of
@@ -27,9 +27,9 @@ use thrift::protocol::{
 };
 use thrift::{ApplicationError, ApplicationErrorKind};
 
-use super::convert;
-use super::generated::thbase::*;
-use super::rpc::{decode, Rpc};
+use crate::backend::thrift2::convert;
+use crate::backend::thrift2::generated::thbase::*;
+use crate::backend::thrift2::rpc::{decode, Rpc};
 use crate::backend::wire::probe::{message_len, Probe, Prober};
 use crate::backend::wire::{self, Feed, WireProtocol};
 use crate::model::{Error, Page, Row};
