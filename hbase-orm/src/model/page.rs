@@ -192,49 +192,45 @@ impl Page {
     /// A page holding `rows`, their bytes copied into one buffer (for backends whose replies
     /// are not read in place); fails if they hold over 4 GiB.
     pub(crate) fn from_rows(rows: Vec<Row>) -> Result<Page, OutOfPage> {
+        let cells: usize = rows.iter().map(|r| r.cells.len()).sum();
         let size: usize = rows
             .iter()
-            .map(|r| {
-                r.key.len()
-                    + r.cells
-                        .iter()
-                        .map(|c| c.family.len() + c.qualifier.len() + c.value.len())
-                        .sum::<usize>()
+            .flat_map(|r| {
+                let cells = r.cells.iter();
+                cells.map(|c| c.family.len() + c.qualifier.len() + c.value.len())
             })
-            .sum();
+            .sum::<usize>()
+            + rows.iter().map(|r| r.key.len()).sum::<usize>();
         let mut bytes = BytesMut::with_capacity(size);
         let mut at = |part: &[u8]| {
-            let start = bytes.len();
+            let span = Span {
+                start: u32::try_from(bytes.len()).map_err(|_| OutOfPage)?,
+                len: u32::try_from(part.len()).map_err(|_| OutOfPage)?,
+            };
             bytes.extend_from_slice(part);
-            (start, part.len())
+            Ok::<_, OutOfPage>(span)
         };
-        let mut parts = Vec::with_capacity(rows.len());
+        let mut page = Page {
+            buf: Bytes::new(),
+            rows: Vec::with_capacity(rows.len()),
+            cells: Vec::with_capacity(cells),
+        };
         for row in &rows {
-            let key = at(&row.key);
-            let cells: Vec<_> = row
-                .cells
-                .iter()
-                .map(|c| (at(&c.family), at(&c.qualifier), at(&c.value), c.timestamp))
-                .collect();
-            parts.push((key, cells));
-        }
-        let buf = bytes.freeze();
-        let slice = |(start, len): (usize, usize)| &buf[start..start + len];
-        let total = parts.iter().map(|(_, c)| c.len()).sum();
-        let mut page = PageBuilder::new(parts.len(), total);
-        for (key, cells) in parts {
-            for (family, qualifier, value, timestamp) in cells {
-                page.cell(
-                    &buf,
-                    slice(family),
-                    slice(qualifier),
-                    slice(value),
-                    timestamp,
-                )?;
+            for c in &row.cells {
+                let cell = CellAt {
+                    family: at(&c.family)?,
+                    qualifier: at(&c.qualifier)?,
+                    value: at(&c.value)?,
+                    timestamp: c.timestamp,
+                };
+                page.cells.push(cell);
             }
-            page.end_row(&buf, Some(slice(key)))?;
+            let key = at(&row.key)?;
+            let cells_end = u32::try_from(page.cells.len()).map_err(|_| OutOfPage)?;
+            page.rows.push(RowAt { key, cells_end });
         }
-        page.finish(buf.clone())
+        page.buf = bytes.freeze();
+        Ok(page)
     }
 
     /// Number of rows.

@@ -261,10 +261,9 @@ impl ReadSpec {
 }
 
 impl RowData {
-    /// The cells `spec` reads, in HBase's order: family, qualifier, newest first. `rules`
-    /// gives each family's options.
-    /// The cells `spec` selects, at most `versions` per column (besides each family's own
-    /// limit): `spec.max_versions()`, or no limit for what a filter sees, since HBase filters
+    /// The cells `spec` selects, in HBase's order: family, qualifier, newest first. `rules`
+    /// gives each family's options. At most `versions` per column besides each family's own
+    /// limit: `spec.max_versions()`, or no limit for what a filter sees, since HBase filters
     /// versions before it counts them.
     pub(super) fn read(
         &self,

@@ -161,9 +161,9 @@ impl Thrift1 {
             cache_blocks: None,
         };
         let id = self.open_tscan(table, tscan).await?;
-        let rows = self.scanner_rows(table, id, 1).await;
+        let rows = self.scanned_rows(table, id, 1).await;
         let closed = self.close_scanner(id).await;
-        let row = rows?.into_rows().into_iter().next();
+        let row = rows?.into_iter().next();
         closed?;
         Ok(row)
     }
@@ -181,6 +181,17 @@ impl Thrift1 {
             .await
             .map_err(|e| table.recognise_missing(e))?;
         Ok(self.scanners.register(gateway, id, &before))
+    }
+
+    /// Up to `rows` rows of the client's scanner `id`.
+    async fn scanned_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+        let results: Vec<TRowResult> = self
+            .on_scanner(id, "scannerGetList", false, |sid| {
+                move |c: &mut Client<'_>| c.scanner_get_list(sid, rows)
+            })
+            .await
+            .map_err(|e| table.recognise_missing(e))?;
+        Ok(results.into_iter().filter_map(convert::row).collect())
     }
 
     /// A call on the gateway that holds the client's scanner `id`, given the gateway's id.
@@ -225,13 +236,15 @@ impl Thrift1 {
             .collect();
         // Each row moves out once; a key asked for again gets a copy of the first answer.
         let mut answers: Vec<Option<Row>> = Vec::with_capacity(keys.len());
+        let mut first: HashMap<&[u8], usize> = HashMap::with_capacity(keys.len());
         for (i, k) in keys.iter().enumerate() {
-            let row = by_key.remove(k).or_else(|| {
-                keys[..i]
-                    .iter()
-                    .position(|seen| seen == k)
-                    .and_then(|j| answers[j].clone())
-            });
+            let row = match first.get(k.as_slice()) {
+                Some(&j) => answers[j].clone(),
+                None => {
+                    first.insert(k, i);
+                    by_key.remove(k)
+                }
+            };
             answers.push(row);
         }
         Ok(answers)
@@ -629,14 +642,8 @@ impl Backend for Thrift1 {
     }
 
     async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Page> {
-        let results: Vec<TRowResult> = self
-            .on_scanner(id, "scannerGetList", false, |sid| {
-                move |c: &mut Client<'_>| c.scanner_get_list(sid, rows)
-            })
-            .await
-            .map_err(|e| table.recognise_missing(e))?;
-        Page::from_rows(results.into_iter().filter_map(convert::row).collect())
-            .map_err(|e| e.error("scannerGetList"))
+        let rows = self.scanned_rows(table, id, rows).await?;
+        Page::from_rows(rows).map_err(|e| e.error("scannerGetList"))
     }
 
     async fn close_scanner(&self, id: i32) -> Result<()> {

@@ -2,8 +2,8 @@
 
 use bytes::Bytes;
 
-use super::tokens::{Halt, Kind, Reader, Step, Ty, Wire};
-use super::{result, results_header};
+use super::tokens::{Halt, Reader, Step, Ty, Wire};
+use super::{answer_header, result, results_header};
 use crate::backend::wire::{Feed, ReplyReader};
 use crate::model::{Page, PageBuilder, Result};
 
@@ -68,12 +68,11 @@ impl<W: Wire> PageReader<W> {
         loop {
             match self.stage {
                 Stage::Start => {
-                    let header = W::header(r)?;
-                    let answers = header.kind == Kind::Reply
-                        && header.name == self.method.as_bytes()
-                        && header.seq == self.seq;
+                    // A header that is not this call's reply gives up (see `feed`), whatever
+                    // the whole-reply reader would say of it.
+                    answer_header::<W>(r, self.method, self.seq)?;
                     let mut last = 0;
-                    if !answers || W::field(r, &mut last)? != Some((0, Ty::List)) {
+                    if W::field(r, &mut last)? != Some((0, Ty::List)) {
                         return Err(Halt::Generated);
                     }
                     let n = results_header::<W>(r)?;

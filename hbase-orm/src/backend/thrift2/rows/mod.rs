@@ -201,10 +201,10 @@ fn missing(field: &str) -> Halt {
     bad(format!("missing required field {field}"))
 }
 
-/// Reads a whole reply message answering `method`#`seq` whose success value has shape `S`.
-fn reply<W: Wire, S: Shape>(bytes: &Bytes, method: &str, seq: i32) -> Step<S::Reply> {
-    let mut r = Reader::whole(bytes);
-    let header = W::header(&mut r)?;
+/// Reads the message header of a reply answering `method`#`seq`: an exception message goes to
+/// the generated reader, any other message that is not that reply is malformed.
+fn answer_header<W: Wire>(r: &mut Reader<'_>, method: &str, seq: i32) -> Step<()> {
+    let header = W::header(r)?;
     if header.kind == Kind::Exception {
         return Err(Halt::Generated);
     }
@@ -221,6 +221,13 @@ fn reply<W: Wire, S: Shape>(bytes: &Bytes, method: &str, seq: i32) -> Step<S::Re
             header.kind
         )));
     }
+    Ok(())
+}
+
+/// Reads a whole reply message answering `method`#`seq` whose success value has shape `S`.
+fn reply<W: Wire, S: Shape>(bytes: &Bytes, method: &str, seq: i32) -> Step<S::Reply> {
+    let mut r = Reader::whole(bytes);
+    answer_header::<W>(&mut r, method, seq)?;
     let mut last = 0;
     let mut success = None;
     while let Some((id, ty)) = W::field(&mut r, &mut last)? {
