@@ -19,8 +19,8 @@
 
 use std::fmt;
 
-use crate::entity::rowkey::KeyKind;
-use crate::entity::{ColumnKind, HBaseEntity};
+use crate::mapping::rowkey::KeyKind;
+use crate::mapping::{ColumnKind, HBaseEntity};
 
 /// Families beyond this count draw a finding.
 pub const MAX_FAMILIES: usize = 3;
@@ -232,7 +232,7 @@ pub fn assert_good_design<T: HBaseEntity>(allow: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entity::{CellReader, CellWriter, ColumnDef, NoKey};
+    use crate::mapping::{CellReader, CellWriter, ColumnDef, NoKey};
     use crate::model::ColumnFamily;
 
     /// An entity written by hand whose family keeps fewer versions than its field reads (the
@@ -261,7 +261,7 @@ mod tests {
         fn key(&self) -> NoKey {
             unreachable!()
         }
-        fn write_row_key(&self, _: &mut Vec<u8>) -> Result<(), crate::entity::rowkey::KeyError> {
+        fn write_row_key(&self, _: &mut Vec<u8>) -> Result<(), crate::mapping::rowkey::KeyError> {
             Ok(())
         }
         fn write_cells(&self, _: &mut CellWriter<'_, Self>) -> crate::model::Result<()> {

@@ -28,29 +28,34 @@ pub mod advice;
 mod backend;
 mod client;
 pub mod entity;
+mod mapping;
 mod model;
+mod repository;
 mod schema;
 
 // Inlined so the docs list them as the crate's own modules, where users name them.
 #[doc(inline)]
 pub use entity::{codec, records, rowkey};
 
-pub use entity::codec::{Codec, Json, KeyRef, Native, Value};
-pub use entity::dictionary::{DictName, Dictionary};
-pub use entity::read::ReadOptions;
-pub use entity::records::{RecordSet, Records};
-pub use entity::repo::Repository;
-pub use entity::rowkey::KeyPrefix;
-pub use entity::scan::{EntityScan, Page};
-pub use entity::wide::{WideMap, WidePage, WideSlice};
-pub use entity::{ColumnGroup, EntityKey, HBaseEntity, Versioned, Versions};
-pub use entity::{Index, IndexRepair, IndexScan};
 /// Derives [`entity::ColumnGroup`] for a struct stored as columns of an entity's row.
 pub use hbase_orm_derive::HBaseColumns;
 /// Derives [`HBaseEntity`]; see its documentation for the attributes.
 pub use hbase_orm_derive::HBaseEntity;
 /// Derives [`records::RecordSet`] for an enum of entity types sharing one table.
 pub use hbase_orm_derive::HBaseRecord;
+pub use mapping::codec::{Codec, Json, KeyRef, Native, Value};
+pub use mapping::read::ReadOptions;
+pub use mapping::records::RecordSet;
+pub use mapping::rowkey::KeyPrefix;
+pub use mapping::DictName;
+pub use mapping::{ColumnGroup, EntityKey, HBaseEntity, Versioned, Versions};
+pub use mapping::{Index, IndexRepair};
+pub use repository::dictionary::Dictionary;
+pub use repository::index::IndexScan;
+pub use repository::records::Records;
+pub use repository::repo::Repository;
+pub use repository::scan::{EntityScan, Page};
+pub use repository::wide::{WideMap, WidePage, WideSlice};
 
 pub use bytes::Bytes;
 pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};

@@ -1,9 +1,8 @@
-//! What entities declare about their tables, how HBase is brought in line with it
-//! ([`EnsureReport`]), and tables named by period (per-day tables).
+//! What entities declare about their tables, the report of bringing HBase in line with it
+//! ([`EnsureReport`]; the calls that do it are the repository's `Admin::ensure*`), and tables
+//! named by period (per-day tables). Nothing here does I/O.
 
 use std::fmt;
-
-mod ensure;
 
 use crate::model::{Error, Result, TableDescriptor, TableName};
 

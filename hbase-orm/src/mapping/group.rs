@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use crate::entity::codec::Codec;
+use crate::mapping::codec::Codec;
 use crate::model::printable_key;
 use crate::model::{Error, Result};
 

@@ -2,16 +2,17 @@
 //! ids, assigned once with an atomic HBase counter and kept in a lookup table.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use crate::client::{Client, Table};
-use crate::entity::rowkey::{KeyCodec, KeyKind};
+use crate::mapping::dictionary::{lookup_table_schema, LOOKUP_FAMILY};
+use crate::mapping::{DictName, HBaseEntity};
+use crate::model::TableName;
 use crate::model::{printable_key, CheckAndMutate, Delete, Get, Put};
-use crate::model::{ColumnFamily, TableDescriptor, TableName};
 use crate::model::{Error, Result};
 use crate::schema::TableSchema;
 
-const FAMILY: &str = "d";
+const FAMILY: &str = LOOKUP_FAMILY;
 const ID: &str = "id";
 const NAME: &str = "name";
 const SEQ: &str = "seq";
@@ -51,12 +52,7 @@ impl Dictionary {
 
     /// What a lookup table looks like: one family `d`, kept in memory.
     pub fn schema(table: TableName) -> TableSchema {
-        TableSchema {
-            descriptor: TableDescriptor::new(table)
-                .family(ColumnFamily::new(FAMILY).in_memory(true)),
-            split_keys: Vec::new(),
-            declared_by: vec!["Dictionary"],
-        }
+        lookup_table_schema(table)
     }
 
     /// Creates the lookup table (one family `d`) if it does not exist.
@@ -202,117 +198,6 @@ impl Dictionary {
     }
 }
 
-impl Client {
-    /// The dictionary `name` stored in `table`, shared by this client and its clones (one
-    /// cache), as dictionary key parts use it.
-    pub fn dictionary(&self, table: TableName, name: &str) -> Dictionary {
-        let key = format!("{table}\0{name}");
-        self.shared(&key, || Dictionary::new(self, table, name))
-    }
-}
-
-/// A name stored in row keys as its dictionary id: the type of a
-/// `#[hbase(key(dictionary = "log_types"))]` key part (4 bytes in the key, whatever the name's
-/// length: the log-data case study's numeric substitution).
-///
-/// A value holds the name, the id, or both. Build keys and entities from names
-/// (`DictName::new("login")` or `"login".into()`); the repository finds (or, when saving,
-/// assigns) the id before it encodes a key, and fills in the names of the entities it reads.
-/// Outside a repository, [`Dictionary::resolve`] does the same for one value.
-///
-/// Two values are equal when both have names and the names are equal, or else when both have
-/// ids and the ids are equal. (All values hash alike, so that this stays consistent with
-/// `Hash`.)
-///
-/// ```
-/// use hbase_orm::DictName;
-///
-/// let login = DictName::new("login");
-/// assert_eq!(login.name(), Some("login"));
-/// assert_eq!(login.id(), None);
-/// assert_eq!(login, DictName::from("login"));
-/// ```
-#[derive(Clone, Default)]
-pub struct DictName {
-    name: OnceLock<String>,
-    id: OnceLock<u32>,
-}
-
-impl DictName {
-    /// A name, its id not known yet.
-    pub fn new(name: impl Into<String>) -> Self {
-        let n = DictName::default();
-        let _ = n.name.set(name.into());
-        n
-    }
-
-    /// An id read from a row key, its name not known yet.
-    pub fn from_id(id: u32) -> Self {
-        let n = DictName::default();
-        let _ = n.id.set(id);
-        n
-    }
-
-    /// The name, if known.
-    pub fn name(&self) -> Option<&str> {
-        self.name.get().map(String::as_str)
-    }
-
-    /// The id, if known.
-    pub fn id(&self) -> Option<u32> {
-        self.id.get().copied()
-    }
-}
-
-impl From<&str> for DictName {
-    fn from(name: &str) -> Self {
-        DictName::new(name)
-    }
-}
-
-impl From<String> for DictName {
-    fn from(name: String) -> Self {
-        DictName::new(name)
-    }
-}
-
-impl PartialEq for DictName {
-    fn eq(&self, other: &Self) -> bool {
-        match (self.name(), other.name(), self.id(), other.id()) {
-            (Some(a), Some(b), _, _) => a == b,
-            (_, _, Some(a), Some(b)) => a == b,
-            _ => false,
-        }
-    }
-}
-
-impl Eq for DictName {}
-
-impl std::hash::Hash for DictName {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-}
-
-impl std::fmt::Debug for DictName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.name(), self.id()) {
-            (Some(n), Some(i)) => write!(f, "{n:?}#{i}"),
-            (Some(n), None) => write!(f, "{n:?}"),
-            (None, Some(i)) => write!(f, "#{i}"),
-            (None, None) => f.write_str("DictName(empty)"),
-        }
-    }
-}
-
-impl std::fmt::Display for DictName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (self.name(), self.id()) {
-            (Some(n), _) => f.write_str(n),
-            (None, Some(i)) => write!(f, "#{i}"),
-            (None, None) => f.write_str("?"),
-        }
-    }
-}
-
 fn short_id(dictionary: &str, id: u64) -> Result<u32> {
     u32::try_from(id).map_err(|_| Error::IllegalArgument {
         message: format!(
@@ -333,26 +218,26 @@ impl Dictionary {
                 self.lookup(name).await?
             };
             let Some(id) = id else { return Ok(false) };
-            let _ = value.id.set(short_id(&self.name, id)?);
+            value.set_id(short_id(&self.name, id)?);
         }
         if let (None, Some(id)) = (value.name(), value.id()) {
             let Some(name) = self.name(u64::from(id)).await? else {
                 return Ok(false);
             };
-            let _ = value.name.set(name);
+            value.set_name(name);
         }
         Ok(true)
     }
 }
 
 /// The dictionary `name` of entity `T`'s key parts.
-fn dictionary_of<T: crate::entity::HBaseEntity>(client: &Client, name: &str) -> Dictionary {
+fn dictionary_of<T: HBaseEntity>(client: &Client, name: &str) -> Dictionary {
     client.dictionary(TableName::new(T::NAMESPACE, T::DICTIONARY_TABLE), name)
 }
 
 /// Completes every part's id (assigning new ids with `create`) or name; `Ok(false)` if one
 /// cannot be completed (no row holds it).
-pub(crate) async fn resolve_parts<T: crate::entity::HBaseEntity>(
+pub(crate) async fn resolve_parts<T: HBaseEntity>(
     client: &Client,
     parts: Vec<(&'static str, &DictName)>,
     create: bool,
@@ -369,7 +254,7 @@ pub(crate) async fn resolve_parts<T: crate::entity::HBaseEntity>(
 }
 
 /// Fills in the names of an entity read from `table` (its key holds ids).
-pub(crate) async fn fill_names<T: crate::entity::HBaseEntity>(
+pub(crate) async fn fill_names<T: HBaseEntity>(
     client: &Client,
     table: &TableName,
     value: &T,
@@ -392,36 +277,4 @@ pub(crate) async fn fill_names<T: crate::entity::HBaseEntity>(
         }
     }
     Ok(())
-}
-
-/// A [`DictName`](crate::DictName) as its 4-byte dictionary id, big-endian: the codec of
-/// `#[hbase(key(dictionary = "..."))]` parts. Encoding needs the id (the repository finds it
-/// first); decoding gives the id, and the repository fills in the name.
-#[derive(Debug, Clone, Copy)]
-pub struct DictionaryId;
-
-impl KeyCodec<DictName> for DictionaryId {
-    const WIDTH: Option<usize> = Some(4);
-    const EXPECTED: &'static str = "dictionary id (4 bytes, big-endian)";
-    const KIND: KeyKind = KeyKind::Dictionary;
-
-    fn encode(value: &DictName, out: &mut Vec<u8>) -> Result<(), String> {
-        match value.id() {
-            Some(id) => {
-                out.extend_from_slice(&id.to_be_bytes());
-                Ok(())
-            }
-            None => Err(format!(
-                "the dictionary name {value} has no id yet: repository calls find it; elsewhere \
-                 call Dictionary::resolve first"
-            )),
-        }
-    }
-
-    fn decode(bytes: &[u8]) -> std::result::Result<DictName, String> {
-        let array: [u8; 4] = bytes
-            .try_into()
-            .map_err(|_| format!("{} bytes, expected 4", bytes.len()))?;
-        Ok(DictName::from_id(u32::from_be_bytes(array)))
-    }
 }

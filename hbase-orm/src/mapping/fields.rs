@@ -5,9 +5,9 @@
 
 use std::marker::PhantomData;
 
-use crate::entity::codec::Codec;
-use crate::entity::rowkey::KeyCodec;
-use crate::entity::{ColumnDef, HBaseEntity};
+use crate::mapping::codec::Codec;
+use crate::mapping::rowkey::KeyCodec;
+use crate::mapping::{ColumnDef, HBaseEntity};
 use crate::model::{Error, Result};
 
 /// The marker of the types a handle stands for.

@@ -10,12 +10,12 @@
 //! real HBase. All filters of a scan are ANDed, each in parentheses so that a raw expression
 //! using `OR` keeps its meaning.
 
-use crate::entity::codec::Codec;
-use crate::entity::filter_expr::Comparison;
-use crate::entity::scan::EntityScan;
-use crate::entity::{Field, HBaseEntity};
+use crate::mapping::codec::Codec;
+use crate::mapping::{Field, HBaseEntity};
 use crate::model::CompareOp;
 use crate::model::Result;
+use crate::repository::filter_expr::Comparison;
+use crate::repository::scan::EntityScan;
 
 /// Server-side filters. Values are encoded with the field's codec and compared with the
 /// stored bytes; see [the notes on filters](EntityScan#filters).

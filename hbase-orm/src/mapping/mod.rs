@@ -1,77 +1,54 @@
-//! The entity layer: typed structs stored as HBase rows.
+//! The mapping: how typed structs are stored as HBase rows. No I/O happens here, and
+//! nothing here calls the client: the repository (`crate::repository`) does the reading
+//! and writing with what this folder defines.
 //!
 //! This module holds the contract between `#[derive(HBaseEntity)]` and the library. The
 //! derive writes an [`HBaseEntity`] impl that lists the entity's table, families and
-//! columns, and says per field which codec to use; everything else (building puts and row
-//! mutations, decoding rows, error messages) lives here as ordinary generic functions.
-//!
-//! The folder keeps one concern per file:
+//! columns, and says per field which codec to use; building puts and row mutations,
+//! decoding rows and the error messages live here as ordinary generic functions.
 //!
 //! | file | concern |
 //! | --- | --- |
 //! | `mod.rs` | the [`HBaseEntity`] and [`EntityKey`] contract, [`ColumnDef`], [`KeyPartDef`] |
 //! | `cells.rs` | [`CellWriter`], [`CellReader`]: fields to cells and back, row images |
-//! | `codec.rs` | [`codec`]: how field values are stored in cells |
-//! | `rowkey.rs` | [`rowkey`]: how key parts make up row keys |
+//! | `codec.rs` | how field values are stored in cells |
+//! | `rowkey.rs` | how key parts make up row keys |
 //! | `fields.rs` | [`Field`], [`WideField`]: typed handles to stored fields (`Order::CITY`) |
+//! | `group.rs` | [`ColumnGroup`]: structs flattened into an entity's columns |
 //! | `versions.rs` | [`Versions`]: a field holding a cell's history |
 //! | `read.rs` | what a read asks for: columns, whole families, versions, [`ReadOptions`] |
-//! | `repo.rs` | [`Repository`]: typed saves, gets and deletes, [`ReadOptions`] |
-//! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
-//! | `wide.rs` | [`WideMap`], [`WideSlice`]: a wide map's entries one by one, counted, and paged by qualifier range |
-//! | `ensure.rs` | `Admin::ensure::<T>()` and `ensure_for`: an entity's tables created or brought in line |
-//! | `index.rs` | [`Index`], [`IndexScan`]: secondary index tables, maintained and queried |
-//! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
-//! | `filter_expr.rs` | the filter-language text of a scan's filters |
-//! | `filters.rs` | server-side scan filters: typed comparisons ([`where_eq`](scan::EntityScan::where_eq), ...), raw expressions |
-//! | `records.rs` | [`records`]: several entity types in one table |
-//! | `dictionary.rs` | [`Dictionary`]: long names replaced by compact ids |
+//! | `index.rs` | [`IndexDef`], [`Index`]: secondary indexes as the derive declares them |
+//! | `dictionary.rs` | [`DictName`], [`DictionaryId`]: dictionary key parts and their codec |
+//! | `records.rs` | [`RecordSet`]: several entity types in one table, as the derive declares them |
 //!
-//! [`codec`], [`rowkey`] and [`records`] are also at the crate root (`hbase_orm::codec`, ...),
-//! where users name them; the repository, scan, wide-map and dictionary types are re-exported
-//! there.
-//!
-//! [`Repository`]: repo::Repository
 //! [`ReadOptions`]: read::ReadOptions
-//! [`EntityScan`]: scan::EntityScan
-//! [`Page`]: scan::Page
-//! [`Dictionary`]: dictionary::Dictionary
-//! [`WideMap`]: wide::WideMap
-//! [`WideSlice`]: wide::WideSlice
+//! [`RecordSet`]: records::RecordSet
 
 mod cells;
 pub mod codec;
 pub(crate) mod dictionary;
-mod ensure;
 mod fields;
-mod filter_expr;
-mod filters;
 mod group;
 pub(crate) mod index;
 pub(crate) mod read;
 pub mod records;
-pub(crate) mod repo;
 pub mod rowkey;
-pub(crate) mod scan;
 mod versions;
-pub(crate) mod wide;
-mod writes;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
-pub use dictionary::DictionaryId;
+pub use dictionary::{DictName, DictionaryId};
 pub use fields::{Field, WideField};
 pub use group::{ColumnGroup, GroupReader, GroupWriter};
-pub use index::{Index, IndexDef, IndexRepair, IndexScan};
+pub use index::{Index, IndexDef, IndexRepair};
+pub(crate) use index::{INDEX_FAMILY, INDEX_QUALIFIER};
 pub use versions::{Versioned, Versions};
-
-use dictionary::DictName;
 
 use crate::model::{ColumnFamily, TableDescriptor, TableName};
 use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
 use cells::decode_row;
-pub(crate) use cells::{presence_column, row_image, RowImage};
+pub(crate) use cells::{decode_scanned, presence_column, row_image, RowImage};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
 impl ColumnDef {
@@ -387,7 +364,7 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     fn related_schemas() -> Vec<TableSchema> {
         let mut out = Self::index_schemas();
         if Self::has_dictionary_parts() {
-            out.push(dictionary::Dictionary::schema(TableName::new(
+            out.push(dictionary::lookup_table_schema(TableName::new(
                 Self::NAMESPACE,
                 Self::DICTIONARY_TABLE,
             )));

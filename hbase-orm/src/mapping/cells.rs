@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
-use crate::entity::codec::{Codec, Native};
-use crate::entity::group::{ColumnGroup, GroupReader, GroupWriter};
-use crate::entity::rowkey::{KeyCodec, KeyError};
-use crate::entity::versions::Versions;
-use crate::entity::{ColumnKind, HBaseEntity};
+use crate::mapping::codec::{Codec, Native};
+use crate::mapping::group::{ColumnGroup, GroupReader, GroupWriter};
+use crate::mapping::rowkey::{KeyCodec, KeyError};
+use crate::mapping::versions::Versions;
+use crate::mapping::{ColumnKind, HBaseEntity};
 use crate::model::TableName;
 use crate::model::{printable_key, CellRef, Delete, Put, PutCell, Row, ScannedRow};
 use crate::model::{Error, Result};

@@ -16,14 +16,14 @@
 //!   counts an `increment` made before the insert stay.
 
 use crate::client::Table;
-use crate::entity::repo::Repository;
-use crate::entity::{
+use crate::mapping::{
     encode_key, presence_column, row_image, ColumnKind, EntityKey, HBaseEntity, RowImage,
 };
 use crate::model::{
     printable_key, CheckAndMutate, CompareOp, Delete, Get, Increment, Mutation, RowMutations,
 };
 use crate::model::{BatchFailures, Error, Result};
+use crate::repository::repo::Repository;
 
 impl<T: HBaseEntity> Repository<T> {
     /// Writes the whole row image of `value` atomically: the cells of its fields, deletes of
@@ -320,7 +320,7 @@ fn conflict(table: &Table, row: &[u8], reason: String) -> Error {
     }
 }
 
-fn version_column<T: HBaseEntity>() -> Result<&'static crate::entity::ColumnDef> {
+fn version_column<T: HBaseEntity>() -> Result<&'static crate::mapping::ColumnDef> {
     T::COLUMNS
         .iter()
         .find(|c| c.kind == ColumnKind::Version)

@@ -300,7 +300,7 @@ impl KeyCodec<String> for ReversedText {
 #[derive(Debug, Clone, Copy)]
 pub struct Md5<const N: usize = 16>;
 
-impl<T: crate::entity::codec::Value, const N: usize> KeyCodec<T> for Md5<N> {
+impl<T: crate::mapping::codec::Value, const N: usize> KeyCodec<T> for Md5<N> {
     const WIDTH: Option<usize> = Some(N);
     const EXPECTED: &'static str = "MD5 digest (prefix) of the value";
     const KIND: KeyKind = KeyKind::Hash;

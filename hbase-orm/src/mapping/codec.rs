@@ -97,7 +97,7 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
 #[derive(Debug, Clone, Copy)]
 pub struct KeyRef;
 
-impl<K: crate::entity::EntityKey> Codec<K> for KeyRef {
+impl<K: crate::mapping::EntityKey> Codec<K> for KeyRef {
     fn expected() -> Cow<'static, str> {
         Cow::Owned(format!("a row key of {}", std::any::type_name::<K>()))
     }

@@ -3,14 +3,15 @@
 
 use std::marker::PhantomData;
 
-use crate::client::{Client, Table};
-use crate::entity::dictionary::{self, DictName, Dictionary};
-use crate::entity::read::{max_versions, read_columns, ReadOptions};
-use crate::entity::scan::EntityScan;
-use crate::entity::{encode_key, ColumnKind, EntityKey, HBaseEntity};
+use crate::client::Table;
+use crate::mapping::read::{max_versions, read_columns, ReadOptions};
+use crate::mapping::DictName;
+use crate::mapping::{encode_key, ColumnKind, EntityKey, HBaseEntity};
 use crate::model::TableName;
 use crate::model::{BatchFailures, Error, Result};
 use crate::model::{Delete, Get, Mutation, Put};
+use crate::repository::dictionary::{self, Dictionary};
+use crate::repository::scan::EntityScan;
 
 /// Rows per `put_many` call of [`Repository::save_all`] unless changed.
 const DEFAULT_SAVE_CHUNK: usize = 500;
@@ -46,18 +47,6 @@ impl<T> std::fmt::Debug for Repository<T> {
     }
 }
 
-impl Client {
-    /// A repository for entity `T` on its declared table.
-    pub fn repository<T: HBaseEntity>(&self) -> Repository<T> {
-        Repository {
-            table: self.table_named(T::table_name()),
-            pinned: false,
-            save_chunk: DEFAULT_SAVE_CHUNK,
-            entity: PhantomData,
-        }
-    }
-}
-
 /// Whether saves of `T` go one row at a time: a wide map or children list needs its stale
 /// entries read, a
 /// version field its own check, an index the entity's old index keys.
@@ -73,6 +62,16 @@ fn needs_own_save<T: HBaseEntity>() -> bool {
 }
 
 impl<T: HBaseEntity> Repository<T> {
+    /// A repository of `T` on `table` (see `Client::repository`).
+    pub(super) fn new(table: Table) -> Self {
+        Repository {
+            table,
+            pinned: false,
+            save_chunk: DEFAULT_SAVE_CHUNK,
+            entity: PhantomData,
+        }
+    }
+
     /// The same repository on another table with the same layout (a copy of the declared
     /// table, a per-day table, a test table).
     pub fn on_table(mut self, table: TableName) -> Self {

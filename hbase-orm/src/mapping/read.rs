@@ -2,7 +2,7 @@
 //! one), how many versions, and the caller's [`ReadOptions`]. Gets, scans and record-set scans
 //! all plan their reads here.
 
-use crate::entity::{ColumnDef, ColumnKind, HBaseEntity};
+use crate::mapping::{ColumnDef, ColumnKind, HBaseEntity};
 use crate::model::{Column, TimeRange};
 use crate::model::{Error, Result};
 

@@ -18,13 +18,13 @@
 use std::borrow::Borrow;
 
 use crate::client::Table;
-use crate::entity::codec::Codec;
-use crate::entity::fields::WideField;
-use crate::entity::repo::Repository;
-use crate::entity::rowkey::KeyCodec;
-use crate::entity::{encode_key, HBaseEntity};
+use crate::mapping::codec::Codec;
+use crate::mapping::rowkey::KeyCodec;
+use crate::mapping::WideField;
+use crate::mapping::{encode_key, HBaseEntity};
 use crate::model::{filter_literal, printable_key, Cell, Delete, Get, Put};
 use crate::model::{Error, Result};
+use crate::repository::repo::Repository;
 
 /// Entries per round trip of [`WideMap::count`] (qualifiers only: a few tens of bytes each).
 const COUNT_PAGE: usize = 10_000;

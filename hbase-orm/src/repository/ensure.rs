@@ -1,11 +1,42 @@
-//! Bringing HBase in line with what entities declare, without losing anything.
+//! Bringing HBase in line with what entities declare, without losing anything:
+//! `Admin::ensure::<T>()`, `ensure_for`, `ensure_all` and `ensure_schema`. They live above the
+//! client (whose `Admin` knows tables, not entities or schemas); with `client/admin.rs` this
+//! is the second and last file holding `impl Admin`.
 
 use crate::client::Admin;
+use crate::mapping::HBaseEntity;
 use crate::model::{Error, Result};
-
-use super::{EnsureReport, OptionChange, TableSchema};
+use crate::schema::{EnsureReport, OptionChange, TableSchema};
 
 impl Admin {
+    /// Creates or updates the table entity `T` declares (see [`Admin::ensure_schema`]).
+    pub async fn ensure<T: HBaseEntity>(&self) -> Result<EnsureReport> {
+        if T::TABLE_IS_TEMPLATE {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "{} is stored in one table per {}: ensure the table of a key with \
+                     admin.ensure_for::<T>(&key)",
+                    std::any::type_name::<T>(),
+                    T::TABLE
+                ),
+            });
+        }
+        let mut report = self.ensure_schema(&T::schema()).await?;
+        for related in T::related_schemas() {
+            report
+                .related_tables
+                .push(self.ensure_schema(&related).await?);
+        }
+        Ok(report)
+    }
+
+    /// [`Admin::ensure`] for the table a templated entity (one table per day, say) uses for
+    /// `key`.
+    pub async fn ensure_for<T: HBaseEntity>(&self, key: &T::Key) -> Result<EnsureReport> {
+        self.ensure_schema(&T::schema_for(T::table_for_key(key)))
+            .await
+    }
+
     /// Ensures several schemas at once: schemas of one table (record types sharing it) are
     /// merged first, and conflicting declarations are an error naming both entity types
     /// before anything is changed.

@@ -6,15 +6,15 @@ use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::plan::{KeyRange, Salt, ScanPlan};
 use crate::client::{RowStream, Table};
-use crate::entity::cells::decode_scanned;
-use crate::entity::dictionary::{fill_names, resolve_parts};
-use crate::entity::filter_expr::Filters;
-use crate::entity::read::{max_versions, read_columns, ReadOptions};
-use crate::entity::rowkey::KeyPrefix;
-use crate::entity::EntityKey;
-use crate::entity::{encode_key, HBaseEntity};
+use crate::mapping::decode_scanned;
+use crate::mapping::read::{max_versions, read_columns, ReadOptions};
+use crate::mapping::rowkey::KeyPrefix;
+use crate::mapping::EntityKey;
+use crate::mapping::{encode_key, HBaseEntity};
 use crate::model::{Column, Scan};
 use crate::model::{Error, Result};
+use crate::repository::dictionary::{fill_names, resolve_parts};
+use crate::repository::filter_expr::Filters;
 
 /// A typed scan being built; see [`Repository::scan`]. Finish it with [`EntityScan::stream`]
 /// or [`EntityScan::page`].
@@ -58,7 +58,7 @@ use crate::model::{Error, Result};
 /// # Ok(()) }
 /// ```
 ///
-/// [`Repository::scan`]: crate::entity::repo::Repository::scan
+/// [`Repository::scan`]: crate::repository::repo::Repository::scan
 pub struct EntityScan<T: HBaseEntity> {
     table: Table,
     /// Direction, limit, page size; the bounds are filled in by [`EntityScan::stream`].
