@@ -18,12 +18,13 @@
 //!
 //! [`Repository`]: crate::Repository
 
+pub use crate::mapping::fields::{Field, WideField};
 #[doc(inline)]
 pub use crate::mapping::{codec, rowkey};
 pub use crate::mapping::{
     encode_key, key_prefix, CellReader, CellWriter, ColumnDef, ColumnGroup, ColumnKind,
-    DictionaryId, EntityKey, Field, FieldError, FieldResult, GroupReader, GroupWriter, HBaseEntity,
-    Index, IndexDef, IndexRepair, KeyPartDef, NoKey, Versioned, Versions, WideField,
+    DictionaryId, EntityKey, FieldError, FieldResult, GroupReader, GroupWriter, HBaseEntity, Index,
+    IndexDef, IndexRepair, KeyPartDef, NoKey, Versioned, Versions,
 };
 pub use crate::repository::index::IndexScan;
 

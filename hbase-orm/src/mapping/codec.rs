@@ -97,20 +97,6 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
 #[derive(Debug, Clone, Copy)]
 pub struct KeyRef;
 
-impl<K: crate::mapping::EntityKey> Codec<K> for KeyRef {
-    fn expected() -> Cow<'static, str> {
-        Cow::Owned(format!("a row key of {}", std::any::type_name::<K>()))
-    }
-
-    fn encode(value: &K, out: &mut Vec<u8>) -> Result<(), String> {
-        value.write_key(out).map_err(|e| e.to_string())
-    }
-
-    fn decode(bytes: &[u8]) -> Result<K, String> {
-        K::read_key(bytes).map_err(|e| e.to_string())
-    }
-}
-
 macro_rules! big_endian {
     ($($t:ty => $expected:literal),* $(,)?) => {$(
         impl Value for $t {

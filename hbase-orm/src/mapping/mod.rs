@@ -9,15 +9,14 @@
 //!
 //! | file | concern |
 //! | --- | --- |
-//! | `mod.rs` | the [`HBaseEntity`] and [`EntityKey`] contract, [`ColumnDef`], [`KeyPartDef`] |
+//! | `mod.rs` | the [`HBaseEntity`] and [`EntityKey`] contract, [`ColumnDef`], [`KeyPartDef`], secondary indexes as the derive declares them ([`IndexDef`], [`Index`]) |
 //! | `cells.rs` | [`CellWriter`], [`CellReader`]: fields to cells and back, row images |
 //! | `codec.rs` | how field values are stored in cells |
 //! | `rowkey.rs` | how key parts make up row keys |
-//! | `fields.rs` | [`Field`], [`WideField`]: typed handles to stored fields (`Order::CITY`) |
+//! | `fields.rs` | [`Field`](fields::Field), [`WideField`](fields::WideField): typed handles to stored fields (`Order::CITY`) |
 //! | `group.rs` | [`ColumnGroup`]: structs flattened into an entity's columns |
 //! | `versions.rs` | [`Versions`]: a field holding a cell's history |
 //! | `read.rs` | what a read asks for: columns, whole families, versions, [`ReadOptions`] |
-//! | `index.rs` | [`IndexDef`], [`Index`]: secondary indexes as the derive declares them |
 //! | `dictionary.rs` | [`DictName`], [`DictionaryId`]: dictionary key parts and their codec |
 //! | `records.rs` | [`RecordSet`]: several entity types in one table, as the derive declares them |
 //!
@@ -27,9 +26,8 @@
 mod cells;
 pub mod codec;
 pub(crate) mod dictionary;
-mod fields;
+pub(crate) mod fields;
 mod group;
-pub(crate) mod index;
 pub(crate) mod read;
 pub mod records;
 pub mod rowkey;
@@ -37,10 +35,7 @@ mod versions;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
 pub use dictionary::{DictName, DictionaryId};
-pub use fields::{Field, WideField};
 pub use group::{ColumnGroup, GroupReader, GroupWriter};
-pub use index::{Index, IndexDef, IndexRepair};
-pub(crate) use index::{INDEX_FAMILY, INDEX_QUALIFIER};
 pub use versions::{Versioned, Versions};
 
 use crate::model::{ColumnFamily, TableDescriptor, TableName};
@@ -473,4 +468,95 @@ pub fn key_prefix<E: ?Sized>(
         bytes: out,
         all_buckets,
     })
+}
+
+// Secondary indexes, `#[hbase(index(name = "by_time", parts = "created, id, city"))]`, as the
+// derive declares them (maintaining and reading index tables is the repository's, see
+// `repository/index.rs` for the order of writes that keeps readers right).
+
+/// The family of index tables.
+pub const INDEX_FAMILY: &str = "i";
+/// The qualifier of the cell holding the entity's row key.
+pub const INDEX_QUALIFIER: &str = "r";
+
+/// One secondary index of entity `E`, as the derive lists it in
+/// [`HBaseEntity::INDEXES`](crate::HBaseEntity::INDEXES).
+pub struct IndexDef<E> {
+    /// The index name (`by_time`).
+    pub name: &'static str,
+    /// The index table, in the entity's namespace.
+    pub table: &'static str,
+    /// Appends the index key of an entity.
+    pub write_key: fn(&E, &mut Vec<u8>) -> std::result::Result<(), KeyError>,
+}
+
+impl<E: HBaseEntity> IndexDef<E> {
+    /// The index table's full name.
+    pub fn table_name(&self) -> TableName {
+        TableName::new(E::NAMESPACE, self.table)
+    }
+
+    /// What the index table looks like.
+    pub fn schema(&self) -> TableSchema {
+        TableSchema {
+            descriptor: TableDescriptor::new(self.table_name())
+                .family(ColumnFamily::new(INDEX_FAMILY)),
+            split_keys: Vec::new(),
+            declared_by: vec![self.name],
+        }
+    }
+
+    /// The index key of `value`.
+    pub fn key_of(&self, value: &E) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(32);
+        (self.write_key)(value, &mut out).map_err(|e| Error::Encode {
+            entity: std::any::type_name::<E>(),
+            field: e.part,
+            reason: format!(
+                "index {}: {} (expected {})",
+                self.name, e.reason, e.expected
+            ),
+        })?;
+        Ok(out)
+    }
+}
+
+/// A secondary index, implemented by the marker type the derive writes for each
+/// `#[hbase(index(name = "by_time", ...))]` (`OrderByTime` for entity `Order`), with its key
+/// type (`OrderByTimeKey`, which has `prefix_by_*` functions like an entity key).
+pub trait Index: 'static {
+    /// The indexed entity.
+    type Entity: HBaseEntity;
+    /// The index key: the index parts, in order.
+    type Key: EntityKey;
+    /// Position of this index in the entity's `INDEXES`.
+    const POSITION: usize;
+
+    /// The index's description.
+    fn def() -> &'static IndexDef<Self::Entity> {
+        &<Self::Entity as HBaseEntity>::INDEXES[Self::POSITION]
+    }
+}
+
+/// What [`Repository::rebuild_index`](crate::Repository::rebuild_index) did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexRepair {
+    /// Entities read from the data table (each one's index row written).
+    pub indexed: usize,
+    /// Index rows removed: their entity is gone or no longer has that index key.
+    pub removed: usize,
+}
+
+impl<K: EntityKey> codec::Codec<K> for codec::KeyRef {
+    fn expected() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Owned(format!("a row key of {}", std::any::type_name::<K>()))
+    }
+
+    fn encode(value: &K, out: &mut Vec<u8>) -> std::result::Result<(), String> {
+        value.write_key(out).map_err(|e| e.to_string())
+    }
+
+    fn decode(bytes: &[u8]) -> std::result::Result<K, String> {
+        K::read_key(bytes).map_err(|e| e.to_string())
+    }
 }

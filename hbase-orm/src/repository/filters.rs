@@ -11,7 +11,8 @@
 //! using `OR` keeps its meaning.
 
 use crate::mapping::codec::Codec;
-use crate::mapping::{Field, HBaseEntity};
+use crate::mapping::fields::Field;
+use crate::mapping::HBaseEntity;
 use crate::model::CompareOp;
 use crate::model::Result;
 use crate::repository::filter_expr::Comparison;

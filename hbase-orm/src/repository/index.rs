@@ -1,6 +1,21 @@
-//! Secondary index tables maintained by the repository's writes and read by [`IndexScan`]
-//! (see `mapping/index.rs` for what an index is and the order of writes that keeps readers
-//! right).
+//! Secondary index tables, `#[hbase(index(name = "by_time", parts = "created, id, city"))]`.
+//!
+//! An index is a table of its own (in the entity's namespace, family `i`): one row per entity,
+//! keyed by the index parts (encoded like row-key parts, so ranges follow value order), whose
+//! cell `i:r` holds the entity's row key. HBase has no transactions across rows, so writes go
+//! in this order and readers make up for the gaps:
+//!
+//! 1. a save reads the stored entity first (to know its old index rows);
+//! 2. it writes the data row;
+//! 3. it puts the new index row, then deletes the old one if the indexed fields changed;
+//!    a failure here is [`Error::IndexWrite`](crate::Error::IndexWrite) naming the index,
+//!    and the data row is written already;
+//! 4. a delete reads the entity, deletes the data row, then its index rows.
+//!
+//! A reader of the index fetches the data rows and keeps an entity only if its current index
+//! key is the index row's key: index rows left behind by a failure or by writes that bypassed
+//! the repository (a dangling row) are never returned.
+//! [`Repository::rebuild_index`] repairs an index from the data table.
 //!
 //! `impl Repository` is split by concern over `repo.rs` (reads, saves and deletes),
 //! `writes.rs` (inserts, optimistic versions, counters), `wide.rs` (wide maps) and this file

@@ -1,5 +1,10 @@
 //! `Repository<T>`: typed saves, reads, deletes and scans of one entity type (the scan
 //! builder, [`EntityScan`], is in `scan.rs`).
+//!
+//! `impl Repository` is split by concern over `repo.rs` (reads, saves and deletes),
+//! `writes.rs` (inserts, optimistic versions, counters), `wide.rs` (wide maps) and `index.rs`
+//! (index maintenance and queries): each file holds the methods of one feature with the
+//! private helpers only they use.
 
 use std::marker::PhantomData;
 

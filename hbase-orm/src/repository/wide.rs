@@ -14,13 +14,18 @@
 //! - `ColumnPaginationFilter(limit, 0)` last, so it counts only the entries the other
 //!   filters let through.
 //! - `KeyOnlyFilter()` for [`WideMap::count`], which needs qualifiers only.
+//!
+//! `impl Repository` is split by concern over `repo.rs` (reads, saves and deletes),
+//! `writes.rs` (inserts, optimistic versions, counters), `wide.rs` (wide maps) and `index.rs`
+//! (index maintenance and queries): each file holds the methods of one feature with the
+//! private helpers only they use.
 
 use std::borrow::Borrow;
 
 use crate::client::Table;
 use crate::mapping::codec::Codec;
+use crate::mapping::fields::WideField;
 use crate::mapping::rowkey::KeyCodec;
-use crate::mapping::WideField;
 use crate::mapping::{encode_key, HBaseEntity};
 use crate::model::{filter_literal, printable_key, Cell, Delete, Get, Put};
 use crate::model::{Error, Result};

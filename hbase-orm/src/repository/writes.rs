@@ -14,6 +14,11 @@
 //! - `insert` writes only if the row does not exist (checked on the entity's presence column);
 //!   otherwise [`Error::Conflict`]. Its counter values are then added by one increment, so
 //!   counts an `increment` made before the insert stay.
+//!
+//! `impl Repository` is split by concern over `repo.rs` (reads, saves and deletes),
+//! `writes.rs` (inserts, optimistic versions, counters), `wide.rs` (wide maps) and `index.rs`
+//! (index maintenance and queries): each file holds the methods of one feature with the
+//! private helpers only they use.
 
 use crate::client::Table;
 use crate::mapping::{
