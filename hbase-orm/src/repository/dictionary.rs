@@ -68,6 +68,17 @@ impl Dictionary {
         }
     }
 
+    /// The value of cell `d:<qualifier>` of `row`; `None` if the row does not exist (an empty
+    /// value if the row exists without that cell).
+    async fn stored(&self, row: &[u8], qualifier: &str) -> Result<Option<Vec<u8>>> {
+        let get = Get::new(row.to_vec()).column(FAMILY, qualifier);
+        Ok(self
+            .table
+            .get(get)
+            .await?
+            .map(|found| found.value(FAMILY, qualifier).unwrap_or_default().to_vec()))
+    }
+
     fn row(&self, kind: &str, rest: &[u8]) -> Vec<u8> {
         let mut row = Vec::with_capacity(self.name.len() + 3 + rest.len());
         row.extend_from_slice(self.name.as_bytes());
@@ -109,14 +120,10 @@ impl Dictionary {
             return Ok(Some(*id));
         }
         let row = self.row("n", name.as_bytes());
-        let Some(found) = self
-            .table
-            .get(Get::new(row.clone()).column(FAMILY, ID))
-            .await?
-        else {
+        let Some(stored) = self.stored(&row, ID).await? else {
             return Ok(None);
         };
-        let id = self.decode_id(&row, found.value(FAMILY, ID).unwrap_or_default())?;
+        let id = self.decode_id(&row, &stored)?;
         self.remember(name, id);
         Ok(Some(id))
     }
@@ -178,21 +185,16 @@ impl Dictionary {
             return Ok(Some(name.clone()));
         }
         let row = self.row("i", &id.to_be_bytes());
-        let Some(found) = self
-            .table
-            .get(Get::new(row.clone()).column(FAMILY, NAME))
-            .await?
-        else {
+        let Some(stored) = self.stored(&row, NAME).await? else {
             return Ok(None);
         };
-        let name = String::from_utf8(found.value(FAMILY, NAME).unwrap_or_default().to_vec())
-            .map_err(|e| Error::Decode {
-                table: self.table.name().to_string(),
-                row: printable_key(&row),
-                column: format!("{FAMILY}:{NAME}"),
-                expected: "UTF-8 text".into(),
-                reason: e.to_string(),
-            })?;
+        let name = String::from_utf8(stored).map_err(|e| Error::Decode {
+            table: self.table.name().to_string(),
+            row: printable_key(&row),
+            column: format!("{FAMILY}:{NAME}"),
+            expected: "UTF-8 text".into(),
+            reason: e.to_string(),
+        })?;
         self.remember(&name, id);
         Ok(Some(name))
     }

@@ -34,6 +34,7 @@ use crate::mapping::{
 use crate::model::{printable_key, Delete, Get, Put, Scan};
 use crate::model::{Error, Result};
 use crate::repository::repo::Repository;
+use crate::repository::scan::direction_and_limit;
 
 fn index_error<E: HBaseEntity>(def: &IndexDef<E>, row: &[u8], source: Error) -> Error {
     Error::IndexWrite {
@@ -220,16 +221,9 @@ impl<T: HBaseEntity, I: Index<Entity = T>> IndexScan<T, I> {
         self
     }
 
-    /// Largest index key first.
-    pub fn reversed(mut self) -> Self {
-        self.scan.reversed = true;
-        self
-    }
-
-    /// At most `n` index rows (dangling ones, dropped, count too).
-    pub fn limit(mut self, n: usize) -> Self {
-        self.scan.limit = Some(n);
-        self
+    direction_and_limit! {
+        reversed: "Largest index key first.",
+        limit: "At most `n` index rows (dangling ones, dropped, count too).",
     }
 
     /// The entities, in index order. Each batch of index rows is resolved with one

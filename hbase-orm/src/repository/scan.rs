@@ -74,6 +74,25 @@ pub struct EntityScan<T: HBaseEntity> {
     entity: PhantomData<fn() -> T>,
 }
 
+/// Writes `reversed` and `limit`, the options every typed scan builder (this one and
+/// `IndexScan`) keeps in its `scan: Scan` field, each with its own doc line.
+macro_rules! direction_and_limit {
+    (reversed: $reversed:literal, limit: $limit:literal,) => {
+        #[doc = $reversed]
+        pub fn reversed(mut self) -> Self {
+            self.scan.reversed = true;
+            self
+        }
+
+        #[doc = $limit]
+        pub fn limit(mut self, n: usize) -> Self {
+            self.scan.limit = Some(n);
+            self
+        }
+    };
+}
+pub(super) use direction_and_limit;
+
 /// One page of a paged scan.
 #[derive(Debug, Clone)]
 pub struct Page<T: HBaseEntity> {
@@ -132,16 +151,9 @@ impl<T: HBaseEntity> EntityScan<T> {
         self
     }
 
-    /// Largest key first.
-    pub fn reversed(mut self) -> Self {
-        self.scan.reversed = true;
-        self
-    }
-
-    /// At most `n` entities.
-    pub fn limit(mut self, n: usize) -> Self {
-        self.scan.limit = Some(n);
-        self
+    direction_and_limit! {
+        reversed: "Largest key first.",
+        limit: "At most `n` entities.",
     }
 
     /// Reads up to `regions` of the table's regions at once, one page ahead each, rows still
