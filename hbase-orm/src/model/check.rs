@@ -2,8 +2,10 @@
 //! clear error whichever backend the client uses (HBase's gateways answer several of these
 //! with a bare internal error).
 
-use super::data::*;
 use super::error::{Error, Result};
+use super::keys::printable_key;
+use super::mutations::*;
+use super::reads::*;
 
 /// HBase's longest row key (`Short.MAX_VALUE` bytes).
 pub(crate) const MAX_ROW_KEY: usize = i16::MAX as usize;

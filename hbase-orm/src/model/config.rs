@@ -152,26 +152,23 @@ impl Config {
             let ms = |v: u64| Duration::from_millis(v);
             match key {
                 "transport" => {
-                    config.transport = match value {
-                        "buffered" => Transport::Buffered,
-                        "framed" => Transport::Framed,
-                        _ => {
-                            return Err(Error::Config(format!(
-                                "{url:?}: transport must be buffered or framed"
-                            )))
-                        }
-                    }
+                    config.transport = either(
+                        url,
+                        key,
+                        value,
+                        [
+                            ("buffered", Transport::Buffered),
+                            ("framed", Transport::Framed),
+                        ],
+                    )?
                 }
                 "protocol" => {
-                    config.protocol = match value {
-                        "binary" => Protocol::Binary,
-                        "compact" => Protocol::Compact,
-                        _ => {
-                            return Err(Error::Config(format!(
-                                "{url:?}: protocol must be binary or compact"
-                            )))
-                        }
-                    }
+                    config.protocol = either(
+                        url,
+                        key,
+                        value,
+                        [("binary", Protocol::Binary), ("compact", Protocol::Compact)],
+                    )?
                 }
                 "pool_size" => config.pool_size = number()? as usize,
                 "connect_timeout_ms" => config.connect_timeout = ms(number()?),
@@ -203,6 +200,15 @@ impl Config {
             ));
         }
         Ok(())
+    }
+}
+
+/// The value of `key` in a URL: one of two words, or an error naming both.
+fn either<T>(url: &str, key: &str, value: &str, [(a, x), (b, y)]: [(&str, T); 2]) -> Result<T> {
+    match value {
+        v if v == a => Ok(x),
+        v if v == b => Ok(y),
+        _ => Err(Error::Config(format!("{url:?}: {key} must be {a} or {b}"))),
     }
 }
 

@@ -2,22 +2,57 @@
 //! ([`Row`], [`Cell`]; inside the crate, scanner pages kept in the buffer their reply arrived
 //! in), tables and column families with their options, the client's settings and the one
 //! [`Error`] type. Nothing here does I/O.
+//!
+//! - `reads.rs`: [`Get`], [`Scan`], the [`Column`]s and [`TimeRange`] they select, and
+//!   [`filter_literal`] for their filters;
+//! - `mutations.rs`: [`Put`], [`Delete`], [`Increment`], [`Append`], [`RowMutations`],
+//!   [`CheckAndMutate`] and the [`Durability`] they write with;
+//! - `rows.rs`: what a read answers, [`Row`] and [`Cell`];
+//! - `keys.rs`: byte helpers for row keys ([`prefix_end`], [`printable_key`]);
+//! - `page.rs`: inside the crate, a scanner page kept in the buffer its reply arrived in;
+//! - `table.rs`, `family.rs`: a table's descriptor, name and regions, a column family and its
+//!   options;
+//! - `config.rs`: the client's settings; `error.rs`: [`Error`];
+//! - `check.rs`: inside the crate, the checks every request passes before a backend sees it.
+
+/// Builder methods that each set one optional field of a request: `name(value)` stores
+/// `Some(value)` in the field of the same name and hands the request back.
+macro_rules! optional_setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $name: $ty) -> Self {
+                self.$name = Some($name);
+                self
+            }
+        )*
+    };
+}
 
 mod check;
 mod config;
-mod data;
 mod error;
 mod family;
+mod keys;
+mod mutations;
 mod page;
+mod reads;
+mod rows;
 mod table;
 
 pub use config::{Config, Gateway, Protocol, Transport};
-pub use data::*;
 pub(crate) use error::BatchFailures;
 pub use error::{Error, Result};
 pub(crate) use family::for_each_family_option;
 pub use family::{
     family_option, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells,
 };
+pub use keys::{prefix_end, printable_key};
+pub use mutations::{
+    Append, CheckAndMutate, CompareOp, Delete, DeleteTarget, Durability, Increment, Mutation, Put,
+    PutCell, RowMutations,
+};
 pub(crate) use page::{CellRef, OutOfPage, Page, PageBuilder, ScannedRow};
+pub use reads::{filter_literal, Column, Get, Scan, TimeRange};
+pub use rows::{Cell, Row};
 pub use table::{RegionLocation, TableDescriptor, TableName};

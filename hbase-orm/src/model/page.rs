@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 
-use super::data::{Cell, Row};
+use super::rows::{Cell, Row};
 
 /// Where a key or a cell's part lies in the page's buffer.
 #[derive(Clone, Copy, Debug)]
