@@ -22,6 +22,30 @@
 //! let all: Vec<_> = users.scan(Scan::new().prefix("u").limit(100)).try_collect().await?;
 //! # Ok(()) }
 //! ```
+//!
+//! The entity layer sits on top: `#[derive(HBaseEntity)]` on a struct, then
+//! [`Client::repository`] for typed saves, gets and scans (see [`entity`] and [`Repository`]).
+//!
+//! # How the crate is built
+//!
+//! Folders of `hbase-orm/src`, from the top down. Each may import from the folders below it
+//! and never from one above; inside a folder, files name each other's items by their own
+//! paths, not through the crate root.
+//!
+//! | folder or file | what it holds | imports from |
+//! | --- | --- | --- |
+//! | `lib.rs`, `entity.rs` | the public paths: re-exports, and the `entity` and `records` modules gathering the mapping and the repository types users name | everything below |
+//! | `advice.rs` | schema design advice on an entity | `mapping`, `schema`, `model` |
+//! | `repository/` | async typed operations: [`Repository`], entity scans and filters, wide maps, index maintenance, record sets, dictionaries, `Admin::ensure*` | `mapping`, `schema`, `client`, `model` |
+//! | `mapping/` | how a struct is stored, no I/O: the [`HBaseEntity`] contract, codecs, row-key parts, cells to fields and back, indexes and record sets as declared | `schema`, `model` |
+//! | `schema/` | table descriptors from declarations, the ensure report, per-period table names; no I/O | `model` |
+//! | `client/` | [`Client`], [`Table`], [`Admin`], scan streams and their plan, retries under a deadline | `backend`, `model` |
+//! | `backend/` | the wire boundary: the `Backend` trait, each operation a value with its name, retry safety and checks (`op.rs`); the stores `thrift2/`, `thrift1/` (with `wire/`, what the two gateways share) and `memory/` | `model` |
+//! | `model/` | the vocabulary every layer speaks: requests, rows and cells, scanner pages, tables and families, [`Config`], [`Error`] | nothing of the crate |
+//!
+//! Unit tests sit at the end of the file they test while short, in their folder's `tests.rs`
+//! when long; test support shared by several test modules (fakes, fuzzing, allocation
+//! counting) lives in a `testing/` folder beside the code it serves.
 #![warn(missing_docs)]
 
 pub mod advice;
