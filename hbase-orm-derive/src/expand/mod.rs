@@ -3,8 +3,8 @@
 
 mod entity;
 mod group;
-mod index;
-mod key;
+mod indexes;
+mod keys;
 mod record;
 mod tokens;
 
@@ -28,10 +28,10 @@ pub fn derive_entity(input: &syn::DeriveInput) -> TokenStream {
     let mut errors = known::strip_unknown(&mut input, &known::ENTITY, &known::FIELD);
     match attr::Entity::from_derive_input(&input).and_then(|e| valid::entity(&e)) {
         Ok(m) if errors.is_empty() => {
-            let key = key::key_type(&m);
+            let key = keys::key_type(&m);
             let imp = entity::entity_impl(&m);
             let handles = entity::field_handles(&m);
-            let indexes = index::index_types(&m);
+            let indexes = indexes::index_types(&m);
             quote!(#key #imp #handles #indexes)
         }
         Ok(_) => with_stub(errors, &input, entity_stub),
