@@ -45,9 +45,10 @@
 //! | `tests.rs` | this reader against the generated one, and against the probe |
 
 mod arriving;
+mod tokens;
+
 #[cfg(test)]
 mod tests;
-mod tokens;
 
 use bytes::Bytes;
 
