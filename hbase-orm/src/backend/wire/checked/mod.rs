@@ -247,16 +247,39 @@ fn varint_u32(bytes: &[u8]) -> Option<(u32, usize)> {
     None
 }
 
+/// Methods of [`TInputProtocol`] that read nothing a length or count could be wrong in, so they
+/// hand the call to the wrapped protocol as is.
+macro_rules! forward_to_inner {
+    ($($method:ident -> $ty:ty;)*) => {
+        $(
+            fn $method(&mut self) -> thrift::Result<$ty> {
+                self.inner.$method()
+            }
+        )*
+    };
+}
+
 impl TInputProtocol for CheckedInput<'_> {
+    forward_to_inner! {
+        read_message_end -> ();
+        read_field_end -> ();
+        read_bool -> bool;
+        read_i8 -> i8;
+        read_i16 -> i16;
+        read_i32 -> i32;
+        read_i64 -> i64;
+        read_double -> f64;
+        read_list_end -> ();
+        read_set_end -> ();
+        read_map_end -> ();
+        read_byte -> u8;
+    }
+
     fn read_message_begin(&mut self) -> thrift::Result<TMessageIdentifier> {
         self.check_message_header()?;
         let ident = self.inner.read_message_begin()?;
         self.last_field_id = 0;
         Ok(ident)
-    }
-
-    fn read_message_end(&mut self) -> thrift::Result<()> {
-        self.inner.read_message_end()
     }
 
     fn read_struct_begin(&mut self) -> thrift::Result<Option<TStructIdentifier>> {
@@ -283,37 +306,9 @@ impl TInputProtocol for CheckedInput<'_> {
         Ok(ident)
     }
 
-    fn read_field_end(&mut self) -> thrift::Result<()> {
-        self.inner.read_field_end()
-    }
-
-    fn read_bool(&mut self) -> thrift::Result<bool> {
-        self.inner.read_bool()
-    }
-
     fn read_bytes(&mut self) -> thrift::Result<Vec<u8>> {
         self.check_length_at(0)?;
         self.inner.read_bytes()
-    }
-
-    fn read_i8(&mut self) -> thrift::Result<i8> {
-        self.inner.read_i8()
-    }
-
-    fn read_i16(&mut self) -> thrift::Result<i16> {
-        self.inner.read_i16()
-    }
-
-    fn read_i32(&mut self) -> thrift::Result<i32> {
-        self.inner.read_i32()
-    }
-
-    fn read_i64(&mut self) -> thrift::Result<i64> {
-        self.inner.read_i64()
-    }
-
-    fn read_double(&mut self) -> thrift::Result<f64> {
-        self.inner.read_double()
     }
 
     fn read_string(&mut self) -> thrift::Result<String> {
@@ -327,32 +322,16 @@ impl TInputProtocol for CheckedInput<'_> {
         Ok(ident)
     }
 
-    fn read_list_end(&mut self) -> thrift::Result<()> {
-        self.inner.read_list_end()
-    }
-
     fn read_set_begin(&mut self) -> thrift::Result<TSetIdentifier> {
         let ident = self.inner.read_set_begin()?;
         self.check_count("set", ident.size, true)?;
         Ok(ident)
     }
 
-    fn read_set_end(&mut self) -> thrift::Result<()> {
-        self.inner.read_set_end()
-    }
-
     fn read_map_begin(&mut self) -> thrift::Result<TMapIdentifier> {
         let ident = self.inner.read_map_begin()?;
         self.check_count("map", ident.size, false)?;
         Ok(ident)
-    }
-
-    fn read_map_end(&mut self) -> thrift::Result<()> {
-        self.inner.read_map_end()
-    }
-
-    fn read_byte(&mut self) -> thrift::Result<u8> {
-        self.inner.read_byte()
     }
 }
 
