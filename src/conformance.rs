@@ -10,9 +10,11 @@ use hbase_orm::{Client, Config, Error, Gateway, Protocol, Transport};
 
 use crate::{connect_with, framed_gateway_address, thrift1_gateway_address};
 
-/// A backend the suite runs on.
+/// What a conformance test runs against: a backend and, for a gateway, how the client speaks
+/// to it (not to be confused with the `Backend` trait inside the library that each store
+/// implements).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
+pub enum Target {
     /// The Thrift2 gateway with buffered transport and binary protocol.
     Thrift2Buffered,
     /// The Thrift2 gateway with framed transport and compact protocol.
@@ -23,8 +25,8 @@ pub enum Backend {
     Memory,
 }
 
-impl Backend {
-    /// A client of this backend (panics with instructions when HBase is not running).
+impl Target {
+    /// A client of this target (panics with instructions when HBase is not running).
     pub async fn client(self) -> Client {
         let config = |address, gateway, transport, protocol| Config {
             address,
@@ -34,8 +36,8 @@ impl Backend {
             ..Config::default()
         };
         match self {
-            Backend::Thrift2Buffered => crate::client().await,
-            Backend::Thrift2Framed => {
+            Target::Thrift2Buffered => crate::client().await,
+            Target::Thrift2Framed => {
                 connect_with(config(
                     framed_gateway_address(),
                     Gateway::Thrift2,
@@ -44,7 +46,7 @@ impl Backend {
                 ))
                 .await
             }
-            Backend::Thrift1 => {
+            Target::Thrift1 => {
                 connect_with(config(
                     thrift1_gateway_address(),
                     Gateway::Thrift1,
@@ -53,7 +55,7 @@ impl Backend {
                 ))
                 .await
             }
-            Backend::Memory => Client::in_memory(),
+            Target::Memory => Client::in_memory(),
         }
     }
 }
@@ -113,7 +115,7 @@ macro_rules! conformance {
         mod thrift2_buffered {
             $(#[tokio::test]
             async fn $name() {
-                super::$name($crate::Backend::Thrift2Buffered.client().await).await
+                super::$name($crate::Target::Thrift2Buffered.client().await).await
             })*
         }
 
@@ -121,7 +123,7 @@ macro_rules! conformance {
         mod thrift2_framed {
             $(#[tokio::test]
             async fn $name() {
-                super::$name($crate::Backend::Thrift2Framed.client().await).await
+                super::$name($crate::Target::Thrift2Framed.client().await).await
             })*
         }
 
@@ -129,7 +131,7 @@ macro_rules! conformance {
         mod thrift1 {
             $(#[tokio::test]
             async fn $name() {
-                super::$name($crate::Backend::Thrift1.client().await).await
+                super::$name($crate::Target::Thrift1.client().await).await
             })*
         }
 
@@ -137,7 +139,7 @@ macro_rules! conformance {
         mod memory {
             $(#[tokio::test]
             async fn $name() {
-                super::$name($crate::Backend::Memory.client().await).await
+                super::$name($crate::Target::Memory.client().await).await
             })*
         }
     };

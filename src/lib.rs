@@ -3,14 +3,14 @@
 //! Nothing here is part of the library. It finds the HBase gateways that the project's
 //! launcher (`hbase-local/hbase.sh up`) starts, gives tests uniquely named tables that are
 //! dropped afterwards, even when the test fails, runs the conformance suite on every backend
-//! ([`conformance!`], [`Backend`]), and gives the case studies in `examples/` their shared
+//! ([`conformance!`], [`Target`]), and gives the case studies in `examples/` their shared
 //! frame ([`example::Example`]).
 
 mod conformance;
 pub mod example;
 pub mod workload;
 
-pub use conformance::{label, unsupported_on, Backend};
+pub use conformance::{label, unsupported_on, Target};
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};

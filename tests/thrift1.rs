@@ -15,7 +15,7 @@ use hbase_orm_suite::{
 
 /// A Thrift1 client.
 async fn thrift1() -> Client {
-    hbase_orm_suite::Backend::Thrift1.client().await
+    hbase_orm_suite::Target::Thrift1.client().await
 }
 
 /// A fresh table with families `d` and `m` (3 versions), with handles through both gateways.

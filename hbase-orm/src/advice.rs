@@ -22,6 +22,9 @@ use std::fmt;
 use crate::mapping::rowkey::KeyKind;
 use crate::mapping::{ColumnKind, HBaseEntity};
 
+use crate::entity::{ColumnDef, KeyPartDef};
+use crate::model::ColumnFamily;
+
 /// Families beyond this count draw a finding.
 pub const MAX_FAMILIES: usize = 3;
 /// Family names longer than this draw a finding.
@@ -82,15 +85,58 @@ fn sounds_monotonic(field: &str) -> bool {
 
 /// Runs every rule on entity `T`.
 pub fn check<T: HBaseEntity>() -> Vec<Finding> {
-    let entity = std::any::type_name::<T>()
-        .rsplit("::")
-        .next()
-        .unwrap_or_default();
+    let entity = Subject {
+        name: std::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or_default(),
+        families: T::FAMILIES,
+        columns: T::COLUMNS,
+        family_descriptors: T::family_descriptors(),
+        key_parts: T::KEY_PARTS,
+        key_delimiter: T::KEY_DELIMITER,
+        salted: T::SALT_BUCKETS.is_some(),
+        tagged: T::RECORD_TAG.is_some(),
+    };
     let mut out = Vec::new();
-    if T::FAMILIES.len() > MAX_FAMILIES {
+    for rule in RULES {
+        rule(&entity, &mut out);
+    }
+    out
+}
+
+/// What the rules read of an entity: its declarations and, for the messages, its type's name.
+struct Subject {
+    name: &'static str,
+    families: &'static [&'static str],
+    columns: &'static [ColumnDef],
+    family_descriptors: Vec<ColumnFamily>,
+    key_parts: &'static [KeyPartDef],
+    key_delimiter: Option<u8>,
+    salted: bool,
+    tagged: bool,
+}
+
+/// A rule: pushes its findings about an entity, if any.
+type Rule = fn(&Subject, &mut Vec<Finding>);
+
+/// Every rule, in the order [`check`] reports their findings.
+const RULES: [Rule; 8] = [
+    too_many_families,
+    long_family_name,
+    long_qualifier,
+    versions_exceed_family,
+    monotonic_key_start,
+    undelimited_variable_part,
+    delimiter_above_text,
+    long_key,
+];
+
+fn too_many_families(e: &Subject, out: &mut Vec<Finding>) {
+    if e.families.len() > MAX_FAMILIES {
         out.push(Finding {
             rule: "too_many_families",
-            subject: format!("{entity} ({} families)", T::FAMILIES.len()),
+            subject: format!("{} ({} families)", e.name, e.families.len()),
             why: "HBase flushes and compacts a region's families together, so every extra \
                   family multiplies I/O; the guides advise one to three."
                 .into(),
@@ -99,34 +145,44 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
                 .into(),
         });
     }
-    for f in T::FAMILIES.iter().filter(|f| f.len() > MAX_FAMILY_NAME) {
+}
+
+fn long_family_name(e: &Subject, out: &mut Vec<Finding>) {
+    for f in e.families.iter().filter(|f| f.len() > MAX_FAMILY_NAME) {
         out.push(Finding {
             rule: "long_family_name",
-            subject: format!("{entity} family {f:?}"),
+            subject: format!("{} family {f:?}", e.name),
             why: "the family name is stored in every cell.".into(),
             fix: format!("use a name of 1 to {MAX_FAMILY_NAME} characters, e.g. \"d\""),
         });
     }
+}
+
+fn long_qualifier(e: &Subject, out: &mut Vec<Finding>) {
     // Wide maps and groups choose their qualifiers per entry; their declared name is not one.
-    for c in T::COLUMNS
+    for c in e
+        .columns
         .iter()
         .filter(|c| !c.kind.reads_family() && c.qualifier.len() > MAX_QUALIFIER)
     {
         out.push(Finding {
             rule: "long_qualifier",
-            subject: format!("{entity}.{} ({}:{})", c.field, c.family, c.qualifier),
+            subject: format!("{}.{} ({}:{})", e.name, c.field, c.family, c.qualifier),
             why: "the qualifier is stored in every cell.".into(),
             fix: format!(
                 "shorten it with #[hbase(rename = \"...\")] to at most {MAX_QUALIFIER} characters"
             ),
         });
     }
-    let families = T::family_descriptors();
-    for c in T::COLUMNS {
+}
+
+fn versions_exceed_family(e: &Subject, out: &mut Vec<Finding>) {
+    for c in e.columns {
         let ColumnKind::Versions(n) = c.kind else {
             continue;
         };
-        let kept = families
+        let kept = e
+            .family_descriptors
             .iter()
             .find(|f| f.name == c.family)
             .and_then(|f| f.max_versions)
@@ -135,8 +191,8 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
             out.push(Finding {
                 rule: "versions_exceed_family",
                 subject: format!(
-                    "{entity}.{} reads {n} versions of family {}",
-                    c.field, c.family
+                    "{}.{} reads {n} versions of family {}",
+                    e.name, c.field, c.family
                 ),
                 why: format!(
                     "the family keeps {kept} version(s); HBase drops older ones at flush and \
@@ -149,32 +205,44 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
             });
         }
     }
-    if let Some(first) = T::KEY_PARTS.first() {
-        // A time written as text (a formatted date, a custom codec) rises just the same.
-        let monotonic = first.kind == KeyKind::ReverseTimestamp
-            || (matches!(
-                first.kind,
-                KeyKind::Ordered | KeyKind::FixedText | KeyKind::Variable | KeyKind::Custom
-            ) && sounds_monotonic(first.field));
-        if monotonic && T::SALT_BUCKETS.is_none() {
-            out.push(Finding {
-                rule: "monotonic_key_start",
-                subject: format!("{entity} row key starts with `{}`", first.field),
-                why: "keys that start with a timestamp or sequence all land in the newest \
-                      region: one region server takes every write (hot-spotting)."
-                    .into(),
-                fix: "lead with an entity id (host, customer), salt the key with \
-                      #[hbase(salt(buckets = N))], or hash the leading part (key(md5))"
-                    .into(),
-            });
-        }
+}
+
+fn monotonic_key_start(e: &Subject, out: &mut Vec<Finding>) {
+    let Some(first) = e.key_parts.first() else {
+        return;
+    };
+    // A time written as text (a formatted date, a custom codec) rises just the same.
+    let monotonic = first.kind == KeyKind::ReverseTimestamp
+        || (matches!(
+            first.kind,
+            KeyKind::Ordered | KeyKind::FixedText | KeyKind::Variable | KeyKind::Custom
+        ) && sounds_monotonic(first.field));
+    if monotonic && !e.salted {
+        out.push(Finding {
+            rule: "monotonic_key_start",
+            subject: format!("{} row key starts with `{}`", e.name, first.field),
+            why: "keys that start with a timestamp or sequence all land in the newest \
+                  region: one region server takes every write (hot-spotting)."
+                .into(),
+            fix: "lead with an entity id (host, customer), salt the key with \
+                  #[hbase(salt(buckets = N))], or hash the leading part (key(md5))"
+                .into(),
+        });
     }
-    let last = T::KEY_PARTS.len().saturating_sub(1);
-    for (i, part) in T::KEY_PARTS.iter().enumerate() {
-        if i < last && part.width.is_none() && T::KEY_DELIMITER.is_none() {
+}
+
+/// The index of the last key part (0 when there is none).
+fn last_part(e: &Subject) -> usize {
+    e.key_parts.len().saturating_sub(1)
+}
+
+fn undelimited_variable_part(e: &Subject, out: &mut Vec<Finding>) {
+    let last = last_part(e);
+    for (i, part) in e.key_parts.iter().enumerate() {
+        if i < last && part.width.is_none() && e.key_delimiter.is_none() {
             out.push(Finding {
                 rule: "undelimited_variable_part",
-                subject: format!("{entity} key part `{}`", part.field),
+                subject: format!("{} key part `{}`", e.name, part.field),
                 why: "a variable-length part followed by another part makes keys ambiguous \
                       and prefix scans wrong."
                     .into(),
@@ -182,36 +250,42 @@ pub fn check<T: HBaseEntity>() -> Vec<Finding> {
             });
         }
     }
-    if let Some(d) = T::KEY_DELIMITER {
-        let has_variable = T::KEY_PARTS[..last.min(T::KEY_PARTS.len())]
-            .iter()
-            .any(|p| p.width.is_none());
-        if d > 0x2C && has_variable {
-            out.push(Finding {
-                rule: "delimiter_above_text",
-                subject: format!("{entity} key delimiter 0x{d:02X}"),
-                why: "keys sort by bytes: with this delimiter `a|` sorts after `a-b|`, so range \
-                      scans over several leading values do not follow the parts' order \
-                      (prefix scans are exact either way)."
-                    .into(),
-                fix: "use key_delimiter = '\\0' where range scans must follow part order".into(),
-            });
-        }
+}
+
+fn delimiter_above_text(e: &Subject, out: &mut Vec<Finding>) {
+    let Some(d) = e.key_delimiter else {
+        return;
+    };
+    let has_variable = e.key_parts[..last_part(e).min(e.key_parts.len())]
+        .iter()
+        .any(|p| p.width.is_none());
+    if d > 0x2C && has_variable {
+        out.push(Finding {
+            rule: "delimiter_above_text",
+            subject: format!("{} key delimiter 0x{d:02X}", e.name),
+            why: "keys sort by bytes: with this delimiter `a|` sorts after `a-b|`, so range \
+                  scans over several leading values do not follow the parts' order \
+                  (prefix scans are exact either way)."
+                .into(),
+            fix: "use key_delimiter = '\\0' where range scans must follow part order".into(),
+        });
     }
-    let fixed: usize = T::KEY_PARTS.iter().filter_map(|p| p.width).sum::<usize>()
-        + usize::from(T::SALT_BUCKETS.is_some())
-        + usize::from(T::RECORD_TAG.is_some());
+}
+
+fn long_key(e: &Subject, out: &mut Vec<Finding>) {
+    let fixed: usize = e.key_parts.iter().filter_map(|p| p.width).sum::<usize>()
+        + usize::from(e.salted)
+        + usize::from(e.tagged);
     if fixed > MAX_KEY_BYTES {
         out.push(Finding {
             rule: "long_key",
-            subject: format!("{entity} row key ({fixed} bytes of fixed parts)"),
+            subject: format!("{} row key ({fixed} bytes of fixed parts)", e.name),
             why: "the row key is stored in every cell and every index block.".into(),
             fix: "shorten parts: hash long ones (key(md5 = 8)) or substitute ids for names \
                   (hbase_orm::Dictionary)"
                 .into(),
         });
     }
-    out
 }
 
 /// Panics with every finding of [`check`], for a test that keeps an entity's design clean.

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::key::read_body;
+use super::keys::read_body;
 use super::tokens::{family_descriptors, key_codec, key_reader, split_keys, value_codec};
 use crate::model::{ColumnKind, Entity, Missing};
 
@@ -364,7 +364,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
     });
     let table_items = table_items(m);
     let version_items = version_items(m);
-    let indexes = super::index::indexes_const(m);
+    let indexes = super::indexes::indexes_const(m);
     let dictionary_parts = super::tokens::dictionary_parts(krate, &m.keys);
     // A per-period table's time part may hold only the time within the period: the period's
     // start comes from the table's name.

@@ -3,8 +3,8 @@
 
 mod entity;
 mod group;
-mod index;
-mod key;
+mod indexes;
+mod keys;
 mod record;
 mod tokens;
 
@@ -17,29 +17,18 @@ use crate::{attr, known, valid};
 /// `#[derive(HBaseEntity)]`: parses, validates and expands; on errors, all of them plus a
 /// stub impl.
 pub fn derive_entity(input: &syn::DeriveInput) -> TokenStream {
-    if let Some(shape) = not_a_named_struct(input) {
-        let e = darling::Error::custom(format!(
-            "HBaseEntity can only be derived for a struct with named fields, not {shape}"
-        ))
-        .with_span(&input.ident);
-        return with_stub(vec![e], input, entity_stub);
+    if let Some(refusal) = not_a_named_struct(input, "HBaseEntity", entity_stub) {
+        return refusal;
     }
-    let mut input = input.clone();
-    let mut errors = known::strip_unknown(&mut input, &known::ENTITY, &known::FIELD);
-    match attr::Entity::from_derive_input(&input).and_then(|e| valid::entity(&e)) {
-        Ok(m) if errors.is_empty() => {
-            let key = key::key_type(&m);
-            let imp = entity::entity_impl(&m);
-            let handles = entity::field_handles(&m);
-            let indexes = index::index_types(&m);
-            quote!(#key #imp #handles #indexes)
-        }
-        Ok(_) => with_stub(errors, &input, entity_stub),
-        Err(e) => {
-            errors.push(e);
-            with_stub(errors, &input, entity_stub)
-        }
-    }
+    let model = |input: &_| attr::Entity::from_derive_input(input).and_then(|e| valid::entity(&e));
+    let levels = [&known::ENTITY, &known::FIELD];
+    pipeline(input, levels, entity_stub, model, |m| {
+        let key = keys::key_type(m);
+        let imp = entity::entity_impl(m);
+        let handles = entity::field_handles(m);
+        let indexes = indexes::index_types(m);
+        quote!(#key #imp #handles #indexes)
+    })
 }
 
 /// `#[derive(HBaseRecord)]`: the same pipeline for an enum of entity types.
@@ -52,50 +41,65 @@ pub fn derive_record(input: &syn::DeriveInput) -> TokenStream {
         .with_span(&input.ident);
         return e.write_errors();
     }
-    let mut input = input.clone();
-    let mut errors = known::strip_unknown(&mut input, &known::RECORD, &known::RECORD);
-    match attr::Record::from_derive_input(&input).and_then(|r| valid::record_set(&r)) {
-        Ok(r) if errors.is_empty() => record::record_impl(&r),
-        Ok(_) => with_stub(errors, &input, record_stub),
-        Err(e) => {
-            errors.push(e);
-            with_stub(errors, &input, record_stub)
-        }
-    }
+    let model =
+        |input: &_| attr::Record::from_derive_input(input).and_then(|r| valid::record_set(&r));
+    let levels = [&known::RECORD, &known::RECORD];
+    pipeline(input, levels, record_stub, model, record::record_impl)
 }
 
 /// `#[derive(HBaseColumns)]`: the same pipeline for a group of columns.
 pub fn derive_group(input: &syn::DeriveInput) -> TokenStream {
-    if let Some(shape) = not_a_named_struct(input) {
-        let e = darling::Error::custom(format!(
-            "HBaseColumns can only be derived for a struct with named fields, not {shape}"
-        ))
-        .with_span(&input.ident);
-        return with_stub(vec![e], input, group_stub);
+    if let Some(refusal) = not_a_named_struct(input, "HBaseColumns", group_stub) {
+        return refusal;
     }
+    let model = |input: &_| attr::Group::from_derive_input(input).and_then(|g| valid::group(&g));
+    let levels = [&known::RECORD, &known::GROUP_FIELD];
+    pipeline(input, levels, group_stub, model, group::group_impl)
+}
+
+/// Every derive's pipeline: strips the attribute names unknown at the item's and the fields'
+/// `levels` (each one an error), parses and validates the rest into a model, and expands it
+/// when nothing was wrong; else every mistake, the unknown names first, with a stub impl.
+fn pipeline<M>(
+    input: &syn::DeriveInput,
+    [item_level, field_level]: [&known::Level; 2],
+    stub: fn(&syn::Ident, &syn::Path) -> TokenStream,
+    model: impl FnOnce(&syn::DeriveInput) -> darling::Result<M>,
+    expand: impl FnOnce(&M) -> TokenStream,
+) -> TokenStream {
     let mut input = input.clone();
-    let mut errors = known::strip_unknown(&mut input, &known::RECORD, &known::GROUP_FIELD);
-    match attr::Group::from_derive_input(&input).and_then(|g| valid::group(&g)) {
-        Ok(g) if errors.is_empty() => group::group_impl(&g),
-        Ok(_) => with_stub(errors, &input, group_stub),
+    let mut errors = known::strip_unknown(&mut input, item_level, field_level);
+    match model(&input) {
+        Ok(m) if errors.is_empty() => expand(&m),
+        Ok(_) => with_stub(errors, &input, stub),
         Err(e) => {
             errors.push(e);
-            with_stub(errors, &input, group_stub)
+            with_stub(errors, &input, stub)
         }
     }
 }
 
-/// What the item is, if not a struct with named fields.
-fn not_a_named_struct(input: &syn::DeriveInput) -> Option<&'static str> {
-    match &input.data {
-        syn::Data::Enum(_) => Some("an enum"),
-        syn::Data::Union(_) => Some("a union"),
+/// If the item is not a struct with named fields, the error saying what it is (with a stub
+/// impl), for `derive`.
+fn not_a_named_struct(
+    input: &syn::DeriveInput,
+    derive: &str,
+    stub: fn(&syn::Ident, &syn::Path) -> TokenStream,
+) -> Option<TokenStream> {
+    let shape = match &input.data {
+        syn::Data::Enum(_) => "an enum",
+        syn::Data::Union(_) => "a union",
         syn::Data::Struct(s) => match s.fields {
-            syn::Fields::Named(_) => None,
-            syn::Fields::Unit => Some("a unit struct"),
-            syn::Fields::Unnamed(_) => Some("a tuple struct"),
+            syn::Fields::Named(_) => return None,
+            syn::Fields::Unit => "a unit struct",
+            syn::Fields::Unnamed(_) => "a tuple struct",
         },
-    }
+    };
+    let e = darling::Error::custom(format!(
+        "{derive} can only be derived for a struct with named fields, not {shape}"
+    ))
+    .with_span(&input.ident);
+    Some(with_stub(vec![e], input, stub))
 }
 
 /// The errors, and a stub impl that keeps the rest of the user's code from failing with

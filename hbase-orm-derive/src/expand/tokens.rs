@@ -156,24 +156,22 @@ pub fn dictionary_parts(krate: &syn::Path, keys: &[KeyPart]) -> TokenStream {
 
 /// `KeyWriter` over `out` in the entity's key layout.
 pub fn key_writer(m: &Entity) -> TokenStream {
-    let krate = &m.krate;
-    match (m.separate_all, m.delimiter) {
-        (true, Some(sep)) => quote!(#krate::rowkey::KeyWriter::separated(out, #sep)),
-        _ => {
-            let delim = option_byte(m.delimiter);
-            quote!(#krate::rowkey::KeyWriter::new(out, #delim))
-        }
-    }
+    key_layout(m, quote!(KeyWriter), quote!(out))
 }
 
 /// `KeyReader` over `key` in the entity's key layout.
 pub fn key_reader(m: &Entity) -> TokenStream {
+    key_layout(m, quote!(KeyReader), quote!(key))
+}
+
+/// `rowkey::<ty>` (`KeyWriter` or `KeyReader`) over `bytes` in the entity's key layout.
+fn key_layout(m: &Entity, ty: TokenStream, bytes: TokenStream) -> TokenStream {
     let krate = &m.krate;
     match (m.separate_all, m.delimiter) {
-        (true, Some(sep)) => quote!(#krate::rowkey::KeyReader::separated(key, #sep)),
+        (true, Some(sep)) => quote!(#krate::rowkey::#ty::separated(#bytes, #sep)),
         _ => {
             let delim = option_byte(m.delimiter);
-            quote!(#krate::rowkey::KeyReader::new(key, #delim))
+            quote!(#krate::rowkey::#ty::new(#bytes, #delim))
         }
     }
 }

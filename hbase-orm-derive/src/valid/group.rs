@@ -3,19 +3,14 @@
 //! no two fields on one column. (`key`, `family` and the entity-only attributes are refused
 //! as unknown names by `known::GROUP_FIELD`.)
 
-use super::{stored_type, value_encoding};
+use super::{not_generic, stored_type, value_encoding};
 use crate::attr;
 use crate::model::{Group, GroupField, GroupFieldKind};
 
 /// Validates a column group.
 pub fn group(g: &attr::Group) -> darling::Result<Group> {
     let mut errors = darling::Error::accumulator();
-    if !g.generics.params.is_empty() {
-        errors.push(
-            darling::Error::custom("HBaseColumns cannot be derived for a generic struct")
-                .with_span(&g.generics),
-        );
-    }
+    not_generic(&mut errors, &g.generics, "HBaseColumns", "struct");
     let fields = g
         .data
         .as_ref()

@@ -68,52 +68,12 @@ pub fn indexes(
         let mut parts = Vec::new();
         let mut ok = true;
         for part in ix.parts.split(',').map(str::trim) {
-            if let Some(k) = keys.iter().find(|k| k.ident == part) {
-                if matches!(k.encoding, KeyEncoding::Md5(_)) {
-                    errors.push(
-                        darling::Error::custom(format!(
-                            "`{part}` is an md5 key part: an index orders by values, index a \
-                             column instead"
-                        ))
-                        .with_span(&ix.parts.span()),
-                    );
+            match index_part(part, keys, columns) {
+                Ok(copy) => parts.push(copy),
+                Err(message) => {
+                    errors.push(darling::Error::custom(message).with_span(&ix.parts.span()));
                     ok = false;
-                    continue;
                 }
-                let copy = KeyPart {
-                    ident: k.ident.clone(),
-                    ty: k.ty.clone(),
-                    encoding: k.encoding.clone(),
-                    stored: None,
-                };
-                parts.push(copy);
-            } else if let Some(c) = columns.iter().find(|c| c.ident == part) {
-                let plain =
-                    matches!(c.kind, ColumnKind::Value) && !matches!(c.missing, Missing::Optional);
-                if !plain {
-                    errors.push(
-                        darling::Error::custom(format!(
-                            "index part `{part}` must be a key part or a plain field that is \
-                             not an Option (nor versions, wide, counter, version)"
-                        ))
-                        .with_span(&ix.parts.span()),
-                    );
-                    ok = false;
-                    continue;
-                }
-                let copy = KeyPart {
-                    ident: c.ident.clone(),
-                    ty: c.ty.clone(),
-                    encoding: KeyEncoding::Default,
-                    stored: None,
-                };
-                parts.push(copy);
-            } else {
-                errors.push(
-                    darling::Error::custom(format!("`{part}` is not a field of the entity"))
-                        .with_span(&ix.parts.span()),
-                );
-                ok = false;
             }
         }
         for k in keys {
@@ -143,4 +103,38 @@ pub fn indexes(
         });
     }
     out
+}
+
+/// The key part an index takes from the entity's field `part` (a row-key part or a plain
+/// column), or why that field cannot be one.
+fn index_part(part: &str, keys: &[KeyPart], columns: &[Column]) -> Result<KeyPart, String> {
+    if let Some(k) = keys.iter().find(|k| k.ident == part) {
+        if matches!(k.encoding, KeyEncoding::Md5(_)) {
+            return Err(format!(
+                "`{part}` is an md5 key part: an index orders by values, index a column instead"
+            ));
+        }
+        Ok(KeyPart {
+            ident: k.ident.clone(),
+            ty: k.ty.clone(),
+            encoding: k.encoding.clone(),
+            stored: None,
+        })
+    } else if let Some(c) = columns.iter().find(|c| c.ident == part) {
+        let plain = matches!(c.kind, ColumnKind::Value) && !matches!(c.missing, Missing::Optional);
+        if !plain {
+            return Err(format!(
+                "index part `{part}` must be a key part or a plain field that is not an Option \
+                 (nor versions, wide, counter, version)"
+            ));
+        }
+        Ok(KeyPart {
+            ident: c.ident.clone(),
+            ty: c.ty.clone(),
+            encoding: KeyEncoding::Default,
+            stored: None,
+        })
+    } else {
+        Err(format!("`{part}` is not a field of the entity"))
+    }
 }

@@ -180,12 +180,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         .krate
         .clone()
         .unwrap_or_else(|| syn::parse_quote!(::hbase_orm));
-    if !e.generics.params.is_empty() {
-        errors.push(
-            darling::Error::custom("HBaseEntity cannot be derived for a generic struct")
-                .with_span(&e.generics),
-        );
-    }
+    not_generic(&mut errors, &e.generics, "HBaseEntity", "struct");
     let table = names::table(&mut errors, &e.table, &e.ident);
     let namespace = names::namespace(&mut errors, &e.namespace);
     let (delimiter, separate_all) = names::key_join(&mut errors, e);
@@ -287,4 +282,14 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         indexes,
         dictionary_table,
     })
+}
+
+/// Refuses generic parameters: the derives write impls for one concrete type.
+fn not_generic(errors: &mut Accumulator, generics: &syn::Generics, derive: &str, item: &str) {
+    if !generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom(format!("{derive} cannot be derived for a generic {item}"))
+                .with_span(generics),
+        );
+    }
 }

@@ -2,18 +2,14 @@
 //! holding exactly one entity. That the entities share a table and have distinct tags is
 //! checked by the compiler on the generated code, where their constants are known.
 
+use super::not_generic;
 use crate::attr;
 use crate::model::RecordSet;
 
 /// Validates an `HBaseRecord` enum.
 pub fn record_set(r: &attr::Record) -> darling::Result<RecordSet> {
     let mut errors = darling::Error::accumulator();
-    if !r.generics.params.is_empty() {
-        errors.push(
-            darling::Error::custom("HBaseRecord cannot be derived for a generic enum")
-                .with_span(&r.generics),
-        );
-    }
+    not_generic(&mut errors, &r.generics, "HBaseRecord", "enum");
     let variants = r
         .data
         .as_ref()

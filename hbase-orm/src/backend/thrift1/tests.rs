@@ -16,8 +16,8 @@ use thrift::protocol::{
 use thrift::{ApplicationError, ApplicationErrorKind};
 
 use super::call::{Attributes, Call, Client};
-use crate::backend::wire::fuzz::{self, check, message, Bound, PROTOCOLS};
 use crate::backend::wire::probe::{Probe, Prober, ELEMENT_WEIGHT};
+use crate::backend::wire::testing::fuzz::{self, check, message, Bound, PROTOCOLS};
 use crate::backend::wire::{WireCall, WireProtocol};
 use crate::model::Result;
 
@@ -382,7 +382,7 @@ fuzz::reply_fuzz_suite!(|_: &Case| Bound::Always);
 mod reservations {
     use super::*;
     use crate::backend::wire::checked::with_reply_limit;
-    use crate::backend::wire::counting::measure;
+    use crate::backend::wire::testing::counting::measure;
 
     /// The limit of these tests.
     const LIMIT: usize = 1 << 20;

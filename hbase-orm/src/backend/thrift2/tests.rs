@@ -12,9 +12,11 @@ use thrift::{ApplicationError, ApplicationErrorKind};
 use super::generated::thbase::*;
 use super::rpc::Rpc;
 use crate::backend::wire::checked::with_reply_limit;
-use crate::backend::wire::counting::measure;
-use crate::backend::wire::fuzz::{self, check, check_bound, message, Bound, Verdict, PROTOCOLS};
 use crate::backend::wire::probe::{Probe, Prober, ELEMENT_WEIGHT};
+use crate::backend::wire::testing::counting::measure;
+use crate::backend::wire::testing::fuzz::{
+    self, check, check_bound, message, Bound, Verdict, PROTOCOLS,
+};
 use crate::backend::wire::WireProtocol;
 use crate::model::Result;
 

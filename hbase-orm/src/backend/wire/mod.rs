@@ -3,16 +3,22 @@
 //! every length checked ([`checked`]), and a pool of connections with timeouts ([`pool`]). A
 //! backend describes each call as a [`WireCall`]: how its message is written and how its reply
 //! is read and classified.
+//!
+//! Where tests live, here and in every folder of the crate: a file's unit tests sit at its end
+//! in `#[cfg(test)] mod tests` while they are short (up to about 150 lines). Longer ones live in
+//! a `tests.rs` beside the code, as the child module `tests` of the `mod.rs` they test (a file
+//! with long tests becomes a folder of its own: `probe.rs` is `probe/mod.rs` and
+//! `probe/tests.rs`). Test support shared by several test modules lives in a `testing/` folder
+//! beside the code it serves (here `testing/`: the reply fuzzers and the allocation counter
+//! both gateways' tests use), declared `#[cfg(test)]` after the production modules.
 
 pub(crate) mod checked;
 pub(crate) mod connection;
-#[cfg(test)]
-pub(crate) mod counting;
-#[cfg(test)]
-pub(crate) mod fuzz;
 pub(crate) mod pool;
 pub(crate) mod probe;
 pub(crate) mod scanners;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use thrift::protocol::{
     TBinaryOutputProtocol, TCompactOutputProtocol, TInputProtocol, TMessageIdentifier,

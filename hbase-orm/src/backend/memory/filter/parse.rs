@@ -155,22 +155,22 @@ impl Parser<'_> {
 
     /// `and (OR and)*`, flattened into one list as HBase does.
     pub(super) fn or_expr(&mut self) -> Result<Node> {
-        let mut children = vec![self.and_expr()?];
-        while self.at_keyword("OR") {
-            self.pos += 1;
-            children.push(self.and_expr()?);
-        }
-        Ok(list(children, false))
+        self.joined("OR", Self::and_expr)
     }
 
     /// `unary (AND unary)*`.
     pub(super) fn and_expr(&mut self) -> Result<Node> {
-        let mut children = vec![self.unary()?];
-        while self.at_keyword("AND") {
+        self.joined("AND", Self::unary)
+    }
+
+    /// `operand (keyword operand)*` as one list: all of them for `AND`, any for `OR`.
+    fn joined(&mut self, keyword: &str, operand: fn(&mut Self) -> Result<Node>) -> Result<Node> {
+        let mut children = vec![operand(self)?];
+        while self.at_keyword(keyword) {
             self.pos += 1;
-            children.push(self.unary()?);
+            children.push(operand(self)?);
         }
-        Ok(list(children, true))
+        Ok(list(children, keyword == "AND"))
     }
 
     /// `SKIP unary | WHILE unary | '(' or ')' | call`.

@@ -45,9 +45,10 @@
 //! | `tests.rs` | this reader against the generated one, and against the probe |
 
 mod arriving;
+mod tokens;
+
 #[cfg(test)]
 mod tests;
-mod tokens;
 
 use bytes::Bytes;
 
@@ -258,10 +259,7 @@ fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder) -> Step<bool> {
     let mut cells = false;
     while let Some((id, ty)) = W::field(r, &mut last)? {
         match id {
-            1 => {
-                expect(ty, Ty::Binary, "TResult.row")?;
-                key = Some(W::binary(r)?);
-            }
+            1 => key = Some(binary_field::<W>(r, ty, "TResult.row")?),
             2 => {
                 expect(ty, Ty::List, "TResult.columnValues")?;
                 let (elem, n) = W::list(r)?;
@@ -301,31 +299,27 @@ fn too_far(_: OutOfPage) -> Halt {
     bad("a row of the reply lies past its first 4 GiB")
 }
 
+/// Reads a field that must be binary (`what` names it in the error).
+fn binary_field<'a, W: Wire>(r: &mut Reader<'a>, ty: Ty, what: &str) -> Step<&'a [u8]> {
+    expect(ty, Ty::Binary, what)?;
+    W::binary(r)
+}
+
 /// Reads a `TColumnValue` as a cell of the row `page` is reading (no timestamp: 0).
 fn cell<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder) -> Step<()> {
     let mut last = 0;
     let (mut family, mut qualifier, mut value, mut timestamp) = (None, None, None, None);
     while let Some((id, ty)) = W::field(r, &mut last)? {
         match id {
-            1 => {
-                expect(ty, Ty::Binary, "TColumnValue.family")?;
-                family = Some(W::binary(r)?);
-            }
-            2 => {
-                expect(ty, Ty::Binary, "TColumnValue.qualifier")?;
-                qualifier = Some(W::binary(r)?);
-            }
-            3 => {
-                expect(ty, Ty::Binary, "TColumnValue.value")?;
-                value = Some(W::binary(r)?);
-            }
+            1 => family = Some(binary_field::<W>(r, ty, "TColumnValue.family")?),
+            2 => qualifier = Some(binary_field::<W>(r, ty, "TColumnValue.qualifier")?),
+            3 => value = Some(binary_field::<W>(r, ty, "TColumnValue.value")?),
             4 => {
                 expect(ty, Ty::I64, "TColumnValue.timestamp")?;
                 timestamp = Some(W::i64(r)?);
             }
             5 => {
-                expect(ty, Ty::Binary, "TColumnValue.tags")?;
-                W::binary(r)?;
+                binary_field::<W>(r, ty, "TColumnValue.tags")?;
             }
             6 => {
                 expect(ty, Ty::Byte, "TColumnValue.type")?;

@@ -9,8 +9,8 @@ use proptest::sample::Index;
 use thrift::protocol::{TMessageIdentifier, TMessageType, TOutputProtocol};
 
 use super::counting::{measure, Usage};
-use super::probe::{Probe, Prober};
-use super::WireProtocol;
+use crate::backend::wire::probe::{Probe, Prober};
+use crate::backend::wire::WireProtocol;
 
 /// Both protocols.
 pub(crate) const PROTOCOLS: [WireProtocol; 2] = [WireProtocol::Binary, WireProtocol::Compact];
@@ -24,7 +24,7 @@ pub(crate) fn message(
     body: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
 ) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut o = super::output(protocol, &mut out);
+    let mut o = crate::backend::wire::output(protocol, &mut out);
     o.write_message_begin(&TMessageIdentifier::new(method, kind, seq))
         .and_then(|()| body(&mut *o))
         .and_then(|()| o.write_message_end())
@@ -200,8 +200,9 @@ pub(crate) fn check_bound<T>(
     let probe = Prober::new(protocol, limit).feed(bytes);
     // The connection hands decoders the reply as it read it: not a copy made while measuring.
     let reply = bytes::Bytes::copy_from_slice(bytes);
-    let (decoded, usage) =
-        measure(|| super::checked::with_reply_limit(limit, || decode(&reply).is_ok()));
+    let (decoded, usage) = measure(|| {
+        crate::backend::wire::checked::with_reply_limit(limit, || decode(&reply).is_ok())
+    });
     if bound == Bound::Always || probe == Probe::Complete(bytes.len()) {
         assert!(
             usage.largest <= limit,
@@ -292,7 +293,7 @@ impl Verdict {
     pub(crate) fn assert_long_list(&self, declared: usize, limit: usize) {
         assert_eq!(
             self.probe,
-            Probe::Malformed(super::probe::Fault::LongList { declared, limit })
+            Probe::Malformed(crate::backend::wire::probe::Fault::LongList { declared, limit })
         );
     }
 }
@@ -386,11 +387,11 @@ pub(crate) fn random_bytes<C: FuzzCase>(
 /// the limit (`$bound`, an expression of `self`).
 macro_rules! reply_fuzz_suite {
     ($bound:expr) => {
-        impl $crate::backend::wire::fuzz::FuzzCase for Case {
+        impl $crate::backend::wire::testing::fuzz::FuzzCase for Case {
             fn method(&self) -> &'static str {
                 self.method
             }
-            fn bound(&self) -> $crate::backend::wire::fuzz::Bound {
+            fn bound(&self) -> $crate::backend::wire::testing::fuzz::Bound {
                 #[allow(clippy::redundant_closure_call)]
                 ($bound)(self)
             }
@@ -408,12 +409,12 @@ macro_rules! reply_fuzz_suite {
 
         #[test]
         fn valid_replies_decode_within_the_limit() {
-            $crate::backend::wire::fuzz::valid_replies_decode(&cases());
+            $crate::backend::wire::testing::fuzz::valid_replies_decode(&cases());
         }
 
         #[test]
         fn every_single_byte_change_and_every_cut_is_safe() {
-            $crate::backend::wire::fuzz::every_edit(&cases());
+            $crate::backend::wire::testing::fuzz::every_edit(&cases());
         }
 
         proptest::proptest! {
@@ -428,10 +429,10 @@ macro_rules! reply_fuzz_suite {
                     proptest::prelude::any::<proptest::sample::Index>(),
                     proptest::prelude::any::<bool>(),
                 ),
-                limit in proptest::sample::select(&$crate::backend::wire::fuzz::LIMITS[..]),
-                m in $crate::backend::wire::fuzz::mutation(),
+                limit in proptest::sample::select(&$crate::backend::wire::testing::fuzz::LIMITS[..]),
+                m in $crate::backend::wire::testing::fuzz::mutation(),
             ) {
-                $crate::backend::wire::fuzz::mutated(&cases(), pick, limit, &m);
+                $crate::backend::wire::testing::fuzz::mutated(&cases(), pick, limit, &m);
             }
         }
 
@@ -447,7 +448,7 @@ macro_rules! reply_fuzz_suite {
                 ),
                 body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
             ) {
-                $crate::backend::wire::fuzz::random_body(&cases(), pick, SEQ, &body);
+                $crate::backend::wire::testing::fuzz::random_body(&cases(), pick, SEQ, &body);
             }
 
             /// Random bytes, for every reply type.
@@ -459,7 +460,7 @@ macro_rules! reply_fuzz_suite {
                 ),
                 bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256),
             ) {
-                $crate::backend::wire::fuzz::random_bytes(&cases(), pick, &bytes);
+                $crate::backend::wire::testing::fuzz::random_bytes(&cases(), pick, &bytes);
             }
         }
     };

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::key::key_type;
+use super::keys::key_type;
 use crate::model::{Entity, Index};
 
 /// The index key as an entity-like model, so the key writer of entities writes it too.
