@@ -20,9 +20,7 @@
 use std::fmt;
 
 use crate::mapping::rowkey::KeyKind;
-use crate::mapping::{ColumnKind, HBaseEntity};
-
-use crate::entity::{ColumnDef, KeyPartDef};
+use crate::mapping::{ColumnDef, ColumnKind, HBaseEntity, KeyPartDef};
 use crate::model::ColumnFamily;
 
 /// Families beyond this count draw a finding.
