@@ -131,6 +131,32 @@ struct Sparse {
     a: Option<String>,
 }
 
+/// A device as a new user declared it: a label, a message counter and a wide map of tags.
+/// Its presence cell is `d:label` (its first required plain field).
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "devices", family = "d")]
+struct Device {
+    #[hbase(key)]
+    id: u64,
+    label: String,
+    #[hbase(counter)]
+    messages: i64,
+    #[hbase(family = "t", wide)]
+    tags: std::collections::BTreeMap<String, String>,
+}
+
+fn device(id: u64, tags: &[(&str, &str)]) -> Device {
+    Device {
+        id,
+        label: format!("device {id}"),
+        messages: 0,
+        tags: tags
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
 hbase_orm_suite::conformance! {
     async fn every_codec_round_trips_and_matches_java_bytes(c: Client) {
         let (r, _table) = repo::<AllTypes>(&c, "codecs").await;
@@ -653,5 +679,92 @@ hbase_orm_suite::conformance! {
             Some(Sparse { id: 1, a: None }),
             "still exists, value cleared"
         );
+    }
+
+    async fn insert_into_a_row_of_wide_entries_keeps_them_and_every_read_agrees(c: Client) {
+        let (r, _t) = repo::<Device>(&c, "partial_wide").await;
+        let key = DeviceKey { id: 1 };
+        let tags = r.wide(Device::TAGS);
+        tags.put(&key, &"colour".into(), &"red".into()).await.unwrap();
+
+        // A row holding only wide entries holds no device, for every read.
+        assert!(!r.exists(&key).await.unwrap(), "exists");
+        assert_eq!(r.get(&key).await.unwrap(), None, "get");
+        assert_eq!(r.get_many(std::slice::from_ref(&key)).await.unwrap(), vec![None], "get_many");
+        assert_eq!(r.get_fields(&key, &["label"]).await.unwrap(), None, "projection");
+        let scanned: Vec<Device> = r.scan().stream().try_collect().await.unwrap();
+        assert!(scanned.is_empty(), "scan: {scanned:?}");
+        assert_eq!(tags.get(&key, &"colour".into()).await.unwrap().as_deref(), Some("red"));
+
+        // The insert creates the device and removes nothing it was not asked to.
+        // Thrift1's checkAndPut takes one cell: an insert of a whole entity is unsupported there.
+        let inserted = r.insert(&device(1, &[("size", "xl")])).await;
+        if unsupported_on(&c, &["thrift1"], inserted).is_none() {
+            return;
+        }
+        let back = r.get(&key).await.unwrap().expect("inserted");
+        assert_eq!(back.label, "device 1");
+        assert_eq!(
+            back.tags.get("colour").map(String::as_str),
+            Some("red"),
+            "the entry written before the insert is still there: {:?}",
+            back.tags
+        );
+        assert_eq!(back.tags.get("size").map(String::as_str), Some("xl"));
+        assert!(r.exists(&key).await.unwrap());
+
+        // Now the row holds a device: a second insert is a conflict and changes nothing.
+        let again = r.insert(&device(1, &[])).await.unwrap_err();
+        assert!(matches!(again, Error::Conflict { .. }), "{again}");
+        assert_eq!(r.get(&key).await.unwrap().unwrap().tags.len(), 2);
+    }
+
+    async fn a_row_holding_only_a_counter_reads_as_no_entity_and_keeps_its_count(c: Client) {
+        let (r, _t) = repo::<Device>(&c, "partial_counter").await;
+        let key = DeviceKey { id: 7 };
+        // A message counted before the device was registered.
+        assert_eq!(r.increment(&key, "messages", 2).await.unwrap(), 2);
+        assert!(!r.exists(&key).await.unwrap());
+        assert_eq!(r.get(&key).await.unwrap(), None);
+        assert_eq!(r.counter(&key, Device::MESSAGES).await.unwrap(), Some(2));
+        assert_eq!(
+            r.counter(&DeviceKey { id: 8 }, Device::MESSAGES).await.unwrap(),
+            None,
+            "a counter never written"
+        );
+        let mut value = device(7, &[]);
+        value.messages = 5;
+        r.insert(&value).await.unwrap();
+        let back = r.get(&key).await.unwrap().expect("inserted");
+        assert_eq!(back.messages, 7, "the insert adds its count to the stored one");
+    }
+
+    async fn scans_skip_partial_rows_and_their_limit_counts_entities(c: Client) {
+        let (r, _t) = repo::<Device>(&c, "partial_scan").await;
+        // Keys 1, 3, 5 hold devices; 2 and 4 only a counter or a tag.
+        for id in [1, 3, 5] {
+            r.save(&device(id, &[])).await.unwrap();
+        }
+        r.increment(&DeviceKey { id: 2 }, "messages", 1).await.unwrap();
+        r.wide(Device::TAGS)
+            .put(&DeviceKey { id: 4 }, &"k".into(), &"v".into())
+            .await
+            .unwrap();
+        let ids = |v: Vec<Device>| v.into_iter().map(|d| d.id).collect::<Vec<_>>();
+        let all: Vec<Device> = r.scan().stream().try_collect().await.unwrap();
+        assert_eq!(ids(all), [1, 3, 5]);
+        let two: Vec<Device> = r.scan().limit(2).stream().try_collect().await.unwrap();
+        assert_eq!(ids(two), [1, 3], "the limit counts devices, not rows");
+        let page = r.scan().page(2).await.unwrap();
+        assert_eq!(ids(page.items), [1, 3]);
+        let next = r
+            .scan()
+            .after(&page.next.expect("a next page"))
+            .page(2)
+            .await
+            .unwrap();
+        assert_eq!(ids(next.items), [5]);
+        let projected: Vec<Device> = r.scan().fields(&["label"]).stream().try_collect().await.unwrap();
+        assert_eq!(projected.len(), 3, "a projection skips them too");
     }
 }

@@ -43,7 +43,10 @@ use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
 use cells::decode_row;
-pub(crate) use cells::{decode_scanned, presence_column, row_image, RowImage};
+pub(crate) use cells::{
+    decode_entity, decode_scanned_entity, presence_cell, presence_column, row_image, Presence,
+    RowImage,
+};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
 impl ColumnDef {

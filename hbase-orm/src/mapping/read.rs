@@ -2,7 +2,7 @@
 //! one), how many versions, and the caller's [`ReadOptions`]. Gets, scans and record-set scans
 //! all plan their reads here.
 
-use crate::mapping::{ColumnDef, ColumnKind, HBaseEntity};
+use crate::mapping::{presence_column, ColumnDef, ColumnKind, HBaseEntity, Presence};
 use crate::model::{Column, TimeRange};
 use crate::model::{Error, Result};
 
@@ -62,7 +62,8 @@ impl ReadOptions {
 /// row is decoded. A projection lists the named fields' columns only (plus the columns of
 /// hashed key parts, read back from there) and the row's marker cell (`family:` with an empty
 /// qualifier, written when a value has no other cell), so that a row holding only its key
-/// still reads back. A family that also holds large cells of other data is best read with a
+/// still reads back, and the entity's presence column (see `cells::presence_column`), so that a
+/// partial row reads as no entity. A family that also holds large cells of other data is best read with a
 /// projection.
 pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Vec<Column>> {
     let column = ColumnDef::column;
@@ -99,6 +100,11 @@ pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Ve
                     })?;
                 picked.push(column(def));
             }
+            if presence_rule::<T>(fields, false) == Presence::RequiredNotDecoded {
+                if let Some(col) = presence_column::<T>() {
+                    picked.push(column(&T::COLUMNS[col]));
+                }
+            }
             picked
         }
     };
@@ -109,6 +115,25 @@ pub(crate) fn read_columns<T: HBaseEntity>(fields: Option<&[&str]>) -> Result<Ve
         });
     }
     Ok(whole_families_win(columns))
+}
+
+/// How a read of `fields` (all of them: `None`), with or without a time range, treats the
+/// entity's presence cell. A projection that does not name it still reads it, to tell a
+/// partial row from an entity, but does not decode it; a time range hides it like any cell
+/// written outside the range, so such a read decodes what the range holds.
+pub(crate) fn presence_rule<T: HBaseEntity>(fields: Option<&[&str]>, time_range: bool) -> Presence {
+    if time_range {
+        return Presence::Unchecked;
+    }
+    match (fields, presence_column::<T>()) {
+        // A projection reads and decodes the columns of hashed key parts anyway.
+        (Some(names), Some(col))
+            if !names.contains(&T::COLUMNS[col].field) && !T::COLUMNS[col].key_part =>
+        {
+            Presence::RequiredNotDecoded
+        }
+        _ => Presence::Required,
+    }
 }
 
 /// The columns with no explicit column of a family that is also read whole: once a family is

@@ -28,6 +28,7 @@ use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::Table;
 use crate::mapping::rowkey::KeyPrefix;
+use crate::mapping::{decode_entity, Presence};
 use crate::mapping::{
     EntityKey, HBaseEntity, Index, IndexDef, IndexRepair, INDEX_FAMILY, INDEX_QUALIFIER,
 };
@@ -161,13 +162,16 @@ impl<T: HBaseEntity> Repository<T> {
                 .table()
                 .get(Get::new(data_key.to_vec()))
                 .await?
-                .map(|r| T::from_row_of(r, self.table().name()));
+                .map(|r| decode_entity::<T>(&r, self.table().name(), Presence::Required));
             let keep = match current {
-                Some(Ok(entity)) => def.key_of(&entity).ok().as_deref() == Some(row.key.as_slice()),
+                Some(Ok(Some(entity))) => {
+                    def.key_of(&entity).ok().as_deref() == Some(row.key.as_slice())
+                }
                 // A row that does not decode as `T` (another record type sharing the index
                 // table, a row written by other code) is not this index's to judge: keep it.
                 Some(Err(_)) => true,
-                None => false,
+                // No row, or a partial row: no entity holds this index key.
+                Some(Ok(None)) | None => false,
             };
             if !keep {
                 table.delete(Delete::new(row.key.clone())).await?;
@@ -279,9 +283,11 @@ async fn resolve<T: HBaseEntity>(
     let mut out = Vec::with_capacity(data.len());
     for (row, index_key) in data.into_iter().zip(index_keys) {
         let Some(row) = row else { continue };
-        let entity = repo
-            .finish_read(T::from_row_of(row, repo.table().name())?)
-            .await?;
+        let Some(entity) = decode_entity::<T>(&row, repo.table().name(), Presence::Required)?
+        else {
+            continue;
+        };
+        let entity = repo.finish_read(entity).await?;
         if def.key_of(&entity)?.as_slice() == index_key {
             out.push(entity);
         }

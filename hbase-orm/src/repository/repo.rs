@@ -9,8 +9,9 @@
 use std::marker::PhantomData;
 
 use crate::client::Table;
-use crate::mapping::read::{max_versions, read_columns, ReadOptions};
+use crate::mapping::read::{max_versions, presence_rule, read_columns, ReadOptions};
 use crate::mapping::DictName;
+use crate::mapping::{decode_entity, presence_cell, Presence};
 use crate::mapping::{encode_key, ColumnKind, EntityKey, HBaseEntity};
 use crate::model::TableName;
 use crate::model::{BatchFailures, Error, Result};
@@ -25,6 +26,33 @@ const DEFAULT_SAVE_CHUNK: usize = 500;
 ///
 /// Every read asks HBase only for `T`'s columns (or fewer, with a projection), and decodes
 /// rows into `T`; decode errors name the table, row, column and expected type.
+///
+/// # Partial rows
+///
+/// A row can hold cells of `T`'s families without holding a `T`: a counter counted with
+/// [`increment`](Repository::increment) before the entity was saved, wide-map entries
+/// written one by one with [`wide`](Repository::wide), cells a family's TTL left behind.
+/// What makes a row hold an entity is its *presence cell*: the `#[hbase(version)]` column if
+/// `T` has one, else its first stored field that is neither an `Option`, a counter, a wide
+/// map nor versioned, else the empty marker cell `family:` that every save of such an entity
+/// writes. Every operation follows that one rule:
+///
+/// - [`exists`](Repository::exists) is `false`, [`get`](Repository::get),
+///   [`get_many`](Repository::get_many) and the projections give `None`, scans and index
+///   reads skip the row (a scan's `limit` counts entities, not rows);
+/// - [`insert`](Repository::insert) creates the entity in it and removes nothing: the
+///   counters keep their counts (the value's counter numbers are added) and the wide map
+///   keeps the entries the value does not have;
+/// - [`save`](Repository::save) writes the whole row image, as on any row: a wide map is
+///   replaced whole (that is what a save of a map means), counters are left alone;
+/// - [`delete`](Repository::delete) removes the whole row, partial or not.
+///
+/// A read with a time range ([`ReadOptions::time_range`]) is the one exception: the range
+/// hides the presence cell like any cell written outside it, so such a read decodes whatever
+/// the range holds.
+///
+/// What a partial row holds stays readable without the entity: the map through
+/// [`wide`](Repository::wide), a counter through [`increment`](Repository::increment) by 0.
 pub struct Repository<T> {
     table: Table,
     /// Set by [`Repository::on_table`]: every call goes to `table`, templates included.
@@ -272,11 +300,13 @@ impl<T: HBaseEntity> Repository<T> {
         if let Some(options) = options {
             options.apply(&mut get.time_range, &mut get.max_versions);
         }
+        let presence = presence_rule::<T>(fields, get.time_range.is_some());
         let table = self.table_for(key);
-        match table.get(get).await? {
-            Some(row) => Ok(Some(
-                self.finish_read(T::from_row_of(row, table.name())?).await?,
-            )),
+        let Some(row) = table.get(get).await? else {
+            return Ok(None);
+        };
+        match decode_entity::<T>(&row, table.name(), presence)? {
+            Some(value) => Ok(Some(self.finish_read(value).await?)),
             None => Ok(None),
         }
     }
@@ -297,20 +327,22 @@ impl<T: HBaseEntity> Repository<T> {
             .get_many(gets)
             .await?
             .into_iter()
-            .map(|row| {
-                row.map(|r| T::from_row_of(r, self.table.name()))
-                    .transpose()
+            .map(|row| match row {
+                Some(r) => decode_entity::<T>(&r, self.table.name(), Presence::Required),
+                None => Ok(None),
             })
             .collect()
     }
 
-    /// Whether an entity with this key exists.
+    /// Whether an entity with this key exists: whether its row holds the entity's presence
+    /// cell (see [the rule for partial rows](Repository#partial-rows)). Reads that one cell.
     pub async fn exists(&self, key: &T::Key) -> Result<bool> {
         if !self.key_known(key).await? {
             return Ok(false);
         }
+        let (family, qualifier) = presence_cell::<T>();
         self.table_for(key)
-            .exists(Self::get_request(key, None)?)
+            .exists(Get::new(encode_key::<T>(key)?).column(family, qualifier))
             .await
     }
 

@@ -6,10 +6,10 @@ use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::plan::{KeyRange, Salt, ScanPlan};
 use crate::client::{RowStream, Table};
-use crate::mapping::decode_scanned;
-use crate::mapping::read::{max_versions, read_columns, ReadOptions};
+use crate::mapping::read::{max_versions, presence_rule, read_columns, ReadOptions};
 use crate::mapping::rowkey::KeyPrefix;
 use crate::mapping::EntityKey;
+use crate::mapping::{decode_scanned_entity, Presence};
 use crate::mapping::{encode_key, HBaseEntity};
 use crate::model::{Column, Scan};
 use crate::model::{Error, Result};
@@ -68,11 +68,17 @@ pub struct EntityScan<T: HBaseEntity> {
     until: Option<T::Key>,
     after: Option<T::Key>,
     fields: Option<Vec<Column>>,
+    /// How the projection in `fields` treats the presence cell (see `presence_rule`).
+    presence: Presence,
     /// Server-side filters, ANDed (see `filters.rs`).
     filters: Filters,
     error: Option<Error>,
     entity: PhantomData<fn() -> T>,
 }
+
+/// Limits below this many entities set the scan's page size to the limit (unless the caller
+/// set one), so that a small limit reads a small page.
+const SMALL_LIMIT: usize = 256;
 
 /// Writes `reversed` and `limit`, the options every typed scan builder (this one and
 /// `IndexScan`) keeps in its `scan: Scan` field, each with its own doc line.
@@ -114,6 +120,7 @@ impl<T: HBaseEntity> EntityScan<T> {
             until: None,
             after: None,
             fields: None,
+            presence: Presence::Required,
             filters: Filters::default(),
             error,
             entity: PhantomData,
@@ -178,6 +185,7 @@ impl<T: HBaseEntity> EntityScan<T> {
 
     /// Reads only the named fields (the others must be `Option` or have a default).
     pub fn fields(mut self, fields: &[&str]) -> Self {
+        self.presence = presence_rule::<T>(Some(fields), false);
         match read_columns::<T>(Some(fields)) {
             Ok(c) => self.fields = Some(c),
             Err(e) => {
@@ -235,11 +243,19 @@ impl<T: HBaseEntity> EntityScan<T> {
         match self.plan() {
             Ok((rows, limit)) => {
                 let table = self.table.name().clone();
-                // Each row decodes from the page it arrived in: no `Row` is made of it.
+                let presence = if self.scan.time_range.is_some() {
+                    Presence::Unchecked
+                } else {
+                    self.presence
+                };
+                // Each row decodes from the page it arrived in: no `Row` is made of it. A
+                // partial row (no presence cell) holds no entity and is skipped.
                 let entities = rows
                     .into_scanned()
                     .try_filter(|row| futures::future::ready(T::is_record(row.key())))
-                    .map(move |row| row.and_then(|r| decode_scanned::<T>(&r, Some(&table))));
+                    .try_filter_map(move |r| {
+                        futures::future::ready(decode_scanned_entity::<T>(&r, &table, presence))
+                    });
                 let mut failed = false;
                 let entities = entities.take_while(move |r| {
                     let go = !failed;
@@ -306,11 +322,15 @@ impl<T: HBaseEntity> EntityScan<T> {
             None => read_columns::<T>(None)?,
         };
         scan.filter = self.filters.expression();
-        let limit = if T::RECORD_TAG.is_some() {
-            scan.limit.take()
-        } else {
-            None
-        };
+        // Rows of other record types and partial rows are skipped here, so the server must
+        // not count them: the limit applies to the entities, on this side. A page no longer
+        // than a small limit keeps it from reading a whole default page.
+        let limit = scan.limit.take();
+        if let (Some(n), None) = (limit, scan.caching) {
+            if n < SMALL_LIMIT {
+                scan.caching = Some(n.max(1) as i32);
+            }
+        }
         let rows = self.table.scan_planned(scan, ScanPlan { range, salt });
         Ok((rows, limit))
     }

@@ -21,8 +21,10 @@
 //! private helpers only they use.
 
 use crate::client::Table;
+use crate::mapping::codec::Codec;
+use crate::mapping::fields::Field;
 use crate::mapping::{
-    encode_key, presence_column, row_image, ColumnKind, EntityKey, HBaseEntity, RowImage,
+    encode_key, presence_cell, row_image, ColumnKind, EntityKey, HBaseEntity, RowImage,
 };
 use crate::model::{
     printable_key, CheckAndMutate, CompareOp, Delete, Get, Increment, Mutation, RowMutations,
@@ -118,22 +120,24 @@ impl<T: HBaseEntity> Repository<T> {
         Ok(())
     }
 
-    /// Creates the row only if it does not exist yet; [`Error::Conflict`] if it does (nothing
-    /// is written then). A row holding only counters (from [`Repository::increment`]) counts as
-    /// absent: the value's counter numbers are added to those counts, never replace them.
+    /// Creates the entity only if its row holds none yet; [`Error::Conflict`] if it does
+    /// (nothing is written then). An insert only puts cells, it never deletes one: into a
+    /// [partial row](Repository#partial-rows) (counters counted before, wide-map entries
+    /// written one by one) it adds the value's cells, its counter numbers are added to the
+    /// stored counts, and the wide map keeps the entries the value does not have.
     pub async fn insert(&self, value: &T) -> Result<()> {
         self.name_parts(value).await?;
         let table = self.table_for(&value.key());
         // Counters are added by an increment once the row is created, so that counts an
-        // `increment` made before (a row holding only counters counts as absent) stay.
+        // `increment` made before (a row holding only counters holds no entity) stay.
         let mut image = row_image(value, true)?;
         let counters = take_counters::<T>(&mut image);
-        let (family, qualifier) = match presence_column::<T>() {
-            Some(col) => (T::COLUMNS[col].family, T::COLUMNS[col].qualifier),
-            None => (T::FAMILIES.first().copied().unwrap_or_default(), ""),
-        };
+        let (family, qualifier) = presence_cell::<T>();
         let row = image.put.row.clone();
-        let mutations = image_mutations::<T>(&table, image).await?;
+        let mut mutations = RowMutations::new(row.clone());
+        if !image.put.cells.is_empty() {
+            mutations = mutations.put(image.put);
+        }
         let check = CheckAndMutate::if_absent(row.clone(), family, qualifier);
         if table
             .check_and_mutate(CheckAndMutate { mutations, ..check })
@@ -213,6 +217,59 @@ impl<T: HBaseEntity> Repository<T> {
         self.table_for(key)
             .increment_column(encode_key::<T>(key)?, def.family, def.qualifier, by)
             .await
+    }
+
+    /// The value of the `#[hbase(counter)]` field `field` in the row of `key`, whether or not
+    /// that row holds an entity (a count made before the entity was saved reads here too, see
+    /// [partial rows](Repository#partial-rows)); `None` if the counter was never written.
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{Client, HBaseEntity};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "devices", family = "d")]
+    /// # struct Device { #[hbase(key)] id: u64, label: String, #[hbase(counter)] messages: i64 }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let devices = client.repository::<Device>();
+    /// let key = DeviceKey { id: 7 };
+    /// devices.increment(&key, "messages", 1).await?; // before the device is registered
+    /// assert_eq!(devices.counter(&key, Device::MESSAGES).await?, Some(1));
+    /// assert!(devices.get(&key).await?.is_none()); // a counter alone is no device
+    /// # Ok(()) }
+    /// ```
+    pub async fn counter<C>(&self, key: &T::Key, field: Field<T, i64, C>) -> Result<Option<i64>>
+    where
+        C: Codec<i64>,
+    {
+        let def = field.def();
+        if def.kind != ColumnKind::Counter {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "{}::{} is not a #[hbase(counter)] field (counters: {})",
+                    std::any::type_name::<T>(),
+                    def.field,
+                    names_of::<T>(ColumnKind::Counter)
+                ),
+            });
+        }
+        if !self.key_known(key).await? {
+            return Ok(None);
+        }
+        let row = encode_key::<T>(key)?;
+        let get = Get::new(row.clone()).column(def.family, def.qualifier);
+        let Some(found) = self.table_for(key).get(get).await? else {
+            return Ok(None);
+        };
+        let Some(bytes) = found.value(def.family, def.qualifier) else {
+            return Ok(None);
+        };
+        let array: [u8; 8] = bytes.try_into().map_err(|_| Error::Decode {
+            table: self.table_for(key).name().to_string(),
+            row: printable_key(&row),
+            column: format!("{}:{}", def.family, def.qualifier),
+            expected: "an 8-byte counter".into(),
+            reason: format!("{} bytes", bytes.len()),
+        })?;
+        Ok(Some(i64::from_be_bytes(array)))
     }
 
     /// Gives every dictionary key part of `value` its id, assigning new ones.
