@@ -210,6 +210,52 @@ async fn insert_creates_once_and_then_conflicts() {
 }
 
 #[tokio::test]
+async fn a_save_after_a_delete_says_the_row_was_saved_or_deleted_first() {
+    let client = client().await;
+    let (pages, _t) = fresh_repository::<Page>(&client, "pages_deleted").await;
+    let mut page = Page {
+        slug: "gone".into(),
+        title: "Gone".into(),
+        views: 0,
+        rev: 0,
+    };
+    pages.update(&mut page).await.unwrap();
+    pages
+        .delete(&PageKey {
+            slug: "gone".into(),
+        })
+        .await
+        .unwrap();
+    let err = pages.save(&page).await.unwrap_err();
+    assert!(matches!(err, Error::Conflict { .. }), "{err}");
+    assert!(err.to_string().contains("saved or deleted"), "{err}");
+}
+
+#[tokio::test]
+async fn a_time_range_that_hides_a_required_column_says_so() {
+    let client = client().await;
+    let (pages, _t) = fresh_repository::<Page>(&client, "pages_window").await;
+    let key = PageKey { slug: "old".into() };
+    let page = Page {
+        slug: "old".into(),
+        title: "Old".into(),
+        views: 0,
+        rev: 0,
+    };
+    // The title is written at 1000 ms; the view counter now.
+    pages.save_at(&page, 1_000).await.unwrap();
+    pages.increment(&key, "views", 1).await.unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let last_minute = ReadOptions::new().time_range(now - 60_000, now + 60_000);
+    let err = pages.get_with(&key, &last_minute).await.unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err}");
+    assert!(err.to_string().contains("time range"), "{err}");
+}
+
+#[tokio::test]
 async fn of_two_writers_with_the_same_version_exactly_one_wins_every_time() {
     let client = client().await;
     let (pages, _t) = fresh_repository::<Page>(&client, "pages_race").await;

@@ -43,9 +43,11 @@
 //! | `backend/` | the wire boundary: the `Backend` trait, each operation a value with its name, retry safety and checks (`op.rs`); the stores `thrift2/`, `thrift1/` (with `wire/`, what the two gateways share) and `memory/` | `model` |
 //! | `model/` | the vocabulary every layer speaks: requests, rows and cells, scanner pages, tables and families, [`Config`], [`Error`] | nothing of the crate |
 //!
-//! Unit tests sit at the end of the file they test while short, in their folder's `tests.rs`
-//! when long; test support shared by several test modules (fakes, fuzzing, allocation
-//! counting) lives in a `testing/` folder beside the code it serves.
+//! Unit tests sit at the end of the file they test while short (up to about 150 lines);
+//! longer ones go to a `tests.rs` child of the `mod.rs` they test, a plain file with long
+//! tests becoming a folder of its own (`x/mod.rs` and `x/tests.rs`). Test support shared by
+//! several test modules (reply fuzzers, the allocation counter) lives in a `testing/` folder
+//! beside the code it serves, declared under `cfg(test)` after the production modules.
 #![warn(missing_docs)]
 
 pub mod advice;
@@ -63,7 +65,51 @@ pub use entity::{codec, records, rowkey};
 
 /// Derives [`entity::ColumnGroup`] for a struct stored as columns of an entity's row.
 pub use hbase_orm_derive::HBaseColumns;
-/// Derives [`HBaseEntity`]; see its documentation for the attributes.
+/// Derives [`HBaseEntity`] for a struct stored as HBase rows.
+///
+/// Every attribute, on the struct and on fields, is listed in the tables of
+/// [`HBaseEntity`'s documentation](HBaseEntity#attributes). Besides the impl, the derive
+/// writes, next to the struct and with its visibility:
+///
+/// - the key type `<Struct>Key` (or `key_struct = "..."`) with one public field per key part,
+///   and one `prefix_by_<parts>` function per proper prefix of the key parts, for prefix scans;
+/// - one typed handle per stored field, an associated constant named after the field in upper
+///   case (`Order::CITY`, a [`entity::Field`]; a wide map's is an [`entity::WideField`]), for
+///   typed filters ([`EntityScan::where_eq`]), wide-map access ([`Repository::wide`]) and
+///   counters ([`Repository::counter`]);
+/// - per `index(name = "by_city", ...)`, a marker type `<Struct>` + the name in camel case
+///   (`OrderByCity`, implementing [`Index`]) to query it with
+///   [`Repository::index`], and its key type `OrderByCityKey` with `prefix_by_<parts>`
+///   functions like an entity key's.
+///
+/// ```
+/// use hbase_orm::HBaseEntity;
+///
+/// #[derive(HBaseEntity, Debug, Clone, PartialEq)]
+/// #[hbase(table = "orders", family = "d", key_delimiter = '\0',
+///         index(name = "by_city", parts = "city, customer, number"))]
+/// struct Order {
+///     #[hbase(key)]
+///     customer: String,
+///     #[hbase(key)]
+///     number: u32,
+///     city: String,
+///     #[hbase(counter)]
+///     views: i64,
+/// }
+///
+/// // The key type and its prefixes.
+/// let key = OrderKey { customer: "acme".into(), number: 7 };
+/// let of_acme = OrderKey::prefix_by_customer(&"acme".into()).unwrap();
+/// assert_eq!(of_acme.bytes, b"acme\0");
+/// // Typed field handles: checked by the compiler, encoded with the field's codec.
+/// assert_eq!(Order::CITY.def().qualifier, "city");
+/// assert_eq!(Order::VIEWS.def().field, "views");
+/// // The index marker and its key type.
+/// let in_oslo = OrderByCityKey::prefix_by_city(&"Oslo".into()).unwrap();
+/// assert_eq!(in_oslo.bytes, b"Oslo\0");
+/// # let _ = (key, std::marker::PhantomData::<OrderByCity>);
+/// ```
 pub use hbase_orm_derive::HBaseEntity;
 /// Derives [`records::RecordSet`] for an enum of entity types sharing one table.
 pub use hbase_orm_derive::HBaseRecord;

@@ -427,7 +427,8 @@ impl<'a, E: HBaseEntity> CellReader<'a, E> {
             Some(bytes) => self.decode::<T, C>(col, bytes),
             None => Err(self.error::<T, C>(
                 col,
-                "the cell is missing (never written, deleted, or not selected by a projection); \
+                "the cell is missing (never written, deleted, not selected by a projection, or \
+                 written outside the read's time range); \
                  make the field an Option or give it #[hbase(default)]"
                     .into(),
             )),

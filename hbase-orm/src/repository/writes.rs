@@ -103,9 +103,10 @@ impl<T: HBaseEntity> Repository<T> {
                 &table,
                 &row,
                 format!(
-                "the stored {} is not {current} (another writer saved first); re-read and retry",
-                def.field
-            ),
+                    "the stored {} is not {current} (another writer saved or deleted the row \
+                 first); re-read and retry",
+                    def.field
+                ),
             ))
         }
     }
