@@ -19,5 +19,5 @@ pub(crate) use family::for_each_family_option;
 pub use family::{
     family_option, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells,
 };
-pub(crate) use page::{CellRef, OutOfPage, Page, PageBuilder, ScannedRow};
+pub(crate) use page::{CellRef, OutOfPage, ScannedRow, ScannerPage, ScannerPageBuilder};
 pub use table::{RegionLocation, TableDescriptor, TableName};

@@ -229,7 +229,7 @@ impl Backend for Memory {
         Ok(id)
     }
 
-    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<Page> {
+    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<ScannerPage> {
         let mut store = self.lock();
         let method = "getScannerRows";
         let Some(mut scanner) = store.scanners.remove(&id) else {
@@ -239,7 +239,7 @@ impl Backend for Memory {
         };
         let now = store.now();
         let result = store.serving(method, &scanner.table).and_then(|t| {
-            Page::from_rows(scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now))
+            ScannerPage::from_rows(scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now))
                 .map_err(|e| e.error(method))
         });
         store.scanners.insert(id, scanner);
