@@ -16,8 +16,8 @@ pub(crate) mod wire;
 use async_trait::async_trait;
 
 use crate::model::{
-    Append, CheckAndMutate, ColumnFamily, Delete, Get, Increment, Page, Put, RegionLocation,
-    Result, Row, RowMutations, Scan, TableDescriptor, TableName,
+    Append, CheckAndMutate, ColumnFamily, Delete, Get, Increment, Put, RegionLocation, Result, Row,
+    RowMutations, Scan, ScannerPage, TableDescriptor, TableName,
 };
 
 /// The connection counters a backend keeps (all zero for a store without connections).
@@ -78,7 +78,7 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// server's own; `caching` is set).
     async fn open_scanner(&self, table: &TableName, scan: &Scan) -> Result<i32>;
     /// Up to `rows` rows of an open scanner, as one page; empty once it is exhausted.
-    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Page>;
+    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<ScannerPage>;
     /// Releases a scanner.
     async fn close_scanner(&self, id: i32) -> Result<()>;
     /// Forgets a scanner that was lost (its gateway restarted, its lease expired) without

@@ -10,7 +10,7 @@ use futures::stream::{BoxStream, Stream, StreamExt};
 use super::plan::{KeyRange, ScanPlan};
 use super::retry::Safety;
 use super::Client;
-use crate::model::{Error, Page, Result, Row, Scan, ScannedRow, TableName};
+use crate::model::{Error, Result, Row, Scan, ScannedRow, ScannerPage, TableName};
 
 /// Rows fetched per round trip when the scan does not say.
 const DEFAULT_PAGE: i32 = 256;
@@ -158,7 +158,7 @@ struct State {
     range: KeyRange,
     scanner: Option<Scanner>,
     /// The page being handed out, from row `next` on.
-    page: Option<Arc<Page>>,
+    page: Option<Arc<ScannerPage>>,
     next: usize,
     remaining: Option<usize>,
     exhausted: bool,
@@ -172,7 +172,7 @@ struct State {
 }
 
 /// A page being fetched in a task of its own, held by its [`Scanner`].
-type Prefetch = tokio::task::JoinHandle<Result<Page>>;
+type Prefetch = tokio::task::JoinHandle<Result<ScannerPage>>;
 
 impl State {
     fn new(client: Client, table: TableName, scan: Scan, scanner_id: Arc<AtomicI64>) -> Self {

@@ -52,7 +52,7 @@ pub use mutations::{
     Append, CheckAndMutate, CompareOp, Delete, DeleteTarget, Durability, Increment, Mutation, Put,
     PutCell, RowMutations,
 };
-pub(crate) use page::{CellRef, OutOfPage, Page, PageBuilder, ScannedRow};
+pub(crate) use page::{CellRef, OutOfPage, ScannedRow, ScannerPage, ScannerPageBuilder};
 pub use reads::{filter_literal, Column, Get, Scan, TimeRange};
 pub use rows::{Cell, Row};
 pub use table::{RegionLocation, TableDescriptor, TableName};

@@ -1,5 +1,6 @@
-//! A page of scanned rows kept in the buffer its reply arrived in: every key and cell is an
-//! offset into that one buffer, so reading a page makes no handle or allocation per cell.
+//! A scanner page ([`ScannerPage`]): the rows of one scanner reply kept in the buffer it
+//! arrived in: every key and cell is an offset into that one buffer, so reading a page makes
+//! no handle or allocation per cell.
 //!
 //! A scan hands out [`ScannedRow`]s, each a shared handle on its page and an index into it.
 //! Entities decode straight from a row's borrowed cells ([`ScannedRow::cells`]); a raw scan
@@ -44,7 +45,7 @@ struct RowAt {
 
 /// The rows of one scanner page, in the order the gateway sent them.
 #[derive(Default)]
-pub(crate) struct Page {
+pub(crate) struct ScannerPage {
     buf: Bytes,
     rows: Vec<RowAt>,
     cells: Vec<CellAt>,
@@ -70,18 +71,18 @@ impl<'a> From<&'a Cell> for CellRef<'a> {
     }
 }
 
-/// Builds a [`Page`] from the parts a reader found in a reply's bytes (its `base`: the reply so
+/// Builds a [`ScannerPage`] from the parts a reader found in a reply's bytes (its `base`: the reply so
 /// far, which may move between reads as it grows), and then the reply's buffer.
 #[derive(Default)]
-pub(crate) struct PageBuilder {
+pub(crate) struct ScannerPageBuilder {
     rows: Vec<RowAt>,
     cells: Vec<CellAt>,
     /// How far into the reply the parts given reach.
     end: usize,
 }
 
-/// A part given to a [`PageBuilder`] that is not in its buffer, or lies past 4 GiB in it; or a
-/// buffer given to [`PageBuilder::finish`] shorter than the parts reach.
+/// A part given to a [`ScannerPageBuilder`] that is not in its buffer, or lies past 4 GiB in it; or a
+/// buffer given to [`ScannerPageBuilder::finish`] shorter than the parts reach.
 #[derive(Debug)]
 pub(crate) struct OutOfPage;
 
@@ -95,10 +96,10 @@ impl OutOfPage {
     }
 }
 
-impl PageBuilder {
+impl ScannerPageBuilder {
     /// A builder with room for `rows` rows of `cells` cells in all.
-    pub(crate) fn new(rows: usize, cells: usize) -> PageBuilder {
-        PageBuilder {
+    pub(crate) fn new(rows: usize, cells: usize) -> ScannerPageBuilder {
+        ScannerPageBuilder {
             rows: Vec::with_capacity(rows),
             cells: Vec::with_capacity(cells),
             end: 0,
@@ -175,12 +176,12 @@ impl PageBuilder {
 
     /// The page of the rows ended so far, over `buf`: the reply whose bytes the parts were
     /// slices of (fails if they reach past its end).
-    pub(crate) fn finish(mut self, buf: Bytes) -> Result<Page, OutOfPage> {
+    pub(crate) fn finish(mut self, buf: Bytes) -> Result<ScannerPage, OutOfPage> {
         self.restart_row();
         if self.end > buf.len() {
             return Err(OutOfPage);
         }
-        Ok(Page {
+        Ok(ScannerPage {
             buf,
             rows: self.rows,
             cells: self.cells,
@@ -188,10 +189,10 @@ impl PageBuilder {
     }
 }
 
-impl Page {
+impl ScannerPage {
     /// A page holding `rows`, their bytes copied into one buffer (for backends whose replies
     /// are not read in place); fails if they hold over 4 GiB.
-    pub(crate) fn from_rows(rows: Vec<Row>) -> Result<Page, OutOfPage> {
+    pub(crate) fn from_rows(rows: Vec<Row>) -> Result<ScannerPage, OutOfPage> {
         let cells: usize = rows.iter().map(|r| r.cells.len()).sum();
         let size: usize = rows
             .iter()
@@ -210,7 +211,7 @@ impl Page {
             bytes.extend_from_slice(part);
             Ok::<_, OutOfPage>(span)
         };
-        let mut page = Page {
+        let mut page = ScannerPage {
             buf: Bytes::new(),
             rows: Vec::with_capacity(rows.len()),
             cells: Vec::with_capacity(cells),
@@ -293,7 +294,7 @@ impl Page {
 }
 
 /// A page shows its rows: keys and cells, not where they lie.
-impl std::fmt::Debug for Page {
+impl std::fmt::Debug for ScannerPage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
             .entries((0..self.len()).map(|i| (self.key(i), self.cells(i).collect::<Vec<_>>())))
@@ -302,18 +303,18 @@ impl std::fmt::Debug for Page {
 }
 
 /// Pages are equal when they hold the same rows, wherever those lie in their buffers.
-impl PartialEq for Page {
-    fn eq(&self, other: &Page) -> bool {
+impl PartialEq for ScannerPage {
+    fn eq(&self, other: &ScannerPage) -> bool {
         self.len() == other.len()
             && (0..self.len())
                 .all(|i| self.key(i) == other.key(i) && self.cells(i).eq(other.cells(i)))
     }
 }
 
-/// One row of a shared [`Page`].
+/// One row of a shared [`ScannerPage`].
 #[derive(Clone)]
 pub(crate) struct ScannedRow {
-    page: Arc<Page>,
+    page: Arc<ScannerPage>,
     index: usize,
 }
 
@@ -329,7 +330,7 @@ impl std::fmt::Debug for ScannedRow {
 
 impl ScannedRow {
     /// Row `index` of `page`.
-    pub(crate) fn new(page: Arc<Page>, index: usize) -> ScannedRow {
+    pub(crate) fn new(page: Arc<ScannerPage>, index: usize) -> ScannedRow {
         debug_assert!(index < page.len());
         ScannedRow { page, index }
     }
@@ -379,7 +380,7 @@ mod tests {
 
     #[test]
     fn rows_packed_into_a_page_come_back_the_same() {
-        let page = Arc::new(Page::from_rows(sample()).unwrap());
+        let page = Arc::new(ScannerPage::from_rows(sample()).unwrap());
         assert_eq!(page.len(), 3);
         let scanned: Vec<ScannedRow> = (0..3).map(|i| ScannedRow::new(page.clone(), i)).collect();
         for (s, row) in scanned.iter().zip(sample()) {
@@ -390,14 +391,17 @@ mod tests {
         }
         let rows: Vec<Row> = scanned.into_iter().map(ScannedRow::into_row).collect();
         assert_eq!(rows, sample());
-        assert_eq!(Page::from_rows(sample()).unwrap().into_rows(), sample());
+        assert_eq!(
+            ScannerPage::from_rows(sample()).unwrap().into_rows(),
+            sample()
+        );
     }
 
     #[test]
     fn a_row_without_a_key_drops_its_cells_and_foreign_slices_are_refused() {
         let buf = Bytes::from_static(b"kfqv");
         let b = &buf[..];
-        let mut page = PageBuilder::new(2, 2);
+        let mut page = ScannerPageBuilder::new(2, 2);
         page.cell(b, &b[1..2], &b[2..3], &b[3..4], 1).unwrap();
         page.end_row(b, None).unwrap();
         page.cell(b, &b[1..2], &b[2..3], &b[3..], 2).unwrap();
@@ -407,7 +411,7 @@ mod tests {
         assert!(page.cell(b, b"elsewhere", &b[2..3], &b[3..], 4).is_err());
         // Parts found in a longer reply do not fit a shorter buffer.
         let short = Bytes::from_static(b"kf");
-        let mut longer = PageBuilder::new(1, 1);
+        let mut longer = ScannerPageBuilder::new(1, 1);
         longer.cell(b, &b[1..2], &b[2..3], &b[3..], 5).unwrap();
         longer.end_row(b, Some(&b[..1])).unwrap();
         assert!(longer.finish(short).is_err());
@@ -416,6 +420,6 @@ mod tests {
         assert_eq!(rows[0].key, b"k");
         assert_eq!(rows[0].cells.len(), 1);
         assert_eq!(rows[0].cells[0].timestamp, 2);
-        assert!(Page::default().is_empty());
+        assert!(ScannerPage::default().is_empty());
     }
 }

@@ -37,6 +37,13 @@
 //!   that is not a counter, a table in the wrong state for an admin call, a family operation
 //!   that does not fit, a namespace that is not empty.
 //!
+//! # Files
+//!
+//! `store.rs` is the whole [`Store`]: namespaces, tables, the clock, open scanners and the
+//! administration calls; `table.rs` one table and its data operations; `row.rs` one row's
+//! cells and delete markers; `scan.rs` scanners; `filter/` the filter language; `errors.rs`
+//! the errors, shaped like the Thrift2 gateway's.
+//!
 //! # What it does not model
 //!
 //! - Durability settings and mutation attributes other than the TTL are accepted and
@@ -59,11 +66,11 @@
 //! - Limits of the real servers (request and cell sizes, row key length beyond the client's
 //!   own checks, timeouts) are not enforced; [`PoolCounters`] are all zero.
 
-mod admin;
 mod errors;
 // `Filter::apply` (no version limit) is the filter module's own simpler entry point; the
 // store uses `apply_versions`.
 mod filter;
+mod row;
 mod scan;
 mod store;
 mod table;
@@ -76,8 +83,8 @@ use async_trait::async_trait;
 
 use super::{Backend, PoolCounters};
 use crate::model::*;
-use admin::Store;
 use scan::Scanner;
+use store::Store;
 
 /// The in-memory backend: one [`Store`] behind a lock. Clients share it through
 /// [`crate::Client`]'s clones.
@@ -229,7 +236,7 @@ impl Backend for Memory {
         Ok(id)
     }
 
-    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<Page> {
+    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<ScannerPage> {
         let mut store = self.lock();
         let method = "getScannerRows";
         let Some(mut scanner) = store.scanners.remove(&id) else {
@@ -239,7 +246,7 @@ impl Backend for Memory {
         };
         let now = store.now();
         let result = store.serving(method, &scanner.table).and_then(|t| {
-            Page::from_rows(scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now))
+            ScannerPage::from_rows(scanner.next_rows(t, usize::try_from(rows).unwrap_or(0), now))
                 .map_err(|e| e.error(method))
         });
         store.scanners.insert(id, scanner);

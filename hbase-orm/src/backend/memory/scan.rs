@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use super::filter::{Filter, FilterState};
-use super::store::ReadSpec;
+use super::row::ReadSpec;
 use super::table::TableState;
 use crate::model::{Result, Row, Scan, TableName};
 

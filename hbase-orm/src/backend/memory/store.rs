@@ -1,391 +1,396 @@
-//! One row's cells: versions by timestamp, delete markers, and reading them back with
-//! HBase's rules (markers mask versions at or below their timestamp, the family's version
-//! limit, time to live and minimum versions, per-cell TTLs).
+//! The whole store: namespaces, tables and their regions, the clock, open scanners; and the
+//! administration calls on them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::model::{Cell, Column, ColumnFamily, Get, Scan, TimeRange};
+use super::errors;
+use super::scan::Scanner;
+use super::table::{Method, Region, TableState};
+use crate::model::for_each_family_option;
+use crate::model::*;
 
-/// The options of a family that decide what a read sees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct FamilyRules {
-    /// Versions kept per column.
-    pub(super) max_versions: usize,
-    /// Versions kept per column even when expired by the family's TTL.
-    pub(super) min_versions: usize,
-    /// The family's time to live in milliseconds; `None` is forever.
-    pub(super) ttl_ms: Option<i64>,
+/// Defines `ColumnFamily::fill_from`, which sets every option left unset from another
+/// family, over the list of options.
+macro_rules! keep_unset_options {
+    ($($(#[$doc:meta])* $builder:ident: $field:ident: $ty:ty => $wire:ident;)*) => {
+        impl ColumnFamily {
+            /// Sets every option left unset here to `other`'s value.
+            fn fill_from(&mut self, other: &ColumnFamily) {
+                $(self.$field = self.$field.or(other.$field);)*
+            }
+        }
+    };
+}
+for_each_family_option!(keep_unset_options);
+
+/// Namespaces every HBase has.
+const BUILT_IN_NAMESPACES: [&str; 2] = ["default", "hbase"];
+
+/// Everything the store holds, behind the backend's one lock.
+#[derive(Debug)]
+pub(super) struct Store {
+    /// Namespace names.
+    namespaces: BTreeSet<String>,
+    /// Tables by name.
+    tables: BTreeMap<TableName, TableState>,
+    /// Open scanners by id.
+    pub(super) scanners: HashMap<i32, Scanner>,
+    /// The id the next scanner gets.
+    next_scanner: i32,
+    /// The id the next region gets.
+    next_region: i64,
+    /// The last timestamp handed to a mutation.
+    last_stamp: i64,
 }
 
-impl FamilyRules {
-    /// The rules of a family descriptor as the store keeps it, its options filled in with
-    /// [`ColumnFamily::with_hbase_defaults`] (an option left unset reads as that default too:
-    /// one version, none kept past the TTL, no TTL). Runs on every read: copies nothing.
-    pub(super) fn of(family: &ColumnFamily) -> FamilyRules {
-        let count = |n: Option<i32>, least: i32| usize::try_from(n.unwrap_or(least).max(least));
-        FamilyRules {
-            max_versions: count(family.max_versions, 1).unwrap_or(1),
-            min_versions: count(family.min_versions, 0).unwrap_or(0),
-            ttl_ms: family
-                .time_to_live
-                .filter(|ttl| *ttl != i32::MAX)
-                .map(|ttl| i64::from(ttl) * 1000),
+/// The wall clock in milliseconds since the epoch.
+fn wall_clock() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+}
+
+impl Store {
+    /// An empty store with HBase's built-in namespaces.
+    pub(super) fn new() -> Store {
+        Store {
+            namespaces: BUILT_IN_NAMESPACES.iter().map(|s| s.to_string()).collect(),
+            tables: BTreeMap::new(),
+            scanners: HashMap::new(),
+            next_scanner: 1,
+            next_region: wall_clock(),
+            last_stamp: 0,
         }
     }
-}
 
-/// One stored version of a cell.
-#[derive(Clone, Debug)]
-struct Version {
-    /// The stored bytes.
-    value: Vec<u8>,
-    /// When a per-cell TTL makes it invisible (milliseconds), if it has one.
-    expires_at: Option<i64>,
-}
-
-/// The versions and delete markers of one column.
-#[derive(Clone, Debug, Default)]
-struct ColumnData {
-    /// Versions by timestamp (the newest last).
-    versions: BTreeMap<i64, Version>,
-    /// A "delete column" marker: every version at or below this timestamp is deleted.
-    deleted_up_to: Option<i64>,
-    /// "Delete version" markers: the versions with exactly these timestamps are deleted.
-    deleted_versions: BTreeSet<i64>,
-}
-
-/// The columns and the "delete family" marker of one family in one row.
-#[derive(Clone, Debug, Default)]
-struct FamilyData {
-    /// Columns by qualifier.
-    columns: BTreeMap<Vec<u8>, ColumnData>,
-    /// Every version of the family at or below this timestamp is deleted.
-    deleted_up_to: Option<i64>,
-}
-
-/// Everything stored for one row key: cells and delete markers, by family.
-#[derive(Clone, Debug, Default)]
-pub(super) struct RowData {
-    /// Families by name.
-    families: BTreeMap<Vec<u8>, FamilyData>,
-}
-
-/// Whether a marker at `up_to` masks a version at `ts`.
-fn masks(up_to: Option<i64>, ts: i64) -> bool {
-    up_to.is_some_and(|m| ts <= m)
-}
-
-/// Raises a "delete everything at or below" marker to `ts`.
-fn raise(marker: &mut Option<i64>, ts: i64) {
-    *marker = Some(marker.map_or(ts, |m| m.max(ts)));
-}
-
-impl ColumnData {
-    /// Whether a delete marker of the column or of its family masks the version at `ts`.
-    fn is_deleted(&self, family_marker: Option<i64>, ts: i64) -> bool {
-        masks(family_marker, ts)
-            || masks(self.deleted_up_to, ts)
-            || self.deleted_versions.contains(&ts)
+    /// The current time for reads (TTLs): the wall clock, never behind a stamp handed out.
+    pub(super) fn now(&self) -> i64 {
+        wall_clock().max(self.last_stamp)
     }
 
-    /// The versions a read can see, newest first: not deleted, not past a per-cell TTL, and
-    /// within the family's TTL unless among the `min_versions` newest.
-    fn visible(
-        &self,
-        family_marker: Option<i64>,
-        rules: FamilyRules,
-        now: i64,
-    ) -> impl Iterator<Item = (i64, &Version)> + '_ {
-        let oldest_alive = rules.ttl_ms.map(|ttl| now.saturating_sub(ttl));
-        self.versions
+    /// A timestamp for a mutation: the wall clock, but always after the previous stamp, so
+    /// that a write made after a delete is never masked by it for falling in the same
+    /// millisecond.
+    pub(super) fn stamp(&mut self) -> i64 {
+        self.last_stamp = wall_clock().max(self.last_stamp.saturating_add(1));
+        self.last_stamp
+    }
+
+    /// A new scanner id.
+    pub(super) fn scanner_id(&mut self) -> i32 {
+        let id = self.next_scanner;
+        self.next_scanner = self.next_scanner.checked_add(1).unwrap_or(1);
+        id
+    }
+
+    /// The table, whatever its state.
+    pub(super) fn table(&self, name: &TableName) -> Result<&TableState> {
+        self.tables
+            .get(name)
+            .ok_or_else(|| errors::table_not_found(name))
+    }
+
+    /// The table, whatever its state, to change it.
+    fn table_mut(&mut self, name: &TableName) -> Result<&mut TableState> {
+        self.tables
+            .get_mut(name)
+            .ok_or_else(|| errors::table_not_found(name))
+    }
+
+    /// The table for a data call: it must exist and be enabled.
+    pub(super) fn serving(&self, method: Method, name: &TableName) -> Result<&TableState> {
+        let table = self.table(name)?;
+        if !table.enabled {
+            return Err(errors::table_disabled(method, name));
+        }
+        Ok(table)
+    }
+
+    /// [`Store::serving`], to write.
+    pub(super) fn serving_mut(
+        &mut self,
+        method: Method,
+        name: &TableName,
+    ) -> Result<&mut TableState> {
+        let table = self.table_mut(name)?;
+        if !table.enabled {
+            return Err(errors::table_disabled(method, name));
+        }
+        Ok(table)
+    }
+
+    /// The table for an admin call that needs it disabled.
+    fn disabled_mut(&mut self, method: Method, name: &TableName) -> Result<&mut TableState> {
+        let table = self.table_mut(name)?;
+        if table.enabled {
+            return Err(errors::table_not_disabled(method, name));
+        }
+        Ok(table)
+    }
+
+    /// Regions with new ids, split at `split_keys`.
+    fn regions(&mut self, split_keys: &[Vec<u8>]) -> Vec<Region> {
+        std::iter::once(Vec::new())
+            .chain(split_keys.iter().cloned())
+            .map(|start| {
+                self.next_region += 1;
+                Region {
+                    start,
+                    id: self.next_region,
+                }
+            })
+            .collect()
+    }
+
+    /// Creates a namespace.
+    pub(super) fn create_namespace(&mut self, name: &str) -> Result<()> {
+        if !self.namespaces.insert(name.to_string()) {
+            return Err(Error::AlreadyExists {
+                what: format!("Namespace {name} already exists"),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the namespace exists.
+    pub(super) fn namespace_exists(&self, name: &str) -> bool {
+        self.namespaces.contains(name)
+    }
+
+    /// Every namespace, sorted.
+    pub(super) fn list_namespaces(&self) -> Vec<String> {
+        self.namespaces.iter().cloned().collect()
+    }
+
+    /// Deletes an empty namespace other than the built-in ones.
+    pub(super) fn delete_namespace(&mut self, name: &str) -> Result<()> {
+        let method = "deleteNamespace";
+        if !self.namespaces.contains(name) {
+            return Err(errors::namespace_not_found(name));
+        }
+        if BUILT_IN_NAMESPACES.contains(&name) {
+            return Err(errors::server(
+                method,
+                "constraint.ConstraintException",
+                format!("Reserved namespace {name} cannot be removed."),
+            ));
+        }
+        let tables = self.tables.keys().filter(|t| t.namespace == name).count();
+        if tables > 0 {
+            return Err(errors::server(
+                method,
+                "constraint.ConstraintException",
+                format!(
+                    "Only empty namespaces can be removed. Namespace {name} has {tables} tables"
+                ),
+            ));
+        }
+        self.namespaces.remove(name);
+        Ok(())
+    }
+
+    /// Creates a table with its families' options filled in as HBase fills them.
+    pub(super) fn create_table(
+        &mut self,
+        table: &TableDescriptor,
+        split_keys: &[Vec<u8>],
+    ) -> Result<()> {
+        if !self.namespaces.contains(&table.name.namespace) {
+            return Err(errors::namespace_not_found(&table.name.namespace));
+        }
+        if self.tables.contains_key(&table.name) {
+            return Err(Error::AlreadyExists {
+                what: table.name.full_name(),
+            });
+        }
+        let mut names = BTreeSet::new();
+        if let Some(dup) = table.families.iter().find(|f| !names.insert(&f.name)) {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "table {}: family {} is declared twice",
+                    table.name, dup.name
+                ),
+            });
+        }
+        let descriptor = TableDescriptor {
+            name: table.name.clone(),
+            families: table
+                .families
+                .iter()
+                .map(ColumnFamily::with_hbase_defaults)
+                .collect(),
+        };
+        let regions = self.regions(split_keys);
+        self.tables
+            .insert(table.name.clone(), TableState::new(descriptor, regions));
+        Ok(())
+    }
+
+    /// Whether the table exists.
+    pub(super) fn table_exists(&self, name: &TableName) -> bool {
+        self.tables.contains_key(name)
+    }
+
+    /// Tables of a namespace, or every table outside the `hbase` namespace.
+    pub(super) fn list_tables(&self, namespace: Option<&str>) -> Result<Vec<TableName>> {
+        if let Some(ns) = namespace {
+            if !self.namespaces.contains(ns) {
+                return Err(errors::namespace_not_found(ns));
+            }
+        }
+        let wanted = |t: &&TableName| match namespace {
+            Some(ns) => t.namespace == ns,
+            None => t.namespace != "hbase",
+        };
+        Ok(self.tables.keys().filter(wanted).cloned().collect())
+    }
+
+    /// Enables a disabled table.
+    pub(super) fn enable_table(&mut self, name: &TableName) -> Result<()> {
+        let table = self.table_mut(name)?;
+        if table.enabled {
+            return Err(errors::server(
+                "enableTable",
+                "TableNotDisabledException",
+                format!("tableName={}, state=ENABLED", name.full_name()),
+            ));
+        }
+        table.enabled = true;
+        Ok(())
+    }
+
+    /// Disables an enabled table.
+    pub(super) fn disable_table(&mut self, name: &TableName) -> Result<()> {
+        let table = self.table_mut(name)?;
+        if !table.enabled {
+            return Err(errors::table_not_enabled("disableTable", name));
+        }
+        table.enabled = false;
+        Ok(())
+    }
+
+    /// Empties a disabled table (new regions, split as before or not) and enables it.
+    pub(super) fn truncate_table(&mut self, name: &TableName, preserve_splits: bool) -> Result<()> {
+        let table = self.disabled_mut("truncateTable", name)?;
+        let splits: Vec<Vec<u8>> = if preserve_splits {
+            table
+                .regions
+                .iter()
+                .skip(1)
+                .map(|r| r.start.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let regions = self.regions(&splits);
+        let table = self.table_mut(name)?;
+        table.clear();
+        table.regions = regions;
+        table.enabled = true;
+        Ok(())
+    }
+
+    /// Drops a disabled table; its open scanners fail from now on.
+    pub(super) fn delete_table(&mut self, name: &TableName) -> Result<()> {
+        self.disabled_mut("deleteTable", name)?;
+        self.tables.remove(name);
+        Ok(())
+    }
+
+    /// Adds a family to a table.
+    pub(super) fn add_family(&mut self, name: &TableName, family: &ColumnFamily) -> Result<()> {
+        let table = self.table_mut(name)?;
+        if table.descriptor.get_family(&family.name).is_some() {
+            return Err(errors::invalid_family(
+                "addColumnFamily",
+                format!(
+                    "Column family '{}' in table '{}' already exists so cannot be added",
+                    family.name,
+                    name.full_name()
+                ),
+            ));
+        }
+        table.descriptor.families.push(family.with_hbase_defaults());
+        Ok(())
+    }
+
+    /// The family `family` of a table, to change it.
+    fn family_mut(
+        &mut self,
+        method: Method,
+        name: &TableName,
+        family: &str,
+        doing: &str,
+    ) -> Result<&mut ColumnFamily> {
+        let table = self.table_mut(name)?;
+        table
+            .descriptor
+            .families
+            .iter_mut()
+            .find(|f| f.name == family)
+            .ok_or_else(|| {
+                errors::invalid_family(
+                    method,
+                    format!("Family '{family}' does not exist, so it cannot be {doing}"),
+                )
+            })
+    }
+
+    /// Replaces a family's options (those unset go back to the defaults); keeps its data.
+    pub(super) fn modify_family(&mut self, name: &TableName, family: &ColumnFamily) -> Result<()> {
+        let slot = self.family_mut("modifyColumnFamily", name, &family.name, "modified")?;
+        *slot = family.with_hbase_defaults();
+        Ok(())
+    }
+
+    /// Sets the options `declared` gives and keeps the others.
+    pub(super) fn merge_family(&mut self, name: &TableName, declared: &ColumnFamily) -> Result<()> {
+        self.table(name)?;
+        let slot = self
+            .family_mut("modifyColumnFamily", name, &declared.name, "modified")
+            .map_err(|_| Error::IllegalArgument {
+                message: format!("table {name} has no family {}", declared.name),
+            })?;
+        let mut merged = declared.clone();
+        merged.fill_from(slot);
+        *slot = merged;
+        Ok(())
+    }
+
+    /// Drops a family and its data; a table keeps at least one family.
+    pub(super) fn delete_family(&mut self, name: &TableName, family: &str) -> Result<()> {
+        let method = "deleteColumnFamily";
+        self.family_mut(method, name, family, "deleted")?;
+        let table = self.table_mut(name)?;
+        if table.descriptor.families.len() == 1 {
+            return Err(errors::invalid_family(
+                method,
+                format!("Family '{family}' is the only column family in the table, so it cannot be deleted"),
+            ));
+        }
+        table.descriptor.families.retain(|f| f.name != family);
+        table.drop_family_data(family);
+        Ok(())
+    }
+
+    /// Every region of a table (none for a missing table, as the gateway answers).
+    pub(super) fn region_locations(&self, name: &TableName) -> Vec<RegionLocation> {
+        let Some(table) = self.tables.get(name) else {
+            return Vec::new();
+        };
+        let ends = table.regions.iter().skip(1).map(|r| r.start.clone());
+        table
+            .regions
             .iter()
-            .rev()
-            .map(|(ts, v)| (*ts, v))
-            .filter(move |(ts, v)| {
-                !self.is_deleted(family_marker, *ts) && v.expires_at.is_none_or(|e| e > now)
+            .zip(ends.chain(std::iter::once(Vec::new())))
+            .map(|(region, end)| RegionLocation {
+                start_key: region.start.clone(),
+                end_key: end,
+                region_id: region.id,
+                host: "localhost".into(),
+                port: None,
             })
-            .enumerate()
-            .filter(move |(rank, (ts, _))| {
-                *rank < rules.min_versions || oldest_alive.is_none_or(|oldest| *ts >= oldest)
-            })
-            .map(|(_, version)| version)
-    }
-
-    /// Drops what no read can see any more, as a compaction would: deleted versions (their
-    /// markers stay) and versions beyond the family's limit.
-    fn compact(&mut self, family_marker: Option<i64>, rules: FamilyRules) {
-        let mut kept = 0;
-        let doomed: Vec<i64> = self
-            .versions
-            .keys()
-            .rev()
-            .copied()
-            .filter(|&ts| {
-                if self.is_deleted(family_marker, ts) {
-                    return true;
-                }
-                kept += 1;
-                kept > rules.max_versions
-            })
-            .collect();
-        for ts in doomed {
-            self.versions.remove(&ts);
-        }
-    }
-}
-
-impl FamilyData {
-    /// Drops the deleted and surplus versions of every column.
-    fn compact(&mut self, rules: FamilyRules) {
-        let marker = self.deleted_up_to;
-        for column in self.columns.values_mut() {
-            column.compact(marker, rules);
-        }
-        self.columns.retain(|_, c| {
-            !c.versions.is_empty() || c.deleted_up_to.is_some() || !c.deleted_versions.is_empty()
-        });
-    }
-}
-
-/// The columns a read selects of one family: `None` for all of them.
-type Qualifiers = Option<BTreeSet<Vec<u8>>>;
-
-/// Which families and columns a read selects.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct Selection {
-    /// `None`: every family. Otherwise per family `None` for all its columns, or some.
-    families: Option<BTreeMap<Vec<u8>, Qualifiers>>,
-}
-
-impl Selection {
-    /// The selection of a get's or scan's column list, read in order as HBase does: a family
-    /// selects all its columns, and a column named afterwards narrows the family to the
-    /// columns named (a family named after its columns widens it again).
-    pub(super) fn of(columns: &[Column]) -> Selection {
-        if columns.is_empty() {
-            return Selection::default();
-        }
-        let mut families: BTreeMap<Vec<u8>, Qualifiers> = BTreeMap::new();
-        for c in columns {
-            match &c.qualifier {
-                None => {
-                    families.insert(c.family.clone(), None);
-                }
-                Some(q) => {
-                    let slot = families.entry(c.family.clone()).or_insert(None);
-                    slot.get_or_insert_with(BTreeSet::new).insert(q.clone());
-                }
-            }
-        }
-        Selection {
-            families: Some(families),
-        }
-    }
-
-    /// The families the selection names (empty when it selects everything).
-    pub(super) fn named_families(&self) -> impl Iterator<Item = &[u8]> {
-        self.families
-            .iter()
-            .flat_map(|f| f.keys().map(Vec::as_slice))
-    }
-
-    /// Whether the selection reads the family at all.
-    fn has_family(&self, family: &[u8]) -> bool {
-        self.families
-            .as_ref()
-            .is_none_or(|f| f.contains_key(family))
-    }
-
-    /// Whether the selection reads `family:qualifier`.
-    fn has_column(&self, family: &[u8], qualifier: &[u8]) -> bool {
-        match &self.families {
-            None => true,
-            Some(f) => match f.get(family) {
-                None => false,
-                Some(None) => true,
-                Some(Some(qualifiers)) => qualifiers.contains(qualifier),
-            },
-        }
-    }
-}
-
-/// What a read asks of each row: columns, timestamps and versions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct ReadSpec {
-    /// The families and columns read.
-    pub(super) selection: Selection,
-    /// Only the version with exactly this timestamp.
-    timestamp: Option<i64>,
-    /// Only versions in this range.
-    time_range: Option<TimeRange>,
-    /// Versions per column asked for (further capped by the family's own limit).
-    max_versions: usize,
-}
-
-/// The versions asked for: HBase's default is one, and fewer than one means one.
-fn versions_asked(n: Option<i32>) -> usize {
-    usize::try_from(n.unwrap_or(1).max(1)).unwrap_or(1)
-}
-
-impl ReadSpec {
-    /// What a get reads.
-    pub(super) fn of_get(get: &Get) -> ReadSpec {
-        ReadSpec {
-            selection: Selection::of(&get.columns),
-            timestamp: get.timestamp,
-            time_range: get.time_range,
-            max_versions: versions_asked(get.max_versions),
-        }
-    }
-
-    /// What a scan reads of each row.
-    pub(super) fn of_scan(scan: &Scan) -> ReadSpec {
-        ReadSpec {
-            selection: Selection::of(&scan.columns),
-            timestamp: None,
-            time_range: scan.time_range,
-            max_versions: versions_asked(scan.max_versions),
-        }
-    }
-
-    /// The versions per column asked for.
-    pub(super) fn max_versions(&self) -> usize {
-        self.max_versions
-    }
-
-    /// Whether a version at `ts` falls in the asked timestamp or time range.
-    fn admits(&self, ts: i64) -> bool {
-        self.timestamp.is_none_or(|t| t == ts)
-            && self.time_range.is_none_or(|r| r.min <= ts && ts < r.max)
-    }
-}
-
-impl RowData {
-    /// The cells `spec` selects, in HBase's order: family, qualifier, newest first. `rules`
-    /// gives each family's options. At most `versions` per column besides each family's own
-    /// limit: `spec.max_versions()`, or no limit for what a filter sees, since HBase filters
-    /// versions before it counts them.
-    pub(super) fn read(
-        &self,
-        spec: &ReadSpec,
-        versions: usize,
-        rules: impl Fn(&[u8]) -> FamilyRules,
-        now: i64,
-    ) -> Vec<Cell> {
-        let mut cells = Vec::new();
-        for (family, data) in &self.families {
-            if !spec.selection.has_family(family) {
-                continue;
-            }
-            let rules = rules(family);
-            let limit = versions.min(rules.max_versions);
-            for (qualifier, column) in &data.columns {
-                if !spec.selection.has_column(family, qualifier) {
-                    continue;
-                }
-                let versions = column
-                    .visible(data.deleted_up_to, rules, now)
-                    .filter(|(ts, _)| spec.admits(*ts))
-                    .take(limit);
-                cells.extend(versions.map(|(ts, v)| Cell {
-                    family: family.clone().into(),
-                    qualifier: qualifier.clone().into(),
-                    value: v.value.clone().into(),
-                    timestamp: ts,
-                }));
-            }
-        }
-        cells
-    }
-
-    /// The newest visible version of `family:qualifier`: its timestamp and value.
-    pub(super) fn latest(
-        &self,
-        family: &[u8],
-        qualifier: &[u8],
-        rules: FamilyRules,
-        now: i64,
-    ) -> Option<(i64, &[u8])> {
-        let data = self.families.get(family)?;
-        let column = data.columns.get(qualifier)?;
-        column
-            .visible(data.deleted_up_to, rules, now)
-            .next()
-            .map(|(ts, v)| (ts, v.value.as_slice()))
-    }
-
-    /// Stores one version (replacing a version of the same timestamp) and drops the versions
-    /// the family no longer keeps. A delete marker at or above `ts` hides it at once.
-    pub(super) fn put(
-        &mut self,
-        family: &[u8],
-        qualifier: &[u8],
-        ts: i64,
-        value: Vec<u8>,
-        expires_at: Option<i64>,
-        rules: FamilyRules,
-    ) {
-        let data = self.families.entry(family.to_vec()).or_default();
-        let column = data.columns.entry(qualifier.to_vec()).or_default();
-        column.versions.insert(ts, Version { value, expires_at });
-        column.compact(data.deleted_up_to, rules);
-    }
-
-    /// A "delete family" marker: every version of the family at or below `ts` is deleted,
-    /// including versions written later with such timestamps.
-    pub(super) fn delete_family(&mut self, family: &[u8], ts: i64, rules: FamilyRules) {
-        let data = self.families.entry(family.to_vec()).or_default();
-        raise(&mut data.deleted_up_to, ts);
-        data.compact(rules);
-    }
-
-    /// A "delete column" marker: every version of the column at or below `ts`.
-    pub(super) fn delete_column(
-        &mut self,
-        family: &[u8],
-        qualifier: &[u8],
-        ts: i64,
-        rules: FamilyRules,
-    ) {
-        self.mark_column(family, qualifier, rules, |column| {
-            raise(&mut column.deleted_up_to, ts)
-        });
-    }
-
-    /// A "delete version" marker: the version of the column at exactly `ts`.
-    pub(super) fn delete_version(
-        &mut self,
-        family: &[u8],
-        qualifier: &[u8],
-        ts: i64,
-        rules: FamilyRules,
-    ) {
-        self.mark_column(family, qualifier, rules, |column| {
-            column.deleted_versions.insert(ts);
-        });
-    }
-
-    /// Sets a marker on one column with `mark`, then drops what it hides.
-    fn mark_column(
-        &mut self,
-        family: &[u8],
-        qualifier: &[u8],
-        rules: FamilyRules,
-        mark: impl FnOnce(&mut ColumnData),
-    ) {
-        let data = self.families.entry(family.to_vec()).or_default();
-        let column = data.columns.entry(qualifier.to_vec()).or_default();
-        mark(column);
-        column.compact(data.deleted_up_to, rules);
-    }
-
-    /// Forgets a family's cells and markers (the family was dropped from the table).
-    pub(super) fn drop_family(&mut self, family: &[u8]) {
-        self.families.remove(family);
-    }
-
-    /// Whether the row holds neither cells nor markers (it can be forgotten).
-    pub(super) fn is_void(&self) -> bool {
-        self.families.is_empty()
+            .collect()
     }
 }

@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use super::errors;
 use super::filter::{Filter, FilterState, RowVerdict};
-use super::store::{FamilyRules, ReadSpec, RowData};
+use super::row::{FamilyRules, ReadSpec, RowData};
 use crate::model::*;
 
 /// A region: the first key it holds and its id.

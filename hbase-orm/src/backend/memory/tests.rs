@@ -392,7 +392,7 @@ async fn the_backend_pages_by_cursor_and_knows_its_scanners() {
     let scan = Scan::new().start("e").stop("a").reversed().caching(2);
     let id = memory.open_scanner(&name, &scan).await.unwrap();
     assert!(memory.scanner_is_open(id).await.unwrap());
-    let page = |rows: Page| {
+    let page = |rows: ScannerPage| {
         rows.into_rows()
             .into_iter()
             .map(|r| r.key)

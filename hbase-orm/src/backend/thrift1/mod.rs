@@ -641,9 +641,9 @@ impl Backend for Thrift1 {
         self.open_tscan(table, convert::scan(scan)?).await
     }
 
-    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Page> {
+    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<ScannerPage> {
         let rows = self.scanned_rows(table, id, rows).await?;
-        Page::from_rows(rows).map_err(|e| e.error("scannerGetList"))
+        ScannerPage::from_rows(rows).map_err(|e| e.error("scannerGetList"))
     }
 
     async fn close_scanner(&self, id: i32) -> Result<()> {

@@ -263,7 +263,7 @@ impl Backend for Thrift2 {
         Ok(self.scanners.register(gateway, id, &before))
     }
 
-    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Page> {
+    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<ScannerPage> {
         let (gateway, scanner_id) = self.scanners.find(id)?;
         let args = THBaseServiceGetScannerRowsArgs {
             scanner_id,

@@ -5,7 +5,7 @@ use bytes::Bytes;
 use super::tokens::{Halt, Reader, Step, Ty, Wire};
 use super::{answer_header, result, results_header};
 use crate::backend::wire::{Feed, ReplyReader};
-use crate::model::{Page, PageBuilder, Result};
+use crate::model::{Result, ScannerPage, ScannerPageBuilder};
 
 /// Reads a `getScannerRows` reply on an unframed connection as its bytes arrive, a row at a
 /// time, instead of the probe finding its end and the whole-reply reader reading it again.
@@ -22,7 +22,7 @@ pub(crate) struct PageReader<W> {
     seq: i32,
     limit: usize,
     stage: Stage,
-    page: PageBuilder,
+    page: ScannerPageBuilder,
     /// Bytes read again so far: those of rows (or the header) cut by the end of a feed.
     reread: usize,
     wire: std::marker::PhantomData<W>,
@@ -57,7 +57,7 @@ impl<W: Wire> PageReader<W> {
             seq,
             limit,
             stage: Stage::Start,
-            page: PageBuilder::default(),
+            page: ScannerPageBuilder::default(),
             reread: 0,
             wire: std::marker::PhantomData,
         }
@@ -77,7 +77,7 @@ impl<W: Wire> PageReader<W> {
                     }
                     let n = results_header::<W>(r)?;
                     r.check_list(n, W::MIN_RESULT)?;
-                    self.page = PageBuilder::new(n.min(r.remaining() / W::MIN_RESULT), 0);
+                    self.page = ScannerPageBuilder::new(n.min(r.remaining() / W::MIN_RESULT), 0);
                     self.stage = Stage::Rows { at: r.pos, left: n };
                 }
                 Stage::Rows { at, left: 0 } => self.stage = Stage::End { at },
@@ -106,7 +106,7 @@ impl<W: Wire> PageReader<W> {
     }
 }
 
-impl<W: Wire + Send + 'static> ReplyReader<Page> for PageReader<W> {
+impl<W: Wire + Send + 'static> ReplyReader<ScannerPage> for PageReader<W> {
     fn feed(&mut self, buf: &[u8]) -> Feed {
         let mut r = Reader::arriving(buf, self.limit);
         match self.read_on(&mut r) {
@@ -133,7 +133,7 @@ impl<W: Wire + Send + 'static> ReplyReader<Page> for PageReader<W> {
         }
     }
 
-    fn finish(self: Box<Self>, reply: &Bytes) -> Result<Page> {
+    fn finish(self: Box<Self>, reply: &Bytes) -> Result<ScannerPage> {
         self.page
             .finish(reply.clone())
             .map_err(|e| e.error(self.method))

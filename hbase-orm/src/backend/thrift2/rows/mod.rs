@@ -5,7 +5,7 @@
 //! The generated reader builds a `TResult` of `TColumnValue`s through the `thrift` crate's
 //! protocol objects (a virtual call and a small copy per token) and [`convert::row`] then moves
 //! it into the model's types; this one walks the bytes once and notes where each key and each
-//! cell's family, qualifier and value lie in the reply's buffer (a [`Page`], no copy). A
+//! cell's family, qualifier and value lie in the reply's buffer (a [`ScannerPage`], no copy). A
 //! scanner page is returned as that page; the other replies as [`Row`]s whose cells are slices
 //! of the buffer. It gives the same rows and the same `None`s.
 //!
@@ -56,7 +56,7 @@ use super::convert;
 use super::generated::thbase::TResult;
 use crate::backend::wire::probe::{message_len, Probe};
 use crate::backend::wire::{ReplyReader, WireProtocol};
-use crate::model::{Error, OutOfPage, Page, PageBuilder, Result, Row};
+use crate::model::{Error, OutOfPage, Result, Row, ScannerPage, ScannerPageBuilder};
 pub(crate) use arriving::PageReader;
 use tokens::{bad, expect, skip, Binary, Compact, Kind, Reader, Ty, SKIP_DEPTH};
 pub(crate) use tokens::{Halt, Step, Wire};
@@ -116,7 +116,7 @@ pub(crate) struct OneRow;
 /// A list of `TResult`s, one per request: `None` for each without a key (`getMultiple`).
 pub(crate) struct RowPerGet;
 
-/// A list of `TResult`s of which only those with a key are rows, kept as a [`Page`] over the
+/// A list of `TResult`s of which only those with a key are rows, kept as a [`ScannerPage`] over the
 /// reply's buffer (`getScannerRows`).
 pub(crate) struct ScannedRows;
 
@@ -130,7 +130,7 @@ impl Shape for OneRow {
     }
 
     fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<Option<Row>> {
-        let mut page = PageBuilder::new(1, 0);
+        let mut page = ScannerPageBuilder::new(1, 0);
         result::<W>(r, &mut page)?;
         Ok(finish(page, owner)?.into_rows().pop())
     }
@@ -148,7 +148,7 @@ impl Shape for RowPerGet {
     fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<Vec<Option<Row>>> {
         let n = results_header::<W>(r)?;
         let room = n.min(r.remaining() / W::MIN_RESULT);
-        let mut page = PageBuilder::new(room, 0);
+        let mut page = ScannerPageBuilder::new(room, 0);
         let mut found = Vec::with_capacity(room);
         for _ in 0..n {
             found.push(result::<W>(r, &mut page)?);
@@ -162,22 +162,24 @@ impl Shape for RowPerGet {
 }
 
 impl Shape for ScannedRows {
-    type Reply = Page;
+    type Reply = ScannerPage;
     type Generated = Vec<TResult>;
     const TY: Ty = Ty::List;
 
-    fn convert(generated: Vec<TResult>) -> thrift::Result<Page> {
-        Page::from_rows(generated.into_iter().filter_map(convert::row).collect()).map_err(|_| {
-            thrift::Error::Protocol(thrift::ProtocolError::new(
-                thrift::ProtocolErrorKind::SizeLimit,
-                "the rows of the reply hold over 4 GiB, more than one page can",
-            ))
-        })
+    fn convert(generated: Vec<TResult>) -> thrift::Result<ScannerPage> {
+        ScannerPage::from_rows(generated.into_iter().filter_map(convert::row).collect()).map_err(
+            |_| {
+                thrift::Error::Protocol(thrift::ProtocolError::new(
+                    thrift::ProtocolErrorKind::SizeLimit,
+                    "the rows of the reply hold over 4 GiB, more than one page can",
+                ))
+            },
+        )
     }
 
-    fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<Page> {
+    fn read<W: Wire>(r: &mut Reader<'_>, owner: &Bytes) -> Step<ScannerPage> {
         let n = results_header::<W>(r)?;
-        let mut page = PageBuilder::new(n.min(r.remaining() / W::MIN_RESULT), 0);
+        let mut page = ScannerPageBuilder::new(n.min(r.remaining() / W::MIN_RESULT), 0);
         for _ in 0..n {
             result::<W>(r, &mut page)?;
         }
@@ -189,7 +191,7 @@ impl Shape for ScannedRows {
         method: &'static str,
         seq: i32,
         limit: usize,
-    ) -> Option<Arriving<Page>> {
+    ) -> Option<Arriving<ScannerPage>> {
         Some(match protocol {
             WireProtocol::Binary => Box::new(PageReader::<Binary>::new(method, seq, limit)),
             WireProtocol::Compact => Box::new(PageReader::<Compact>::new(method, seq, limit)),
@@ -253,7 +255,7 @@ fn results_header<W: Wire>(r: &mut Reader<'_>) -> Step<usize> {
 }
 
 /// Reads a `TResult` into `page`: a row if it has a key, not empty; says whether it had.
-fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder) -> Step<bool> {
+fn result<W: Wire>(r: &mut Reader<'_>, page: &mut ScannerPageBuilder) -> Step<bool> {
     let mut last = 0;
     let mut key = None;
     let mut cells = false;
@@ -289,7 +291,7 @@ fn result<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder) -> Step<bool> {
 }
 
 /// The page over the whole reply `owner`.
-fn finish(page: PageBuilder, owner: &Bytes) -> Step<Page> {
+fn finish(page: ScannerPageBuilder, owner: &Bytes) -> Step<ScannerPage> {
     page.finish(owner.clone()).map_err(too_far)
 }
 
@@ -306,7 +308,7 @@ fn binary_field<'a, W: Wire>(r: &mut Reader<'a>, ty: Ty, what: &str) -> Step<&'a
 }
 
 /// Reads a `TColumnValue` as a cell of the row `page` is reading (no timestamp: 0).
-fn cell<W: Wire>(r: &mut Reader<'_>, page: &mut PageBuilder) -> Step<()> {
+fn cell<W: Wire>(r: &mut Reader<'_>, page: &mut ScannerPageBuilder) -> Step<()> {
     let mut last = 0;
     let (mut family, mut qualifier, mut value, mut timestamp) = (None, None, None, None);
     while let Some((id, ty)) = W::field(r, &mut last)? {

@@ -32,7 +32,7 @@ use crate::backend::thrift2::generated::thbase::*;
 use crate::backend::thrift2::rpc::{decode, Rpc};
 use crate::backend::wire::probe::{message_len, Probe, Prober};
 use crate::backend::wire::{self, Feed, WireProtocol};
-use crate::model::{Error, Page, Row};
+use crate::model::{Error, Row, ScannerPage};
 
 /// The sequence number of every call here.
 const SEQ: i32 = 41;
@@ -462,8 +462,8 @@ impl Case for THBaseServiceGetScannerRowsArgs {
         }
         .write_to_out_protocol(o)
     }
-    fn expected(results: &[TResult]) -> Page {
-        Page::from_rows(results.iter().cloned().filter_map(convert::row).collect()).unwrap()
+    fn expected(results: &[TResult]) -> ScannerPage {
+        ScannerPage::from_rows(results.iter().cloned().filter_map(convert::row).collect()).unwrap()
     }
 }
 
