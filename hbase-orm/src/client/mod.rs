@@ -311,7 +311,7 @@ impl Client {
     /// Whether the gateway still holds the scanner `id` (see [`RowStream::scanner_id`]): a
     /// diagnostic for leaked scanners. Reads no rows.
     pub async fn scanner_is_open(&self, id: i32) -> Result<bool> {
-        self.backend().scanner_is_open(id).await
+        self.send(&crate::backend::op::ScannerIsOpen { id }).await
     }
 
     /// Counters of the connection pool, for monitoring and diagnostics.

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 
 use super::plan::{split_at_regions, KeyRange};
 use super::{Client, RowStream};
+use crate::backend::op;
 use crate::model::{Result, Scan, ScannedRow, TableName};
 
 /// Rows a region's part holds ready before its task waits for the caller.
@@ -24,7 +25,8 @@ impl RowStream {
     pub(crate) fn parallel(client: Client, table: TableName, scan: Scan, n: usize) -> Self {
         let rows = stream::once(async move {
             scan.check()?;
-            let mut regions = client.backend().region_locations(&table).await?;
+            let locate = op::RegionLocations { table: &table };
+            let mut regions = client.send(&locate).await?;
             regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
             let parts = split_at_regions(&KeyRange::of(&scan), &regions, scan.reversed)
                 .iter()

@@ -1,36 +1,28 @@
 //! Calls sent again when the gateway is briefly unreachable, under a deadline.
 //!
-//! Every call of [`super::Table`], [`super::Admin`] and the scan streams goes through
-//! [`Client::retrying`]. What is sent again depends on what a repeat could do:
+//! Every call of [`super::Table`], [`super::Admin`] and the scan streams is an operation value
+//! (`backend::op`) run by [`Client::run`]. What is sent again depends on what a repeat could
+//! do, which the operation says ([`Safety`]):
 //!
-//! - [`Safety::Idempotent`] calls (reads, puts, whole-row and column deletes, admin reads and
-//!   changes that fail cleanly when repeated) are sent again after any failure that may be
-//!   passing: the gateway could not be reached, the connection broke, the call timed out, or
-//!   HBase named a passing condition (a region moving or opening, a server too busy).
-//! - [`Safety::UnsentOnly`] calls (increments, appends, check-and-mutate, row mutations,
-//!   latest-version deletes, scanner calls) are sent again only when the request cannot have
-//!   reached the server: no connection could be opened. An increment whose connection broke
-//!   after it was sent may or may not have been applied: that error is returned as it is, so
-//!   the caller decides.
+//! - [`Safety::Idempotent`] operations (reads, puts, whole-row and column deletes, family
+//!   option changes) are sent again after any failure that may be passing: the gateway could
+//!   not be reached, the connection broke, the call timed out, or HBase named a passing
+//!   condition (a region moving or opening, a server too busy).
+//! - [`Safety::FailsCleanly`] (admin changes) and [`Safety::UnsentOnly`] operations
+//!   (increments, appends, check-and-mutate, row mutations, latest-version deletes, scanner
+//!   calls) are sent again only when the request cannot have reached the server: no
+//!   connection could be opened. An increment whose connection broke after it was sent may or
+//!   may not have been applied: that error is returned as it is, so the caller decides.
 //!
 //! Waits between attempts grow exponentially from [`Config::retry_backoff`] up to 2 s, each a
 //! random fraction of the step ("full jitter"), until [`Config::retry_deadline`] from the first
 //! attempt; then [`Error::Retried`] says how many attempts were made and the last cause.
 
-use std::future::Future;
 use std::time::{Duration, Instant};
 
 use super::Client;
+use crate::backend::op::{Operation, Safety};
 use crate::model::{Error, Result};
-
-/// What sending a call again could do (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Safety {
-    /// Repeating it ends in the same state.
-    Idempotent,
-    /// Repeating it after it reached the server could apply it twice.
-    UnsentOnly,
-}
 
 /// The longest wait between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
@@ -76,33 +68,19 @@ fn jitter() -> f64 {
 }
 
 impl Client {
-    /// Runs `call` (one attempt each time it is called) until it succeeds, fails for good, or
-    /// the client's retry deadline passes.
-    pub(crate) async fn retrying<T, F, Fut>(
-        &self,
-        operation: &'static str,
-        safety: Safety,
-        call: F,
-    ) -> Result<T>
-    where
-        F: FnMut() -> Fut,
-        Fut: Future<Output = Result<T>>,
-    {
-        self.retrying_within(None, operation, safety, call).await
+    /// Runs `op`: its checks, then attempts until one succeeds, the failure is final, or the
+    /// client's retry deadline passes.
+    pub(crate) async fn run<O: Operation>(&self, op: &O) -> Result<O::Output> {
+        self.run_within(None, op).await
     }
 
-    /// [`Client::retrying`] with a deadline of its own instead of the client's, if given.
-    pub(crate) async fn retrying_within<T, F, Fut>(
+    /// [`Client::run`] with a deadline of its own instead of the client's, if given.
+    pub(crate) async fn run_within<O: Operation>(
         &self,
         deadline: Option<Duration>,
-        operation: &'static str,
-        safety: Safety,
-        mut call: F,
-    ) -> Result<T>
-    where
-        F: FnMut() -> Fut,
-        Fut: Future<Output = Result<T>>,
-    {
+        op: &O,
+    ) -> Result<O::Output> {
+        op.check()?;
         let config = self.config();
         let deadline = deadline.unwrap_or(config.retry_deadline);
         let mut step = config.retry_backoff;
@@ -110,28 +88,35 @@ impl Client {
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            let error = match call().await {
+            let error = match op.send(self.backend()).await {
                 Ok(v) => return Ok(v),
                 Err(e) => e,
             };
             let wait = step.mul_f64(jitter());
             let out_of_time = started.elapsed() + wait >= deadline;
-            if !worth_retrying(&error, safety) || out_of_time {
+            if !worth_retrying(&error, op.safety()) || out_of_time {
                 if attempts == 1 {
                     return Err(error);
                 }
                 return Err(Error::Retried {
-                    operation,
+                    operation: O::NAME,
                     attempts,
                     elapsed: started.elapsed(),
                     source: Box::new(error),
                 });
             }
             self.count_retry();
-            tracing::debug!(operation, attempts, error = %error, ?wait, "retrying");
+            tracing::debug!(operation = O::NAME, attempts, error = %error, ?wait, "retrying");
             tokio::time::sleep(wait).await;
             step = (step * 2).min(MAX_BACKOFF);
         }
+    }
+
+    /// Sends `op` once, after its checks: for the calls a scan makes that are never sent
+    /// again (a scanner lives in one gateway process; a lost one is replaced, not retried).
+    pub(crate) async fn send<O: Operation>(&self, op: &O) -> Result<O::Output> {
+        op.check()?;
+        op.send(self.backend()).await
     }
 }
 

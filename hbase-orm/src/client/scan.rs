@@ -8,8 +8,8 @@ use std::task::{Context, Poll};
 use futures::stream::{BoxStream, Stream, StreamExt};
 
 use super::plan::{KeyRange, ScanPlan};
-use super::retry::Safety;
 use super::Client;
+use crate::backend::op;
 use crate::model::{Error, Result, Row, Scan, ScannedRow, ScannerPage, TableName};
 
 /// Rows fetched per round trip when the scan does not say.
@@ -126,7 +126,7 @@ impl Scanner {
 /// failed close is logged, and the gateway expires the scanner after its lease either way (a
 /// gateway that is gone took its scanners with it).
 async fn close_scanner(client: &Client, id: i32) -> Result<()> {
-    let closed = client.backend().close_scanner(id).await;
+    let closed = client.send(&op::CloseScanner { id }).await;
     client.count_scanner(false);
     closed
 }
@@ -306,12 +306,8 @@ impl State {
                 caching: Some(page_size),
                 ..self.scan.clone()
             };
-            let (client, table) = (&self.client, &self.table);
-            let id = client
-                .retrying("openScanner", Safety::UnsentOnly, || {
-                    client.backend().open_scanner(table, &server)
-                })
-                .await?;
+            let (table, scan) = (&self.table, &server);
+            let id = self.client.run(&op::OpenScanner { table, scan }).await?;
             self.scanner_id.store(i64::from(id), Ordering::Relaxed);
             self.client.count_scanner(true);
             self.scanner = Some(Scanner {
@@ -330,9 +326,9 @@ impl State {
             // Not retried: a scanner lives in one gateway process, and when that cannot be
             // reached the stream resumes with a new scanner (see `resume_after_loss`).
             None => {
+                let (table, rows) = (&self.table, page_size);
                 self.client
-                    .backend()
-                    .scanner_rows(&self.table, id, page_size)
+                    .send(&op::ScannerRows { table, id, rows })
                     .await?
             }
         };
@@ -361,10 +357,10 @@ impl State {
             return;
         };
         let (client, table) = (self.client.clone(), self.table.clone());
-        scanner.ahead = Some(
-            runtime
-                .spawn(async move { client.backend().scanner_rows(&table, id, page_size).await }),
-        );
+        scanner.ahead = Some(runtime.spawn(async move {
+            let (table, rows) = (&table, page_size);
+            client.send(&op::ScannerRows { table, id, rows }).await
+        }));
     }
 
     /// Closes the scanner now (awaited, so tests and callers see it closed when the stream ends).

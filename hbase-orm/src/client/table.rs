@@ -1,23 +1,9 @@
 //! Data calls on one table.
 
 use super::plan::ScanPlan;
-use super::retry::Safety;
 use super::{Client, RowStream};
+use crate::backend::op::{self, Operation};
 use crate::model::*;
-
-/// Deletes of whole rows, families and columns end the same when repeated; a delete of the
-/// latest version would remove one more version each time.
-fn delete_safety(delete: &Delete) -> Safety {
-    let latest = delete
-        .targets
-        .iter()
-        .any(|t| matches!(t, DeleteTarget::LatestVersion(..)));
-    if latest {
-        Safety::UnsentOnly
-    } else {
-        Safety::Idempotent
-    }
-}
 
 /// A handle for reading and writing one table. Cheap to clone.
 ///
@@ -67,20 +53,9 @@ impl Table {
         }
     }
 
-    /// Runs one call of this handle under the retry rules.
-    async fn retrying<T, F, Fut>(
-        &self,
-        operation: &'static str,
-        safety: Safety,
-        call: F,
-    ) -> Result<T>
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Result<T>>,
-    {
-        self.client
-            .retrying_within(self.retry_deadline, operation, safety, call)
-            .await
+    /// Runs one operation of this handle under the retry rules, with its deadline.
+    async fn run<O: Operation>(&self, op: &O) -> Result<O::Output> {
+        self.client.run_within(self.retry_deadline, op).await
     }
 
     /// The table's name.
@@ -93,53 +68,34 @@ impl Table {
         &self.client
     }
 
-    fn backend(&self) -> &dyn crate::backend::Backend {
-        self.client.backend()
-    }
-
     /// Reads one row; `None` if it does not exist (or has none of the requested columns).
     pub async fn get(&self, get: Get) -> Result<Option<Row>> {
-        get.check()?;
-        self.retrying("get", Safety::Idempotent, || {
-            self.backend().get(&self.name, &get)
-        })
-        .await
+        let (table, get) = (&self.name, &get);
+        self.run(&op::Get { table, get }).await
     }
 
     /// Reads several rows in one call; the answer has one entry per get, in the same order.
     pub async fn get_many(&self, gets: Vec<Get>) -> Result<Vec<Option<Row>>> {
-        gets.iter().try_for_each(Get::check)?;
-        self.retrying("get_many", Safety::Idempotent, || {
-            self.backend().get_many(&self.name, &gets)
-        })
-        .await
+        let (table, gets) = (&self.name, &gets[..]);
+        self.run(&op::GetMany { table, gets }).await
     }
 
     /// Whether the row (or the columns the get names) exists, without transferring values.
     pub async fn exists(&self, get: Get) -> Result<bool> {
-        get.check()?;
-        self.retrying("exists", Safety::Idempotent, || {
-            self.backend().exists(&self.name, &get)
-        })
-        .await
+        let (table, get) = (&self.name, &get);
+        self.run(&op::Exists { table, get }).await
     }
 
     /// [`Table::exists`] for several gets in one call, in the same order.
     pub async fn exists_many(&self, gets: Vec<Get>) -> Result<Vec<bool>> {
-        gets.iter().try_for_each(Get::check)?;
-        self.retrying("exists_many", Safety::Idempotent, || {
-            self.backend().exists_many(&self.name, &gets)
-        })
-        .await
+        let (table, gets) = (&self.name, &gets[..]);
+        self.run(&op::ExistsMany { table, gets }).await
     }
 
     /// Writes cells into one row.
     pub async fn put(&self, put: Put) -> Result<()> {
-        put.check()?;
-        self.retrying("put", Safety::Idempotent, || {
-            self.backend().put(&self.name, &put)
-        })
-        .await
+        let (table, put) = (&self.name, &put);
+        self.run(&op::Put { table, put }).await
     }
 
     /// Writes many rows in one call (not atomic across rows).
@@ -151,20 +107,14 @@ impl Table {
         if puts.is_empty() {
             return Ok(());
         }
-        puts.iter().try_for_each(Put::check)?;
-        match self
-            .client
-            .retrying("put_many", Safety::Idempotent, || {
-                self.backend().put_many(&self.name, &puts)
-            })
-            .await
-        {
+        let table = &self.name;
+        let batch = op::PutMany { table, puts: &puts };
+        batch.check()?;
+        match self.run(&batch).await {
             Ok(()) => Ok(()),
             Err(error) => {
-                self.one_by_one("put_many", error, &puts, |p| {
-                    self.retrying("put", Safety::Idempotent, move || {
-                        self.backend().put(&self.name, p)
-                    })
+                self.one_by_one("put_many", error, &puts, |put| async move {
+                    self.run(&op::Put { table, put }).await
                 })
                 .await
             }
@@ -174,12 +124,8 @@ impl Table {
     /// Deletes a row or parts of it. A delete that mixes families, columns and versions is
     /// applied atomically.
     pub async fn delete(&self, delete: Delete) -> Result<()> {
-        delete.check()?;
-        let safety = delete_safety(&delete);
-        self.retrying("delete", safety, || {
-            self.backend().delete(&self.name, &delete)
-        })
-        .await
+        let (table, delete) = (&self.name, &delete);
+        self.run(&op::Delete { table, delete }).await
     }
 
     /// Deletes many rows in one call (not atomic across rows). A delete that mixes
@@ -191,19 +137,13 @@ impl Table {
         let (simple, mixed): (Vec<Delete>, Vec<Delete>) =
             deletes.into_iter().partition(Delete::is_one_kind);
         let mut failures = BatchFailures::new("delete_many", total);
+        let table = &self.name;
         if !simple.is_empty() {
-            let safety = if simple
-                .iter()
-                .all(|d| delete_safety(d) == Safety::Idempotent)
-            {
-                Safety::Idempotent
-            } else {
-                Safety::UnsentOnly
+            let batch = op::DeleteMany {
+                table,
+                deletes: &simple,
             };
-            let batch = self.retrying("delete_many", safety, || {
-                self.backend().delete_many(&self.name, &simple)
-            });
-            match batch.await {
+            match self.run(&batch).await {
                 Ok(rejected) => {
                     for i in rejected {
                         failures.record(
@@ -218,10 +158,8 @@ impl Table {
                 }
                 Err(error) => {
                     if let Err(e) = self
-                        .one_by_one("delete_many", error, &simple, |d| {
-                            self.retrying("delete", delete_safety(d), move || {
-                                self.backend().delete(&self.name, d)
-                            })
+                        .one_by_one("delete_many", error, &simple, |delete| async move {
+                            self.run(&op::Delete { table, delete }).await
                         })
                         .await
                     {
@@ -231,10 +169,7 @@ impl Table {
             }
         }
         for d in mixed {
-            let one = self.retrying("delete", delete_safety(&d), || {
-                self.backend().delete(&self.name, &d)
-            });
-            if let Err(e) = one.await {
+            if let Err(e) = self.run(&op::Delete { table, delete: &d }).await {
                 failures.record(vec![d.row], e);
             }
         }
@@ -275,29 +210,23 @@ impl Table {
 
     /// Applies puts and deletes to one row atomically.
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
-        mutations.check()?;
-        self.retrying("mutate_row", Safety::UnsentOnly, || {
-            self.backend().mutate_row(&self.name, &mutations)
-        })
-        .await
+        let (table, mutations) = (&self.name, &mutations);
+        self.run(&op::MutateRow { table, mutations }).await
     }
 
     /// Applies the mutations if the check passes, atomically; returns whether it passed.
     pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
-        cam.check()?;
-        self.retrying("check_and_mutate", Safety::UnsentOnly, || {
-            self.backend().check_and_mutate(&self.name, &cam)
-        })
-        .await
+        let (table, cam) = (&self.name, &cam);
+        self.run(&op::CheckAndMutate { table, cam }).await
     }
 
     /// Adds to counters atomically; returns the row with the new counter values.
     pub async fn increment(&self, increment: Increment) -> Result<Row> {
-        increment.check()?;
+        let table = &self.name;
         let row = self
-            .client
-            .retrying("increment", Safety::UnsentOnly, || {
-                self.backend().increment(&self.name, &increment)
+            .run(&op::Increment {
+                table,
+                increment: &increment,
             })
             .await?;
         Ok(row.unwrap_or_else(|| Row::empty(increment.row)))
@@ -327,11 +256,11 @@ impl Table {
 
     /// Appends bytes to cells atomically; returns the row with the new values.
     pub async fn append(&self, append: Append) -> Result<Row> {
-        append.check()?;
+        let table = &self.name;
         let row = self
-            .client
-            .retrying("append", Safety::UnsentOnly, || {
-                self.backend().append(&self.name, &append)
+            .run(&op::Append {
+                table,
+                append: &append,
             })
             .await?;
         Ok(row.unwrap_or_else(|| Row::empty(append.row)))

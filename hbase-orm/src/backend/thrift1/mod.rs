@@ -68,19 +68,14 @@ pub(crate) struct Thrift1 {
 struct IsThrift1;
 
 impl Handshake for IsThrift1 {
-    async fn check(&self, conn: &mut Connection, address: &str) -> Result<()> {
+    const EXPECTED: i32 = 1;
+
+    async fn server_type(&self, conn: &mut Connection) -> Result<i32> {
         let ask = Call::new("getThriftServerType", true, |c: &mut Client<'_>| {
             c.get_thrift_server_type()
         });
         let kind = conn.call(&ask).await.map_err(|f| f.error)?;
-        if kind.0 != 1 {
-            return Err(Error::WrongGateway {
-                address: address.to_string(),
-                found: kind.0,
-                expected: 1,
-            });
-        }
-        Ok(())
+        Ok(kind.0)
     }
 }
 

@@ -39,19 +39,14 @@ pub(crate) struct Thrift2 {
 struct IsThrift2;
 
 impl Handshake for IsThrift2 {
-    async fn check(&self, conn: &mut Connection, address: &str) -> Result<()> {
+    const EXPECTED: i32 = TThriftServerType::TWO.0;
+
+    async fn server_type(&self, conn: &mut Connection) -> Result<i32> {
         let kind = conn
             .call(&THBaseServiceGetThriftServerTypeArgs {})
             .await
             .map_err(|f| f.error)?;
-        if kind != TThriftServerType::TWO {
-            return Err(Error::WrongGateway {
-                address: address.to_string(),
-                found: kind.0,
-                expected: 2,
-            });
-        }
-        Ok(())
+        Ok(kind.0)
     }
 }
 

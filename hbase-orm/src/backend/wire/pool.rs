@@ -17,16 +17,32 @@ use super::WireCall;
 use crate::backend::PoolCounters;
 use crate::model::{Config, Error, Result};
 
-/// How a backend checks that a fresh connection reaches the gateway it speaks (both Thrift
-/// services answer `getThriftServerType`).
+/// How a backend asks a fresh connection which gateway it reached: both Thrift services
+/// answer `getThriftServerType`, each in its own IDL. The pool compares the answer with
+/// [`Handshake::EXPECTED`] and refuses the wrong gateway ([`Error::WrongGateway`]).
 pub(crate) trait Handshake: Clone + Send + Sync + 'static {
-    /// Fails with [`Error::WrongGateway`] (or a transport error) if `conn`, opened to
-    /// `address`, is not usable.
-    fn check(
-        &self,
-        conn: &mut Connection,
-        address: &str,
-    ) -> impl Future<Output = Result<()>> + Send;
+    /// The server type the gateway must report (`ONE` = 1, `TWO` = 2).
+    const EXPECTED: i32;
+    /// Asks `conn`'s gateway its server type.
+    fn server_type(&self, conn: &mut Connection) -> impl Future<Output = Result<i32>> + Send;
+}
+
+/// Fails with [`Error::WrongGateway`] if `conn`, opened to `address`, reached a gateway of
+/// another service than `handshake`'s.
+async fn check_gateway<H: Handshake>(
+    handshake: &H,
+    conn: &mut Connection,
+    address: &str,
+) -> Result<()> {
+    let found = handshake.server_type(conn).await?;
+    if found != H::EXPECTED {
+        return Err(Error::WrongGateway {
+            address: address.to_string(),
+            found,
+            expected: H::EXPECTED,
+        });
+    }
+    Ok(())
 }
 
 /// How long a gateway that refused connections is left out before it is tried again.
@@ -272,7 +288,7 @@ impl<H: Handshake> managed::Manager for Manager<H> {
             self.outages.count(self.gateway);
         }
         let mut conn = opened?;
-        tokio::time::timeout(limit, self.handshake.check(&mut conn, address))
+        tokio::time::timeout(limit, check_gateway(&self.handshake, &mut conn, address))
             .await
             .map_err(|_| timed_out())??;
         self.opened.fetch_add(1, Ordering::Relaxed);
