@@ -1,8 +1,16 @@
-//! Namespace and table administration.
+//! Namespace and table administration. `Client::admin`, which makes an [`Admin`], sits here
+//! beside it (see `handle.rs` for where the rest of `impl Client` is).
 
-use super::Client;
+use super::handle::Client;
 use crate::backend::op;
 use crate::model::{ColumnFamily, RegionLocation, Result, TableDescriptor, TableName};
+
+impl Client {
+    /// A handle for namespace and table administration.
+    pub fn admin(&self) -> Admin {
+        Admin::new(self.clone())
+    }
+}
 
 /// Creates, inspects and removes namespaces and tables. Cheap to clone.
 ///
@@ -22,7 +30,7 @@ pub struct Admin {
 }
 
 impl Admin {
-    pub(super) fn new(client: Client) -> Self {
+    fn new(client: Client) -> Self {
         Admin { client }
     }
 

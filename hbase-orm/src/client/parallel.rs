@@ -11,8 +11,9 @@ use std::collections::VecDeque;
 use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 use tokio::sync::mpsc;
 
+use super::handle::Client;
 use super::plan::{split_at_regions, KeyRange};
-use super::{Client, RowStream};
+use super::scan::RowStream;
 use crate::backend::op;
 use crate::model::{Result, Scan, ScannedRow, TableName};
 

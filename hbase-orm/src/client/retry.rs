@@ -20,7 +20,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::Client;
+use super::handle::Client;
 use crate::backend::op::{Operation, Safety};
 use crate::model::{Error, Result};
 

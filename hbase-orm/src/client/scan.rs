@@ -7,8 +7,8 @@ use std::task::{Context, Poll};
 
 use futures::stream::{BoxStream, Stream, StreamExt};
 
+use super::handle::Client;
 use super::plan::{KeyRange, ScanPlan};
-use super::Client;
 use crate::backend::op;
 use crate::model::{Error, Result, Row, Scan, ScannedRow, ScannerPage, TableName};
 

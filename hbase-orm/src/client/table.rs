@@ -1,9 +1,23 @@
-//! Data calls on one table.
+//! Data calls on one table. `Client::table` and `table_named`, which make a [`Table`], sit
+//! here beside it (see `handle.rs` for where the rest of `impl Client` is).
 
+use super::handle::Client;
 use super::plan::ScanPlan;
-use super::{Client, RowStream};
+use super::scan::RowStream;
 use crate::backend::op::{self, Operation};
 use crate::model::*;
+
+impl Client {
+    /// A handle for data calls on `table` (`"namespace:table"` or `"table"`).
+    pub fn table(&self, table: &str) -> Result<Table> {
+        Ok(self.table_named(TableName::parse(table)?))
+    }
+
+    /// A handle for data calls on an already parsed table name.
+    pub fn table_named(&self, table: TableName) -> Table {
+        Table::new(self.clone(), table)
+    }
+}
 
 /// A handle for reading and writing one table. Cheap to clone.
 ///

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 
+use super::error::Error;
 use super::rows::{Cell, Row};
 
 /// Where a key or a cell's part lies in the page's buffer.
@@ -88,8 +89,8 @@ pub(crate) struct OutOfPage;
 
 impl OutOfPage {
     /// The error of a reply to `method` whose rows a page cannot hold.
-    pub(crate) fn error(self, method: &'static str) -> super::Error {
-        super::Error::Protocol {
+    pub(crate) fn error(self, method: &'static str) -> Error {
+        Error::Protocol {
             method,
             message: "the rows of the reply hold over 4 GiB, more than one page can".into(),
         }

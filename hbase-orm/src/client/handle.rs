@@ -1,0 +1,338 @@
+//! [`Client`], its builder and its statistics: the handle every call goes through.
+//!
+//! `impl Client` is spread by what each part needs: this file (building, settings, shared
+//! state, counters), `retry.rs` (running an operation under the retry rules), `table.rs` and
+//! `admin.rs` (the handles it makes, kept beside them so that this file, which they need,
+//! needs nothing of theirs) and, above the client, `repository/mod.rs` (the typed layers'
+//! entry points).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::backend::thrift1::Thrift1;
+use crate::backend::thrift2::Thrift2;
+use crate::backend::Backend;
+use crate::model::{Config, Gateway, Protocol, Result, Transport};
+
+/// Builds a [`Client`]; every setting has a default (see [`Config`]).
+///
+/// ```no_run
+/// # async fn demo() -> hbase_orm::Result<()> {
+/// use std::time::Duration;
+/// let client = hbase_orm::Client::builder()
+///     .address("127.0.0.1:9090")
+///     .pool_size(16)
+///     .request_timeout(Duration::from_secs(10))
+///     .build()
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ClientBuilder {
+    config: Config,
+}
+
+impl ClientBuilder {
+    /// `host:port` of the gateway (default `127.0.0.1:9090`).
+    pub fn address(mut self, address: impl Into<String>) -> Self {
+        self.config.address = address.into();
+        self
+    }
+
+    /// Further gateways of the same HBase, besides [`ClientBuilder::address`]: calls go round
+    /// all of them, a gateway that cannot be reached is set aside for a while, and a scan
+    /// stays on the gateway that holds its scanner.
+    pub fn addresses<I, S>(mut self, more: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.config.addresses = more.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The service the gateway serves (default [`Gateway::Thrift2`]; a `thrift1://` URL sets
+    /// [`Gateway::Thrift1`]).
+    pub fn gateway(mut self, g: Gateway) -> Self {
+        self.config.gateway = g;
+        self
+    }
+
+    /// Connections kept at most, and so calls in flight at once (default 8).
+    pub fn pool_size(mut self, n: usize) -> Self {
+        self.config.pool_size = n;
+        self
+    }
+
+    /// Limit for opening a connection (default 5 s).
+    pub fn connect_timeout(mut self, d: Duration) -> Self {
+        self.config.connect_timeout = d;
+        self
+    }
+
+    /// How long calls keep being sent again while the gateway is unreachable (default 30 s,
+    /// enough to hide a gateway restart; zero disables retries). See [`Config::retry_deadline`].
+    pub fn retry_deadline(mut self, d: Duration) -> Self {
+        self.config.retry_deadline = d;
+        self
+    }
+
+    /// Limit for one call (default 60 s).
+    pub fn request_timeout(mut self, d: Duration) -> Self {
+        self.config.request_timeout = d;
+        self
+    }
+
+    /// Limit for waiting for a free connection (default 30 s).
+    pub fn pool_timeout(mut self, d: Duration) -> Self {
+        self.config.pool_timeout = d;
+        self
+    }
+
+    /// Idle connections older than this are replaced (default 45 s, below the gateway's 60 s).
+    pub fn max_idle(mut self, d: Duration) -> Self {
+        self.config.max_idle = d;
+        self
+    }
+
+    /// Message delimiting; must match the gateway (default [`Transport::Buffered`]).
+    pub fn transport(mut self, t: Transport) -> Self {
+        self.config.transport = t;
+        self
+    }
+
+    /// Value encoding; must match the gateway (default [`Protocol::Binary`]).
+    pub fn protocol(mut self, p: Protocol) -> Self {
+        self.config.protocol = p;
+        self
+    }
+
+    /// Largest reply accepted in bytes (default 256 MiB).
+    pub fn max_reply_bytes(mut self, n: usize) -> Self {
+        self.config.max_reply_bytes = n;
+        self
+    }
+
+    /// Replaces every setting with `config`.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Connects: opens one connection and checks that the gateway serves the service the
+    /// settings name ([`Config::gateway`]), so a wrong address or gateway fails here rather
+    /// than at the first call.
+    pub async fn build(self) -> Result<Client> {
+        self.config.validate()?;
+        let backend: Box<dyn Backend> = match self.config.gateway {
+            Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),
+            Gateway::Thrift1 => Box::new(Thrift1::connect(self.config.clone()).await?),
+        };
+        Ok(Client::over(backend, self.config))
+    }
+}
+
+/// Per-client state of the layers above, by type and key (see [`Client::shared`]).
+type SharedState =
+    std::collections::HashMap<(std::any::TypeId, String), Box<dyn std::any::Any + Send + Sync>>;
+
+/// A handle to HBase through one backend: its Thrift2 or Thrift1 gateways, or the in-memory
+/// store. Cheap to clone; clones share the connection pools (or the store).
+///
+/// ```no_run
+/// # async fn demo() -> hbase_orm::Result<()> {
+/// use hbase_orm::{Client, Get, Put};
+/// let client = Client::connect("thrift2://127.0.0.1:9090").await?;
+/// let users = client.table("users")?;
+/// users.put(Put::new("u1").column("d", "name", "Ada")).await?;
+/// let row = users.get(Get::new("u1")).await?.expect("just written");
+/// assert_eq!(row.value("d", "name"), Some(&b"Ada"[..]));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    backend: Box<dyn Backend>,
+    config: Config,
+    /// Scanners opened and not closed yet (see [`ClientStats::scanners_open`]).
+    scanners_open: std::sync::atomic::AtomicUsize,
+    /// Calls sent again (see [`ClientStats::retries`]).
+    retries: std::sync::atomic::AtomicU64,
+    /// Scans that reopened after losing their scanner (see [`ClientStats::scans_resumed`]).
+    scans_resumed: std::sync::atomic::AtomicU64,
+    /// State the layers above keep per client (the dictionaries' caches, say), by type and key.
+    shared: std::sync::Mutex<SharedState>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("backend", &self.inner.backend.name())
+            .field("address", &self.inner.backend.address())
+            .finish()
+    }
+}
+
+impl Client {
+    fn over(backend: Box<dyn Backend>, config: Config) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                backend,
+                config,
+                scanners_open: Default::default(),
+                retries: Default::default(),
+                scans_resumed: Default::default(),
+                shared: Default::default(),
+            }),
+        }
+    }
+
+    /// Counts a scanner opened (`+1`) or closed (`-1`) for [`ClientStats::scanners_open`].
+    pub(crate) fn count_scanner(&self, opened: bool) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if opened {
+            self.inner.scanners_open.fetch_add(1, Relaxed);
+        } else {
+            self.inner.scanners_open.fetch_sub(1, Relaxed);
+        }
+    }
+
+    /// Counts a call sent again for [`ClientStats::retries`].
+    pub(crate) fn count_retry(&self) {
+        self.inner
+            .retries
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Counts a scan that reopened after losing its scanner for [`ClientStats::scans_resumed`].
+    pub(crate) fn count_resume(&self) {
+        self.inner
+            .scans_resumed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The backend every call goes through.
+    pub(crate) fn backend(&self) -> &dyn Backend {
+        &*self.inner.backend
+    }
+
+    /// Which backend this client uses: `"thrift2"`, `"thrift1"` or `"memory"`.
+    pub fn backend_name(&self) -> &'static str {
+        self.inner.backend.name()
+    }
+
+    /// The value of type `T` kept under `key` for this client and its clones, made by `make`
+    /// the first time: how the layers above share per-client state without the client knowing
+    /// their types.
+    pub(crate) fn shared<T: Clone + Send + Sync + 'static>(
+        &self,
+        key: &str,
+        make: impl FnOnce() -> T,
+    ) -> T {
+        let mut all = self.inner.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = all
+            .entry((std::any::TypeId::of::<T>(), key.to_string()))
+            .or_insert_with(|| Box::new(make()));
+        slot.downcast_ref::<T>()
+            .expect("the slot's type is part of its key")
+            .clone()
+    }
+
+    /// A builder with default settings.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// Connects with settings from a URL (see [`Config::from_url`]).
+    pub async fn connect(url: &str) -> Result<Client> {
+        ClientBuilder::default()
+            .config(Config::from_url(url)?)
+            .build()
+            .await
+    }
+
+    /// A client of a new, empty store in this process with HBase's semantics (see the
+    /// `memory` backend's documentation for what it does not model): for unit tests that
+    /// should not need a running HBase. Each call makes a separate store; clones share it.
+    ///
+    /// ```
+    /// # #[tokio::main] async fn main() -> hbase_orm::Result<()> {
+    /// use hbase_orm::{Client, ColumnFamily, Get, Put, TableDescriptor, TableName};
+    ///
+    /// let client = Client::in_memory();
+    /// let name = TableName::new("default", "users");
+    /// let users = TableDescriptor::new(name.clone()).family(ColumnFamily::new("d"));
+    /// client.admin().create_table(&users, &[]).await?;
+    ///
+    /// let table = client.table_named(name);
+    /// table.put(Put::new("u1").column("d", "name", "Ada")).await?;
+    /// let row = table.get(Get::new("u1")).await?.expect("just written");
+    /// assert_eq!(row.value("d", "name"), Some(&b"Ada"[..]));
+    /// # Ok(()) }
+    /// ```
+    pub fn in_memory() -> Client {
+        Client::over(
+            Box::new(crate::backend::memory::Memory::new()),
+            Config {
+                address: "memory".into(),
+                ..Config::default()
+            },
+        )
+    }
+
+    /// The settings this client was built with.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// Whether the gateway still holds the scanner `id` (see [`RowStream::scanner_id`](crate::RowStream::scanner_id)): a
+    /// diagnostic for leaked scanners. Reads no rows.
+    pub async fn scanner_is_open(&self, id: i32) -> Result<bool> {
+        self.send(&crate::backend::op::ScannerIsOpen { id }).await
+    }
+
+    /// Counters of the connection pool, for monitoring and diagnostics.
+    pub fn stats(&self) -> ClientStats {
+        let c = self.inner.backend.counters();
+        ClientStats {
+            connections_opened: c.opened,
+            connections_open: c.open,
+            connections_idle: c.idle,
+            retries: self
+                .inner
+                .retries
+                .load(std::sync::atomic::Ordering::Relaxed),
+            scanners_open: self
+                .inner
+                .scanners_open
+                .load(std::sync::atomic::Ordering::Relaxed),
+            scans_resumed: self
+                .inner
+                .scans_resumed
+                .load(std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
+
+/// What [`Client::stats`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientStats {
+    /// Connections opened since the client was built (replacements of closed ones included).
+    pub connections_opened: u64,
+    /// Connections in the pool now.
+    pub connections_open: usize,
+    /// Of those, how many are idle.
+    pub connections_idle: usize,
+    /// Calls sent again after a failure that could pass (see [`Config::retry_deadline`]).
+    pub retries: u64,
+    /// Server-side scanners this client opened and has not closed yet (a scan stream closes
+    /// its scanner when it ends, fails or is dropped; a dropped one closes it in the
+    /// background, so this reaches zero shortly after).
+    pub scanners_open: usize,
+    /// Times a scan stream lost its server-side scanner (the gateway restarted, the scanner
+    /// expired while the caller paused) and reopened after the last row it returned.
+    pub scans_resumed: u64,
+}
