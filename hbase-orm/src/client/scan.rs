@@ -261,9 +261,15 @@ impl State {
     /// lease expired while the caller paused), narrows the bounds to what comes after the last
     /// row returned and lets the next fetch open a new scanner: no row twice, none missing.
     /// Gives up after a few losses in a row without a row in between.
+    ///
+    /// A scan that never had a scanner failed to start: that error is the caller's. But the
+    /// open of a scanner that replaces a lost one may break too (it can go out on a pooled
+    /// connection to the gateway that just went away): it is tried again, within the same
+    /// budget.
     fn resume_after_loss(&mut self, e: &Error) -> bool {
         const MAX_RESUMES: u32 = 5;
-        if self.scanner.is_none() || self.resumes >= MAX_RESUMES || !scanner_lost(e) {
+        let started = self.scanner.is_some() || self.resumes > 0;
+        if !started || self.resumes >= MAX_RESUMES || !scanner_lost(e) {
             return false;
         }
         self.resumes += 1;
