@@ -82,11 +82,8 @@ impl Handshake for IsThrift1 {
 impl Thrift1 {
     /// Connects (one connection is opened and checked now).
     pub(crate) async fn connect(config: Config) -> Result<Thrift1> {
-        let pool = WirePool::connect(config, IsThrift1).await?;
-        Ok(Thrift1 {
-            scanners: ScannerIds::new(pool.outages()),
-            pool,
-        })
+        let (pool, scanners) = WirePool::connect_with_scanners(config, IsThrift1).await?;
+        Ok(Thrift1 { pool, scanners })
     }
 
     /// Makes one call: `run` calls the client method named `method`.

@@ -53,11 +53,8 @@ impl Handshake for IsThrift2 {
 impl Thrift2 {
     /// Connects (one connection is opened and checked now).
     pub(crate) async fn connect(config: Config) -> Result<Thrift2> {
-        let pool = WirePool::connect(config, IsThrift2).await?;
-        Ok(Thrift2 {
-            scanners: ScannerIds::new(pool.outages()),
-            pool,
-        })
+        let (pool, scanners) = WirePool::connect_with_scanners(config, IsThrift2).await?;
+        Ok(Thrift2 { pool, scanners })
     }
 
     async fn call<R: Rpc + Sync>(&self, args: &R) -> Result<R::Reply>

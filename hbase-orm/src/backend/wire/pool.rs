@@ -12,7 +12,7 @@ use deadpool::managed::{self, Metrics, PoolError, RecycleError, RecycleResult};
 use tracing::Instrument;
 
 use super::connection::{Connection, WireConfig};
-use super::scanners::Outages;
+use super::scanners::{Outages, ScannerIds};
 use super::WireCall;
 use crate::backend::PoolCounters;
 use crate::model::{Config, Error, Result};
@@ -67,6 +67,17 @@ struct Member<H: Handshake> {
 }
 
 impl<H: Handshake> WirePool<H> {
+    /// [`WirePool::connect`], with the table of scanner ids a gateway backend keeps beside its
+    /// pool (it learns of gateway outages from the pool).
+    pub(crate) async fn connect_with_scanners(
+        config: Config,
+        handshake: H,
+    ) -> Result<(Self, ScannerIds)> {
+        let pool = Self::connect(config, handshake).await?;
+        let scanners = ScannerIds::new(pool.outages());
+        Ok((pool, scanners))
+    }
+
     /// Builds a pool per gateway and opens one connection to each, so that a wrong address or
     /// gateway fails here rather than at the first call. With several gateways, those that
     /// cannot be reached now are set aside; it fails only if none can be.
@@ -127,7 +138,7 @@ impl<H: Handshake> WirePool<H> {
         &self.config
     }
 
-    /// How many times each gateway could not be reached (for [`super::scanners::ScannerIds`]).
+    /// How many times each gateway could not be reached (for [`ScannerIds`]).
     pub(crate) fn outages(&self) -> Outages {
         self.outages.clone()
     }
