@@ -8,7 +8,10 @@
 use std::time::Duration;
 
 use futures::TryStreamExt;
-use hbase_orm::{Client, ColumnFamily, Config, Error, Get, Protocol, Put, Scan, Transport};
+use hbase_orm::{
+    CheckAndMutate, Client, ColumnFamily, CompareOp, Config, Delete, Error, Get, Protocol, Put,
+    Scan, Transport,
+};
 use hbase_orm_suite::{connect_with, framed_gateway_address, gateway_address, with_table};
 
 fn thrift1_gateway_address() -> String {
@@ -251,16 +254,32 @@ fn framed_message(kind: u8, name: &str, seq: i32, body: &[u8]) -> Vec<u8> {
     frame
 }
 
+/// How a fake gateway misbehaves.
+#[derive(Clone, Copy, PartialEq)]
+enum Quirk {
+    /// Each reply goes out in pieces of 3 bytes (its length prefix split too), a millisecond
+    /// apart.
+    Dribble,
+    /// The first connection reads the first call after the type check and closes without a
+    /// reply, as a gateway closing an idle socket just as a call arrives does; the others
+    /// answer.
+    CloseOnFirstCall,
+    /// None.
+    Plain,
+}
+
 /// A framed binary gateway that answers the type check as a Thrift2 server and every other call
-/// `name`#`seq` with `reply(name, seq)`. With `dribble` each reply goes out in pieces of 3 bytes
-/// (its length prefix split too), a millisecond apart.
-async fn fake_framed_gateway(reply: fn(&str, i32) -> Vec<u8>, dribble: bool) -> String {
+/// `name`#`seq` with `reply(name, seq)`, with a `quirk`.
+async fn fake_framed_gateway(reply: fn(&str, i32) -> Vec<u8>, quirk: Quirk) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     tokio::spawn(async move {
+        let mut connections = 0;
         while let Ok((mut socket, _)) = listener.accept().await {
             socket.set_nodelay(true).unwrap();
+            connections += 1;
+            let close_on_call = quirk == Quirk::CloseOnFirstCall && connections == 1;
             tokio::spawn(async move {
                 loop {
                     let mut len = [0u8; 4];
@@ -278,9 +297,12 @@ async fn fake_framed_gateway(reply: fn(&str, i32) -> Vec<u8>, dribble: bool) -> 
                     let answer = if name == "getThriftServerType" {
                         // result { 0: i32 success = TWO (2) }
                         framed_message(2, &name, seq, &[8, 0, 0, 0, 0, 0, 2, 0])
+                    } else if close_on_call {
+                        return;
                     } else {
                         reply(&name, seq)
                     };
+                    let dribble = quirk == Quirk::Dribble;
                     let pieces: Vec<&[u8]> = match dribble {
                         true => answer.chunks(3).collect(),
                         false => vec![&answer],
@@ -320,7 +342,7 @@ async fn a_hostile_framed_reply_is_an_error_not_a_panic() {
     // TApplicationException { 1: string message, declared length -1 }
     let hostile =
         |name: &str, seq| framed_message(3, name, seq, &[11, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0]);
-    let client = fake_gateway_client(fake_framed_gateway(hostile, false).await).await;
+    let client = fake_gateway_client(fake_framed_gateway(hostile, Quirk::Plain).await).await;
     let err = client
         .table("t")
         .unwrap()
@@ -338,7 +360,7 @@ async fn a_hostile_framed_reply_is_an_error_not_a_panic() {
 async fn a_framed_reply_arriving_a_few_bytes_at_a_time_reads_whole() {
     // result { 0: bool success = true }
     let yes = |name: &str, seq| framed_message(2, name, seq, &[2, 0, 0, 1, 0]);
-    let client = fake_gateway_client(fake_framed_gateway(yes, true).await).await;
+    let client = fake_gateway_client(fake_framed_gateway(yes, Quirk::Dribble).await).await;
     let table = client.table("t").unwrap();
     for _ in 0..3 {
         assert!(table.exists(Get::new("row")).await.unwrap());
@@ -347,5 +369,70 @@ async fn a_framed_reply_arriving_a_few_bytes_at_a_time_reads_whole() {
         client.stats().connections_opened,
         1,
         "the connection stayed in step from one reply to the next"
+    );
+}
+
+#[tokio::test]
+async fn a_call_lost_with_a_closing_socket_is_sent_again_only_when_its_operation_allows() {
+    // Every call here gets a bool or an empty result: `result { 0: bool success = true }` for
+    // `exists` and `checkAndMutate`, and `deleteSingle`'s `result {}` reads the same bytes
+    // (an unknown field 0 is skipped).
+    let yes = |name: &str, seq| framed_message(2, name, seq, &[2, 0, 0, 1, 0]);
+    // The client's own retries are off: what is sent again here, the pool sends.
+    let fresh = || async {
+        let address = fake_framed_gateway(yes, Quirk::CloseOnFirstCall).await;
+        Client::builder()
+            .config(Config {
+                address,
+                transport: Transport::Framed,
+                protocol: Protocol::Binary,
+                pool_size: 1,
+                retry_deadline: Duration::ZERO,
+                ..Config::default()
+            })
+            .build()
+            .await
+            .unwrap()
+    };
+
+    // A read is idempotent: sent again on a new connection, and the caller sees only the answer.
+    let client = fresh().await;
+    assert!(client
+        .table("t")
+        .unwrap()
+        .exists(Get::new("r"))
+        .await
+        .unwrap());
+    assert_eq!(
+        client.stats().connections_opened,
+        2,
+        "the read went out again on a new socket"
+    );
+
+    // So is a delete of a whole row (repeated, it removes the same versions).
+    let client = fresh().await;
+    client
+        .table("t")
+        .unwrap()
+        .delete(Delete::new("r"))
+        .await
+        .unwrap();
+    assert_eq!(client.stats().connections_opened, 2);
+
+    // A conditional write may have been applied: it is not sent again, and the caller is told.
+    let client = fresh().await;
+    let cam = CheckAndMutate::if_value("r", "d", "q", CompareOp::Equal, "old")
+        .then_put(Put::new("r").column("d", "q", "new"));
+    let err = client
+        .table("t")
+        .unwrap()
+        .check_and_mutate(cam)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Transport { .. }), "{err}");
+    assert_eq!(
+        client.stats().connections_opened,
+        1,
+        "nothing was sent again"
     );
 }

@@ -29,6 +29,16 @@ pub(crate) enum Safety {
     UnsentOnly,
 }
 
+impl Safety {
+    /// Whether a call may go out again on a fresh connection when the pooled connection it was
+    /// sent on turns out to have been closed by the server (no byte of a reply came back: the
+    /// server had dropped the idle socket before the call arrived). Every operation but the
+    /// [`UnsentOnly`] ones: for those even that small doubt is too much.
+    pub(crate) fn resend_on_stale_connection(self) -> bool {
+        self != UnsentOnly
+    }
+}
+
 /// One operation of a client on a store (see the module documentation).
 pub(crate) trait Operation: Sync {
     /// What it returns.
@@ -48,14 +58,14 @@ pub(crate) trait Operation: Sync {
 
 /// Writes one struct per operation and its [`Operation`] impl from a line of the table: the
 /// struct and its fields, the output, the name, the safety (`self` is the operation), the
-/// check and the backend call.
+/// check and the [`Backend`] method that carries it out (given the operation itself).
 macro_rules! operations {
     ($(
         $(#[$doc:meta])*
         $op:ident { $($field:ident: $ty:ty),* $(,)? } -> $out:ty,
         name $name:literal, safety |$s:ident| $safety:expr,
         check |$c:ident| $check:expr,
-        send |$o:ident, $b:ident| $send:expr;
+        send $method:ident;
     )*) => {$(
         $(#[$doc])*
         pub(crate) struct $op<'o> {
@@ -77,8 +87,7 @@ macro_rules! operations {
             }
 
             fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<$out>> {
-                let ($o, $b) = (self, backend);
-                $send
+                backend.$method(self)
             }
         }
     )*};
@@ -96,157 +105,157 @@ operations! {
     Get { table: &'o TableName, get: &'o model::Get } -> Option<Row>,
         name "get", safety |_s| Idempotent,
         check |c| c.get.check(),
-        send |o, b| b.get(o.table, o.get);
+        send get;
     /// Several rows, one answer per get.
     GetMany { table: &'o TableName, gets: &'o [model::Get] } -> Vec<Option<Row>>,
         name "get_many", safety |_s| Idempotent,
         check |c| c.gets.iter().try_for_each(model::Get::check),
-        send |o, b| b.get_many(o.table, o.gets);
+        send get_many;
     /// Whether a row (or the columns the get names) exists.
     Exists { table: &'o TableName, get: &'o model::Get } -> bool,
         name "exists", safety |_s| Idempotent,
         check |c| c.get.check(),
-        send |o, b| b.exists(o.table, o.get);
+        send exists;
     /// [`Exists`] for several gets.
     ExistsMany { table: &'o TableName, gets: &'o [model::Get] } -> Vec<bool>,
         name "exists_many", safety |_s| Idempotent,
         check |c| c.gets.iter().try_for_each(model::Get::check),
-        send |o, b| b.exists_many(o.table, o.gets);
+        send exists_many;
     /// Cells into one row.
     Put { table: &'o TableName, put: &'o model::Put } -> (),
         name "put", safety |_s| Idempotent,
         check |c| c.put.check(),
-        send |o, b| b.put(o.table, o.put);
+        send put;
     /// Several rows in one batch.
     PutMany { table: &'o TableName, puts: &'o [model::Put] } -> (),
         name "put_many", safety |_s| Idempotent,
         check |c| c.puts.iter().try_for_each(model::Put::check),
-        send |o, b| b.put_many(o.table, o.puts);
+        send put_many;
     /// A delete of a row or parts of it, atomic.
     Delete { table: &'o TableName, delete: &'o model::Delete } -> (),
         name "delete", safety |s| delete_safety(s.delete),
         check |c| c.delete.check(),
-        send |o, b| b.delete(o.table, o.delete);
+        send delete;
     /// Deletes of one kind each, in one batch; the indexes of those not applied.
     DeleteMany { table: &'o TableName, deletes: &'o [model::Delete] } -> Vec<usize>,
         name "delete_many", safety |s| batch_safety(s.deletes.iter().map(delete_safety)),
         check |c| c.deletes.iter().try_for_each(model::Delete::check),
-        send |o, b| b.delete_many(o.table, o.deletes);
+        send delete_many;
     /// Puts and deletes of one row, atomic.
     MutateRow { table: &'o TableName, mutations: &'o model::RowMutations } -> (),
         name "mutate_row", safety |_s| UnsentOnly,
         check |c| c.mutations.check(),
-        send |o, b| b.mutate_row(o.table, o.mutations);
+        send mutate_row;
     /// Mutations applied if a check passes; whether it passed.
     CheckAndMutate { table: &'o TableName, cam: &'o model::CheckAndMutate } -> bool,
         name "check_and_mutate", safety |_s| UnsentOnly,
         check |c| c.cam.check(),
-        send |o, b| b.check_and_mutate(o.table, o.cam);
+        send check_and_mutate;
     /// Additions to counters.
     Increment { table: &'o TableName, increment: &'o model::Increment } -> Option<Row>,
         name "increment", safety |_s| UnsentOnly,
         check |c| c.increment.check(),
-        send |o, b| b.increment(o.table, o.increment);
+        send increment;
     /// Bytes appended to cells.
     Append { table: &'o TableName, append: &'o model::Append } -> Option<Row>,
         name "append", safety |_s| UnsentOnly,
         check |c| c.append.check(),
-        send |o, b| b.append(o.table, o.append);
+        send append;
     /// A scanner opened (a second one would leak, so never sent twice).
     OpenScanner { table: &'o TableName, scan: &'o model::Scan } -> i32,
         name "openScanner", safety |_s| UnsentOnly,
         check |c| c.scan.check(),
-        send |o, b| b.open_scanner(o.table, o.scan);
+        send open_scanner;
     /// The next page of an open scanner.
     ScannerRows { table: &'o TableName, id: i32, rows: i32 } -> ScannerPage,
         name "getScannerRows", safety |_s| UnsentOnly,
         check |_c| none(),
-        send |o, b| b.scanner_rows(o.table, o.id, o.rows);
+        send scanner_rows;
     /// A namespace created.
     CreateNamespace { name: &'o str } -> (),
         name "create_namespace", safety |_s| FailsCleanly,
         check |c| TableName::new(c.name, "t").check(),
-        send |o, b| b.create_namespace(o.name);
+        send create_namespace;
     /// Whether a namespace exists.
     NamespaceExists { name: &'o str } -> bool,
         name "namespace_exists", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.namespace_exists(o.name);
+        send namespace_exists;
     /// An empty namespace deleted.
     DeleteNamespace { name: &'o str } -> (),
         name "delete_namespace", safety |_s| FailsCleanly,
         check |_c| none(),
-        send |o, b| b.delete_namespace(o.name);
+        send delete_namespace;
     /// A table created, split at the keys (sorted, distinct).
     CreateTable { table: &'o TableDescriptor, split_keys: &'o [Vec<u8>] } -> (),
         name "create_table", safety |_s| FailsCleanly,
         check |c| check_new_table(c.table, c.split_keys),
-        send |o, b| b.create_table(o.table, o.split_keys);
+        send create_table;
     /// Whether a table exists.
     TableExists { table: &'o TableName } -> bool,
         name "table_exists", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.table_exists(o.table);
+        send table_exists;
     /// A table's descriptor.
     Describe { table: &'o TableName } -> TableDescriptor,
         name "describe", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.describe(o.table);
+        send describe;
     /// The tables of a namespace, or every user table.
     ListTables { namespace: Option<&'o str> } -> Vec<TableName>,
         name "list_tables", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.list_tables(o.namespace);
+        send list_tables;
     /// A table enabled.
     EnableTable { table: &'o TableName } -> (),
         name "enable_table", safety |_s| FailsCleanly,
         check |_c| none(),
-        send |o, b| b.enable_table(o.table);
+        send enable_table;
     /// A table disabled.
     DisableTable { table: &'o TableName } -> (),
         name "disable_table", safety |_s| FailsCleanly,
         check |_c| none(),
-        send |o, b| b.disable_table(o.table);
+        send disable_table;
     /// Whether a table is enabled.
     IsTableEnabled { table: &'o TableName } -> bool,
         name "is_table_enabled", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.is_table_enabled(o.table);
+        send is_table_enabled;
     /// Every row of a disabled table removed.
     TruncateTable { table: &'o TableName, preserve_splits: bool } -> (),
         name "truncate_table", safety |_s| FailsCleanly,
         check |_c| none(),
-        send |o, b| b.truncate_table(o.table, o.preserve_splits);
+        send truncate_table;
     /// A disabled table dropped.
     DeleteTable { table: &'o TableName } -> (),
         name "delete_table", safety |_s| FailsCleanly,
         check |_c| none(),
-        send |o, b| b.delete_table(o.table);
+        send delete_table;
     /// A family added.
     AddFamily { table: &'o TableName, family: &'o model::ColumnFamily } -> (),
         name "add_family", safety |_s| FailsCleanly,
         check |_c| none(),
-        send |o, b| b.add_family(o.table, o.family);
+        send add_family;
     /// A family's options replaced.
     ModifyFamily { table: &'o TableName, family: &'o model::ColumnFamily } -> (),
         name "modify_family", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.modify_family(o.table, o.family);
+        send modify_family;
     /// The options a declaration sets applied to a family, the rest kept.
     MergeFamily { table: &'o TableName, declared: &'o model::ColumnFamily } -> (),
         name "merge_family", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.merge_family(o.table, o.declared);
+        send merge_family;
     /// A family dropped with its data.
     DeleteFamily { table: &'o TableName, family: &'o str } -> (),
         name "delete_family", safety |_s| FailsCleanly,
         check |_c| none(),
-        send |o, b| b.delete_family(o.table, o.family);
+        send delete_family;
     /// Every region of a table.
     RegionLocations { table: &'o TableName } -> Vec<model::RegionLocation>,
         name "region_locations", safety |_s| Idempotent,
         check |_c| none(),
-        send |o, b| b.region_locations(o.table);
+        send region_locations;
 }
 
 // The operations that borrow nothing, written out (the table's structs all borrow their
@@ -264,7 +273,7 @@ impl Operation for ListNamespaces {
     }
 
     fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<Vec<String>>> {
-        backend.list_namespaces()
+        backend.list_namespaces(self)
     }
 }
 
@@ -282,7 +291,7 @@ impl Operation for CloseScanner {
     }
 
     fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<()>> {
-        backend.close_scanner(self.id)
+        backend.close_scanner(self)
     }
 }
 
@@ -300,7 +309,7 @@ impl Operation for ScannerIsOpen {
     }
 
     fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<bool>> {
-        backend.scanner_is_open(self.id)
+        backend.scanner_is_open(self)
     }
 }
 

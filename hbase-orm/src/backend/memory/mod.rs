@@ -81,6 +81,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
+use super::op;
 use super::{Backend, PoolCounters};
 use crate::model::*;
 use scan::Scanner;
@@ -139,29 +140,34 @@ impl Backend for Memory {
         PoolCounters::default()
     }
 
-    async fn get(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+    async fn get(&self, op: &op::Get<'_>) -> Result<Option<Row>> {
+        let op::Get { table, get } = *op;
         Self::get_locked(&self.lock(), "get", table, get)
     }
 
-    async fn get_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
+    async fn get_many(&self, op: &op::GetMany<'_>) -> Result<Vec<Option<Row>>> {
+        let op::GetMany { table, gets } = *op;
         let store = self.lock();
         gets.iter()
             .map(|g| Self::get_locked(&store, "getMultiple", table, g))
             .collect()
     }
 
-    async fn exists(&self, table: &TableName, get: &Get) -> Result<bool> {
+    async fn exists(&self, op: &op::Exists<'_>) -> Result<bool> {
+        let op::Exists { table, get } = *op;
         Ok(Self::get_locked(&self.lock(), "exists", table, get)?.is_some())
     }
 
-    async fn exists_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<bool>> {
+    async fn exists_many(&self, op: &op::ExistsMany<'_>) -> Result<Vec<bool>> {
+        let op::ExistsMany { table, gets } = *op;
         let store = self.lock();
         gets.iter()
             .map(|g| Ok(Self::get_locked(&store, "existsAll", table, g)?.is_some()))
             .collect()
     }
 
-    async fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+    async fn put(&self, op: &op::Put<'_>) -> Result<()> {
+        let op::Put { table, put } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         store
@@ -169,7 +175,8 @@ impl Backend for Memory {
             .put_all("put", std::slice::from_ref(put), now)
     }
 
-    async fn put_many(&self, table: &TableName, puts: &[Put]) -> Result<()> {
+    async fn put_many(&self, op: &op::PutMany<'_>) -> Result<()> {
+        let op::PutMany { table, puts } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         store
@@ -177,7 +184,8 @@ impl Backend for Memory {
             .put_all("putMultiple", puts, now)
     }
 
-    async fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+    async fn delete(&self, op: &op::Delete<'_>) -> Result<()> {
+        let op::Delete { table, delete } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         store.serving_mut("deleteSingle", table)?.delete_all(
@@ -187,7 +195,8 @@ impl Backend for Memory {
         )
     }
 
-    async fn delete_many(&self, table: &TableName, deletes: &[Delete]) -> Result<Vec<usize>> {
+    async fn delete_many(&self, op: &op::DeleteMany<'_>) -> Result<Vec<usize>> {
+        let op::DeleteMany { table, deletes } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         store
@@ -196,7 +205,8 @@ impl Backend for Memory {
         Ok(Vec::new())
     }
 
-    async fn mutate_row(&self, table: &TableName, mutations: &RowMutations) -> Result<()> {
+    async fn mutate_row(&self, op: &op::MutateRow<'_>) -> Result<()> {
+        let op::MutateRow { table, mutations } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         store
@@ -204,7 +214,8 @@ impl Backend for Memory {
             .mutate("mutateRow", mutations, now)
     }
 
-    async fn check_and_mutate(&self, table: &TableName, cam: &CheckAndMutate) -> Result<bool> {
+    async fn check_and_mutate(&self, op: &op::CheckAndMutate<'_>) -> Result<bool> {
+        let op::CheckAndMutate { table, cam } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         store
@@ -212,7 +223,8 @@ impl Backend for Memory {
             .check_and_mutate(cam, now)
     }
 
-    async fn increment(&self, table: &TableName, increment: &Increment) -> Result<Option<Row>> {
+    async fn increment(&self, op: &op::Increment<'_>) -> Result<Option<Row>> {
+        let op::Increment { table, increment } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         let row = store
@@ -221,14 +233,16 @@ impl Backend for Memory {
         Ok(Some(row))
     }
 
-    async fn append(&self, table: &TableName, append: &Append) -> Result<Option<Row>> {
+    async fn append(&self, op: &op::Append<'_>) -> Result<Option<Row>> {
+        let op::Append { table, append } = *op;
         let mut store = self.lock();
         let now = store.stamp();
         let row = store.serving_mut("append", table)?.append(append, now)?;
         Ok(Some(row))
     }
 
-    async fn open_scanner(&self, table: &TableName, scan: &Scan) -> Result<i32> {
+    async fn open_scanner(&self, op: &op::OpenScanner<'_>) -> Result<i32> {
+        let op::OpenScanner { table, scan } = *op;
         let mut store = self.lock();
         let scanner = Scanner::open(table, store.serving("openScanner", table)?, scan)?;
         let id = store.scanner_id();
@@ -236,7 +250,8 @@ impl Backend for Memory {
         Ok(id)
     }
 
-    async fn scanner_rows(&self, _table: &TableName, id: i32, rows: i32) -> Result<ScannerPage> {
+    async fn scanner_rows(&self, op: &op::ScannerRows<'_>) -> Result<ScannerPage> {
+        let op::ScannerRows { id, rows, .. } = *op;
         let mut store = self.lock();
         let method = "getScannerRows";
         let Some(mut scanner) = store.scanners.remove(&id) else {
@@ -253,84 +268,106 @@ impl Backend for Memory {
         result
     }
 
-    async fn close_scanner(&self, id: i32) -> Result<()> {
+    async fn close_scanner(&self, op: &op::CloseScanner) -> Result<()> {
+        let op::CloseScanner { id } = *op;
         self.lock().scanners.remove(&id);
         Ok(())
     }
 
-    async fn scanner_is_open(&self, id: i32) -> Result<bool> {
+    async fn scanner_is_open(&self, op: &op::ScannerIsOpen) -> Result<bool> {
+        let op::ScannerIsOpen { id } = *op;
         Ok(self.lock().scanners.contains_key(&id))
     }
 
-    async fn create_namespace(&self, name: &str) -> Result<()> {
+    async fn create_namespace(&self, op: &op::CreateNamespace<'_>) -> Result<()> {
+        let op::CreateNamespace { name } = *op;
         self.lock().create_namespace(name)
     }
 
-    async fn namespace_exists(&self, name: &str) -> Result<bool> {
+    async fn namespace_exists(&self, op: &op::NamespaceExists<'_>) -> Result<bool> {
+        let op::NamespaceExists { name } = *op;
         Ok(self.lock().namespace_exists(name))
     }
 
-    async fn list_namespaces(&self) -> Result<Vec<String>> {
+    async fn list_namespaces(&self, _op: &op::ListNamespaces) -> Result<Vec<String>> {
         Ok(self.lock().list_namespaces())
     }
 
-    async fn delete_namespace(&self, name: &str) -> Result<()> {
+    async fn delete_namespace(&self, op: &op::DeleteNamespace<'_>) -> Result<()> {
+        let op::DeleteNamespace { name } = *op;
         self.lock().delete_namespace(name)
     }
 
-    async fn create_table(&self, table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()> {
+    async fn create_table(&self, op: &op::CreateTable<'_>) -> Result<()> {
+        let op::CreateTable { table, split_keys } = *op;
         self.lock().create_table(table, split_keys)
     }
 
-    async fn table_exists(&self, table: &TableName) -> Result<bool> {
+    async fn table_exists(&self, op: &op::TableExists<'_>) -> Result<bool> {
+        let op::TableExists { table } = *op;
         Ok(self.lock().table_exists(table))
     }
 
-    async fn describe(&self, table: &TableName) -> Result<TableDescriptor> {
+    async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
+        let op::Describe { table } = *op;
         Ok(self.lock().table(table)?.descriptor.clone())
     }
 
-    async fn list_tables(&self, namespace: Option<&str>) -> Result<Vec<TableName>> {
+    async fn list_tables(&self, op: &op::ListTables<'_>) -> Result<Vec<TableName>> {
+        let op::ListTables { namespace } = *op;
         self.lock().list_tables(namespace)
     }
 
-    async fn enable_table(&self, table: &TableName) -> Result<()> {
+    async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
+        let op::EnableTable { table } = *op;
         self.lock().enable_table(table)
     }
 
-    async fn disable_table(&self, table: &TableName) -> Result<()> {
+    async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
+        let op::DisableTable { table } = *op;
         self.lock().disable_table(table)
     }
 
-    async fn is_table_enabled(&self, table: &TableName) -> Result<bool> {
+    async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
+        let op::IsTableEnabled { table } = *op;
         Ok(self.lock().table(table)?.enabled)
     }
 
-    async fn truncate_table(&self, table: &TableName, preserve_splits: bool) -> Result<()> {
+    async fn truncate_table(&self, op: &op::TruncateTable<'_>) -> Result<()> {
+        let op::TruncateTable {
+            table,
+            preserve_splits,
+        } = *op;
         self.lock().truncate_table(table, preserve_splits)
     }
 
-    async fn delete_table(&self, table: &TableName) -> Result<()> {
+    async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
+        let op::DeleteTable { table } = *op;
         self.lock().delete_table(table)
     }
 
-    async fn add_family(&self, table: &TableName, family: &ColumnFamily) -> Result<()> {
+    async fn add_family(&self, op: &op::AddFamily<'_>) -> Result<()> {
+        let op::AddFamily { table, family } = *op;
         self.lock().add_family(table, family)
     }
 
-    async fn modify_family(&self, table: &TableName, family: &ColumnFamily) -> Result<()> {
+    async fn modify_family(&self, op: &op::ModifyFamily<'_>) -> Result<()> {
+        let op::ModifyFamily { table, family } = *op;
         self.lock().modify_family(table, family)
     }
 
-    async fn merge_family(&self, table: &TableName, declared: &ColumnFamily) -> Result<()> {
+    async fn merge_family(&self, op: &op::MergeFamily<'_>) -> Result<()> {
+        let op::MergeFamily { table, declared } = *op;
         self.lock().merge_family(table, declared)
     }
 
-    async fn delete_family(&self, table: &TableName, family: &str) -> Result<()> {
+    async fn delete_family(&self, op: &op::DeleteFamily<'_>) -> Result<()> {
+        let op::DeleteFamily { table, family } = *op;
         self.lock().delete_family(table, family)
     }
 
-    async fn region_locations(&self, table: &TableName) -> Result<Vec<RegionLocation>> {
+    async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
+        let op::RegionLocations { table } = *op;
         Ok(self.lock().region_locations(table))
     }
 }

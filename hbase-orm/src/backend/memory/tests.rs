@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::TryStreamExt;
 
-use crate::backend::Backend;
+use crate::backend::{op, Backend};
 use crate::client::{Admin, Client, Table};
 use crate::model::*;
 
@@ -380,38 +380,54 @@ async fn scans_forward_reversed_with_bounds_prefix_and_limits() {
 #[tokio::test]
 async fn the_backend_pages_by_cursor_and_knows_its_scanners() {
     let memory = Memory::new();
-    let name = TableName::new("default", "t");
-    let d = TableDescriptor::new(name.clone()).family(ColumnFamily::new("d"));
-    memory.create_table(&d, &[]).await.unwrap();
+    let table = &TableName::new("default", "t");
+    let d = TableDescriptor::new(table.clone()).family(ColumnFamily::new("d"));
+    let split_keys: &[Vec<u8>] = &[];
+    memory
+        .create_table(&op::CreateTable {
+            table: &d,
+            split_keys,
+        })
+        .await
+        .unwrap();
     for k in ["a", "b", "c", "d", "e"] {
-        memory
-            .put(&name, &Put::new(k).column("d", "q", "v"))
-            .await
-            .unwrap();
+        let put = &Put::new(k).column("d", "q", "v");
+        memory.put(&op::Put { table, put }).await.unwrap();
     }
-    let scan = Scan::new().start("e").stop("a").reversed().caching(2);
-    let id = memory.open_scanner(&name, &scan).await.unwrap();
-    assert!(memory.scanner_is_open(id).await.unwrap());
+    let scan = &Scan::new().start("e").stop("a").reversed().caching(2);
+    let id = memory
+        .open_scanner(&op::OpenScanner { table, scan })
+        .await
+        .unwrap();
+    assert!(memory
+        .scanner_is_open(&op::ScannerIsOpen { id })
+        .await
+        .unwrap());
     let page = |rows: ScannerPage| {
         rows.into_rows()
             .into_iter()
             .map(|r| r.key)
             .collect::<Vec<_>>()
     };
-    assert_eq!(
-        page(memory.scanner_rows(&name, id, 2).await.unwrap()),
-        [b"e", b"d"]
-    );
-    assert_eq!(
-        page(memory.scanner_rows(&name, id, 2).await.unwrap()),
-        [b"c", b"b"]
-    );
-    assert!(memory.scanner_rows(&name, id, 2).await.unwrap().is_empty());
-    memory.close_scanner(id).await.unwrap();
-    assert!(!memory.scanner_is_open(id).await.unwrap());
-    let err = memory.scanner_rows(&name, id, 2).await.unwrap_err();
+    let two = op::ScannerRows { table, id, rows: 2 };
+    assert_eq!(page(memory.scanner_rows(&two).await.unwrap()), [b"e", b"d"]);
+    assert_eq!(page(memory.scanner_rows(&two).await.unwrap()), [b"c", b"b"]);
+    assert!(memory.scanner_rows(&two).await.unwrap().is_empty());
+    memory
+        .close_scanner(&op::CloseScanner { id })
+        .await
+        .unwrap();
+    assert!(!memory
+        .scanner_is_open(&op::ScannerIsOpen { id })
+        .await
+        .unwrap());
+    let err = memory.scanner_rows(&two).await.unwrap_err();
     assert!(matches!(err, Error::IllegalArgument { .. }), "{err}");
-    let other = memory.open_scanner(&name, &Scan::new()).await.unwrap();
+    let scan = &Scan::new();
+    let other = memory
+        .open_scanner(&op::OpenScanner { table, scan })
+        .await
+        .unwrap();
     assert_ne!(other, id);
 }
 
@@ -717,7 +733,7 @@ async fn tables_are_described_with_defaults_and_change_state() {
     let err = t
         .client()
         .backend()
-        .delete_table(t.name())
+        .delete_table(&op::DeleteTable { table: t.name() })
         .await
         .unwrap_err();
     assert!(

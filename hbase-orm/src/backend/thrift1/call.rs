@@ -38,7 +38,6 @@ pub(crate) type Client<'a> = dyn THbaseSyncClient + 'a;
 /// One `Hbase` method call: the closure calls exactly one method of the client it is given.
 pub(crate) struct Call<F> {
     method: &'static str,
-    idempotent: bool,
     run: F,
 }
 
@@ -47,12 +46,8 @@ where
     F: Fn(&mut Client<'_>) -> thrift::Result<T> + Sync,
 {
     /// A call of `method` (its name on the wire, for errors) that `run` makes.
-    pub(crate) fn new(method: &'static str, idempotent: bool, run: F) -> Self {
-        Call {
-            method,
-            idempotent,
-            run,
-        }
+    pub(crate) fn new(method: &'static str, run: F) -> Self {
+        Call { method, run }
     }
 }
 
@@ -78,10 +73,6 @@ where
 
     fn method(&self) -> &'static str {
         self.method
-    }
-
-    fn idempotent(&self) -> bool {
-        self.idempotent
     }
 
     fn encode(&self, protocol: WireProtocol, _seq: i32, out: &mut Vec<u8>) -> thrift::Result<()> {
@@ -194,7 +185,7 @@ mod tests {
 
     /// A `getRowWithColumnsTs` call as the backend makes it.
     fn get_call() -> Call<impl Fn(&mut Client<'_>) -> thrift::Result<Vec<TRowResult>> + Sync> {
-        Call::new("getRowWithColumnsTs", true, |c: &mut Client<'_>| {
+        Call::new("getRowWithColumnsTs", |c: &mut Client<'_>| {
             c.get_row_with_columns_ts(
                 b"ns:t".to_vec(),
                 b"r".to_vec(),
@@ -280,7 +271,7 @@ mod tests {
                 )
             })
             .collect();
-        let put = Call::new("mutateRowTs", true, |c: &mut Client<'_>| {
+        let put = Call::new("mutateRowTs", |c: &mut Client<'_>| {
             c.mutate_row_ts(
                 b"ns:t".to_vec(),
                 b"r".to_vec(),

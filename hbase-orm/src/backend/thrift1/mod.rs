@@ -49,6 +49,7 @@ use std::collections::{BTreeMap, HashMap};
 use async_trait::async_trait;
 use hbase_thrift::hbase::{BatchMutation, Mutation as TMutation, TAppend, TRowResult, TScan};
 
+use super::op::{self, Operation, Safety, Safety::UnsentOnly};
 use super::wire::connection::Connection;
 use super::wire::pool::{Handshake, WirePool};
 use super::wire::scanners::ScannerIds;
@@ -71,7 +72,7 @@ impl Handshake for IsThrift1 {
     const EXPECTED: i32 = 1;
 
     async fn server_type(&self, conn: &mut Connection) -> Result<i32> {
-        let ask = Call::new("getThriftServerType", true, |c: &mut Client<'_>| {
+        let ask = Call::new("getThriftServerType", |c: &mut Client<'_>| {
             c.get_thrift_server_type()
         });
         let kind = conn.call(&ask).await.map_err(|f| f.error)?;
@@ -86,53 +87,62 @@ impl Thrift1 {
         Ok(Thrift1 { pool, scanners })
     }
 
-    /// Makes one call: `run` calls the client method named `method`.
-    async fn call<T, F>(&self, method: &'static str, idempotent: bool, run: F) -> Result<T>
+    /// Makes one call: `run` calls the client method named `method`; sent again after a stale
+    /// pooled connection if `safety` (the operation's) allows it.
+    async fn call<T, F>(&self, safety: Safety, method: &'static str, run: F) -> Result<T>
     where
         T: Send,
         F: Fn(&mut Client<'_>) -> thrift::Result<T> + Sync,
     {
-        self.pool.call(&Call::new(method, idempotent, run)).await
+        self.pool.call(safety, &Call::new(method, run)).await
     }
 
     /// One call about `table`: its missing-table error becomes [`Error::TableNotFound`].
     async fn on<T, F>(
         &self,
+        safety: Safety,
         table: &TableName,
         method: &'static str,
-        idem: bool,
         run: F,
     ) -> Result<T>
     where
         T: Send,
         F: Fn(&mut Client<'_>) -> thrift::Result<T> + Sync,
     {
-        self.call(method, idem, run)
+        self.call(safety, method, run)
             .await
             .map_err(|e| table.recognise_missing(e))
     }
 
     /// A plain row read: `getRowWithColumnsTs`.
-    async fn get_row(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+    async fn get_row(&self, op: &op::Get<'_>) -> Result<Option<Row>> {
+        let op::Get { table, get } = *op;
         let ts = convert::read_timestamp("get", get.time_range)?;
         let (t, columns) = (table_text(table), get_columns(get));
         let rows = self
-            .on(table, "getRowWithColumnsTs", true, |c: &mut Client<'_>| {
-                c.get_row_with_columns_ts(
-                    t.clone(),
-                    get.row.clone(),
-                    columns.clone(),
-                    ts,
-                    Attributes::new(),
-                )
-            })
+            .on(
+                op.safety(),
+                table,
+                "getRowWithColumnsTs",
+                |c: &mut Client<'_>| {
+                    c.get_row_with_columns_ts(
+                        t.clone(),
+                        get.row.clone(),
+                        columns.clone(),
+                        ts,
+                        Attributes::new(),
+                    )
+                },
+            )
             .await?;
         Ok(rows.into_iter().find_map(convert::row))
     }
 
     /// A get Thrift1's get calls cannot express (an exact timestamp, a filter), as a scan of
-    /// its one row.
-    async fn get_by_scan(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+    /// its one row. Its scanner calls are never sent twice, as a scan's are (a second open
+    /// would leak a scanner), whatever the get's safety.
+    async fn get_by_scan(&self, op: &op::Get<'_>) -> Result<Option<Row>> {
+        let op::Get { table, get } = *op;
         let ts = convert::read_timestamp("get", get.time_range)?;
         let ts = match get.timestamp {
             Some(exact) => ts.min(exact.saturating_add(1)),
@@ -153,32 +163,39 @@ impl Thrift1 {
             cache_blocks: None,
         };
         let id = self.open_tscan(table, tscan).await?;
-        let rows = self.scanned_rows(table, id, 1).await;
-        let closed = self.close_scanner(id).await;
+        let rows = self.scanned_rows(UnsentOnly, table, id, 1).await;
+        let closed = self.close_scanner(&op::CloseScanner { id }).await;
         let row = rows?.into_iter().next();
         closed?;
         Ok(row)
     }
 
-    /// Opens a scanner on some gateway; the id is the client's (see [`ScannerIds`]).
+    /// Opens a scanner on some gateway; the id is the client's (see [`ScannerIds`]). Never
+    /// sent twice: a second scanner would leak.
     async fn open_tscan(&self, table: &TableName, tscan: TScan) -> Result<i32> {
         let t = table_text(table);
-        let open = Call::new("scannerOpenWithScan", false, |c: &mut Client<'_>| {
+        let open = Call::new("scannerOpenWithScan", |c: &mut Client<'_>| {
             c.scanner_open_with_scan(t.clone(), tscan.clone(), Attributes::new())
         });
         let before = self.scanners.before_open();
         let (gateway, id) = self
             .pool
-            .call_any(&open)
+            .call_any(UnsentOnly, &open)
             .await
             .map_err(|e| table.recognise_missing(e))?;
         Ok(self.scanners.register(gateway, id, &before))
     }
 
     /// Up to `rows` rows of the client's scanner `id`.
-    async fn scanned_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<Vec<Row>> {
+    async fn scanned_rows(
+        &self,
+        safety: Safety,
+        table: &TableName,
+        id: i32,
+        rows: i32,
+    ) -> Result<Vec<Row>> {
         let results: Vec<TRowResult> = self
-            .on_scanner(id, "scannerGetList", false, |sid| {
+            .on_scanner(safety, id, "scannerGetList", |sid| {
                 move |c: &mut Client<'_>| c.scanner_get_list(sid, rows)
             })
             .await
@@ -189,9 +206,9 @@ impl Thrift1 {
     /// A call on the gateway that holds the client's scanner `id`, given the gateway's id.
     async fn on_scanner<T, F>(
         &self,
+        safety: Safety,
         id: i32,
         method: &'static str,
-        idempotent: bool,
         run: impl Fn(i32) -> F,
     ) -> Result<T>
     where
@@ -200,26 +217,32 @@ impl Thrift1 {
     {
         let (gateway, server_id) = self.scanners.find(id)?;
         self.pool
-            .call_at(gateway, &Call::new(method, idempotent, run(server_id)))
+            .call_at(gateway, safety, &Call::new(method, run(server_id)))
             .await
     }
 
     /// `getRowsWithColumnsTs` for gets reading the same columns and range; answers matched
     /// back by row key (the gateway leaves missing rows out).
-    async fn get_rows(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
+    async fn get_rows(&self, op: &op::GetMany<'_>) -> Result<Vec<Option<Row>>> {
+        let op::GetMany { table, gets } = *op;
         let ts = convert::read_timestamp("get", gets[0].time_range)?;
         let (t, columns) = (table_text(table), get_columns(&gets[0]));
         let keys: Vec<Vec<u8>> = gets.iter().map(|g| g.row.clone()).collect();
         let results = self
-            .on(table, "getRowsWithColumnsTs", true, |c: &mut Client<'_>| {
-                c.get_rows_with_columns_ts(
-                    t.clone(),
-                    keys.clone(),
-                    columns.clone(),
-                    ts,
-                    Attributes::new(),
-                )
-            })
+            .on(
+                op.safety(),
+                table,
+                "getRowsWithColumnsTs",
+                |c: &mut Client<'_>| {
+                    c.get_rows_with_columns_ts(
+                        t.clone(),
+                        keys.clone(),
+                        columns.clone(),
+                        ts,
+                        Attributes::new(),
+                    )
+                },
+            )
             .await?;
         let mut by_key: HashMap<Vec<u8>, Row> = results
             .into_iter()
@@ -243,7 +266,13 @@ impl Thrift1 {
     }
 
     /// Writes puts that share a timestamp and TTL in one `mutateRowsTs`.
-    async fn put_group(&self, table: &TableName, puts: &[&Put], ts: i64) -> Result<()> {
+    async fn put_group(
+        &self,
+        safety: Safety,
+        table: &TableName,
+        puts: &[&Put],
+        ts: i64,
+    ) -> Result<()> {
         let attributes = convert::put_attributes(puts[0])?;
         let batches = puts
             .iter()
@@ -255,7 +284,7 @@ impl Thrift1 {
             })
             .collect::<Result<Vec<_>>>()?;
         let t = table_text(table);
-        self.on(table, "mutateRowsTs", true, |c: &mut Client<'_>| {
+        self.on(safety, table, "mutateRowsTs", |c: &mut Client<'_>| {
             c.mutate_rows_ts(t.clone(), batches.clone(), ts, attributes.clone())
         })
         .await
@@ -264,15 +293,15 @@ impl Thrift1 {
     /// One `mutateRowTs` of `mutations` on `row`.
     async fn mutate(
         &self,
+        safety: Safety,
         table: &TableName,
         row: &[u8],
         mutations: Vec<TMutation>,
         ts: i64,
         attributes: Attributes,
-        idempotent: bool,
     ) -> Result<()> {
         let t = table_text(table);
-        self.on(table, "mutateRowTs", idempotent, |c: &mut Client<'_>| {
+        self.on(safety, table, "mutateRowTs", |c: &mut Client<'_>| {
             c.mutate_row_ts(
                 t.clone(),
                 row.to_vec(),
@@ -285,13 +314,22 @@ impl Thrift1 {
     }
 
     /// One `atomicIncrement`: the counter's new value.
-    async fn atomic_increment(&self, table: &TableName, inc: &Increment) -> Result<Option<Row>> {
+    async fn atomic_increment(&self, op: &op::Increment<'_>) -> Result<Option<Row>> {
+        let op::Increment {
+            table,
+            increment: inc,
+        } = *op;
         let (family, qualifier, amount) = &inc.columns[0];
         let (t, column) = (table_text(table), column_text(family, qualifier));
         let value = self
-            .on(table, "atomicIncrement", false, |c: &mut Client<'_>| {
-                c.atomic_increment(t.clone(), inc.row.clone(), column.clone(), *amount)
-            })
+            .on(
+                op.safety(),
+                table,
+                "atomicIncrement",
+                |c: &mut Client<'_>| {
+                    c.atomic_increment(t.clone(), inc.row.clone(), column.clone(), *amount)
+                },
+            )
             .await?;
         Ok(Some(Row {
             key: inc.row.clone(),
@@ -426,16 +464,18 @@ impl Backend for Thrift1 {
         self.pool.counters()
     }
 
-    async fn get(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+    async fn get(&self, op: &op::Get<'_>) -> Result<Option<Row>> {
+        let get = op.get;
         convert::one_version("get", get.max_versions)?;
         if needs_scan(get) {
-            self.get_by_scan(table, get).await
+            self.get_by_scan(op).await
         } else {
-            self.get_row(table, get).await
+            self.get_row(op).await
         }
     }
 
-    async fn get_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
+    async fn get_many(&self, op: &op::GetMany<'_>) -> Result<Vec<Option<Row>>> {
+        let op::GetMany { table, gets } = *op;
         for g in gets {
             convert::one_version("get", g.max_versions)?;
         }
@@ -446,30 +486,35 @@ impl Backend for Thrift1 {
             !needs_scan(g) && g.columns == first.columns && g.time_range == first.time_range
         });
         if shared {
-            return self.get_rows(table, gets).await;
+            return self.get_rows(op).await;
         }
-        futures::future::try_join_all(gets.iter().map(|g| self.get(table, g))).await
+        let one = |get| async move { self.get(&op::Get { table, get }).await };
+        futures::future::try_join_all(gets.iter().map(one)).await
     }
 
-    async fn exists(&self, table: &TableName, get: &Get) -> Result<bool> {
-        Ok(self.get(table, get).await?.is_some())
+    async fn exists(&self, op: &op::Exists<'_>) -> Result<bool> {
+        let op::Exists { table, get } = *op;
+        Ok(self.get(&op::Get { table, get }).await?.is_some())
     }
 
-    async fn exists_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<bool>> {
-        let rows = self.get_many(table, gets).await?;
+    async fn exists_many(&self, op: &op::ExistsMany<'_>) -> Result<Vec<bool>> {
+        let op::ExistsMany { table, gets } = *op;
+        let rows = self.get_many(&op::GetMany { table, gets }).await?;
         Ok(rows.iter().map(Option::is_some).collect())
     }
 
-    async fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+    async fn put(&self, op: &op::Put<'_>) -> Result<()> {
+        let op::Put { table, put } = *op;
         let ts = convert::put_timestamp(put)?;
         let mutations = convert::put_mutations(put)?;
         let attributes = convert::put_attributes(put)?;
-        self.mutate(table, &put.row, mutations, ts, attributes, true)
+        self.mutate(op.safety(), table, &put.row, mutations, ts, attributes)
             .await
     }
 
     /// One `mutateRowsTs` per distinct (timestamp, TTL) among the puts.
-    async fn put_many(&self, table: &TableName, puts: &[Put]) -> Result<()> {
+    async fn put_many(&self, op: &op::PutMany<'_>) -> Result<()> {
+        let op::PutMany { table, puts } = *op;
         let mut groups: BTreeMap<(i64, Option<std::time::Duration>), Vec<&Put>> = BTreeMap::new();
         for p in puts {
             groups
@@ -478,38 +523,45 @@ impl Backend for Thrift1 {
                 .push(p);
         }
         for ((ts, _), group) in &groups {
-            self.put_group(table, group, *ts).await?;
+            self.put_group(op.safety(), table, group, *ts).await?;
         }
         Ok(())
     }
 
-    async fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+    async fn delete(&self, op: &op::Delete<'_>) -> Result<()> {
+        let op::Delete { table, delete } = *op;
         if !delete.targets.is_empty() {
             let mutations = convert::delete_mutations(delete)?;
             return self
                 .mutate(
+                    op.safety(),
                     table,
                     &delete.row,
                     mutations,
                     LATEST,
                     Attributes::new(),
-                    false,
                 )
                 .await;
         }
         convert::default_durability_only("delete", delete.durability)?;
         let (t, ts) = (table_text(table), delete.timestamp.unwrap_or(LATEST));
-        self.on(table, "deleteAllRowTs", false, |c: &mut Client<'_>| {
-            c.delete_all_row_ts(t.clone(), delete.row.clone(), ts, Attributes::new())
-        })
+        self.on(
+            op.safety(),
+            table,
+            "deleteAllRowTs",
+            |c: &mut Client<'_>| {
+                c.delete_all_row_ts(t.clone(), delete.row.clone(), ts, Attributes::new())
+            },
+        )
         .await
     }
 
     /// One call per delete (Thrift1 has no batch that mixes whole-row and column deletes); the
     /// first failure is returned.
-    async fn delete_many(&self, table: &TableName, deletes: &[Delete]) -> Result<Vec<usize>> {
+    async fn delete_many(&self, op: &op::DeleteMany<'_>) -> Result<Vec<usize>> {
+        let op::DeleteMany { table, deletes } = *op;
         for d in deletes {
-            self.delete(table, d).await?;
+            self.delete(&op::Delete { table, delete: d }).await?;
         }
         Ok(Vec::new())
     }
@@ -517,7 +569,8 @@ impl Backend for Thrift1 {
     /// One `mutateRowTs`. Only puts, or only deletes of families and columns: the gateway
     /// applies it as one HBase Put or one Delete. A mix of both: see `check_disjoint` and the
     /// module doc.
-    async fn mutate_row(&self, table: &TableName, mutations: &RowMutations) -> Result<()> {
+    async fn mutate_row(&self, op: &op::MutateRow<'_>) -> Result<()> {
+        let op::MutateRow { table, mutations } = *op;
         let mut puts = Vec::new();
         let mut deletes = Vec::new();
         for m in &mutations.mutations {
@@ -549,25 +602,35 @@ impl Backend for Thrift1 {
         let row = &mutations.row;
         match merged {
             None => {
-                self.mutate(table, row, all, LATEST, Attributes::new(), false)
+                let no_attributes = Attributes::new();
+                self.mutate(op.safety(), table, row, all, LATEST, no_attributes)
                     .await
             }
-            Some(merged) if deletes.is_empty() => self.put(table, &merged).await,
+            // Puts alone write the same cells however often they are sent.
+            Some(merged) if deletes.is_empty() => {
+                self.put(&op::Put {
+                    table,
+                    put: &merged,
+                })
+                .await
+            }
             Some(merged) => {
                 let ts = convert::put_timestamp(&merged)?;
                 all.extend(convert::put_mutations(&merged)?);
                 let attributes = convert::put_attributes(&merged)?;
-                self.mutate(table, row, all, ts, attributes, false).await
+                self.mutate(op.safety(), table, row, all, ts, attributes)
+                    .await
             }
         }
     }
 
-    async fn check_and_mutate(&self, table: &TableName, cam: &CheckAndMutate) -> Result<bool> {
+    async fn check_and_mutate(&self, op: &op::CheckAndMutate<'_>) -> Result<bool> {
+        let op::CheckAndMutate { table, cam } = *op;
         let (mutation, attributes) = check_and_put_mutation(cam)?;
         let t = table_text(table);
         let column = column_text(&cam.family, &cam.qualifier);
         let value = cam.value.clone().unwrap_or_default();
-        self.on(table, "checkAndPut", false, |c: &mut Client<'_>| {
+        self.on(op.safety(), table, "checkAndPut", |c: &mut Client<'_>| {
             c.check_and_put(
                 t.clone(),
                 cam.row.clone(),
@@ -580,7 +643,8 @@ impl Backend for Thrift1 {
         .await
     }
 
-    async fn increment(&self, table: &TableName, increment: &Increment) -> Result<Option<Row>> {
+    async fn increment(&self, op: &op::Increment<'_>) -> Result<Option<Row>> {
+        let increment = op.increment;
         convert::default_durability_only("increment", increment.durability)?;
         if increment.columns.len() != 1 {
             return Err(unsupported(
@@ -590,13 +654,14 @@ impl Backend for Thrift1 {
                  and return nothing; increment each column on its own",
             ));
         }
-        self.atomic_increment(table, increment).await
+        self.atomic_increment(op).await
     }
 
-    async fn append(&self, table: &TableName, append: &Append) -> Result<Option<Row>> {
+    async fn append(&self, op: &op::Append<'_>) -> Result<Option<Row>> {
+        let op::Append { table, append } = *op;
         let (tappend, order) = tappend(table, append)?;
         let cells = self
-            .on(table, "append", false, |c: &mut Client<'_>| {
+            .on(op.safety(), table, "append", |c: &mut Client<'_>| {
                 c.append(tappend.clone())
             })
             .await?;
@@ -629,18 +694,21 @@ impl Backend for Thrift1 {
         }))
     }
 
-    async fn open_scanner(&self, table: &TableName, scan: &Scan) -> Result<i32> {
+    async fn open_scanner(&self, op: &op::OpenScanner<'_>) -> Result<i32> {
+        let op::OpenScanner { table, scan } = *op;
         self.open_tscan(table, convert::scan(scan)?).await
     }
 
-    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<ScannerPage> {
-        let rows = self.scanned_rows(table, id, rows).await?;
+    async fn scanner_rows(&self, op: &op::ScannerRows<'_>) -> Result<ScannerPage> {
+        let op::ScannerRows { table, id, rows } = *op;
+        let rows = self.scanned_rows(op.safety(), table, id, rows).await?;
         ScannerPage::from_rows(rows).map_err(|e| e.error("scannerGetList"))
     }
 
-    async fn close_scanner(&self, id: i32) -> Result<()> {
+    async fn close_scanner(&self, op: &op::CloseScanner) -> Result<()> {
+        let op::CloseScanner { id } = *op;
         let closed = self
-            .on_scanner(id, "scannerClose", true, |sid| {
+            .on_scanner(op.safety(), id, "scannerClose", |sid| {
                 move |c: &mut Client<'_>| c.scanner_close(sid)
             })
             .await;
@@ -652,9 +720,10 @@ impl Backend for Thrift1 {
         self.scanners.forget(id);
     }
 
-    async fn scanner_is_open(&self, id: i32) -> Result<bool> {
+    async fn scanner_is_open(&self, op: &op::ScannerIsOpen) -> Result<bool> {
+        let op::ScannerIsOpen { id } = *op;
         let probe = self
-            .on_scanner(id, "scannerGetList", false, |sid| {
+            .on_scanner(op.safety(), id, "scannerGetList", |sid| {
                 move |c: &mut Client<'_>| c.scanner_get_list(sid, 0)
             })
             .await;
@@ -665,23 +734,24 @@ impl Backend for Thrift1 {
         }
     }
 
-    async fn create_namespace(&self, _name: &str) -> Result<()> {
+    async fn create_namespace(&self, _op: &op::CreateNamespace<'_>) -> Result<()> {
         Err(no_namespaces("create_namespace"))
     }
 
-    async fn namespace_exists(&self, _name: &str) -> Result<bool> {
+    async fn namespace_exists(&self, _op: &op::NamespaceExists<'_>) -> Result<bool> {
         Err(no_namespaces("namespace_exists"))
     }
 
-    async fn list_namespaces(&self) -> Result<Vec<String>> {
+    async fn list_namespaces(&self, _op: &op::ListNamespaces) -> Result<Vec<String>> {
         Err(no_namespaces("list_namespaces"))
     }
 
-    async fn delete_namespace(&self, _name: &str) -> Result<()> {
+    async fn delete_namespace(&self, _op: &op::DeleteNamespace<'_>) -> Result<()> {
         Err(no_namespaces("delete_namespace"))
     }
 
-    async fn create_table(&self, table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()> {
+    async fn create_table(&self, op: &op::CreateTable<'_>) -> Result<()> {
+        let op::CreateTable { table, split_keys } = *op;
         if !split_keys.is_empty() {
             return Err(unsupported(
                 "create_table",
@@ -695,23 +765,29 @@ impl Backend for Thrift1 {
             .map(convert::column_descriptor)
             .collect::<Result<Vec<_>>>()?;
         let t = table_text(&table.name);
-        self.call("createTable", true, |c: &mut Client<'_>| {
+        self.call(op.safety(), "createTable", |c: &mut Client<'_>| {
             c.create_table(t.clone(), families.clone())
         })
         .await
     }
 
-    async fn table_exists(&self, table: &TableName) -> Result<bool> {
-        let tables = self.list_tables(Some(&table.namespace)).await?;
+    async fn table_exists(&self, op: &op::TableExists<'_>) -> Result<bool> {
+        let op::TableExists { table } = *op;
+        let namespace = Some(table.namespace.as_str());
+        let tables = self.list_tables(&op::ListTables { namespace }).await?;
         Ok(tables.contains(table))
     }
 
-    async fn describe(&self, table: &TableName) -> Result<TableDescriptor> {
+    async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
+        let op::Describe { table } = *op;
         let t = table_text(table);
         let descriptors = self
-            .on(table, "getColumnDescriptors", true, |c: &mut Client<'_>| {
-                c.get_column_descriptors(t.clone())
-            })
+            .on(
+                op.safety(),
+                table,
+                "getColumnDescriptors",
+                |c: &mut Client<'_>| c.get_column_descriptors(t.clone()),
+            )
             .await?;
         let families = descriptors
             .into_values()
@@ -723,9 +799,10 @@ impl Backend for Thrift1 {
         })
     }
 
-    async fn list_tables(&self, namespace: Option<&str>) -> Result<Vec<TableName>> {
+    async fn list_tables(&self, op: &op::ListTables<'_>) -> Result<Vec<TableName>> {
+        let op::ListTables { namespace } = *op;
         let names = self
-            .call("getTableNames", true, |c: &mut Client<'_>| {
+            .call(op.safety(), "getTableNames", |c: &mut Client<'_>| {
                 c.get_table_names()
             })
             .await?;
@@ -739,64 +816,75 @@ impl Backend for Thrift1 {
             .collect())
     }
 
-    async fn enable_table(&self, table: &TableName) -> Result<()> {
+    async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
+        let op::EnableTable { table } = *op;
         let t = table_text(table);
-        self.on(table, "enableTable", true, |c: &mut Client<'_>| {
+        self.on(op.safety(), table, "enableTable", |c: &mut Client<'_>| {
             c.enable_table(t.clone())
         })
         .await
     }
 
-    async fn disable_table(&self, table: &TableName) -> Result<()> {
+    async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
+        let op::DisableTable { table } = *op;
         let t = table_text(table);
-        self.on(table, "disableTable", true, |c: &mut Client<'_>| {
+        self.on(op.safety(), table, "disableTable", |c: &mut Client<'_>| {
             c.disable_table(t.clone())
         })
         .await
     }
 
-    async fn is_table_enabled(&self, table: &TableName) -> Result<bool> {
+    async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
+        let op::IsTableEnabled { table } = *op;
         let t = table_text(table);
-        self.on(table, "isTableEnabled", true, |c: &mut Client<'_>| {
-            c.is_table_enabled(t.clone())
-        })
+        self.on(
+            op.safety(),
+            table,
+            "isTableEnabled",
+            |c: &mut Client<'_>| c.is_table_enabled(t.clone()),
+        )
         .await
     }
 
-    async fn truncate_table(&self, _table: &TableName, _preserve_splits: bool) -> Result<()> {
+    async fn truncate_table(&self, _op: &op::TruncateTable<'_>) -> Result<()> {
         Err(no_schema_change("truncate_table"))
     }
 
-    async fn delete_table(&self, table: &TableName) -> Result<()> {
+    async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
+        let op::DeleteTable { table } = *op;
         let t = table_text(table);
-        self.on(table, "deleteTable", true, |c: &mut Client<'_>| {
+        self.on(op.safety(), table, "deleteTable", |c: &mut Client<'_>| {
             c.delete_table(t.clone())
         })
         .await
     }
 
-    async fn add_family(&self, _table: &TableName, _family: &ColumnFamily) -> Result<()> {
+    async fn add_family(&self, _op: &op::AddFamily<'_>) -> Result<()> {
         Err(no_schema_change("add_family"))
     }
 
-    async fn modify_family(&self, _table: &TableName, _family: &ColumnFamily) -> Result<()> {
+    async fn modify_family(&self, _op: &op::ModifyFamily<'_>) -> Result<()> {
         Err(no_schema_change("modify_family"))
     }
 
-    async fn merge_family(&self, _table: &TableName, _declared: &ColumnFamily) -> Result<()> {
+    async fn merge_family(&self, _op: &op::MergeFamily<'_>) -> Result<()> {
         Err(no_schema_change("merge_family"))
     }
 
-    async fn delete_family(&self, _table: &TableName, _family: &str) -> Result<()> {
+    async fn delete_family(&self, _op: &op::DeleteFamily<'_>) -> Result<()> {
         Err(no_schema_change("delete_family"))
     }
 
-    async fn region_locations(&self, table: &TableName) -> Result<Vec<RegionLocation>> {
+    async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
+        let op::RegionLocations { table } = *op;
         let t = table_text(table);
         let regions = self
-            .on(table, "getTableRegions", true, |c: &mut Client<'_>| {
-                c.get_table_regions(t.clone())
-            })
+            .on(
+                op.safety(),
+                table,
+                "getTableRegions",
+                |c: &mut Client<'_>| c.get_table_regions(t.clone()),
+            )
             .await?;
         Ok(regions.into_iter().map(convert::region_location).collect())
     }

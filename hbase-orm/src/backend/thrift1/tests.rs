@@ -187,7 +187,7 @@ macro_rules! case {
             method: $method,
             replies: |protocol| replies(protocol, $method, $success, $errors),
             decode: |protocol, bytes| {
-                Call::new($method, true, |c: &mut Client<'_>| c.$client($($arg),*))
+                Call::new($method, |c: &mut Client<'_>| c.$client($($arg),*))
                     .decode(protocol, SEQ, bytes)
                     .map(drop)
             },
@@ -416,7 +416,7 @@ mod reservations {
 
     /// Decodes a reply to `scannerGetList` under `limit`.
     fn scanner_rows(protocol: WireProtocol, bytes: &[u8], limit: usize) -> fuzz::Verdict {
-        let call = Call::new("scannerGetList", false, |c: &mut Client<'_>| {
+        let call = Call::new("scannerGetList", |c: &mut Client<'_>| {
             c.scanner_get_list(3, 100)
         });
         check(protocol, bytes, limit, |b| {
@@ -449,7 +449,7 @@ mod reservations {
         // The biggest element type, `TRegionInfo` (every field optional: an empty struct is a
         // region), as many as the limit allows, then one more.
         let most = LIMIT / ELEMENT_WEIGHT;
-        let call = Call::new("getTableRegions", true, |c: &mut Client<'_>| {
+        let call = Call::new("getTableRegions", |c: &mut Client<'_>| {
             c.get_table_regions(t())
         });
         for protocol in PROTOCOLS {
@@ -511,7 +511,7 @@ mod reservations {
             Prober::new(protocol, limit).feed(&bytes),
             Probe::Complete(bytes.len())
         );
-        let call = Call::new("scannerGetList", false, |c: &mut Client<'_>| {
+        let call = Call::new("scannerGetList", |c: &mut Client<'_>| {
             c.scanner_get_list(3, 1_000)
         });
         let (decoded, usage) = measure(|| {

@@ -20,6 +20,7 @@ pub(crate) mod generated {
 
 use async_trait::async_trait;
 
+use super::op::{self, Operation, Safety};
 use super::wire::connection::Connection;
 use super::wire::pool::{Handshake, WirePool};
 use super::wire::scanners::ScannerIds;
@@ -57,20 +58,27 @@ impl Thrift2 {
         Ok(Thrift2 { pool, scanners })
     }
 
-    async fn call<R: Rpc + Sync>(&self, args: &R) -> Result<R::Reply>
+    /// One call, sent again after a stale pooled connection if `safety` (the operation's)
+    /// allows it.
+    async fn call<R: Rpc + Sync>(&self, safety: Safety, args: &R) -> Result<R::Reply>
     where
         R::Reply: Send,
     {
-        self.pool.call(args).await
+        self.pool.call(safety, args).await
     }
 
     /// One call about `table`: the gateway's bare table-name error becomes
     /// [`Error::TableNotFound`].
-    async fn on<R: Rpc + Sync>(&self, table: &TableName, args: &R) -> Result<R::Reply>
+    async fn on<R: Rpc + Sync>(
+        &self,
+        safety: Safety,
+        table: &TableName,
+        args: &R,
+    ) -> Result<R::Reply>
     where
         R::Reply: Send,
     {
-        self.call(args)
+        self.call(safety, args)
             .await
             .map_err(|e| table.recognise_missing(e))
     }
@@ -109,20 +117,22 @@ impl Backend for Thrift2 {
         self.pool.counters()
     }
 
-    async fn get(&self, table: &TableName, get: &Get) -> Result<Option<Row>> {
+    async fn get(&self, op: &op::Get<'_>) -> Result<Option<Row>> {
+        let op::Get { table, get } = *op;
         let args = THBaseServiceGetArgs {
             table: convert::table_bytes(table),
             tget: convert::get(get),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn get_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<Option<Row>>> {
+    async fn get_many(&self, op: &op::GetMany<'_>) -> Result<Vec<Option<Row>>> {
+        let op::GetMany { table, gets } = *op;
         let args = THBaseServiceGetMultipleArgs {
             table: convert::table_bytes(table),
             tgets: gets.iter().map(convert::get).collect(),
         };
-        let rows = self.on(table, &args).await?;
+        let rows = self.on(op.safety(), table, &args).await?;
         if rows.len() != gets.len() {
             return Err(Error::Protocol {
                 method: "getMultiple",
@@ -132,48 +142,53 @@ impl Backend for Thrift2 {
         Ok(rows)
     }
 
-    async fn exists(&self, table: &TableName, get: &Get) -> Result<bool> {
+    async fn exists(&self, op: &op::Exists<'_>) -> Result<bool> {
+        let op::Exists { table, get } = *op;
         let args = THBaseServiceExistsArgs {
             table: convert::table_bytes(table),
             tget: convert::get(get),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn exists_many(&self, table: &TableName, gets: &[Get]) -> Result<Vec<bool>> {
+    async fn exists_many(&self, op: &op::ExistsMany<'_>) -> Result<Vec<bool>> {
+        let op::ExistsMany { table, gets } = *op;
         let args = THBaseServiceExistsAllArgs {
             table: convert::table_bytes(table),
             tgets: gets.iter().map(convert::get).collect(),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn put(&self, table: &TableName, put: &Put) -> Result<()> {
+    async fn put(&self, op: &op::Put<'_>) -> Result<()> {
+        let op::Put { table, put } = *op;
         let args = THBaseServicePutArgs {
             table: convert::table_bytes(table),
             tput: convert::put(put),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn put_many(&self, table: &TableName, puts: &[Put]) -> Result<()> {
+    async fn put_many(&self, op: &op::PutMany<'_>) -> Result<()> {
+        let op::PutMany { table, puts } = *op;
         let args = THBaseServicePutMultipleArgs {
             table: convert::table_bytes(table),
             tputs: puts.iter().map(convert::put).collect(),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
     /// One `deleteSingle`, or a `mutateRow` of one `TDelete` per kind of target when the
     /// delete mixes them (a `TDelete` has one delete type).
-    async fn delete(&self, table: &TableName, delete: &Delete) -> Result<()> {
+    async fn delete(&self, op: &op::Delete<'_>) -> Result<()> {
+        let op::Delete { table, delete } = *op;
         let mut tdeletes = convert::delete(delete);
         if tdeletes.len() == 1 {
             let args = THBaseServiceDeleteSingleArgs {
                 table: convert::table_bytes(table),
                 tdelete: tdeletes.remove(0),
             };
-            return self.on(table, &args).await;
+            return self.on(op.safety(), table, &args).await;
         }
         let args = THBaseServiceMutateRowArgs {
             table: convert::table_bytes(table),
@@ -182,17 +197,18 @@ impl Backend for Thrift2 {
                 mutations: tdeletes.into_iter().map(TMutation::DeleteSingle).collect(),
             },
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
     /// `deleteMultiple` returns the deletes it did not apply; they are matched back to their
     /// requests in order.
-    async fn delete_many(&self, table: &TableName, deletes: &[Delete]) -> Result<Vec<usize>> {
+    async fn delete_many(&self, op: &op::DeleteMany<'_>) -> Result<Vec<usize>> {
+        let op::DeleteMany { table, deletes } = *op;
         let args = THBaseServiceDeleteMultipleArgs {
             table: convert::table_bytes(table),
             tdeletes: deletes.iter().flat_map(convert::delete).collect(),
         };
-        let rejected = self.on(table, &args).await?;
+        let rejected = self.on(op.safety(), table, &args).await?;
         let mut not_applied = Vec::new();
         let mut from = 0;
         for d in rejected {
@@ -204,15 +220,17 @@ impl Backend for Thrift2 {
         Ok(not_applied)
     }
 
-    async fn mutate_row(&self, table: &TableName, mutations: &RowMutations) -> Result<()> {
+    async fn mutate_row(&self, op: &op::MutateRow<'_>) -> Result<()> {
+        let op::MutateRow { table, mutations } = *op;
         let args = THBaseServiceMutateRowArgs {
             table: convert::table_bytes(table),
             trow_mutations: convert::row_mutations(mutations),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn check_and_mutate(&self, table: &TableName, cam: &CheckAndMutate) -> Result<bool> {
+    async fn check_and_mutate(&self, op: &op::CheckAndMutate<'_>) -> Result<bool> {
+        let op::CheckAndMutate { table, cam } = *op;
         let args = THBaseServiceCheckAndMutateArgs {
             table: convert::table_bytes(table),
             row: cam.row.clone(),
@@ -222,26 +240,29 @@ impl Backend for Thrift2 {
             value: cam.value.clone().unwrap_or_default(),
             row_mutations: convert::row_mutations(&cam.mutations),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn increment(&self, table: &TableName, increment: &Increment) -> Result<Option<Row>> {
+    async fn increment(&self, op: &op::Increment<'_>) -> Result<Option<Row>> {
+        let op::Increment { table, increment } = *op;
         let args = THBaseServiceIncrementArgs {
             table: convert::table_bytes(table),
             tincrement: convert::increment(increment),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn append(&self, table: &TableName, append: &Append) -> Result<Option<Row>> {
+    async fn append(&self, op: &op::Append<'_>) -> Result<Option<Row>> {
+        let op::Append { table, append } = *op;
         let args = THBaseServiceAppendArgs {
             table: convert::table_bytes(table),
             tappend: convert::append(append),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn open_scanner(&self, table: &TableName, scan: &Scan) -> Result<i32> {
+    async fn open_scanner(&self, op: &op::OpenScanner<'_>) -> Result<i32> {
+        let op::OpenScanner { table, scan } = *op;
         let args = THBaseServiceOpenScannerArgs {
             table: convert::table_bytes(table),
             tscan: convert::scan(scan),
@@ -249,29 +270,35 @@ impl Backend for Thrift2 {
         let before = self.scanners.before_open();
         let (gateway, id) = self
             .pool
-            .call_any(&args)
+            .call_any(op.safety(), &args)
             .await
             .map_err(|e| table.recognise_missing(e))?;
         Ok(self.scanners.register(gateway, id, &before))
     }
 
-    async fn scanner_rows(&self, table: &TableName, id: i32, rows: i32) -> Result<ScannerPage> {
+    async fn scanner_rows(&self, op: &op::ScannerRows<'_>) -> Result<ScannerPage> {
+        let op::ScannerRows { table, id, rows } = *op;
         let (gateway, scanner_id) = self.scanners.find(id)?;
         let args = THBaseServiceGetScannerRowsArgs {
             scanner_id,
             num_rows: rows,
         };
         self.pool
-            .call_at(gateway, &args)
+            .call_at(gateway, op.safety(), &args)
             .await
             .map_err(|e| table.recognise_missing(e))
     }
 
-    async fn close_scanner(&self, id: i32) -> Result<()> {
+    async fn close_scanner(&self, op: &op::CloseScanner) -> Result<()> {
+        let op::CloseScanner { id } = *op;
         let (gateway, scanner_id) = self.scanners.find(id)?;
         self.scanners.forget(id);
         self.pool
-            .call_at(gateway, &THBaseServiceCloseScannerArgs { scanner_id })
+            .call_at(
+                gateway,
+                op.safety(),
+                &THBaseServiceCloseScannerArgs { scanner_id },
+            )
             .await
     }
 
@@ -279,7 +306,8 @@ impl Backend for Thrift2 {
         self.scanners.forget(id);
     }
 
-    async fn scanner_is_open(&self, id: i32) -> Result<bool> {
+    async fn scanner_is_open(&self, op: &op::ScannerIsOpen) -> Result<bool> {
+        let op::ScannerIsOpen { id } = *op;
         let Ok((gateway, scanner_id)) = self.scanners.find(id) else {
             return Ok(false);
         };
@@ -287,46 +315,51 @@ impl Backend for Thrift2 {
             scanner_id,
             num_rows: 0,
         };
-        match self.pool.call_at(gateway, &args).await {
+        match self.pool.call_at(gateway, op.safety(), &args).await {
             Ok(_) => Ok(true),
             Err(Error::IllegalArgument { .. }) => Ok(false),
             Err(e) => Err(e),
         }
     }
 
-    async fn create_namespace(&self, name: &str) -> Result<()> {
+    async fn create_namespace(&self, op: &op::CreateNamespace<'_>) -> Result<()> {
+        let op::CreateNamespace { name } = *op;
         let args = THBaseServiceCreateNamespaceArgs {
             namespace_desc: TNamespaceDescriptor {
                 name: name.to_string(),
                 configuration: None,
             },
         };
-        self.call(&args).await
+        self.call(op.safety(), &args).await
     }
 
-    async fn namespace_exists(&self, name: &str) -> Result<bool> {
+    async fn namespace_exists(&self, op: &op::NamespaceExists<'_>) -> Result<bool> {
+        let op::NamespaceExists { name } = *op;
         let args = THBaseServiceGetNamespaceDescriptorArgs {
             name: name.to_string(),
         };
-        match self.call(&args).await {
+        match self.call(op.safety(), &args).await {
             Ok(_) => Ok(true),
             Err(Error::NamespaceNotFound { .. }) => Ok(false),
             Err(e) => Err(e),
         }
     }
 
-    async fn list_namespaces(&self) -> Result<Vec<String>> {
-        self.call(&THBaseServiceListNamespacesArgs {}).await
+    async fn list_namespaces(&self, op: &op::ListNamespaces) -> Result<Vec<String>> {
+        self.call(op.safety(), &THBaseServiceListNamespacesArgs {})
+            .await
     }
 
-    async fn delete_namespace(&self, name: &str) -> Result<()> {
+    async fn delete_namespace(&self, op: &op::DeleteNamespace<'_>) -> Result<()> {
+        let op::DeleteNamespace { name } = *op;
         let args = THBaseServiceDeleteNamespaceArgs {
             name: name.to_string(),
         };
-        self.call(&args).await
+        self.call(op.safety(), &args).await
     }
 
-    async fn create_table(&self, table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()> {
+    async fn create_table(&self, op: &op::CreateTable<'_>) -> Result<()> {
+        let op::CreateTable { table, split_keys } = *op;
         if !split_keys.is_empty() {
             refuse_on_framed(self.pool.config(), "create_table with split keys")?;
         }
@@ -334,103 +367,117 @@ impl Backend for Thrift2 {
             desc: convert::table_descriptor(table),
             split_keys: split_keys.to_vec(),
         };
-        self.call(&args).await
+        self.call(op.safety(), &args).await
     }
 
-    async fn table_exists(&self, table: &TableName) -> Result<bool> {
+    async fn table_exists(&self, op: &op::TableExists<'_>) -> Result<bool> {
+        let op::TableExists { table } = *op;
         let args = THBaseServiceTableExistsArgs {
             table_name: convert::table_name(table),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn describe(&self, table: &TableName) -> Result<TableDescriptor> {
+    async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
+        let op::Describe { table } = *op;
         let args = THBaseServiceGetTableDescriptorArgs {
             table: convert::table_name(table),
         };
-        convert::table_descriptor_from(self.on(table, &args).await?)
+        convert::table_descriptor_from(self.on(op.safety(), table, &args).await?)
     }
 
-    async fn list_tables(&self, namespace: Option<&str>) -> Result<Vec<TableName>> {
+    async fn list_tables(&self, op: &op::ListTables<'_>) -> Result<Vec<TableName>> {
+        let op::ListTables { namespace } = *op;
         let names = match namespace {
             Some(ns) => {
                 let args = THBaseServiceGetTableNamesByNamespaceArgs {
                     name: ns.to_string(),
                 };
-                self.call(&args).await?
+                self.call(op.safety(), &args).await?
             }
             None => {
                 let args = THBaseServiceGetTableNamesByPatternArgs {
                     regex: ".*".to_string(),
                     include_sys_tables: false,
                 };
-                self.call(&args).await?
+                self.call(op.safety(), &args).await?
             }
         };
         names.into_iter().map(convert::table_name_from).collect()
     }
 
-    async fn enable_table(&self, table: &TableName) -> Result<()> {
+    async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
+        let op::EnableTable { table } = *op;
         let args = THBaseServiceEnableTableArgs {
             table_name: convert::table_name(table),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn disable_table(&self, table: &TableName) -> Result<()> {
+    async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
+        let op::DisableTable { table } = *op;
         let args = THBaseServiceDisableTableArgs {
             table_name: convert::table_name(table),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn is_table_enabled(&self, table: &TableName) -> Result<bool> {
+    async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
+        let op::IsTableEnabled { table } = *op;
         let args = THBaseServiceIsTableEnabledArgs {
             table_name: convert::table_name(table),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn truncate_table(&self, table: &TableName, preserve_splits: bool) -> Result<()> {
+    async fn truncate_table(&self, op: &op::TruncateTable<'_>) -> Result<()> {
+        let op::TruncateTable {
+            table,
+            preserve_splits,
+        } = *op;
         let args = THBaseServiceTruncateTableArgs {
             table_name: convert::table_name(table),
             preserve_splits,
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn delete_table(&self, table: &TableName) -> Result<()> {
+    async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
+        let op::DeleteTable { table } = *op;
         let args = THBaseServiceDeleteTableArgs {
             table_name: convert::table_name(table),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn add_family(&self, table: &TableName, family: &ColumnFamily) -> Result<()> {
+    async fn add_family(&self, op: &op::AddFamily<'_>) -> Result<()> {
+        let op::AddFamily { table, family } = *op;
         let args = THBaseServiceAddColumnFamilyArgs {
             table_name: convert::table_name(table),
             column: convert::family(family),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn modify_family(&self, table: &TableName, family: &ColumnFamily) -> Result<()> {
+    async fn modify_family(&self, op: &op::ModifyFamily<'_>) -> Result<()> {
+        let op::ModifyFamily { table, family } = *op;
         let args = THBaseServiceModifyColumnFamilyArgs {
             table_name: convert::table_name(table),
             column: convert::family(family),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
     /// Reads the family's descriptor as the gateway sends it (with the settings this crate
     /// does not model: replication scope, configuration, MOB and cache-on-write attributes)
     /// and sends it back with only the declared options replaced, since
     /// `modifyColumnFamily` resets whatever it is not given.
-    async fn merge_family(&self, table: &TableName, declared: &ColumnFamily) -> Result<()> {
+    async fn merge_family(&self, op: &op::MergeFamily<'_>) -> Result<()> {
+        let op::MergeFamily { table, declared } = *op;
         let args = THBaseServiceGetTableDescriptorArgs {
             table: convert::table_name(table),
         };
-        let raw = self.on(table, &args).await?;
+        let raw = self.on(op.safety(), table, &args).await?;
         let mut family = raw
             .columns
             .into_iter()
@@ -444,24 +491,26 @@ impl Backend for Thrift2 {
             table_name: convert::table_name(table),
             column: family,
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn delete_family(&self, table: &TableName, family: &str) -> Result<()> {
+    async fn delete_family(&self, op: &op::DeleteFamily<'_>) -> Result<()> {
+        let op::DeleteFamily { table, family } = *op;
         refuse_on_framed(self.pool.config(), "delete_family")?;
         let args = THBaseServiceDeleteColumnFamilyArgs {
             table_name: convert::table_name(table),
             column: family.as_bytes().to_vec(),
         };
-        self.on(table, &args).await
+        self.on(op.safety(), table, &args).await
     }
 
-    async fn region_locations(&self, table: &TableName) -> Result<Vec<RegionLocation>> {
+    async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
+        let op::RegionLocations { table } = *op;
         let args = THBaseServiceGetAllRegionLocationsArgs {
             table: convert::table_bytes(table),
         };
         Ok(self
-            .on(table, &args)
+            .on(op.safety(), table, &args)
             .await?
             .into_iter()
             .map(convert::region_location)

@@ -12,8 +12,6 @@ use crate::model::{Error, Result};
 pub(crate) trait Rpc {
     /// The method name on the wire.
     const METHOD: &'static str;
-    /// See [`WireCall::idempotent`].
-    const IDEMPOTENT: bool;
     /// What a successful call returns.
     type Reply;
     /// Writes the argument struct.
@@ -35,10 +33,9 @@ pub(crate) trait Rpc {
 }
 
 macro_rules! rpcs {
-    ($($args:ident / $result:ident = $method:literal -> $reply:ty, idempotent: $idem:literal;)*) => {$(
+    ($($args:ident / $result:ident = $method:literal -> $reply:ty;)*) => {$(
         impl Rpc for $args {
             const METHOD: &'static str = $method;
-            const IDEMPOTENT: bool = $idem;
             type Reply = $reply;
             fn write(&self, o: &mut dyn TOutputProtocol) -> thrift::Result<()> {
                 self.write_to_out_protocol(o)
@@ -51,35 +48,35 @@ macro_rules! rpcs {
 }
 
 rpcs! {
-    THBaseServiceExistsArgs / THBaseServiceExistsResult = "exists" -> bool, idempotent: true;
-    THBaseServiceExistsAllArgs / THBaseServiceExistsAllResult = "existsAll" -> Vec<bool>, idempotent: true;
-    THBaseServicePutArgs / THBaseServicePutResult = "put" -> (), idempotent: true;
-    THBaseServicePutMultipleArgs / THBaseServicePutMultipleResult = "putMultiple" -> (), idempotent: true;
-    THBaseServiceDeleteSingleArgs / THBaseServiceDeleteSingleResult = "deleteSingle" -> (), idempotent: false;
-    THBaseServiceDeleteMultipleArgs / THBaseServiceDeleteMultipleResult = "deleteMultiple" -> Vec<TDelete>, idempotent: false;
-    THBaseServiceOpenScannerArgs / THBaseServiceOpenScannerResult = "openScanner" -> i32, idempotent: false;
-    THBaseServiceCloseScannerArgs / THBaseServiceCloseScannerResult = "closeScanner" -> (), idempotent: true;
-    THBaseServiceMutateRowArgs / THBaseServiceMutateRowResult = "mutateRow" -> (), idempotent: false;
-    THBaseServiceGetAllRegionLocationsArgs / THBaseServiceGetAllRegionLocationsResult = "getAllRegionLocations" -> Vec<THRegionLocation>, idempotent: true;
-    THBaseServiceCheckAndMutateArgs / THBaseServiceCheckAndMutateResult = "checkAndMutate" -> bool, idempotent: false;
-    THBaseServiceGetTableDescriptorArgs / THBaseServiceGetTableDescriptorResult = "getTableDescriptor" -> TTableDescriptor, idempotent: true;
-    THBaseServiceTableExistsArgs / THBaseServiceTableExistsResult = "tableExists" -> bool, idempotent: true;
-    THBaseServiceGetTableNamesByPatternArgs / THBaseServiceGetTableNamesByPatternResult = "getTableNamesByPattern" -> Vec<TTableName>, idempotent: true;
-    THBaseServiceGetTableNamesByNamespaceArgs / THBaseServiceGetTableNamesByNamespaceResult = "getTableNamesByNamespace" -> Vec<TTableName>, idempotent: true;
-    THBaseServiceCreateTableArgs / THBaseServiceCreateTableResult = "createTable" -> (), idempotent: true;
-    THBaseServiceDeleteTableArgs / THBaseServiceDeleteTableResult = "deleteTable" -> (), idempotent: true;
-    THBaseServiceTruncateTableArgs / THBaseServiceTruncateTableResult = "truncateTable" -> (), idempotent: true;
-    THBaseServiceEnableTableArgs / THBaseServiceEnableTableResult = "enableTable" -> (), idempotent: true;
-    THBaseServiceDisableTableArgs / THBaseServiceDisableTableResult = "disableTable" -> (), idempotent: true;
-    THBaseServiceIsTableEnabledArgs / THBaseServiceIsTableEnabledResult = "isTableEnabled" -> bool, idempotent: true;
-    THBaseServiceAddColumnFamilyArgs / THBaseServiceAddColumnFamilyResult = "addColumnFamily" -> (), idempotent: true;
-    THBaseServiceDeleteColumnFamilyArgs / THBaseServiceDeleteColumnFamilyResult = "deleteColumnFamily" -> (), idempotent: true;
-    THBaseServiceModifyColumnFamilyArgs / THBaseServiceModifyColumnFamilyResult = "modifyColumnFamily" -> (), idempotent: true;
-    THBaseServiceCreateNamespaceArgs / THBaseServiceCreateNamespaceResult = "createNamespace" -> (), idempotent: true;
-    THBaseServiceDeleteNamespaceArgs / THBaseServiceDeleteNamespaceResult = "deleteNamespace" -> (), idempotent: true;
-    THBaseServiceGetNamespaceDescriptorArgs / THBaseServiceGetNamespaceDescriptorResult = "getNamespaceDescriptor" -> TNamespaceDescriptor, idempotent: true;
-    THBaseServiceListNamespacesArgs / THBaseServiceListNamespacesResult = "listNamespaces" -> Vec<String>, idempotent: true;
-    THBaseServiceGetThriftServerTypeArgs / THBaseServiceGetThriftServerTypeResult = "getThriftServerType" -> TThriftServerType, idempotent: true;
+    THBaseServiceExistsArgs / THBaseServiceExistsResult = "exists" -> bool;
+    THBaseServiceExistsAllArgs / THBaseServiceExistsAllResult = "existsAll" -> Vec<bool>;
+    THBaseServicePutArgs / THBaseServicePutResult = "put" -> ();
+    THBaseServicePutMultipleArgs / THBaseServicePutMultipleResult = "putMultiple" -> ();
+    THBaseServiceDeleteSingleArgs / THBaseServiceDeleteSingleResult = "deleteSingle" -> ();
+    THBaseServiceDeleteMultipleArgs / THBaseServiceDeleteMultipleResult = "deleteMultiple" -> Vec<TDelete>;
+    THBaseServiceOpenScannerArgs / THBaseServiceOpenScannerResult = "openScanner" -> i32;
+    THBaseServiceCloseScannerArgs / THBaseServiceCloseScannerResult = "closeScanner" -> ();
+    THBaseServiceMutateRowArgs / THBaseServiceMutateRowResult = "mutateRow" -> ();
+    THBaseServiceGetAllRegionLocationsArgs / THBaseServiceGetAllRegionLocationsResult = "getAllRegionLocations" -> Vec<THRegionLocation>;
+    THBaseServiceCheckAndMutateArgs / THBaseServiceCheckAndMutateResult = "checkAndMutate" -> bool;
+    THBaseServiceGetTableDescriptorArgs / THBaseServiceGetTableDescriptorResult = "getTableDescriptor" -> TTableDescriptor;
+    THBaseServiceTableExistsArgs / THBaseServiceTableExistsResult = "tableExists" -> bool;
+    THBaseServiceGetTableNamesByPatternArgs / THBaseServiceGetTableNamesByPatternResult = "getTableNamesByPattern" -> Vec<TTableName>;
+    THBaseServiceGetTableNamesByNamespaceArgs / THBaseServiceGetTableNamesByNamespaceResult = "getTableNamesByNamespace" -> Vec<TTableName>;
+    THBaseServiceCreateTableArgs / THBaseServiceCreateTableResult = "createTable" -> ();
+    THBaseServiceDeleteTableArgs / THBaseServiceDeleteTableResult = "deleteTable" -> ();
+    THBaseServiceTruncateTableArgs / THBaseServiceTruncateTableResult = "truncateTable" -> ();
+    THBaseServiceEnableTableArgs / THBaseServiceEnableTableResult = "enableTable" -> ();
+    THBaseServiceDisableTableArgs / THBaseServiceDisableTableResult = "disableTable" -> ();
+    THBaseServiceIsTableEnabledArgs / THBaseServiceIsTableEnabledResult = "isTableEnabled" -> bool;
+    THBaseServiceAddColumnFamilyArgs / THBaseServiceAddColumnFamilyResult = "addColumnFamily" -> ();
+    THBaseServiceDeleteColumnFamilyArgs / THBaseServiceDeleteColumnFamilyResult = "deleteColumnFamily" -> ();
+    THBaseServiceModifyColumnFamilyArgs / THBaseServiceModifyColumnFamilyResult = "modifyColumnFamily" -> ();
+    THBaseServiceCreateNamespaceArgs / THBaseServiceCreateNamespaceResult = "createNamespace" -> ();
+    THBaseServiceDeleteNamespaceArgs / THBaseServiceDeleteNamespaceResult = "deleteNamespace" -> ();
+    THBaseServiceGetNamespaceDescriptorArgs / THBaseServiceGetNamespaceDescriptorResult = "getNamespaceDescriptor" -> TNamespaceDescriptor;
+    THBaseServiceListNamespacesArgs / THBaseServiceListNamespacesResult = "listNamespaces" -> Vec<String>;
+    THBaseServiceGetThriftServerTypeArgs / THBaseServiceGetThriftServerTypeResult = "getThriftServerType" -> TThriftServerType;
 }
 
 /// Methods that return rows: their reply is the model's rows, read by [`rows::decode`] (the
@@ -87,10 +84,9 @@ rpcs! {
 /// as it arrives by the shape's reader, if it has one ([`rows::PageReader`] for scanner pages
 /// on an unframed connection).
 macro_rules! row_rpcs {
-    ($($args:ident / $result:ident = $method:literal -> $shape:ty, idempotent: $idem:literal;)*) => {$(
+    ($($args:ident / $result:ident = $method:literal -> $shape:ty;)*) => {$(
         impl Rpc for $args {
             const METHOD: &'static str = $method;
-            const IDEMPOTENT: bool = $idem;
             type Reply = <$shape as Shape>::Reply;
             fn write(&self, o: &mut dyn TOutputProtocol) -> thrift::Result<()> {
                 self.write_to_out_protocol(o)
@@ -111,11 +107,11 @@ macro_rules! row_rpcs {
 }
 
 row_rpcs! {
-    THBaseServiceGetArgs / THBaseServiceGetResult = "get" -> OneRow, idempotent: true;
-    THBaseServiceGetMultipleArgs / THBaseServiceGetMultipleResult = "getMultiple" -> RowPerGet, idempotent: true;
-    THBaseServiceIncrementArgs / THBaseServiceIncrementResult = "increment" -> OneRow, idempotent: false;
-    THBaseServiceAppendArgs / THBaseServiceAppendResult = "append" -> OneRow, idempotent: false;
-    THBaseServiceGetScannerRowsArgs / THBaseServiceGetScannerRowsResult = "getScannerRows" -> ScannedRows, idempotent: false;
+    THBaseServiceGetArgs / THBaseServiceGetResult = "get" -> OneRow;
+    THBaseServiceGetMultipleArgs / THBaseServiceGetMultipleResult = "getMultiple" -> RowPerGet;
+    THBaseServiceIncrementArgs / THBaseServiceIncrementResult = "increment" -> OneRow;
+    THBaseServiceAppendArgs / THBaseServiceAppendResult = "append" -> OneRow;
+    THBaseServiceGetScannerRowsArgs / THBaseServiceGetScannerRowsResult = "getScannerRows" -> ScannedRows;
 }
 
 impl<R: Rpc + Sync> WireCall for R
@@ -126,10 +122,6 @@ where
 
     fn method(&self) -> &'static str {
         R::METHOD
-    }
-
-    fn idempotent(&self) -> bool {
-        R::IDEMPOTENT
     }
 
     fn encode(&self, protocol: WireProtocol, seq: i32, out: &mut Vec<u8>) -> thrift::Result<()> {

@@ -34,12 +34,6 @@ pub(crate) trait WireCall: Sync {
     type Reply: Send;
     /// The method name on the wire (for errors and tracing).
     fn method(&self) -> &'static str;
-    /// Whether sending it again, after a pooled connection died before any byte of the reply
-    /// came back, is harmless: reads, puts (they write the same values) and admin calls that
-    /// fail cleanly when repeated. Increments, appends, conditional mutations, deletes (a
-    /// latest-version delete would remove two versions), row mutations and scanner opens (a
-    /// second scanner would leak) are never resent.
-    fn idempotent(&self) -> bool;
     /// Appends the whole call message, sequence number `seq`, to `out`.
     fn encode(&self, protocol: WireProtocol, seq: i32, out: &mut Vec<u8>) -> thrift::Result<()>;
     /// Reads the whole reply message (already known to be complete and well delimited) and

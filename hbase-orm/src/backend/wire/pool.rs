@@ -1,6 +1,6 @@
 //! Pools of gateway connections, one per gateway: checkout with a timeout, one call per
-//! connection at a time, sockets the gateway closed replaced, an idempotent call resent once
-//! on a fresh socket when a pooled one turns out dead, and gateways that cannot be reached set
+//! connection at a time, sockets the gateway closed replaced, a call resent once on a fresh
+//! socket when a pooled one turns out dead and its operation allows it, and gateways that cannot be reached set
 //! aside for a while.
 
 use std::future::Future;
@@ -14,6 +14,7 @@ use tracing::Instrument;
 use super::connection::{Connection, WireConfig};
 use super::scanners::{Outages, ScannerIds};
 use super::WireCall;
+use crate::backend::op::Safety;
 use crate::backend::PoolCounters;
 use crate::model::{Config, Error, Result};
 
@@ -170,7 +171,11 @@ impl<H: Handshake> WirePool<H> {
 
     /// Makes one call on some gateway: the next in turn that is not set aside (all of them in
     /// turn if every one is). Returns which gateway answered.
-    pub(crate) async fn call_any<C: WireCall>(&self, call: &C) -> Result<(usize, C::Reply)> {
+    pub(crate) async fn call_any<C: WireCall>(
+        &self,
+        safety: Safety,
+        call: &C,
+    ) -> Result<(usize, C::Reply)> {
         let n = self.members.len();
         let first = self.next.fetch_add(1, Ordering::Relaxed) % n;
         let order: Vec<usize> = (0..n).map(|k| (first + k) % n).collect();
@@ -182,7 +187,7 @@ impl<H: Handshake> WirePool<H> {
         let tries = if up.is_empty() { order } else { up };
         let mut last = None;
         for i in tries {
-            match self.call_at(i, call).await {
+            match self.call_at(i, safety, call).await {
                 Err(e) if unreachable(&e) && n > 1 => {
                     tracing::debug!(gateway = i, error = %e, "gateway set aside");
                     self.set_aside(&self.members[i]);
@@ -195,8 +200,8 @@ impl<H: Handshake> WirePool<H> {
     }
 
     /// Makes one call on some gateway (see [`WirePool::call_any`]).
-    pub(crate) async fn call<C: WireCall>(&self, call: &C) -> Result<C::Reply> {
-        self.call_any(call).await.map(|(_, reply)| reply)
+    pub(crate) async fn call<C: WireCall>(&self, safety: Safety, call: &C) -> Result<C::Reply> {
+        self.call_any(safety, call).await.map(|(_, reply)| reply)
     }
 
     /// Waits for a pooled connection to gateway `i` (opening one if its pool has room).
@@ -216,8 +221,14 @@ impl<H: Handshake> WirePool<H> {
     /// Makes one call on a pooled connection to gateway `i`, within the request timeout.
     ///
     /// A call that fails because an idle pooled socket turned out to be closed is sent again on
-    /// a fresh connection when it is idempotent.
-    pub(crate) async fn call_at<C: WireCall>(&self, i: usize, call: &C) -> Result<C::Reply> {
+    /// a fresh connection when the operation it belongs to allows it
+    /// ([`Safety::resend_on_stale_connection`]).
+    pub(crate) async fn call_at<C: WireCall>(
+        &self,
+        i: usize,
+        safety: Safety,
+        call: &C,
+    ) -> Result<C::Reply> {
         let method = call.method();
         let span = tracing::debug_span!("hbase.call", method, gateway = i);
         async {
@@ -228,7 +239,7 @@ impl<H: Handshake> WirePool<H> {
                 let mut conn = self.checkout(i).await?;
                 match tokio::time::timeout(limit, conn.call(call)).await {
                     Ok(Ok(reply)) => return Ok(reply),
-                    Ok(Err(failure)) if failure.stale && call.idempotent() && attempt < 3 => {
+                    Ok(Err(failure)) if failure.stale && safety.resend_on_stale_connection() && attempt < 3 => {
                         tracing::debug!(error = %failure.error, "stale pooled connection; retrying");
                         let _ = managed::Object::take(conn);
                     }
