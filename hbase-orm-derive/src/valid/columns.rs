@@ -7,20 +7,23 @@ use super::{names, stored_type, value_encoding};
 use crate::attr;
 use crate::model::{Column, ColumnKind, Missing, ValueEncoding};
 
-/// The column of a stored field, or `None` after reporting a mistake. `columns` are the ones
-/// declared before it, to find clashes.
-pub fn column(
-    errors: &mut Accumulator,
-    entity: &attr::Entity,
-    field: &attr::Field,
-    ident: &syn::Ident,
-    columns: &[Column],
-) -> Option<Column> {
-    if let (true, Some(codec)) = (field.json.is_present(), &field.codec) {
+/// A stored field being checked: its struct, its attributes, its name, and the columns
+/// declared before it (to find clashes).
+#[derive(Clone, Copy)]
+pub struct FieldSite<'a> {
+    pub entity: &'a attr::Entity,
+    pub field: &'a attr::Field,
+    pub ident: &'a syn::Ident,
+    pub columns: &'a [Column],
+}
+
+/// The column of a stored field, or `None` after reporting a mistake.
+pub fn column(errors: &mut Accumulator, at: FieldSite<'_>) -> Option<Column> {
+    if let (true, Some(codec)) = (at.field.json.is_present(), &at.field.codec) {
         errors
             .push(darling::Error::custom("`json` and `codec` exclude each other").with_span(codec));
     }
-    let family = match (&field.family, &entity.family) {
+    let family = match (&at.field.family, &at.entity.family) {
         (Some(f), _) => {
             names::family(errors, f, f.span());
             f.to_string()
@@ -30,14 +33,15 @@ pub fn column(
             errors.push(
                 darling::Error::custom(format!(
                     "field `{ident}` has no column family: set #[hbase(family = \"...\")] on the \
-                     field or on the struct"
+                     field or on the struct",
+                    ident = at.ident
                 ))
-                .with_span(ident),
+                .with_span(at.ident),
             );
             return None;
         }
     };
-    let qualifier = match &field.rename {
+    let qualifier = match &at.field.rename {
         Some(q) => {
             if q.is_empty() {
                 errors.push(
@@ -46,17 +50,19 @@ pub fn column(
             }
             q.to_string()
         }
-        None => ident.to_string(),
+        None => at.ident.to_string(),
     };
-    if let Some(other) = columns
+    if let Some(other) = at
+        .columns
         .iter()
         .find(|c| c.family == family && c.qualifier == qualifier)
     {
-        let span = field
+        let span = at
+            .field
             .rename
             .as_ref()
             .map(|r| r.span())
-            .unwrap_or_else(|| ident.span());
+            .unwrap_or_else(|| at.ident.span());
         errors.push(
             darling::Error::custom(format!(
                 "column {family}:{qualifier} is already used by field `{}`",
@@ -66,16 +72,16 @@ pub fn column(
         );
         return None;
     }
-    let (ty, missing) = stored_type(errors, field)?;
-    let encoding = value_encoding(field);
-    let (kind, ty) = kind(errors, field, ty, &missing)?;
+    let (ty, missing) = stored_type(errors, at.field)?;
+    let encoding = value_encoding(at.field);
+    let (kind, ty) = kind(errors, at.field, ty, &missing)?;
     // A flattened group's columns are the prefix followed by its fields' names.
     let qualifier = match &kind {
         ColumnKind::Flatten(prefix) => prefix.clone(),
         _ => qualifier,
     };
     Some(Column {
-        ident: ident.clone(),
+        ident: at.ident.clone(),
         ty,
         kind,
         missing,
@@ -347,25 +353,20 @@ pub fn check_all(errors: &mut Accumulator, e: &attr::Entity, columns: &[Column])
 
 /// The column that stores the value of a hashed key part (read back from there): `family:field`
 /// of the struct's family.
-pub fn stored_key(
-    errors: &mut Accumulator,
-    entity: &attr::Entity,
-    field: &attr::Field,
-    ident: &syn::Ident,
-    columns: &[Column],
-) -> Option<Column> {
-    let Some(family) = &entity.family else {
+pub fn stored_key(errors: &mut Accumulator, at: FieldSite<'_>) -> Option<Column> {
+    let Some(family) = &at.entity.family else {
         errors.push(
             darling::Error::custom(
                 "an md5 key part stores its value in a column of the struct's family: set \
                  #[hbase(family = \"...\")] on the struct",
             )
-            .with_span(ident),
+            .with_span(at.ident),
         );
         return None;
     };
-    let (family, qualifier) = (family.to_string(), ident.to_string());
-    if let Some(other) = columns
+    let (family, qualifier) = (family.to_string(), at.ident.to_string());
+    if let Some(other) = at
+        .columns
         .iter()
         .find(|c| c.family == family && c.qualifier == qualifier)
     {
@@ -375,13 +376,13 @@ pub fn stored_key(
                  `{}` already uses",
                 other.ident
             ))
-            .with_span(ident),
+            .with_span(at.ident),
         );
         return None;
     }
     Some(Column {
-        ident: ident.clone(),
-        ty: field.ty.clone(),
+        ident: at.ident.clone(),
+        ty: at.field.ty.clone(),
         kind: ColumnKind::Value,
         missing: Missing::Required,
         family,

@@ -3,7 +3,7 @@
 //! no two fields on one column. (`key`, `family` and the entity-only attributes are refused
 //! as unknown names by `known::GROUP_FIELD`.)
 
-use super::{not_generic, stored_type, value_encoding};
+use super::{named_fields, not_generic, stored_type, value_encoding};
 use crate::attr;
 use crate::model::{Group, GroupField, GroupFieldKind};
 
@@ -11,12 +11,7 @@ use crate::model::{Group, GroupField, GroupFieldKind};
 pub fn group(g: &attr::Group) -> darling::Result<Group> {
     let mut errors = darling::Error::accumulator();
     not_generic(&mut errors, &g.generics, "HBaseColumns", "struct");
-    let fields = g
-        .data
-        .as_ref()
-        .take_struct()
-        .expect("darling checks struct_named")
-        .fields;
+    let fields = named_fields(&g.data);
     let mut out: Vec<GroupField> = Vec::new();
     for field in fields {
         let Some(ident) = field.ident.clone() else {

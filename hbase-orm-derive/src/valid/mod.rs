@@ -15,6 +15,7 @@ use proc_macro2::Span;
 
 use crate::attr;
 use crate::model::{Column, ColumnKind, Entity, KeyEncoding, KeyPart, Missing, ValueEncoding};
+use columns::FieldSite;
 
 pub use group::group;
 pub use record::record_set;
@@ -125,18 +126,19 @@ fn fields(errors: &mut Accumulator, e: &attr::Entity) -> Fields {
         skipped: Vec::new(),
         any_key: false,
     };
-    let fields = e
-        .data
-        .as_ref()
-        .take_struct()
-        .expect("darling checks struct_named")
-        .fields;
+    let fields = named_fields(&e.data);
     for field in fields {
         let Some(ident) = field.ident.clone() else {
             continue;
         };
         let stored = stored_attrs(field);
         out.any_key |= field.key.is_some();
+        let site = FieldSite {
+            entity: e,
+            field,
+            ident: &ident,
+            columns: &out.columns,
+        };
         if field.skip.is_present() {
             let mut with = stored;
             with.push(("key", field.key.as_ref().map(|k| k.span())));
@@ -151,8 +153,7 @@ fn fields(errors: &mut Accumulator, e: &attr::Entity) -> Fields {
             };
             // A one-way (hashed) part also stores its value in a column, to be read back.
             let stored = if matches!(encoding, KeyEncoding::Md5(_)) {
-                let Some(column) = columns::stored_key(errors, e, field, &ident, &out.columns)
-                else {
+                let Some(column) = columns::stored_key(errors, site) else {
                     continue;
                 };
                 out.columns.push(column);
@@ -166,7 +167,7 @@ fn fields(errors: &mut Accumulator, e: &attr::Entity) -> Fields {
                 encoding,
                 stored,
             });
-        } else if let Some(column) = columns::column(errors, e, field, &ident, &out.columns) {
+        } else if let Some(column) = columns::column(errors, site) {
             out.columns.push(column);
         }
     }
@@ -282,6 +283,14 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         indexes,
         dictionary_table,
     })
+}
+
+/// The fields of a named struct (darling has checked that it is one: `supports(struct_named)`).
+fn named_fields<F>(data: &darling::ast::Data<(), F>) -> Vec<&F> {
+    data.as_ref()
+        .take_struct()
+        .expect("darling checks struct_named")
+        .fields
 }
 
 /// Refuses generic parameters: the derives write impls for one concrete type.

@@ -21,10 +21,7 @@ pub struct Records<R> {
 
 impl<R> Clone for Records<R> {
     fn clone(&self) -> Self {
-        Records {
-            table: self.table.clone(),
-            set: PhantomData,
-        }
+        Records::new(self.table.clone())
     }
 }
 

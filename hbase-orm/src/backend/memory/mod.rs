@@ -86,6 +86,7 @@ use super::{Backend, PoolCounters};
 use crate::model::*;
 use scan::Scanner;
 use store::Store;
+use table::TableState;
 
 /// The in-memory backend: one [`Store`] behind a lock. Clients share it through
 /// [`crate::Client`]'s clones.
@@ -118,6 +119,19 @@ impl Memory {
     ) -> Result<Option<Row>> {
         store.serving(method, table)?.get(method, get, store.now())
     }
+
+    /// Runs `write` on `table` (which must be enabled) under the lock, at the store's next
+    /// write time.
+    fn write<T>(
+        &self,
+        method: &'static str,
+        table: &TableName,
+        write: impl FnOnce(&mut TableState, i64) -> Result<T>,
+    ) -> Result<T> {
+        let mut store = self.lock();
+        let now = store.stamp();
+        write(store.serving_mut(method, table)?, now)
+    }
 }
 
 impl Default for Memory {
@@ -141,8 +155,7 @@ impl Backend for Memory {
     }
 
     async fn get(&self, op: &op::Get<'_>) -> Result<Option<Row>> {
-        let op::Get { table, get } = *op;
-        Self::get_locked(&self.lock(), "get", table, get)
+        Self::get_locked(&self.lock(), "get", op.table, op.get)
     }
 
     async fn get_many(&self, op: &op::GetMany<'_>) -> Result<Vec<Option<Row>>> {
@@ -154,8 +167,7 @@ impl Backend for Memory {
     }
 
     async fn exists(&self, op: &op::Exists<'_>) -> Result<bool> {
-        let op::Exists { table, get } = *op;
-        Ok(Self::get_locked(&self.lock(), "exists", table, get)?.is_some())
+        Ok(Self::get_locked(&self.lock(), "exists", op.table, op.get)?.is_some())
     }
 
     async fn exists_many(&self, op: &op::ExistsMany<'_>) -> Result<Vec<bool>> {
@@ -167,78 +179,50 @@ impl Backend for Memory {
     }
 
     async fn put(&self, op: &op::Put<'_>) -> Result<()> {
-        let op::Put { table, put } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        store
-            .serving_mut("put", table)?
-            .put_all("put", std::slice::from_ref(put), now)
+        let put = std::slice::from_ref(op.put);
+        self.write("put", op.table, |t, now| t.put_all("put", put, now))
     }
 
     async fn put_many(&self, op: &op::PutMany<'_>) -> Result<()> {
-        let op::PutMany { table, puts } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        store
-            .serving_mut("putMultiple", table)?
-            .put_all("putMultiple", puts, now)
+        let method = "putMultiple";
+        self.write(method, op.table, |t, now| t.put_all(method, op.puts, now))
     }
 
     async fn delete(&self, op: &op::Delete<'_>) -> Result<()> {
-        let op::Delete { table, delete } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        store.serving_mut("deleteSingle", table)?.delete_all(
-            "deleteSingle",
-            std::slice::from_ref(delete),
-            now,
-        )
+        let (method, delete) = ("deleteSingle", std::slice::from_ref(op.delete));
+        self.write(method, op.table, |t, now| t.delete_all(method, delete, now))
     }
 
     async fn delete_many(&self, op: &op::DeleteMany<'_>) -> Result<Vec<usize>> {
-        let op::DeleteMany { table, deletes } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        store
-            .serving_mut("deleteMultiple", table)?
-            .delete_all("deleteMultiple", deletes, now)?;
+        let method = "deleteMultiple";
+        self.write(method, op.table, |t, now| {
+            t.delete_all(method, op.deletes, now)
+        })?;
         Ok(Vec::new())
     }
 
     async fn mutate_row(&self, op: &op::MutateRow<'_>) -> Result<()> {
-        let op::MutateRow { table, mutations } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        store
-            .serving_mut("mutateRow", table)?
-            .mutate("mutateRow", mutations, now)
+        let method = "mutateRow";
+        self.write(method, op.table, |t, now| {
+            t.mutate(method, op.mutations, now)
+        })
     }
 
     async fn check_and_mutate(&self, op: &op::CheckAndMutate<'_>) -> Result<bool> {
-        let op::CheckAndMutate { table, cam } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        store
-            .serving_mut("checkAndMutate", table)?
-            .check_and_mutate(cam, now)
+        let method = "checkAndMutate";
+        self.write(method, op.table, |t, now| t.check_and_mutate(op.cam, now))
     }
 
     async fn increment(&self, op: &op::Increment<'_>) -> Result<Option<Row>> {
-        let op::Increment { table, increment } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        let row = store
-            .serving_mut("increment", table)?
-            .increment(increment, now)?;
-        Ok(Some(row))
+        let method = "increment";
+        self.write(method, op.table, |t, now| t.increment(op.increment, now))
+            .map(Some)
     }
 
     async fn append(&self, op: &op::Append<'_>) -> Result<Option<Row>> {
-        let op::Append { table, append } = *op;
-        let mut store = self.lock();
-        let now = store.stamp();
-        let row = store.serving_mut("append", table)?.append(append, now)?;
-        Ok(Some(row))
+        let method = "append";
+        self.write(method, op.table, |t, now| t.append(op.append, now))
+            .map(Some)
     }
 
     async fn open_scanner(&self, op: &op::OpenScanner<'_>) -> Result<i32> {
@@ -269,24 +253,20 @@ impl Backend for Memory {
     }
 
     async fn close_scanner(&self, op: &op::CloseScanner) -> Result<()> {
-        let op::CloseScanner { id } = *op;
-        self.lock().scanners.remove(&id);
+        self.lock().scanners.remove(&op.id);
         Ok(())
     }
 
     async fn scanner_is_open(&self, op: &op::ScannerIsOpen) -> Result<bool> {
-        let op::ScannerIsOpen { id } = *op;
-        Ok(self.lock().scanners.contains_key(&id))
+        Ok(self.lock().scanners.contains_key(&op.id))
     }
 
     async fn create_namespace(&self, op: &op::CreateNamespace<'_>) -> Result<()> {
-        let op::CreateNamespace { name } = *op;
-        self.lock().create_namespace(name)
+        self.lock().create_namespace(op.name)
     }
 
     async fn namespace_exists(&self, op: &op::NamespaceExists<'_>) -> Result<bool> {
-        let op::NamespaceExists { name } = *op;
-        Ok(self.lock().namespace_exists(name))
+        Ok(self.lock().namespace_exists(op.name))
     }
 
     async fn list_namespaces(&self, _op: &op::ListNamespaces) -> Result<Vec<String>> {
@@ -294,80 +274,62 @@ impl Backend for Memory {
     }
 
     async fn delete_namespace(&self, op: &op::DeleteNamespace<'_>) -> Result<()> {
-        let op::DeleteNamespace { name } = *op;
-        self.lock().delete_namespace(name)
+        self.lock().delete_namespace(op.name)
     }
 
     async fn create_table(&self, op: &op::CreateTable<'_>) -> Result<()> {
-        let op::CreateTable { table, split_keys } = *op;
-        self.lock().create_table(table, split_keys)
+        self.lock().create_table(op.table, op.split_keys)
     }
 
     async fn table_exists(&self, op: &op::TableExists<'_>) -> Result<bool> {
-        let op::TableExists { table } = *op;
-        Ok(self.lock().table_exists(table))
+        Ok(self.lock().table_exists(op.table))
     }
 
     async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
-        let op::Describe { table } = *op;
-        Ok(self.lock().table(table)?.descriptor.clone())
+        Ok(self.lock().table(op.table)?.descriptor.clone())
     }
 
     async fn list_tables(&self, op: &op::ListTables<'_>) -> Result<Vec<TableName>> {
-        let op::ListTables { namespace } = *op;
-        self.lock().list_tables(namespace)
+        self.lock().list_tables(op.namespace)
     }
 
     async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
-        let op::EnableTable { table } = *op;
-        self.lock().enable_table(table)
+        self.lock().enable_table(op.table)
     }
 
     async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
-        let op::DisableTable { table } = *op;
-        self.lock().disable_table(table)
+        self.lock().disable_table(op.table)
     }
 
     async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
-        let op::IsTableEnabled { table } = *op;
-        Ok(self.lock().table(table)?.enabled)
+        Ok(self.lock().table(op.table)?.enabled)
     }
 
     async fn truncate_table(&self, op: &op::TruncateTable<'_>) -> Result<()> {
-        let op::TruncateTable {
-            table,
-            preserve_splits,
-        } = *op;
-        self.lock().truncate_table(table, preserve_splits)
+        self.lock().truncate_table(op.table, op.preserve_splits)
     }
 
     async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
-        let op::DeleteTable { table } = *op;
-        self.lock().delete_table(table)
+        self.lock().delete_table(op.table)
     }
 
     async fn add_family(&self, op: &op::AddFamily<'_>) -> Result<()> {
-        let op::AddFamily { table, family } = *op;
-        self.lock().add_family(table, family)
+        self.lock().add_family(op.table, op.family)
     }
 
     async fn modify_family(&self, op: &op::ModifyFamily<'_>) -> Result<()> {
-        let op::ModifyFamily { table, family } = *op;
-        self.lock().modify_family(table, family)
+        self.lock().modify_family(op.table, op.family)
     }
 
     async fn merge_family(&self, op: &op::MergeFamily<'_>) -> Result<()> {
-        let op::MergeFamily { table, declared } = *op;
-        self.lock().merge_family(table, declared)
+        self.lock().merge_family(op.table, op.declared)
     }
 
     async fn delete_family(&self, op: &op::DeleteFamily<'_>) -> Result<()> {
-        let op::DeleteFamily { table, family } = *op;
-        self.lock().delete_family(table, family)
+        self.lock().delete_family(op.table, op.family)
     }
 
     async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
-        let op::RegionLocations { table } = *op;
-        Ok(self.lock().region_locations(table))
+        Ok(self.lock().region_locations(op.table))
     }
 }

@@ -6,6 +6,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{Cell, Column, ColumnFamily, Get, Scan, TimeRange};
 
+/// A delete marker on one column.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum ColumnMarker {
+    /// "Delete column": every version at or below the timestamp.
+    UpTo(i64),
+    /// "Delete version": the version at exactly the timestamp.
+    Exactly(i64),
+}
+
 /// The options of a family that decide what a read sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct FamilyRules {
@@ -339,43 +348,22 @@ impl RowData {
         data.compact(rules);
     }
 
-    /// A "delete column" marker: every version of the column at or below `ts`.
-    pub(super) fn delete_column(
+    /// Sets a marker on one column, then drops what it hides.
+    pub(super) fn mark_column(
         &mut self,
         family: &[u8],
         qualifier: &[u8],
-        ts: i64,
+        marker: ColumnMarker,
         rules: FamilyRules,
-    ) {
-        self.mark_column(family, qualifier, rules, |column| {
-            raise(&mut column.deleted_up_to, ts)
-        });
-    }
-
-    /// A "delete version" marker: the version of the column at exactly `ts`.
-    pub(super) fn delete_version(
-        &mut self,
-        family: &[u8],
-        qualifier: &[u8],
-        ts: i64,
-        rules: FamilyRules,
-    ) {
-        self.mark_column(family, qualifier, rules, |column| {
-            column.deleted_versions.insert(ts);
-        });
-    }
-
-    /// Sets a marker on one column with `mark`, then drops what it hides.
-    fn mark_column(
-        &mut self,
-        family: &[u8],
-        qualifier: &[u8],
-        rules: FamilyRules,
-        mark: impl FnOnce(&mut ColumnData),
     ) {
         let data = self.families.entry(family.to_vec()).or_default();
         let column = data.columns.entry(qualifier.to_vec()).or_default();
-        mark(column);
+        match marker {
+            ColumnMarker::UpTo(ts) => raise(&mut column.deleted_up_to, ts),
+            ColumnMarker::Exactly(ts) => {
+                column.deleted_versions.insert(ts);
+            }
+        }
         column.compact(data.deleted_up_to, rules);
     }
 

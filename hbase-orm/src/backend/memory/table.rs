@@ -6,6 +6,7 @@ use std::ops::Bound;
 
 use super::errors;
 use super::filter::{Filter, FilterState, RowVerdict};
+use super::row::ColumnMarker::{Exactly, UpTo};
 use super::row::{FamilyRules, ReadSpec, RowData};
 use crate::model::*;
 
@@ -283,11 +284,11 @@ impl TableState {
             }
             DeleteTarget::Column(f, q) => {
                 let rules = self.rules(f);
-                self.row_mut(key).delete_column(f, q, now, rules);
+                self.row_mut(key).mark_column(f, q, UpTo(now), rules);
             }
             DeleteTarget::Version(f, q, ts) => {
                 let rules = self.rules(f);
-                self.row_mut(key).delete_version(f, q, *ts, rules);
+                self.row_mut(key).mark_column(f, q, Exactly(*ts), rules);
             }
             DeleteTarget::LatestVersion(f, q) => {
                 let rules = self.rules(f);
@@ -297,7 +298,7 @@ impl TableState {
                     .get(key)
                     .and_then(|r| r.latest(f, q, rules, now))
                     .map_or(now, |(ts, _)| ts);
-                self.row_mut(key).delete_version(f, q, ts, rules);
+                self.row_mut(key).mark_column(f, q, Exactly(ts), rules);
             }
         }
     }

@@ -114,6 +114,21 @@ impl Thrift1 {
             .map_err(|e| table.recognise_missing(e))
     }
 
+    /// [`Thrift1::on`] for a method whose one argument is the table's name: `run` calls it.
+    async fn on_named<T: Send>(
+        &self,
+        safety: Safety,
+        table: &TableName,
+        method: &'static str,
+        run: fn(&mut Client<'_>, Vec<u8>) -> thrift::Result<T>,
+    ) -> Result<T> {
+        let t = table_text(table);
+        self.on(safety, table, method, |c: &mut Client<'_>| {
+            run(c, t.clone())
+        })
+        .await
+    }
+
     /// A plain row read: `getRowWithColumnsTs`.
     async fn get_row(&self, op: &op::Get<'_>) -> Result<Option<Row>> {
         let op::Get { table, get } = *op;
@@ -706,13 +721,12 @@ impl Backend for Thrift1 {
     }
 
     async fn close_scanner(&self, op: &op::CloseScanner) -> Result<()> {
-        let op::CloseScanner { id } = *op;
         let closed = self
-            .on_scanner(op.safety(), id, "scannerClose", |sid| {
+            .on_scanner(op.safety(), op.id, "scannerClose", |sid| {
                 move |c: &mut Client<'_>| c.scanner_close(sid)
             })
             .await;
-        self.scanners.forget(id);
+        self.scanners.forget(op.id);
         closed
     }
 
@@ -721,9 +735,8 @@ impl Backend for Thrift1 {
     }
 
     async fn scanner_is_open(&self, op: &op::ScannerIsOpen) -> Result<bool> {
-        let op::ScannerIsOpen { id } = *op;
         let probe = self
-            .on_scanner(op.safety(), id, "scannerGetList", |sid| {
+            .on_scanner(op.safety(), op.id, "scannerGetList", |sid| {
                 move |c: &mut Client<'_>| c.scanner_get_list(sid, 0)
             })
             .await;
@@ -772,35 +785,28 @@ impl Backend for Thrift1 {
     }
 
     async fn table_exists(&self, op: &op::TableExists<'_>) -> Result<bool> {
-        let op::TableExists { table } = *op;
-        let namespace = Some(table.namespace.as_str());
+        let namespace = Some(op.table.namespace.as_str());
         let tables = self.list_tables(&op::ListTables { namespace }).await?;
-        Ok(tables.contains(table))
+        Ok(tables.contains(op.table))
     }
 
     async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
-        let op::Describe { table } = *op;
-        let t = table_text(table);
         let descriptors = self
-            .on(
-                op.safety(),
-                table,
-                "getColumnDescriptors",
-                |c: &mut Client<'_>| c.get_column_descriptors(t.clone()),
-            )
+            .on_named(op.safety(), op.table, "getColumnDescriptors", |c, t| {
+                c.get_column_descriptors(t)
+            })
             .await?;
         let families = descriptors
             .into_values()
             .map(convert::family_from)
             .collect::<Result<Vec<_>>>()?;
         Ok(TableDescriptor {
-            name: table.clone(),
+            name: op.table.clone(),
             families,
         })
     }
 
     async fn list_tables(&self, op: &op::ListTables<'_>) -> Result<Vec<TableName>> {
-        let op::ListTables { namespace } = *op;
         let names = self
             .call(op.safety(), "getTableNames", |c: &mut Client<'_>| {
                 c.get_table_names()
@@ -812,37 +818,28 @@ impl Backend for Thrift1 {
             .collect::<Result<Vec<_>>>()?;
         Ok(tables
             .into_iter()
-            .filter(|t| namespace.is_none_or(|ns| t.namespace == ns))
+            .filter(|t| op.namespace.is_none_or(|ns| t.namespace == ns))
             .collect())
     }
 
     async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
-        let op::EnableTable { table } = *op;
-        let t = table_text(table);
-        self.on(op.safety(), table, "enableTable", |c: &mut Client<'_>| {
-            c.enable_table(t.clone())
+        self.on_named(op.safety(), op.table, "enableTable", |c, t| {
+            c.enable_table(t)
         })
         .await
     }
 
     async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
-        let op::DisableTable { table } = *op;
-        let t = table_text(table);
-        self.on(op.safety(), table, "disableTable", |c: &mut Client<'_>| {
-            c.disable_table(t.clone())
+        self.on_named(op.safety(), op.table, "disableTable", |c, t| {
+            c.disable_table(t)
         })
         .await
     }
 
     async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
-        let op::IsTableEnabled { table } = *op;
-        let t = table_text(table);
-        self.on(
-            op.safety(),
-            table,
-            "isTableEnabled",
-            |c: &mut Client<'_>| c.is_table_enabled(t.clone()),
-        )
+        self.on_named(op.safety(), op.table, "isTableEnabled", |c, t| {
+            c.is_table_enabled(t)
+        })
         .await
     }
 
@@ -851,10 +848,8 @@ impl Backend for Thrift1 {
     }
 
     async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
-        let op::DeleteTable { table } = *op;
-        let t = table_text(table);
-        self.on(op.safety(), table, "deleteTable", |c: &mut Client<'_>| {
-            c.delete_table(t.clone())
+        self.on_named(op.safety(), op.table, "deleteTable", |c, t| {
+            c.delete_table(t)
         })
         .await
     }
@@ -876,15 +871,10 @@ impl Backend for Thrift1 {
     }
 
     async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
-        let op::RegionLocations { table } = *op;
-        let t = table_text(table);
         let regions = self
-            .on(
-                op.safety(),
-                table,
-                "getTableRegions",
-                |c: &mut Client<'_>| c.get_table_regions(t.clone()),
-            )
+            .on_named(op.safety(), op.table, "getTableRegions", |c, t| {
+                c.get_table_regions(t)
+            })
             .await?;
         Ok(regions.into_iter().map(convert::region_location).collect())
     }

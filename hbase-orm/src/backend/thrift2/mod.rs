@@ -27,7 +27,7 @@ use super::wire::scanners::ScannerIds;
 use super::{Backend, PoolCounters};
 use crate::model::*;
 use generated::thbase::*;
-use rpc::Rpc;
+use rpc::{ByName, Rpc};
 
 /// Pools of connections to one or several Thrift2 gateways of one HBase.
 pub(crate) struct Thrift2 {
@@ -81,6 +81,15 @@ impl Thrift2 {
         self.call(safety, args)
             .await
             .map_err(|e| table.recognise_missing(e))
+    }
+
+    /// [`Thrift2::on`] for a method whose one argument is the table's name.
+    async fn on_named<R: ByName>(&self, safety: Safety, table: &TableName) -> Result<R::Reply>
+    where
+        R::Reply: Send,
+    {
+        self.on(safety, table, &R::named(convert::table_name(table)))
+            .await
     }
 }
 
@@ -290,9 +299,8 @@ impl Backend for Thrift2 {
     }
 
     async fn close_scanner(&self, op: &op::CloseScanner) -> Result<()> {
-        let op::CloseScanner { id } = *op;
-        let (gateway, scanner_id) = self.scanners.find(id)?;
-        self.scanners.forget(id);
+        let (gateway, scanner_id) = self.scanners.find(op.id)?;
+        self.scanners.forget(op.id);
         self.pool
             .call_at(
                 gateway,
@@ -307,8 +315,7 @@ impl Backend for Thrift2 {
     }
 
     async fn scanner_is_open(&self, op: &op::ScannerIsOpen) -> Result<bool> {
-        let op::ScannerIsOpen { id } = *op;
-        let Ok((gateway, scanner_id)) = self.scanners.find(id) else {
+        let Ok((gateway, scanner_id)) = self.scanners.find(op.id) else {
             return Ok(false);
         };
         let args = THBaseServiceGetScannerRowsArgs {
@@ -323,10 +330,9 @@ impl Backend for Thrift2 {
     }
 
     async fn create_namespace(&self, op: &op::CreateNamespace<'_>) -> Result<()> {
-        let op::CreateNamespace { name } = *op;
         let args = THBaseServiceCreateNamespaceArgs {
             namespace_desc: TNamespaceDescriptor {
-                name: name.to_string(),
+                name: op.name.to_string(),
                 configuration: None,
             },
         };
@@ -334,9 +340,8 @@ impl Backend for Thrift2 {
     }
 
     async fn namespace_exists(&self, op: &op::NamespaceExists<'_>) -> Result<bool> {
-        let op::NamespaceExists { name } = *op;
         let args = THBaseServiceGetNamespaceDescriptorArgs {
-            name: name.to_string(),
+            name: op.name.to_string(),
         };
         match self.call(op.safety(), &args).await {
             Ok(_) => Ok(true),
@@ -351,9 +356,8 @@ impl Backend for Thrift2 {
     }
 
     async fn delete_namespace(&self, op: &op::DeleteNamespace<'_>) -> Result<()> {
-        let op::DeleteNamespace { name } = *op;
         let args = THBaseServiceDeleteNamespaceArgs {
-            name: name.to_string(),
+            name: op.name.to_string(),
         };
         self.call(op.safety(), &args).await
     }
@@ -371,24 +375,19 @@ impl Backend for Thrift2 {
     }
 
     async fn table_exists(&self, op: &op::TableExists<'_>) -> Result<bool> {
-        let op::TableExists { table } = *op;
-        let args = THBaseServiceTableExistsArgs {
-            table_name: convert::table_name(table),
-        };
-        self.on(op.safety(), table, &args).await
+        self.on_named::<THBaseServiceTableExistsArgs>(op.safety(), op.table)
+            .await
     }
 
     async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
-        let op::Describe { table } = *op;
         let args = THBaseServiceGetTableDescriptorArgs {
-            table: convert::table_name(table),
+            table: convert::table_name(op.table),
         };
-        convert::table_descriptor_from(self.on(op.safety(), table, &args).await?)
+        convert::table_descriptor_from(self.on(op.safety(), op.table, &args).await?)
     }
 
     async fn list_tables(&self, op: &op::ListTables<'_>) -> Result<Vec<TableName>> {
-        let op::ListTables { namespace } = *op;
-        let names = match namespace {
+        let names = match op.namespace {
             Some(ns) => {
                 let args = THBaseServiceGetTableNamesByNamespaceArgs {
                     name: ns.to_string(),
@@ -407,27 +406,18 @@ impl Backend for Thrift2 {
     }
 
     async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
-        let op::EnableTable { table } = *op;
-        let args = THBaseServiceEnableTableArgs {
-            table_name: convert::table_name(table),
-        };
-        self.on(op.safety(), table, &args).await
+        self.on_named::<THBaseServiceEnableTableArgs>(op.safety(), op.table)
+            .await
     }
 
     async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
-        let op::DisableTable { table } = *op;
-        let args = THBaseServiceDisableTableArgs {
-            table_name: convert::table_name(table),
-        };
-        self.on(op.safety(), table, &args).await
+        self.on_named::<THBaseServiceDisableTableArgs>(op.safety(), op.table)
+            .await
     }
 
     async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
-        let op::IsTableEnabled { table } = *op;
-        let args = THBaseServiceIsTableEnabledArgs {
-            table_name: convert::table_name(table),
-        };
-        self.on(op.safety(), table, &args).await
+        self.on_named::<THBaseServiceIsTableEnabledArgs>(op.safety(), op.table)
+            .await
     }
 
     async fn truncate_table(&self, op: &op::TruncateTable<'_>) -> Result<()> {
@@ -443,11 +433,8 @@ impl Backend for Thrift2 {
     }
 
     async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
-        let op::DeleteTable { table } = *op;
-        let args = THBaseServiceDeleteTableArgs {
-            table_name: convert::table_name(table),
-        };
-        self.on(op.safety(), table, &args).await
+        self.on_named::<THBaseServiceDeleteTableArgs>(op.safety(), op.table)
+            .await
     }
 
     async fn add_family(&self, op: &op::AddFamily<'_>) -> Result<()> {
@@ -505,12 +492,11 @@ impl Backend for Thrift2 {
     }
 
     async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
-        let op::RegionLocations { table } = *op;
         let args = THBaseServiceGetAllRegionLocationsArgs {
-            table: convert::table_bytes(table),
+            table: convert::table_bytes(op.table),
         };
         Ok(self
-            .on(op.safety(), table, &args)
+            .on(op.safety(), op.table, &args)
             .await?
             .into_iter()
             .map(convert::region_location)

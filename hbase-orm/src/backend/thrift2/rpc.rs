@@ -79,6 +79,30 @@ rpcs! {
     THBaseServiceGetThriftServerTypeArgs / THBaseServiceGetThriftServerTypeResult = "getThriftServerType" -> TThriftServerType;
 }
 
+/// A method whose one argument is a table's name.
+pub(crate) trait ByName: Rpc + Sync {
+    /// Its argument struct.
+    fn named(table_name: TTableName) -> Self;
+}
+
+macro_rules! by_name {
+    ($($args:ident),*) => {$(
+        impl ByName for $args {
+            fn named(table_name: TTableName) -> Self {
+                $args { table_name }
+            }
+        }
+    )*};
+}
+
+by_name!(
+    THBaseServiceTableExistsArgs,
+    THBaseServiceEnableTableArgs,
+    THBaseServiceDisableTableArgs,
+    THBaseServiceIsTableEnabledArgs,
+    THBaseServiceDeleteTableArgs
+);
+
 /// Methods that return rows: their reply is the model's rows, read by [`rows::decode`] (the
 /// generated reader followed by the shape's conversion when the reply is not a success), or
 /// as it arrives by the shape's reader, if it has one ([`rows::PageReader`] for scanner pages
