@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::TryStreamExt;
 use hbase_orm::{
     CheckAndMutate, Client, ColumnFamily, CompareOp, Config, Delete, Error, Get, Protocol, Put,
-    Scan, Transport,
+    RowMutations, Scan, Transport,
 };
 use hbase_orm_suite::{connect_with, framed_gateway_address, gateway_address, with_table};
 
@@ -375,8 +375,8 @@ async fn a_framed_reply_arriving_a_few_bytes_at_a_time_reads_whole() {
 #[tokio::test]
 async fn a_call_lost_with_a_closing_socket_is_sent_again_only_when_its_operation_allows() {
     // Every call here gets a bool or an empty result: `result { 0: bool success = true }` for
-    // `exists` and `checkAndMutate`, and `deleteSingle`'s `result {}` reads the same bytes
-    // (an unknown field 0 is skipped).
+    // `exists` and `checkAndMutate`, and the `result {}` of `deleteSingle` and `mutateRow`
+    // reads the same bytes (an unknown field 0 is skipped).
     let yes = |name: &str, seq| framed_message(2, name, seq, &[2, 0, 0, 1, 0]);
     // The client's own retries are off: what is sent again here, the pool sends.
     let fresh = || async {
@@ -418,6 +418,30 @@ async fn a_call_lost_with_a_closing_socket_is_sent_again_only_when_its_operation
         .await
         .unwrap();
     assert_eq!(client.stats().connections_opened, 2);
+
+    // So are row mutations of puts and column deletes (an entity's save)...
+    let client = fresh().await;
+    let save = RowMutations::new("r")
+        .put(Put::new("r").column("d", "q", "v"))
+        .delete(Delete::new("r").column("d", "gone"));
+    client.table("t").unwrap().mutate_row(save).await.unwrap();
+    assert_eq!(client.stats().connections_opened, 2);
+
+    // ...but not row mutations holding a latest-version delete (a repeat removes one more).
+    let client = fresh().await;
+    let one_more = RowMutations::new("r").delete(Delete::new("r").latest_version("d", "q"));
+    let err = client
+        .table("t")
+        .unwrap()
+        .mutate_row(one_more)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Transport { .. }), "{err}");
+    assert_eq!(
+        client.stats().connections_opened,
+        1,
+        "nothing was sent again"
+    );
 
     // A conditional write may have been applied: it is not sent again, and the caller is told.
     let client = fresh().await;

@@ -24,8 +24,8 @@ pub(crate) enum Safety {
     /// failure of a repeat for a change that was made.
     FailsCleanly,
     /// Repeating it after it reached the server could apply it twice (increments, appends,
-    /// conditional writes, row mutations, latest-version deletes, scanner calls): sent again
-    /// only when it cannot have reached the server.
+    /// conditional writes, latest-version deletes and row mutations holding one, scanner
+    /// calls): sent again only when it cannot have reached the server.
     UnsentOnly,
 }
 
@@ -141,9 +141,11 @@ operations! {
         name "delete_many", safety |s| batch_safety(s.deletes.iter().map(delete_safety)),
         check |c| c.deletes.iter().try_for_each(model::Delete::check),
         send delete_many;
-    /// Puts and deletes of one row, atomic.
+    /// Puts and deletes of one row, atomic (an entity's save). As safe to repeat as its least
+    /// safe mutation: puts and deletes of rows, families and columns end the same when
+    /// repeated, so a save is sent again like a put.
     MutateRow { table: &'o TableName, mutations: &'o model::RowMutations } -> (),
-        name "mutate_row", safety |_s| UnsentOnly,
+        name "mutate_row", safety |s| mutations_safety(s.mutations),
         check |c| c.mutations.check(),
         send mutate_row;
     /// Mutations applied if a check passes; whether it passed.
@@ -325,6 +327,14 @@ fn delete_safety(delete: &model::Delete) -> Safety {
     } else {
         Idempotent
     }
+}
+
+/// Row mutations are as safe to send again as their least safe mutation.
+fn mutations_safety(mutations: &model::RowMutations) -> Safety {
+    batch_safety(mutations.mutations.iter().map(|m| match m {
+        model::Mutation::Put(_) => Idempotent,
+        model::Mutation::Delete(d) => delete_safety(d),
+    }))
 }
 
 /// A batch is as safe to send again as its least safe item.

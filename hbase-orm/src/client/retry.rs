@@ -4,13 +4,13 @@
 //! (`backend::op`) run by [`Client::run`]. What is sent again depends on what a repeat could
 //! do, which the operation says ([`Safety`]):
 //!
-//! - [`Safety::Idempotent`] operations (reads, puts, whole-row and column deletes, family
-//!   option changes) are sent again after any failure that may be passing: the gateway could
+//! - [`Safety::Idempotent`] operations (reads, puts, whole-row and column deletes, row
+//!   mutations made of those, such as an entity's save, family option changes) are sent again after any failure that may be passing: the gateway could
 //!   not be reached, the connection broke, the call timed out, or HBase named a passing
 //!   condition (a region moving or opening, a server too busy).
 //! - [`Safety::FailsCleanly`] (admin changes) and [`Safety::UnsentOnly`] operations
-//!   (increments, appends, check-and-mutate, row mutations, latest-version deletes, scanner
-//!   calls) are sent again only when the request cannot have reached the server: no
+//!   (increments, appends, check-and-mutate, latest-version deletes and row mutations
+//!   holding one, scanner calls) are sent again only when the request cannot have reached the server: no
 //!   connection could be opened. An increment whose connection broke after it was sent may or
 //!   may not have been applied: that error is returned as it is, so the caller decides.
 //!

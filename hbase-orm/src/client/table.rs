@@ -222,7 +222,8 @@ impl Table {
         failures.finish()
     }
 
-    /// Applies puts and deletes to one row atomically.
+    /// Applies puts and deletes to one row atomically. Sent again after a passing failure
+    /// unless it holds a latest-version delete (see the client's retry rules).
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         let (table, mutations) = (&self.name, &mutations);
         self.run(&op::MutateRow { table, mutations }).await
