@@ -398,7 +398,7 @@ hbase_orm_suite::conformance! {
         };
 
         // `note` is an Option and `status` has a default: a projection on `total` leaves them out.
-        let p = r.get_fields(&key, &["total"]).await.unwrap().unwrap();
+        let p = r.get_fields(&key, Order::TOTAL).await.unwrap().unwrap();
         assert_eq!(
             p,
             Order {
@@ -409,7 +409,7 @@ hbase_orm_suite::conformance! {
         );
         let scanned: Vec<Order> = r
             .scan()
-            .fields(&["total", "note"])
+            .fields((Order::TOTAL, Order::NOTE))
             .stream()
             .try_collect()
             .await
@@ -426,14 +426,15 @@ hbase_orm_suite::conformance! {
         let (ar, _t2) = repo::<AllTypes>(&c, "projection2").await;
         ar.save(&all_types(5)).await.unwrap();
         let err = ar
-            .get_fields(&AllTypesKey { id: 5 }, &["opt"])
+            .get_fields(&AllTypesKey { id: 5 }, AllTypes::OPT)
             .await
             .unwrap_err();
         assert!(
             matches!(err, Error::Decode { ref column, .. } if column.contains("field `s`")),
             "{err}"
         );
-        let err = r.get_fields(&key, &["nope"]).await.unwrap_err();
+        // Names as strings are the fallback: a typo is found when the call runs.
+        let err = r.get_fields(&key, ["nope"]).await.unwrap_err();
         assert!(
             matches!(err, Error::IllegalArgument { ref message } if message.contains("nope")),
             "{err}"
@@ -691,7 +692,7 @@ hbase_orm_suite::conformance! {
         assert!(!r.exists(&key).await.unwrap(), "exists");
         assert_eq!(r.get(&key).await.unwrap(), None, "get");
         assert_eq!(r.get_many(std::slice::from_ref(&key)).await.unwrap(), vec![None], "get_many");
-        assert_eq!(r.get_fields(&key, &["label"]).await.unwrap(), None, "projection");
+        assert_eq!(r.get_fields(&key, Device::LABEL).await.unwrap(), None, "projection");
         let scanned: Vec<Device> = r.scan().stream().try_collect().await.unwrap();
         assert!(scanned.is_empty(), "scan: {scanned:?}");
         assert_eq!(tags.get(&key, &"colour".into()).await.unwrap().as_deref(), Some("red"));
@@ -723,7 +724,7 @@ hbase_orm_suite::conformance! {
         let (r, _t) = repo::<Device>(&c, "partial_counter").await;
         let key = DeviceKey { id: 7 };
         // A message counted before the device was registered.
-        assert_eq!(r.increment(&key, "messages", 2).await.unwrap(), 2);
+        assert_eq!(r.increment(&key, Device::MESSAGES, 2).await.unwrap(), 2);
         assert!(!r.exists(&key).await.unwrap());
         assert_eq!(r.get(&key).await.unwrap(), None);
         assert_eq!(r.counter(&key, Device::MESSAGES).await.unwrap(), Some(2));
@@ -745,7 +746,7 @@ hbase_orm_suite::conformance! {
         for id in [1, 3, 5] {
             r.save(&device(id, &[])).await.unwrap();
         }
-        r.increment(&DeviceKey { id: 2 }, "messages", 1).await.unwrap();
+        r.increment(&DeviceKey { id: 2 }, Device::MESSAGES, 1).await.unwrap();
         r.wide(Device::TAGS)
             .put(&DeviceKey { id: 4 }, &"k".into(), &"v".into())
             .await
@@ -764,7 +765,7 @@ hbase_orm_suite::conformance! {
             .await
             .unwrap();
         assert_eq!(ids(next.items), [5]);
-        let projected: Vec<Device> = r.scan().fields(&["label"]).stream().try_collect().await.unwrap();
+        let projected: Vec<Device> = r.scan().fields(Device::LABEL).stream().try_collect().await.unwrap();
         assert_eq!(projected.len(), 3, "a projection skips them too");
     }
 }

@@ -317,7 +317,7 @@ hbase_orm_suite::conformance! {
         // a column the scan does not read for a missing one, and drop every row).
         let projected: Vec<Order> = r
             .scan()
-            .fields(&["city", "total", "name", "balance"])
+            .fields((Order::CITY, Order::TOTAL, Order::NAME, Order::BALANCE))
             .where_eq(Order::NOTE, &note_3)
             .stream()
             .try_collect()

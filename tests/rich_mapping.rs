@@ -169,7 +169,7 @@ async fn counters_count_every_concurrent_increment_and_saves_leave_them_alone() 
             let key = key.clone();
             tokio::spawn(async move {
                 for _ in 0..25 {
-                    pages.increment(&key, "views", 2).await.unwrap();
+                    pages.increment(&key, Page::VIEWS, 2).await.unwrap();
                 }
             })
         })
@@ -188,6 +188,7 @@ async fn counters_count_every_concurrent_increment_and_saves_leave_them_alone() 
     let after = pages.get(&key).await.unwrap().unwrap();
     assert_eq!((after.views, after.title.as_str()), (405, "Start"));
     assert!(matches!(
+        // A counter's name as a string is the fallback: a wrong one is found when it runs.
         pages.increment(&key, "title", 1).await,
         Err(Error::IllegalArgument { .. })
     ));
@@ -244,7 +245,7 @@ async fn a_time_range_that_hides_a_required_column_says_so() {
     };
     // The title is written at 1000 ms; the view counter now.
     pages.save_at(&page, 1_000).await.unwrap();
-    pages.increment(&key, "views", 1).await.unwrap();
+    pages.increment(&key, Page::VIEWS, 1).await.unwrap();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -131,7 +131,7 @@ async fn insert_never_resets_counts_an_increment_made_first() {
         slug: "home".into(),
     };
     // Views counted before the page's metadata is inserted (the row exists from here on).
-    assert_eq!(pages.increment(&key, "views", 5).await.unwrap(), 5);
+    assert_eq!(pages.increment(&key, Page::VIEWS, 5).await.unwrap(), 5);
     let page = Page {
         slug: "home".into(),
         title: "Home".into(),

@@ -272,11 +272,11 @@ hbase_orm_suite::conformance! {
         assert_eq!(of_42, orders[..2].to_vec());
 
         // A projection still reads the column that holds the hashed key part.
-        let p = r.get_fields(&key, &["total"]).await.unwrap().unwrap();
+        let p = r.get_fields(&key, HashedOrder::TOTAL).await.unwrap().unwrap();
         assert_eq!(p, orders[1]);
         let projected: Vec<HashedOrder> = r
             .scan()
-            .fields(&["total"])
+            .fields(HashedOrder::TOTAL)
             .stream()
             .try_collect()
             .await

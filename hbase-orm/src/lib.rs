@@ -74,9 +74,11 @@ pub use hbase_orm_derive::HBaseColumns;
 /// - the key type `<Struct>Key` (or `key_struct = "..."`) with one public field per key part,
 ///   and one `prefix_by_<parts>` function per proper prefix of the key parts, for prefix scans;
 /// - one typed handle per stored field, an associated constant named after the field in upper
-///   case (`Order::CITY`, a [`entity::Field`]; a wide map's is an [`entity::WideField`]), for
-///   typed filters ([`EntityScan::where_eq`]), wide-map access ([`Repository::wide`]) and
-///   counters ([`Repository::counter`]);
+///   case (`Order::CITY`, a [`entity::Field`]; a wide map's is an [`entity::WideField`]; a
+///   counter's a `Field<_, i64, `[`Counter`]`>`, the only handle increments take), for typed
+///   filters ([`EntityScan::where_eq`]), projections ([`Repository::get_fields`],
+///   [`EntityScan::fields`]), wide-map access ([`Repository::wide`]) and counters
+///   ([`Repository::increment`], [`Repository::counter`]);
 /// - per `index(name = "by_city", ...)`, a marker type `<Struct>` + the name in camel case
 ///   (`OrderByCity`, implementing [`Index`]) to query it with
 ///   [`Repository::index`], and its key type `OrderByCityKey` with `prefix_by_<parts>`
@@ -105,6 +107,7 @@ pub use hbase_orm_derive::HBaseColumns;
 /// // Typed field handles: checked by the compiler, encoded with the field's codec.
 /// assert_eq!(Order::CITY.def().qualifier, "city");
 /// assert_eq!(Order::VIEWS.def().field, "views");
+/// let _: hbase_orm::entity::Field<Order, i64, hbase_orm::Counter> = Order::VIEWS;
 /// // The index marker and its key type.
 /// let in_oslo = OrderByCityKey::prefix_by_city(&"Oslo".into()).unwrap();
 /// assert_eq!(in_oslo.bytes, b"Oslo\0");
@@ -113,7 +116,7 @@ pub use hbase_orm_derive::HBaseColumns;
 pub use hbase_orm_derive::HBaseEntity;
 /// Derives [`records::RecordSet`] for an enum of entity types sharing one table.
 pub use hbase_orm_derive::HBaseRecord;
-pub use mapping::codec::{Codec, Json, KeyRef, Native, Value};
+pub use mapping::codec::{Codec, Counter, Json, KeyRef, Native, Value};
 pub use mapping::read::ReadOptions;
 pub use mapping::records::RecordSet;
 pub use mapping::rowkey::KeyPrefix;

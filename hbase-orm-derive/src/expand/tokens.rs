@@ -47,6 +47,10 @@ pub fn key_codec(krate: &syn::Path, k: &KeyPart) -> TokenStream {
 pub fn value_codec(krate: &syn::Path, c: &Column) -> TokenStream {
     let span = c.ty.span();
     match &c.encoding {
+        // HBase's counter cell; the type lets only counter handles into increments.
+        ValueEncoding::Native if matches!(c.kind, ColumnKind::Counter) => {
+            respan(quote!(#krate::Counter), span)
+        }
         ValueEncoding::Native => respan(quote!(#krate::Native), span),
         ValueEncoding::Json => respan(quote!(#krate::Json), span),
         ValueEncoding::Custom(path) => path.to_token_stream(),

@@ -57,6 +57,28 @@ impl<T: Value> Codec<T> for Native {
     }
 }
 
+/// The codec of `#[hbase(counter)]` fields: HBase's counter cell, an 8-byte big-endian `i64`
+/// (what an increment writes), as [`Native`] encodes an `i64`. The derive gives counter fields
+/// handles of type `Field<E, i64, Counter>`, so calls that take only a counter
+/// ([`Repository::increment`](crate::Repository::increment),
+/// [`Repository::counter`](crate::Repository::counter)) do not compile with another field.
+#[derive(Debug, Clone, Copy)]
+pub struct Counter;
+
+impl Codec<i64> for Counter {
+    fn expected() -> Cow<'static, str> {
+        Cow::Borrowed("an 8-byte counter")
+    }
+
+    fn encode(value: &i64, out: &mut Vec<u8>) -> Result<(), String> {
+        <Native as Codec<i64>>::encode(value, out)
+    }
+
+    fn decode(bytes: &[u8]) -> Result<i64, String> {
+        <Native as Codec<i64>>::decode(bytes)
+    }
+}
+
 /// Stores any serde type as a JSON document (the "object BLOB" column design).
 #[derive(Debug, Clone, Copy)]
 pub struct Json;

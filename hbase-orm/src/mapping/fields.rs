@@ -5,7 +5,7 @@
 
 use std::marker::PhantomData;
 
-use crate::mapping::codec::Codec;
+use crate::mapping::codec::{Codec, Counter};
 use crate::mapping::rowkey::KeyCodec;
 use crate::mapping::{ColumnDef, HBaseEntity};
 use crate::model::{Error, Result};
@@ -131,5 +131,126 @@ impl<E: HBaseEntity, K, V, KC: KeyCodec<K>, VC: Codec<V>> WideField<E, K, V, KC,
         let mut out = Vec::new();
         VC::encode(value, &mut out).map_err(|r| self.encode_error(r))?;
         Ok(out)
+    }
+}
+
+/// The fields a projection reads ([`Repository::get_fields`](crate::Repository::get_fields),
+/// [`EntityScan::fields`](crate::EntityScan::fields)): a typed handle (`Device::LABEL`), a
+/// tuple of handles (`(Device::LABEL, Device::MESSAGES)`, up to 12), or, as a fallback, the
+/// fields' names as strings (`&["label", "messages"]`), whose typos are found only when the
+/// call runs.
+///
+/// ```
+/// # use hbase_orm::{entity::FieldSet, HBaseEntity};
+/// # #[derive(HBaseEntity)]
+/// # #[hbase(table = "devices", family = "d")]
+/// # struct Device { #[hbase(key)] id: u64, label: String, #[hbase(counter)] messages: i64 }
+/// fn names<S: FieldSet<Device>>(fields: S) -> Vec<String> {
+///     fields.field_names().into_iter().map(String::from).collect()
+/// }
+/// assert_eq!(names((Device::LABEL, Device::MESSAGES)), ["label", "messages"]);
+/// assert_eq!(names(&["label"]), ["label"]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not name fields of `{E}`",
+    label = "not a field handle of `{E}`, a tuple of them, or field names",
+    note = "a projection takes a typed handle (`Entity::FIELD`), a tuple of handles, or the fields' names as strings"
+)]
+pub trait FieldSet<E> {
+    /// The names of the fields, as the struct declares them.
+    fn field_names(&self) -> Vec<&str>;
+}
+
+impl<E: HBaseEntity, T, C: Codec<T>> FieldSet<E> for Field<E, T, C> {
+    fn field_names(&self) -> Vec<&str> {
+        vec![self.def().field]
+    }
+}
+
+impl<E: HBaseEntity, K, V, KC: KeyCodec<K>, VC: Codec<V>> FieldSet<E>
+    for WideField<E, K, V, KC, VC>
+{
+    fn field_names(&self) -> Vec<&str> {
+        vec![self.def().field]
+    }
+}
+
+impl<E> FieldSet<E> for [&str] {
+    fn field_names(&self) -> Vec<&str> {
+        self.to_vec()
+    }
+}
+
+impl<E, const N: usize> FieldSet<E> for [&str; N] {
+    fn field_names(&self) -> Vec<&str> {
+        self.to_vec()
+    }
+}
+
+impl<E> FieldSet<E> for Vec<&str> {
+    fn field_names(&self) -> Vec<&str> {
+        self.clone()
+    }
+}
+
+impl<E, S: FieldSet<E> + ?Sized> FieldSet<E> for &S {
+    fn field_names(&self) -> Vec<&str> {
+        (**self).field_names()
+    }
+}
+
+/// `FieldSet` for tuples of field sets: their names in order.
+macro_rules! tuple_field_sets {
+    ($(($($part:ident),+))*) => {$(
+        #[allow(non_snake_case)]
+        impl<E, $($part: FieldSet<E>),+> FieldSet<E> for ($($part,)+) {
+            fn field_names(&self) -> Vec<&str> {
+                let ($($part,)+) = self;
+                let mut names = Vec::new();
+                $(names.extend($part.field_names());)+
+                names
+            }
+        }
+    )*};
+}
+
+tuple_field_sets! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, F)
+    (A, B, C, D, F, G)
+    (A, B, C, D, F, G, H)
+    (A, B, C, D, F, G, H, I)
+    (A, B, C, D, F, G, H, I, J)
+    (A, B, C, D, F, G, H, I, J, K)
+    (A, B, C, D, F, G, H, I, J, K, L)
+    (A, B, C, D, F, G, H, I, J, K, L, M)
+}
+
+/// The counter [`Repository::increment`](crate::Repository::increment) adds to: its typed
+/// handle (`Device::MESSAGES`; only a `#[hbase(counter)]` field has a handle of type
+/// `Field<E, i64, Counter>`, so a misspelled or non-counter field does not compile), or, as a
+/// fallback, its name as a string, checked when the call runs.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a counter of `{E}`",
+    label = "not the handle of a #[hbase(counter)] field",
+    note = "an increment takes the handle of a `#[hbase(counter)]` field (`Entity::FIELD`, of type `Field<{E}, i64, Counter>`) or the counter's name as a string"
+)]
+pub trait CounterRef<E> {
+    /// The counter field's name, as the struct declares it.
+    fn counter_name(&self) -> &str;
+}
+
+impl<E: HBaseEntity> CounterRef<E> for Field<E, i64, Counter> {
+    fn counter_name(&self) -> &str {
+        self.def().field
+    }
+}
+
+impl<E> CounterRef<E> for &str {
+    fn counter_name(&self) -> &str {
+        self
     }
 }

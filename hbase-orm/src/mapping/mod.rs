@@ -13,7 +13,7 @@
 //! | `cells.rs` | [`CellWriter`], [`CellReader`]: fields to cells and back, row images |
 //! | `codec.rs` | how field values are stored in cells |
 //! | `rowkey.rs` | how key parts make up row keys |
-//! | `fields.rs` | [`Field`](fields::Field), [`WideField`](fields::WideField): typed handles to stored fields (`Order::CITY`) |
+//! | `fields.rs` | [`Field`](fields::Field), [`WideField`](fields::WideField): typed handles to stored fields (`Order::CITY`); [`FieldSet`](fields::FieldSet) and [`CounterRef`](fields::CounterRef), what projections and increments take |
 //! | `group.rs` | [`ColumnGroup`]: structs flattened into an entity's columns |
 //! | `versions.rs` | [`Versions`]: a field holding a cell's history |
 //! | `read.rs` | what a read asks for: columns, whole families, versions, [`ReadOptions`] |

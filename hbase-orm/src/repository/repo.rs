@@ -9,6 +9,7 @@
 use std::marker::PhantomData;
 
 use crate::client::Table;
+use crate::mapping::fields::FieldSet;
 use crate::mapping::read::{max_versions, presence_rule, read_columns, ReadOptions};
 use crate::mapping::DictName;
 use crate::mapping::{decode_entity, presence_cell, Presence};
@@ -264,10 +265,12 @@ impl<T: HBaseEntity> Repository<T> {
         self.read(key, None, None).await
     }
 
-    /// Reads only the named fields (the others must be `Option` or have a default, and come
-    /// back as `None` or their default). HBase sends only those columns.
-    pub async fn get_fields(&self, key: &T::Key, fields: &[&str]) -> Result<Option<T>> {
-        self.read(key, Some(fields), None).await
+    /// Reads only the fields named (the others must be `Option` or have a default, and come
+    /// back as `None` or their default). HBase sends only those columns. `fields` are typed
+    /// handles, one or a tuple (`(Device::LABEL, Device::MESSAGES)`), or as a fallback their
+    /// names (`&["label", "messages"]`, checked when the call runs): see [`FieldSet`].
+    pub async fn get_fields(&self, key: &T::Key, fields: impl FieldSet<T>) -> Result<Option<T>> {
+        self.read(key, Some(&fields.field_names()), None).await
     }
 
     /// Whether `key` can name a stored row: its dictionary parts' names all have ids (found

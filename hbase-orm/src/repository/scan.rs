@@ -6,6 +6,7 @@ use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::plan::{KeyRange, Salt, ScanPlan};
 use crate::client::{RowStream, Table};
+use crate::mapping::fields::FieldSet;
 use crate::mapping::read::{max_versions, presence_rule, read_columns, ReadOptions};
 use crate::mapping::rowkey::KeyPrefix;
 use crate::mapping::EntityKey;
@@ -184,7 +185,8 @@ impl<T: HBaseEntity> EntityScan<T> {
     }
 
     /// Reads only the named fields (the others must be `Option` or have a default).
-    pub fn fields(mut self, fields: &[&str]) -> Self {
+    pub fn fields(mut self, fields: impl FieldSet<T>) -> Self {
+        let fields = &fields.field_names()[..];
         self.presence = presence_rule::<T>(Some(fields), false);
         match read_columns::<T>(Some(fields)) {
             Ok(c) => self.fields = Some(c),

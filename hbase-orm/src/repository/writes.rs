@@ -20,11 +20,13 @@
 //! (index maintenance and queries): each file holds the methods of one feature with the
 //! private helpers only they use.
 
+use futures::future::BoxFuture;
+
 use crate::client::Table;
-use crate::mapping::codec::Codec;
-use crate::mapping::fields::Field;
+use crate::mapping::codec::Counter;
+use crate::mapping::fields::{CounterRef, Field};
 use crate::mapping::{
-    encode_key, presence_cell, row_image, ColumnKind, EntityKey, HBaseEntity, RowImage,
+    encode_key, presence_cell, row_image, ColumnDef, ColumnKind, EntityKey, HBaseEntity, RowImage,
 };
 use crate::model::{
     printable_key, CheckAndMutate, CompareOp, Delete, Get, Increment, Mutation, RowMutations,
@@ -199,9 +201,32 @@ impl<T: HBaseEntity> Repository<T> {
     /// Adds `by` to the `#[hbase(counter)]` field `field` atomically and returns its new value
     /// (a counter never written counts from 0). Concurrent increments all count.
     ///
+    /// `field` is the counter's typed handle (`Device::MESSAGES`: another field's handle does
+    /// not compile) or, as a fallback, its name (`"messages"`, checked when the call runs).
+    ///
     /// An increment is not idempotent: if the call fails after reaching the server, it may or
     /// may not have been applied, and it is not re-sent.
-    pub async fn increment(&self, key: &T::Key, field: &str, by: i64) -> Result<i64> {
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{Client, HBaseEntity};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "devices", family = "d")]
+    /// # struct Device { #[hbase(key)] id: u64, label: String, #[hbase(counter)] messages: i64 }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let devices = client.repository::<Device>();
+    /// let key = DeviceKey { id: 7 };
+    /// assert_eq!(devices.increment(&key, Device::MESSAGES, 1).await?, 1);
+    /// # Ok(()) }
+    /// ```
+    pub fn increment<'a>(
+        &'a self,
+        key: &'a T::Key,
+        field: impl CounterRef<T>,
+        by: i64,
+    ) -> BoxFuture<'a, Result<i64>> {
+        // The handle is read here and the future is one type for every kind of handle: a
+        // wrong handle is then one compile error at the argument.
+        let field = field.counter_name();
         let def = T::COLUMNS
             .iter()
             .find(|c| c.field == field && c.kind == ColumnKind::Counter)
@@ -211,7 +236,17 @@ impl<T: HBaseEntity> Repository<T> {
                     std::any::type_name::<T>(),
                     names_of::<T>(ColumnKind::Counter)
                 ),
-            })?;
+            });
+        Box::pin(self.increment_column(key, def, by))
+    }
+
+    async fn increment_column(
+        &self,
+        key: &T::Key,
+        def: Result<&'static ColumnDef>,
+        by: i64,
+    ) -> Result<i64> {
+        let def = def?;
         if T::has_dictionary_parts() {
             self.resolve_parts(key.dictionary_parts(), true).await?;
         }
@@ -232,15 +267,16 @@ impl<T: HBaseEntity> Repository<T> {
     /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
     /// let devices = client.repository::<Device>();
     /// let key = DeviceKey { id: 7 };
-    /// devices.increment(&key, "messages", 1).await?; // before the device is registered
+    /// devices.increment(&key, Device::MESSAGES, 1).await?; // before the device is registered
     /// assert_eq!(devices.counter(&key, Device::MESSAGES).await?, Some(1));
     /// assert!(devices.get(&key).await?.is_none()); // a counter alone is no device
     /// # Ok(()) }
     /// ```
-    pub async fn counter<C>(&self, key: &T::Key, field: Field<T, i64, C>) -> Result<Option<i64>>
-    where
-        C: Codec<i64>,
-    {
+    pub async fn counter(
+        &self,
+        key: &T::Key,
+        field: Field<T, i64, Counter>,
+    ) -> Result<Option<i64>> {
         let def = field.def();
         if def.kind != ColumnKind::Counter {
             return Err(Error::IllegalArgument {

@@ -6,7 +6,7 @@
 
 // The crate root.
 use hbase_orm::{
-    codec, records, rowkey, Codec, ColumnGroup, DictName, Dictionary, EntityKey, EntityScan,
+    codec, records, rowkey, Codec, ColumnGroup, Counter, DictName, Dictionary, EntityKey, EntityScan,
     HBaseColumns, HBaseEntity, HBaseRecord, Index, IndexRepair, IndexScan, Json, KeyPrefix, KeyRef,
     Native, Page, ReadOptions, RecordSet, Records, Repository, Value, Versioned, Versions,
     WideMap, WidePage, WideSlice,
@@ -14,8 +14,8 @@ use hbase_orm::{
 
 // `hbase_orm::entity`: the contract with the derive and the types it names.
 use hbase_orm::entity::{
-    encode_key, key_prefix, CellReader, CellWriter, ColumnDef, ColumnKind, DictionaryId, Field,
-    FieldError, FieldResult, GroupReader, GroupWriter, IndexDef, KeyPartDef, NoKey, WideField,
+    encode_key, key_prefix, CellReader, CellWriter, ColumnDef, ColumnKind, CounterRef, DictionaryId,
+    Field, FieldError, FieldResult, FieldSet, GroupReader, GroupWriter, IndexDef, KeyPartDef, NoKey, WideField,
 };
 use hbase_orm::entity::{
     ColumnGroup as EntityColumnGroup, EntityKey as EntityEntityKey,
@@ -32,7 +32,9 @@ use hbase_orm::entity::records::{
 use hbase_orm::records::{columns_of, max_versions_of, same_str};
 
 // `hbase_orm::codec` (also `hbase_orm::entity::codec`).
-use hbase_orm::codec::{Json as CodecJson, KeyRef as CodecKeyRef, Native as CodecNative};
+use hbase_orm::codec::{
+    Counter as CodecCounter, Json as CodecJson, KeyRef as CodecKeyRef, Native as CodecNative,
+};
 use hbase_orm::entity::codec::{Codec as EntityCodec, Value as EntityValue};
 
 // `hbase_orm::rowkey` (also `hbase_orm::entity::rowkey`).
