@@ -41,6 +41,11 @@ pub struct Entity {
     /// compression = "gz"), s(in_memory = true))`.
     #[darling(default)]
     pub family_options: FamilyOptionsList,
+    /// Families of the table that no field of the struct is stored in, kept on purpose
+    /// (one another record type of the table uses, one other tools fill), comma-separated:
+    /// `extra_families = "audit"`. `family_options` may name only these and the fields'.
+    #[darling(default)]
+    pub extra_families: Option<SpannedValue<String>>,
     /// Pre-split regions: `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 16)`.
     #[darling(default)]
     pub split: Option<SpannedValue<SplitOptions>>,

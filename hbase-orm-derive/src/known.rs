@@ -61,6 +61,7 @@ pub const ENTITY: Level = Level {
         "salt",
         "record_type",
         "family_options",
+        "extra_families",
         "split",
         "table_time",
         "dictionary_table",
@@ -195,7 +196,7 @@ fn unknown(name: &str, at: &syn::Path, level: &Level) -> darling::Error {
 }
 
 /// The known name closest to `name`, if it is close enough to be a likely typo.
-fn nearest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
     names
         .iter()
         .map(|n| (edit_distance(name, n), *n))

@@ -11,6 +11,8 @@ pub struct Entity {
     /// The table name, or a template such as `tx_{yyyyMMdd}`.
     pub table: String,
     pub key_struct: syn::Ident,
+    /// What its key is called in messages: `row key`, or `index `by_city`'s key`.
+    pub key_kind: String,
     pub delimiter: Option<u8>,
     /// The delimiter separates every two parts (`key_separator`), not only after
     /// variable-length ones.

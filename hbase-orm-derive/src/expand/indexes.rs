@@ -16,6 +16,7 @@ fn key_model(m: &Entity, ix: &Index) -> Entity {
         namespace: m.namespace.clone(),
         table: ix.table.clone(),
         key_struct: ix.key_struct.clone(),
+        key_kind: format!("index `{}`'s key", ix.name),
         delimiter: m.delimiter,
         separate_all: m.separate_all,
         keys: ix.parts.clone(),

@@ -119,9 +119,11 @@ fn delimiter_checks(m: &Entity) -> Vec<TokenStream> {
                 .map(|n| format!("`{}`", n.ident))
                 .unwrap_or_else(|| "the record-type tag".into());
             let msg = format!(
-                "row key part `{}` has a variable length and is followed by {next}: set \
-                 #[hbase(key_delimiter = '|')] on the struct, or give the part a fixed width",
-                k.ident
+                "{} part `{}` has a variable length and is followed by {next}: set \
+                 #[hbase(key_delimiter = '\\0')] on the struct (the byte that keeps keys in \
+                 the order of their parts, see hbase_orm::rowkey), or give the part a fixed \
+                 width",
+                m.key_kind, k.ident
             );
             quote_spanned! {ty.span()=>
                 const _: () = ::core::assert!(

@@ -3,7 +3,7 @@
 use darling::error::Accumulator;
 use proc_macro2::Span;
 
-use super::{names, stored_type, value_encoding};
+use super::{names, stored_type, value_encoding, wrong_type};
 use crate::attr;
 use crate::model::{Column, ColumnKind, Missing, ValueEncoding};
 
@@ -228,11 +228,15 @@ fn kind(
         },
         "counter" => {
             no_codec(errors);
-            Some((ColumnKind::Counter, ty))
+            let why = "a `counter` field is an `i64` (HBase's counter cell, an 8-byte signed \
+                       number that increments add to), not a `{ty}`";
+            (!wrong_type(errors, &ty, "i64", why)).then_some((ColumnKind::Counter, ty))
         }
         "version" => {
             no_codec(errors);
-            Some((ColumnKind::Version, ty))
+            let why = "a `version` field is a `u64` (the number a save checks and increases \
+                       by one), not a `{ty}`";
+            (!wrong_type(errors, &ty, "u64", why)).then_some((ColumnKind::Version, ty))
         }
         "flatten" => {
             no_group_codec(errors, field, name, span);

@@ -4,7 +4,7 @@ use darling::error::Accumulator;
 use darling::util::Override;
 use syn::spanned::Spanned;
 
-use super::option_inner;
+use super::{option_inner, std_type_name, wrong_type};
 use crate::attr;
 use crate::model::KeyEncoding;
 
@@ -18,10 +18,22 @@ pub fn encoding(errors: &mut Accumulator, field: &attr::Field) -> Option<KeyEnco
         );
         return None;
     }
+    if let Some(float @ ("f32" | "f64")) = std_type_name(&field.ty).as_deref() {
+        errors.push(
+            darling::Error::custom(format!(
+                "a row-key part cannot be an `{float}`: its bytes would not sort as its values, \
+                 and a key needs `Eq` and `Hash`; key on an integer (the value in thousandths \
+                 as an `i64`, say) or store the number in a plain field"
+            ))
+            .with_span(&field.ty),
+        );
+        return None;
+    }
     let opts = match &**key {
         Override::Inherit => return Some(KeyEncoding::Default),
         Override::Explicit(opts) => opts,
     };
+    let ty = &field.ty;
     let chosen: Vec<&str> = [
         ("fixed", opts.fixed.is_some()),
         ("codec", opts.codec.is_some()),
@@ -51,12 +63,26 @@ pub fn encoding(errors: &mut Accumulator, field: &attr::Field) -> Option<KeyEnco
                     .with_span(&n.span()),
             );
         }
+        let why = "`key(fixed = N)` pads text to N bytes: the part is a `String`, not a `{ty}` \
+                   (an integer part has a fixed width already: use `#[hbase(key)]`)";
+        if wrong_type(errors, ty, "String", why) {
+            return None;
+        }
         KeyEncoding::Fixed(**n)
     } else if let Some(c) = &opts.codec {
         KeyEncoding::Custom(c.clone())
     } else if opts.reverse_timestamp.is_present() {
+        let why = "`key(reverse_timestamp)` stores `i64::MAX - t` so that the newest sorts \
+                   first: the part is an `i64` of milliseconds, not a `{ty}`";
+        if wrong_type(errors, ty, "i64", why) {
+            return None;
+        }
         KeyEncoding::ReverseTimestamp
     } else if opts.reversed.is_present() {
+        let why = "`key(reversed)` stores text back to front: the part is a `String`, not a `{ty}`";
+        if wrong_type(errors, ty, "String", why) {
+            return None;
+        }
         KeyEncoding::Reversed
     } else if let Some(dict) = &opts.dictionary {
         let ok = !dict.is_empty() && !dict.contains('\0');

@@ -90,19 +90,53 @@ pub fn tag(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) -> Opti
     })
 }
 
-/// `family_options(d(...), ...)`; adds the families named there to `families`.
+/// `extra_families = "..."` and `family_options(d(...), ...)`: adds the extra families to
+/// `families` (those the fields use) and checks that options name one of them or the
+/// struct's `family`.
 pub fn family_options(
     errors: &mut Accumulator,
     e: &attr::Entity,
     families: &mut Vec<String>,
 ) -> Vec<FamilyOptions> {
+    if let Some(extra) = &e.extra_families {
+        for family in extra.split(',').map(str::trim) {
+            names::family(errors, family, extra.span());
+            if families.iter().any(|f| f == family) {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "family {family:?} holds fields of the struct: it is not an extra family"
+                    ))
+                    .with_span(&extra.span()),
+                );
+            } else {
+                families.push(family.to_string());
+            }
+        }
+    }
     let mut out: Vec<FamilyOptions> = Vec::new();
     for (ident, options) in &e.family_options.0 {
         let family = ident.to_string();
         names::family(errors, &family, ident.span());
-        // A family no field uses is still part of the table (record types share families).
-        if !families.contains(&family) {
+        // The struct's own family is declared even when no field is stored in it (a record
+        // type that shares a table may set its options).
+        let own = e.family.as_deref() == Some(&family);
+        if own && !families.contains(&family) {
             families.push(family.clone());
+        }
+        if !families.contains(&family) {
+            let known: Vec<&str> = families.iter().map(String::as_str).collect();
+            let near = crate::known::nearest(&family, &known)
+                .map(|n| format!("did you mean `{n}`? "))
+                .unwrap_or_default();
+            errors.push(
+                darling::Error::custom(format!(
+                    "family `{family}` has options but no field of the struct is stored in it: \
+                     {near}(a family kept on purpose without fields is declared with \
+                     `extra_families = \"{family}\"`)"
+                ))
+                .with_span(ident),
+            );
+            continue;
         }
         if out.iter().any(|o| o.family == family) {
             errors.push(

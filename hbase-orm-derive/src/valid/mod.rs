@@ -20,6 +20,35 @@ use columns::FieldSite;
 pub use group::group;
 pub use record::record_set;
 
+/// The name of `ty` when it is one of Rust's own types written as a path (`String`, `u64`,
+/// `Vec<u8>`: `"Vec"`); `None` for any other type, whose meaning (a user type, an alias of
+/// `i64`) only the compiler knows, so that checks by name never refuse a type that fits.
+pub(crate) fn std_type_name(ty: &syn::Type) -> Option<String> {
+    const STD: &[&str] = &[
+        "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+        "u128", "usize", "f32", "f64", "str", "String", "Vec", "Option", "Box", "BTreeMap",
+        "HashMap", "BTreeSet", "HashSet", "Versions",
+    ];
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let name = p.path.segments.last()?.ident.to_string();
+    STD.contains(&name.as_str()).then_some(name)
+}
+
+/// Reports `ty` at its span with `why` when it is a known type other than `want` (see
+/// [`std_type_name`]); whether it reported.
+pub(crate) fn wrong_type(errors: &mut Accumulator, ty: &syn::Type, want: &str, why: &str) -> bool {
+    match std_type_name(ty) {
+        Some(name) if name != want => {
+            errors.push(darling::Error::custom(why.replace("{ty}", &name)).with_span(ty));
+            true
+        }
+        _ => false,
+    }
+}
+
 /// `T` if `ty` is `Option<T>`.
 pub(crate) fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
     let syn::Type::Path(p) = ty else { return None };
@@ -215,7 +244,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
             families.push(f.to_string());
         }
     }
-    if families.is_empty() && e.family_options.0.is_empty() && any_key && columns.is_empty() {
+    if families.is_empty() && e.extra_families.is_none() && any_key && columns.is_empty() {
         errors.push(
             darling::Error::custom(
                 "an entity with only key fields still writes one (empty) cell: set \
@@ -264,6 +293,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
             .key_struct
             .clone()
             .unwrap_or_else(|| syn::Ident::new(&format!("{}Key", e.ident), e.ident.span())),
+        key_kind: "row key".into(),
         ident: e.ident.clone(),
         vis: e.vis.clone(),
         krate,

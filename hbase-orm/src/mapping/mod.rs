@@ -218,7 +218,8 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `key_struct = "OrderKey"` | the name of the generated key type (default `<Struct>Key`) |
 /// | `salt(buckets = 16)` | a salt byte before the key: a hash of the key parts' bytes modulo 16 (`hash = "customer"`: of the leading parts named; `modulo = "ts"`: an integer part modulo the buckets); scans run per bucket and merge in key order |
 /// | `record_type(tag = 2, after = "customer")` | a tag byte in the key (after the named part, else first), for several entity types in one table read with `#[derive(HBaseRecord)]` |
-/// | `family_options(d(max_versions = 3, ttl = 86400, compression = "gz"))` | options per family, named as [`ColumnFamily`]'s builder methods (`max_versions`, `min_versions`, `ttl`, `compression`, `bloom_filter`, `block_size`, `block_cache`, `in_memory`, `data_block_encoding`, `keep_deleted_cells`); a wrong name or value fails the build |
+/// | `family_options(d(max_versions = 3, ttl = 86400, compression = "gz"))` | options per family, named as [`ColumnFamily`]'s builder methods (`max_versions`, `min_versions`, `ttl`, `compression`, `bloom_filter`, `block_size`, `block_cache`, `in_memory`, `data_block_encoding`, `keep_deleted_cells`); a wrong name or value fails the build, and so does a family no field is stored in (a typo would leave the real family without its options) unless it is the struct's `family` or `extra_families` names it |
+/// | `extra_families = "audit, raw"` | families the table has that no field of the struct is stored in, kept on purpose (one another record type of the table uses, one other tools fill); they are created with the table and may take `family_options` |
 /// | `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 8)` | pre-split regions: one per salt bucket, at the given keys, or evenly over hashed keys |
 /// | `table = "tx_{yyyyMMdd}", table_time = "ts"` | one table per day (or `{yyyyMM}`, `{yyyy}`, `{HH}`, ...) chosen by a key part holding milliseconds |
 /// | `index(name = "by_city", parts = "city, id", table = "t")` | a secondary index table (repeatable); its parts include every row-key part; see [`Index`] |
@@ -229,11 +230,11 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 ///
 /// | attribute | meaning |
 /// | --- | --- |
-/// | `key` | a row-key part, in field order, with the type's default encoding ([`crate::rowkey::KeyPart`]): integers big-endian and order-preserving, `String` UTF-8, `Vec<u8>` raw |
-/// | `key(fixed = N)` | text padded with `0x00` to exactly `N` bytes; longer text is an error |
+/// | `key` | a row-key part, in field order, with the type's default encoding ([`crate::rowkey::KeyPart`]): integers big-endian and order-preserving, `String` UTF-8, `Vec<u8>` raw; never an `Option` or a float |
+/// | `key(fixed = N)` | a `String` padded with `0x00` to exactly `N` bytes; longer text is an error |
 /// | `key(codec = C)` | a part encoded by `C:` [`crate::rowkey::KeyCodec`]; a generic path goes in quotes, `codec = "Policy<Time>"` (Rust attributes cannot hold `<...>` unquoted) |
 /// | `key(reverse_timestamp)` | an `i64` stored as `i64::MAX - ts`: newest first |
-/// | `key(reversed)` | text with its characters reversed (spreads sequential ids) |
+/// | `key(reversed)` | a `String` with its characters reversed (spreads sequential ids) |
 /// | `key(dictionary = "hosts")` | a [`DictName`] stored as its 4-byte id in dictionary `hosts` (numeric substitution); the repository assigns ids on save and fills in names on reads |
 /// | `key(md5)`, `key(md5 = 4)` | the MD5 of the value (or its first N bytes); the value is also stored in a column of the struct's family, to read it back |
 /// | `family = "x"` | the field's column family |
@@ -244,10 +245,10 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `codec = C` | stored with `C:` [`crate::Codec`]; without it, the type's [`crate::Value`] |
 /// | `versions = 100` | a [`Versions<T>`] field: up to 100 versions of its cell, newest first; each saved version keeps its timestamp; the family keeps at least that many versions |
 /// | `wide` | a `BTreeMap<K, V>` owning its family: one cell per entry, the qualifier being the key's row-key encoding (`key_codec = C` for another [`crate::rowkey::KeyCodec`]); a save replaces the map whole, deleting entries it lacks; in an entity whose only family is the map's, the empty key is not available (the row's marker cell uses it) |
-/// | `counter` | an `i64` HBase counter: changed by [`Repository::increment`](crate::Repository::increment), added to by [`Repository::insert`](crate::Repository::insert), never written by a save |
+/// | `counter` | an `i64` HBase counter (another type fails the build at the field): changed by [`Repository::increment`](crate::Repository::increment) with the field's handle, read alone by [`Repository::counter`](crate::Repository::counter), added to by [`Repository::insert`](crate::Repository::insert), never written by a save |
 /// | `flatten, prefix = "ship_"` | a `#[derive(HBaseColumns)]` struct ([`ColumnGroup`]) stored as columns `ship_<field>` of the field's family, recursively; its `None` fields are deleted by a save |
 /// | `children` | a `Vec` of [`ColumnGroup`]s owning the field's family, qualifiers `<index>:<field>` (`item:0:sku`); a save replaces the list whole |
-/// | `version` | a `u64` for optimistic concurrency: a save writes only if the stored version is the value's, and stores the next one; else [`Error::Conflict`] |
+/// | `version` | a `u64` (another type fails the build at the field) for optimistic concurrency: a save writes only if the stored version is the value's, and stores the next one; else [`Error::Conflict`] |
 ///
 /// `Option<T>` fields store `T`; `None` writes no cell. Key fields are not stored as columns:
 /// they live in the row key. The derive also writes the key type (`OrderKey` above) with one
