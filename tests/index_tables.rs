@@ -3,7 +3,7 @@
 //! rebuilt from the data table.
 
 use futures::TryStreamExt;
-use hbase_orm::{Client, Error, HBaseEntity, Repository, TableName};
+use hbase_orm::{Client, Error, HBaseEntity, Index, Repository, TableName};
 use hbase_orm_suite::{client, ensure_test_namespace, TestTable};
 
 /// The design notes' multi-condition order query: an index keyed
@@ -201,4 +201,115 @@ async fn index_rows_follow_inserts_updates_and_deletes() {
         [5],
         "saving again repairs the index"
     );
+}
+
+/// A sparse index: a device is indexed by its label only when it has one.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "hbase_orm_it",
+    table = "ix_devices",
+    family = "d",
+    key_delimiter = '\0',
+    index(name = "by_label", parts = "label, id")
+)]
+struct Device {
+    #[hbase(key)]
+    id: u64,
+    label: Option<String>,
+    model: String,
+}
+
+fn device(id: u64, label: Option<&str>) -> Device {
+    Device {
+        id,
+        label: label.map(String::from),
+        model: "thermostat v2".into(),
+    }
+}
+
+async fn labelled(devices: &Repository<Device>, label: &str) -> Vec<u64> {
+    let found: Vec<Device> = devices
+        .index::<DeviceByLabel>()
+        .prefix(DeviceByLabelKey::prefix_by_label(&label.to_string()).unwrap())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    found.iter().map(|d| d.id).collect()
+}
+
+/// The keys of the index table's rows, as (label, id).
+async fn index_rows(client: &Client) -> Vec<(String, u64)> {
+    let rows: Vec<_> = client
+        .table_named(DeviceByLabel::def().table_name())
+        .scan(hbase_orm::Scan::new())
+        .try_collect()
+        .await
+        .unwrap();
+    rows.iter()
+        .map(|r| {
+            let split = r.key.iter().position(|&b| b == 0).unwrap();
+            let label = String::from_utf8(r.key[..split].to_vec()).unwrap();
+            let id = u64::from_be_bytes(r.key[split + 1..].try_into().unwrap());
+            (label, id)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_sparse_index_has_rows_only_for_entities_whose_optional_part_is_set() {
+    let client = client().await;
+    ensure_test_namespace(&client).await;
+    let admin = client.admin();
+    let mut names = vec![Device::table_name()];
+    names.extend(
+        Device::index_schemas()
+            .into_iter()
+            .map(|s| s.descriptor.name),
+    );
+    for name in &names {
+        if admin.table_exists(name).await.unwrap() {
+            admin.delete_table(name).await.unwrap();
+        }
+    }
+    admin.ensure::<Device>().await.unwrap();
+    let _tables: Vec<TestTable> = names
+        .iter()
+        .map(|n| TestTable::adopt(&client, n.clone()))
+        .collect();
+    let devices = client.repository::<Device>();
+
+    devices
+        .save_all(&[
+            device(1, Some("kitchen")),
+            device(2, None),
+            device(3, Some("hall")),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(
+        index_rows(&client).await,
+        [("hall".to_string(), 3), ("kitchen".to_string(), 1)],
+        "no index row for the device without a label"
+    );
+    assert_eq!(labelled(&devices, "kitchen").await, [1]);
+
+    // A label taken away removes the row; a label given adds one.
+    devices.save(&device(1, None)).await.unwrap();
+    devices.save(&device(2, Some("kitchen"))).await.unwrap();
+    assert_eq!(labelled(&devices, "kitchen").await, [2]);
+    assert_eq!(
+        index_rows(&client).await,
+        [("hall".to_string(), 3), ("kitchen".to_string(), 2)]
+    );
+
+    // Deleting a device without a label touches no index row; with one, removes it.
+    devices.delete(&DeviceKey { id: 1 }).await.unwrap();
+    devices.delete(&DeviceKey { id: 3 }).await.unwrap();
+    assert_eq!(index_rows(&client).await, [("kitchen".to_string(), 2)]);
+
+    // A rebuild indexes only the devices with a label.
+    devices.save(&device(4, None)).await.unwrap();
+    let repaired = devices.rebuild_index::<DeviceByLabel>().await.unwrap();
+    assert_eq!((repaired.indexed, repaired.removed), (1, 0));
 }

@@ -45,8 +45,12 @@ pub struct Index {
     pub key_struct: syn::Ident,
     pub table: String,
     /// The parts, as key parts of the index key (never `stored`); each names a field of the
-    /// entity (a row-key part or a plain column).
+    /// entity (a row-key part or a plain column; for an `Option` field, the part has its
+    /// inner type).
     pub parts: Vec<KeyPart>,
+    /// The parts that are `Option` fields: an entity with one of them `None` has no index row
+    /// (a sparse index).
+    pub optional: Vec<syn::Ident>,
 }
 
 impl Entity {

@@ -68,13 +68,28 @@ pub fn indexes_const(m: &Entity) -> TokenStream {
     let (krate, ident) = (&m.krate, &m.ident);
     let defs = m.indexes.iter().map(|ix| {
         let (key_struct, name, table) = (&ix.key_struct, &ix.name, &ix.table);
+        // Each part by reference; an `Option` part that is `None` means no index row.
+        let bind = ix.parts.iter().map(|k| {
+            let id = &k.ident;
+            if ix.optional.contains(id) {
+                quote! {
+                    let ::core::option::Option::Some(#id) = &e.#id else {
+                        return ::core::result::Result::Ok(false);
+                    };
+                }
+            } else {
+                quote!(let #id = &e.#id;)
+            }
+        });
         let fields = ix.parts.iter().map(|k| &k.ident);
         quote! {
             #krate::entity::IndexDef {
                 name: #name,
                 table: #table,
                 write_key: |e: &#ident, out: &mut ::std::vec::Vec<u8>| {
-                    #key_struct::write_parts(#(&e.#fields,)* out)
+                    #(#bind)*
+                    #key_struct::write_parts(#(#fields,)* out)?;
+                    ::core::result::Result::Ok(true)
                 },
             }
         }

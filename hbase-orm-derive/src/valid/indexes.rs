@@ -1,6 +1,6 @@
 //! Checks of `index(name = "...", parts = "...", table = "...")`: a usable name, parts that
-//! are row-key parts or plain required columns, every row-key part included (so each entity
-//! has its own index row), a valid table name.
+//! are row-key parts or plain columns (an `Option` one makes the index sparse), every row-key
+//! part included (so each entity has its own index row), a valid table name.
 
 use darling::error::Accumulator;
 
@@ -66,10 +66,16 @@ pub fn indexes(
             None => format!("{table}_{name}"),
         };
         let mut parts = Vec::new();
+        let mut optional = Vec::new();
         let mut ok = true;
         for part in ix.parts.split(',').map(str::trim) {
             match index_part(part, keys, columns) {
-                Ok(copy) => parts.push(copy),
+                Ok((copy, is_option)) => {
+                    if is_option {
+                        optional.push(copy.ident.clone());
+                    }
+                    parts.push(copy);
+                }
                 Err(message) => {
                     errors.push(darling::Error::custom(message).with_span(&ix.parts.span()));
                     ok = false;
@@ -100,40 +106,44 @@ pub fn indexes(
             key_struct,
             table: index_table,
             parts,
+            optional,
         });
     }
     out
 }
 
 /// The key part an index takes from the entity's field `part` (a row-key part or a plain
-/// column), or why that field cannot be one.
-fn index_part(part: &str, keys: &[KeyPart], columns: &[Column]) -> Result<KeyPart, String> {
+/// column) and whether the field is an `Option`, or why that field cannot be one.
+fn index_part(part: &str, keys: &[KeyPart], columns: &[Column]) -> Result<(KeyPart, bool), String> {
     if let Some(k) = keys.iter().find(|k| k.ident == part) {
         if matches!(k.encoding, KeyEncoding::Md5(_)) {
             return Err(format!(
                 "`{part}` is an md5 key part: an index orders by values, index a column instead"
             ));
         }
-        Ok(KeyPart {
+        let part = KeyPart {
             ident: k.ident.clone(),
             ty: k.ty.clone(),
             encoding: k.encoding.clone(),
             stored: None,
-        })
+        };
+        Ok((part, false))
     } else if let Some(c) = columns.iter().find(|c| c.ident == part) {
-        let plain = matches!(c.kind, ColumnKind::Value) && !matches!(c.missing, Missing::Optional);
-        if !plain {
+        if !matches!(c.kind, ColumnKind::Value) {
             return Err(format!(
-                "index part `{part}` must be a key part or a plain field that is not an Option \
-                 (nor versions, wide, counter, version)"
+                "index part `{part}` must be a key part or a plain field (not versions, wide, \
+                 counter, version)"
             ));
         }
-        Ok(KeyPart {
+        // The column's type is already the Option's inner type.
+        let optional = matches!(c.missing, Missing::Optional);
+        let part = KeyPart {
             ident: c.ident.clone(),
             ty: c.ty.clone(),
             encoding: KeyEncoding::Default,
             stored: None,
-        })
+        };
+        Ok((part, optional))
     } else {
         Err(format!("`{part}` is not a field of the entity"))
     }

@@ -222,7 +222,7 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `extra_families = "audit, raw"` | families the table has that no field of the struct is stored in, kept on purpose (one another record type of the table uses, one other tools fill); they are created with the table and may take `family_options` |
 /// | `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 8)` | pre-split regions: one per salt bucket, at the given keys, or evenly over hashed keys |
 /// | `table = "tx_{yyyyMMdd}", table_time = "ts"` | one table per day (or `{yyyyMM}`, `{yyyy}`, `{HH}`, ...) chosen by a key part holding milliseconds |
-/// | `index(name = "by_city", parts = "city, id", table = "t")` | a secondary index table (repeatable); its parts include every row-key part; see [`Index`] |
+/// | `index(name = "by_city", parts = "city, id", table = "t")` | a secondary index table (repeatable); its parts are row-key parts and plain fields and include every row-key part; a part that is an `Option` field makes the index sparse: an entity whose part is `None` has no index row (and leaves it when the part becomes `None`); see [`Index`] |
 /// | `dictionary_table = "names"` | the table of the dictionaries of `key(dictionary = ...)` parts (default `dictionary`, in the entity's namespace) |
 /// | `crate = "path"` | where `hbase_orm` is, if renamed or re-exported |
 ///
@@ -490,8 +490,9 @@ pub struct IndexDef<E> {
     pub name: &'static str,
     /// The index table, in the entity's namespace.
     pub table: &'static str,
-    /// Appends the index key of an entity.
-    pub write_key: fn(&E, &mut Vec<u8>) -> std::result::Result<(), KeyError>,
+    /// Appends the index key of an entity; `false` (nothing written) when the entity has no
+    /// index row: a part that is an `Option` field is `None` (a sparse index).
+    pub write_key: fn(&E, &mut Vec<u8>) -> std::result::Result<bool, KeyError>,
 }
 
 impl<E: HBaseEntity> IndexDef<E> {
@@ -510,10 +511,11 @@ impl<E: HBaseEntity> IndexDef<E> {
         }
     }
 
-    /// The index key of `value`.
-    pub fn key_of(&self, value: &E) -> Result<Vec<u8>> {
+    /// The index key of `value`; `None` when it has no index row (a part that is an `Option`
+    /// field is `None`).
+    pub fn key_of(&self, value: &E) -> Result<Option<Vec<u8>>> {
         let mut out = Vec::with_capacity(32);
-        (self.write_key)(value, &mut out).map_err(|e| Error::Encode {
+        let indexed = (self.write_key)(value, &mut out).map_err(|e| Error::Encode {
             entity: std::any::type_name::<E>(),
             field: e.part,
             reason: format!(
@@ -521,7 +523,7 @@ impl<E: HBaseEntity> IndexDef<E> {
                 self.name, e.reason, e.expected
             ),
         })?;
-        Ok(out)
+        Ok(indexed.then_some(out))
     }
 }
 

@@ -68,19 +68,23 @@ impl<T: HBaseEntity> Repository<T> {
         for def in T::INDEXES {
             let new_key = def.key_of(value)?;
             let table = self.index_table(def);
-            let put = Put::new(new_key.clone()).column(INDEX_FAMILY, INDEX_QUALIFIER, row.clone());
-            table
-                .put(put)
-                .await
-                .map_err(|e| index_error(def, &new_key, e))?;
-            if let Some(old) = old {
-                let old_key = def.key_of(old)?;
-                if old_key != new_key {
-                    table
-                        .delete(Delete::new(old_key.clone()))
-                        .await
-                        .map_err(|e| index_error(def, &old_key, e))?;
-                }
+            if let Some(new_key) = &new_key {
+                let put =
+                    Put::new(new_key.clone()).column(INDEX_FAMILY, INDEX_QUALIFIER, row.clone());
+                table
+                    .put(put)
+                    .await
+                    .map_err(|e| index_error(def, new_key, e))?;
+            }
+            let old_key = match old {
+                Some(old) => def.key_of(old)?,
+                None => None,
+            };
+            if let Some(old_key) = old_key.filter(|k| Some(k) != new_key.as_ref()) {
+                table
+                    .delete(Delete::new(old_key.clone()))
+                    .await
+                    .map_err(|e| index_error(def, &old_key, e))?;
             }
         }
         Ok(())
@@ -89,7 +93,9 @@ impl<T: HBaseEntity> Repository<T> {
     /// Removes the index rows of an entity that was deleted.
     pub(super) async fn delete_index_rows(&self, old: &T) -> Result<()> {
         for def in T::INDEXES {
-            let key = def.key_of(old)?;
+            let Some(key) = def.key_of(old)? else {
+                continue;
+            };
             self.index_table(def)
                 .delete(Delete::new(key.clone()))
                 .await
@@ -143,7 +149,9 @@ impl<T: HBaseEntity> Repository<T> {
         let mut entities = self.scan().stream();
         let mut puts = Vec::new();
         while let Some(entity) = entities.try_next().await? {
-            let key = def.key_of(&entity)?;
+            let Some(key) = def.key_of(&entity)? else {
+                continue;
+            };
             puts.push(Put::new(key).column(INDEX_FAMILY, INDEX_QUALIFIER, entity.row_key()?));
             repair.indexed += 1;
             if puts.len() == 500 {
@@ -165,7 +173,7 @@ impl<T: HBaseEntity> Repository<T> {
                 .map(|r| decode_entity::<T>(&r, self.table().name(), Presence::Required));
             let keep = match current {
                 Some(Ok(Some(entity))) => {
-                    def.key_of(&entity).ok().as_deref() == Some(row.key.as_slice())
+                    def.key_of(&entity).ok().flatten().as_deref() == Some(row.key.as_slice())
                 }
                 // A row that does not decode as `T` (another record type sharing the index
                 // table, a row written by other code) is not this index's to judge: keep it.
@@ -288,7 +296,7 @@ async fn resolve<T: HBaseEntity>(
             continue;
         };
         let entity = repo.finish_read(entity).await?;
-        if def.key_of(&entity)?.as_slice() == index_key {
+        if def.key_of(&entity)?.as_deref() == Some(index_key) {
             out.push(entity);
         }
     }

@@ -1,4 +1,4 @@
-// Misuse of `index(...)`: a bad name, a name twice, a part that is no field, an Option part,
+// Misuse of `index(...)`: a bad name, a name twice, a part that is no field, a counter part,
 // a missing row-key part, an md5 key part, a bad table name, an index on per-day tables.
 use hbase_orm::HBaseEntity;
 
@@ -10,7 +10,7 @@ use hbase_orm::HBaseEntity;
     index(name = "by_city", parts = "city, id"),
     index(name = "by_city", parts = "id, city"),
     index(name = "by_nothing", parts = "nothing, id"),
-    index(name = "by_note", parts = "note, id"),
+    index(name = "by_views", parts = "views, id"),
     index(name = "by_total", parts = "total"),
     index(name = "by_x", parts = "id", table = "a:b")
 )]
@@ -20,6 +20,8 @@ struct Order {
     city: u32,
     total: i64,
     note: Option<String>,
+    #[hbase(counter)]
+    views: i64,
 }
 
 #[derive(HBaseEntity)]
