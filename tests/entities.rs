@@ -3,7 +3,7 @@
 //! cells written by hand.
 
 use futures::TryStreamExt;
-use hbase_orm::{Client, Error, Get, HBaseEntity, Put, Repository};
+use hbase_orm::{Client, Error, Get, HBaseEntity, Put, Repository, Versions};
 use hbase_orm_suite::{unsupported_on, TestTable, TEST_NAMESPACE};
 use serde::{Deserialize, Serialize};
 
@@ -155,6 +155,17 @@ fn device(id: u64, tags: &[(&str, &str)]) -> Device {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
     }
+}
+
+/// A device's firmware scores, one version per firmware build, with a label.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(namespace = "hbase_orm_it", table = "entity_scores", family = "d")]
+struct Scored {
+    #[hbase(key)]
+    id: u64,
+    label: String,
+    #[hbase(versions = 5)]
+    scores: Versions<f64>,
 }
 
 hbase_orm_suite::conformance! {
@@ -767,5 +778,51 @@ hbase_orm_suite::conformance! {
         assert_eq!(ids(next.items), [5]);
         let projected: Vec<Device> = r.scan().fields(Device::LABEL).stream().try_collect().await.unwrap();
         assert_eq!(projected.len(), 3, "a projection skips them too");
+    }
+
+    async fn one_version_of_a_field_is_written_read_and_deleted_without_the_rest(c: Client) {
+        let (r, _table) = repo::<Scored>(&c, "scores").await;
+        let key = ScoredKey { id: 1 };
+        let value = Scored {
+            id: 1,
+            label: "boiler".into(),
+            scores: Versions::new(),
+        };
+        r.save(&value).await.unwrap();
+        // One version at a time (Thrift1 cannot save cells of several timestamps at once).
+        let scores = r.versions(Scored::SCORES);
+        scores.put_at(&key, 1_000, &0.5).await.unwrap();
+        scores.put_at(&key, 2_000, &0.7).await.unwrap();
+        scores.put_at(&key, 3_000, &0.9).await.unwrap();
+        let pairs = |v: Versions<f64>| -> Vec<(i64, f64)> {
+            v.iter().map(|v| (v.timestamp, v.value)).collect()
+        };
+        assert_eq!(pairs(scores.latest(&key, 1).await.unwrap()), [(3_000, 0.9)]);
+        // Thrift1 reads one version and no time range starting above 0, and cannot delete one
+        // version: the calls say so.
+        if let Some(two) = unsupported_on(&c, &["thrift1"], scores.latest(&key, 2).await) {
+            assert_eq!(pairs(two), [(3_000, 0.9), (2_000, 0.7)]);
+        }
+        let range = scores.in_range(&key, 1_000, 3_000).await;
+        if let Some(range) = unsupported_on(&c, &["thrift1"], range) {
+            assert_eq!(pairs(range), [(2_000, 0.7), (1_000, 0.5)]);
+        }
+        if unsupported_on(&c, &["thrift1"], scores.delete_at(&key, 2_000).await).is_some() {
+            let left = r.get(&key).await.unwrap().unwrap();
+            assert_eq!(pairs(left.scores), [(3_000, 0.9), (1_000, 0.5)]);
+            assert_eq!(left.label, "boiler", "the other fields are left as they were");
+        }
+        // A version at the server's time is the newest.
+        scores.put(&key, &0.99).await.unwrap();
+        let newest = scores.latest(&key, 1).await.unwrap();
+        let newest = newest.newest().unwrap();
+        assert!(newest.timestamp > 3_000 && newest.value == 0.99, "{newest:?}");
+        // Deleting them all leaves the entity with no scores.
+        scores.delete_all(&key).await.unwrap();
+        assert!(scores.latest(&key, 1).await.unwrap().is_empty());
+        // A key with no row has no versions; a plain field has versions too (one kept here).
+        assert!(scores.latest(&ScoredKey { id: 9 }, 1).await.unwrap().is_empty());
+        let labels = r.versions(Scored::LABEL);
+        assert_eq!(labels.latest(&key, 1).await.unwrap().newest().unwrap().value, "boiler");
     }
 }

@@ -128,6 +128,7 @@ pub use repository::index::IndexScan;
 pub use repository::records::Records;
 pub use repository::repo::Repository;
 pub use repository::scan::{EntityScan, Page};
+pub use repository::versions::CellVersions;
 pub use repository::wide::{WideMap, WidePage, WideSlice};
 
 pub use bytes::Bytes;

@@ -10,6 +10,7 @@
 //! | `repo.rs` | [`Repository`]: typed gets, saves, batch saves and deletes |
 //! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
 //! | `wide.rs` | [`WideMap`], [`WideSlice`]: a wide map's entries one by one, counted, and paged by qualifier range |
+//! | `versions.rs` | [`CellVersions`]: a field's cell version by version (write one, read the newest or a time range, delete one) |
 //! | `index.rs` | [`IndexScan`]: index tables kept up to date by writes, and queried |
 //! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
 //! | `filters.rs` | server-side scan filters: typed comparisons, raw expressions |
@@ -21,6 +22,7 @@
 //! [`Repository`]: repo::Repository
 //! [`WideMap`]: wide::WideMap
 //! [`WideSlice`]: wide::WideSlice
+//! [`CellVersions`]: versions::CellVersions
 //! [`IndexScan`]: index::IndexScan
 //! [`EntityScan`]: scan::EntityScan
 //! [`Page`]: scan::Page
@@ -35,6 +37,7 @@ pub(crate) mod index;
 pub(crate) mod records;
 pub(crate) mod repo;
 pub(crate) mod scan;
+pub(crate) mod versions;
 pub(crate) mod wide;
 mod writes;
 

@@ -6,7 +6,7 @@
 
 // The crate root.
 use hbase_orm::{
-    codec, records, rowkey, Codec, ColumnGroup, Counter, DictName, Dictionary, EntityKey, EntityScan,
+    codec, records, rowkey, CellVersions, Codec, ColumnGroup, Counter, DictName, Dictionary, EntityKey, EntityScan,
     HBaseColumns, HBaseEntity, HBaseRecord, Index, IndexRepair, IndexScan, Json, KeyPrefix, KeyRef,
     Native, Page, ReadOptions, RecordSet, Records, Repository, Value, Versioned, Versions,
     WideMap, WidePage, WideSlice,
