@@ -7,7 +7,8 @@
 //!
 //! - the mapping (no I/O): the [`HBaseEntity`] and [`EntityKey`] contract, [`ColumnDef`],
 //!   [`KeyPartDef`], [`CellWriter`] and [`CellReader`], typed field handles ([`Field`],
-//!   [`WideField`]) and what takes them ([`FieldSet`], [`CounterRef`]), [`ColumnGroup`], [`Versions`], secondary indexes as declared
+//!   [`WideField`], [`KeyField`] for key parts) and what takes them ([`FieldSet`],
+//!   [`CounterRef`]), [`ColumnGroup`], [`Versions`], secondary indexes as declared
 //!   ([`IndexDef`], [`Index`]), and the modules [`codec`], [`rowkey`] and [`records`];
 //! - from the repository (async, through the client): [`IndexScan`], and in [`records`] the
 //!   [`Records`](records::Records) reader. [`Repository`], [`EntityScan`](crate::EntityScan),
@@ -19,6 +20,7 @@
 //! [`Repository`]: crate::Repository
 
 pub use crate::mapping::fields::{CounterRef, Field, FieldSet, WideField};
+pub use crate::mapping::keyparts::{KeyField, KeySlot};
 #[doc(inline)]
 pub use crate::mapping::{codec, rowkey};
 pub use crate::mapping::{

@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::keys::read_body;
-use super::tokens::{family_descriptors, key_codec, key_reader, split_keys, value_codec};
+use super::tokens::{family_descriptors, key_codec, key_reader, respan, split_keys, value_codec};
 use crate::model::{ColumnKind, Entity, Missing};
 
 /// The `ColumnDef`s, in declaration order.
@@ -296,11 +296,77 @@ pub fn field_handles(m: &Entity) -> TokenStream {
                 #vis const #konst: #handle = #new;
             }
         });
+    let key_handles = key_handles(m);
     quote! {
         impl #ident {
             #(#handles)*
+            #(#key_handles)*
         }
     }
+}
+
+/// One typed handle per row-key part (`Reading::TS`), with the layout of the key before it
+/// (salt byte, earlier parts and what follows each, the record-type tag) for key filters.
+fn key_handles(m: &Entity) -> Vec<TokenStream> {
+    let (krate, ident, vis) = (&m.krate, &m.ident, &m.vis);
+    let delimiter = match m.delimiter {
+        Some(d) => quote!(::core::option::Option::Some(#d)),
+        None => quote!(::core::option::Option::None),
+    };
+    let separate_all = m.separate_all;
+    let tag = m.tag.as_ref();
+    let slot_of = |k: &crate::model::KeyPart| {
+        let (ty, codec) = (&k.ty, key_codec(krate, k));
+        quote_spanned! {ty.span()=>
+            #krate::entity::KeySlot::part(
+                <#codec as #krate::rowkey::KeyCodec<#ty>>::WIDTH,
+                #delimiter,
+                #separate_all,
+            )
+        }
+    };
+    m.keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let mut slots = Vec::new();
+            if m.salt.is_some() {
+                slots.push(quote!(#krate::entity::KeySlot::AnyByte));
+            }
+            for (j, earlier) in m.keys[..i].iter().enumerate() {
+                if let Some(t) = tag.filter(|t| t.before == j) {
+                    let byte = t.tag;
+                    slots.push(quote!(#krate::entity::KeySlot::Byte(#byte)));
+                }
+                slots.push(slot_of(earlier));
+            }
+            if let Some(t) = tag.filter(|t| t.before == i) {
+                let byte = t.tag;
+                slots.push(quote!(#krate::entity::KeySlot::Byte(#byte)));
+            }
+            let name = k.ident.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+            let konst = syn::Ident::new(&name.to_uppercase(), k.ident.span());
+            let (ty, codec, last) = (&k.ty, key_codec(krate, k), m.is_last(i));
+            let doc = format!(
+                "The row-key part `{name}`, for key filters (`where_key_eq`, `where_key_between`)."
+            );
+            // The type at the part's type: a part with no key encoding is reported there once.
+            let handle = respan(
+                quote!(#krate::entity::KeyField<#ident, #ty, #codec>),
+                ty.span(),
+            );
+            let new = respan(
+                quote!(#krate::entity::KeyField::new(#name, &[#(#slots),*], #last)),
+                ty.span(),
+            );
+            quote_spanned! {k.ident.span()=>
+                #[doc = #doc]
+                #[allow(dead_code)]
+                #vis const #konst: #handle = #new;
+            }
+        })
+        .collect()
 }
 
 /// The `HBaseEntity` impl.

@@ -12,7 +12,7 @@ use crate::model::{
 /// `tokens` with every span set to `span`. The codecs the derive picks itself get the field
 /// type's span, so that "`T` cannot be stored" and "`T` has no default row-key encoding" point at
 /// the type rather than at the derive.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+pub fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tt| {

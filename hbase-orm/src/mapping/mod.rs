@@ -12,7 +12,8 @@
 //! | `mod.rs` | the [`HBaseEntity`] and [`EntityKey`] contract, [`ColumnDef`], [`KeyPartDef`], secondary indexes as the derive declares them ([`IndexDef`], [`Index`]) |
 //! | `cells.rs` | [`CellWriter`], [`CellReader`]: fields to cells and back, row images |
 //! | `codec.rs` | how field values are stored in cells |
-//! | `rowkey.rs` | how key parts make up row keys |
+//! | `rowkey/` | how key parts make up row keys |
+//! | `keyparts.rs` | [`KeyField`](keyparts::KeyField): typed handles to row-key parts (`Reading::TS`) and the row filters that test one |
 //! | `fields.rs` | [`Field`](fields::Field), [`WideField`](fields::WideField): typed handles to stored fields (`Order::CITY`); [`FieldSet`](fields::FieldSet) and [`CounterRef`](fields::CounterRef), what projections and increments take |
 //! | `group.rs` | [`ColumnGroup`]: structs flattened into an entity's columns |
 //! | `versions.rs` | [`Versions`]: a field holding a cell's history |
@@ -28,6 +29,7 @@ pub mod codec;
 pub(crate) mod dictionary;
 pub(crate) mod fields;
 mod group;
+pub(crate) mod keyparts;
 pub(crate) mod read;
 pub mod records;
 pub mod rowkey;

@@ -1,7 +1,8 @@
-//! The filter-language text of a scan's filters: raw expressions and
-//! `SingleColumnValueFilter`s, ANDed, each in parentheses so that a raw expression using `OR`
+//! The filter-language text of a scan's filters: raw expressions,
+//! `SingleColumnValueFilter`s and row-key patterns (`RowFilter`), ANDed, each in parentheses so that a raw expression using `OR`
 //! keeps its meaning, and the columns the comparisons test (a scan must read them).
 
+use crate::mapping::keyparts::KeyTest;
 use crate::model::{filter_literal, Column, CompareOp};
 
 /// The filters of one scan (ANDed), and the columns the typed ones test.
@@ -9,6 +10,8 @@ use crate::model::{filter_literal, Column, CompareOp};
 pub(crate) struct Filters {
     parts: Vec<Vec<u8>>,
     tested: Vec<Column>,
+    /// Tests of key parts, applied on the client to every row's key (some also sent).
+    keys: Vec<KeyTest>,
 }
 
 impl std::fmt::Debug for Filters {
@@ -38,6 +41,24 @@ impl Filters {
         if !self.tested.contains(&column) {
             self.tested.push(column);
         }
+    }
+
+    /// Adds a test of a key part: applied to every row's key on the client, and sent as
+    /// `RowFilter(=, 'regexstring:<pattern>')` when HBase runs it exactly (see
+    /// `mapping/keyparts.rs`).
+    pub(crate) fn key_test(&mut self, test: KeyTest) {
+        if let Some(pattern) = &test.server {
+            let mut out = b"RowFilter(=, ".to_vec();
+            out.extend(filter_literal(format!("regexstring:{pattern}").as_bytes()));
+            out.push(b')');
+            self.parts.push(out);
+        }
+        self.keys.push(test);
+    }
+
+    /// The key tests, for the client to apply.
+    pub(crate) fn key_tests(&self) -> Vec<KeyTest> {
+        self.keys.clone()
     }
 
     /// All filters ANDed (each in parentheses when there are several); `None` without any.

@@ -7,11 +7,15 @@
 //! only the newest version of the cell is tested. HBase reads `OP` as *stored OP given*
 //! (`>=` keeps rows whose stored value is at least the given one), unlike a check-and-mutate,
 //! which reads it the other way round; `tests/entity_filters.rs` pins this down against a
-//! real HBase. All filters of a scan are ANDed, each in parentheses so that a raw expression
-//! using `OR` keeps its meaning.
+//! real HBase. A test of a row-key part is applied by the client to every row's key, and is
+//! also sent as a `RowFilter(=, 'regexstring:...')` where HBase runs it exactly (see
+//! `mapping/keyparts.rs`). All filters of a scan are ANDed, each in parentheses so that a raw
+//! expression using `OR` keeps its meaning.
 
 use crate::mapping::codec::Codec;
 use crate::mapping::fields::Field;
+use crate::mapping::keyparts::KeyField;
+use crate::mapping::rowkey::KeyCodec;
 use crate::mapping::HBaseEntity;
 use crate::model::CompareOp;
 use crate::model::Result;
@@ -43,6 +47,69 @@ impl<T: HBaseEntity> EntityScan<T> {
     pub fn filter(self, expression: impl Into<Vec<u8>>) -> Self {
         self.with_filters(|f| {
             f.raw(expression.into());
+            Ok(())
+        })
+    }
+
+    /// Only entities whose row-key part `part` (`Reading::DEVICE`) equals `value`. The client
+    /// tests every row's key before decoding it; a text part after a salt byte, a tag and
+    /// delimited parts is also tested on the region servers (a `RowFilter` with a
+    /// `regexstring:` comparator), which then send only the rows that pass. See
+    /// [the notes on filters](EntityScan#filters). For the key's first parts a prefix scan
+    /// reads less: use this for a later part.
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{HBaseEntity, Client};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "readings", family = "d", key_delimiter = '\0')]
+    /// # struct Reading { #[hbase(key)] site: String, #[hbase(key)] device: String, value: f64 }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let readings = client.repository::<Reading>();
+    /// let of_d7 = readings.scan().where_key_eq(Reading::DEVICE, &"d7".to_string()).page(50).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn where_key_eq<V, KC: KeyCodec<V>>(self, part: KeyField<T, V, KC>, value: &V) -> Self {
+        self.with_filters(|f| {
+            f.key_test(part.eq_test(value)?);
+            Ok(())
+        })
+    }
+
+    /// Only entities whose row-key part `part` holds a value `v` with `from <= v < until`:
+    /// the range of bytes those values encode to, for parts whose encoding keeps or reverses
+    /// the values' order (integers, `reverse_timestamp`, `fixed = N` text), else an
+    /// [`Error::IllegalArgument`](crate::Error) when the scan runs. The client tests every
+    /// row's key, in every salt bucket, before decoding it: HBase's filter language reads
+    /// keys as UTF-8 text and cannot match such bytes exactly, so the rows are sent (see
+    /// [the notes on filters](EntityScan#filters)).
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{HBaseEntity, Client};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "readings", family = "d", key_delimiter = '\0', salt(buckets = 8))]
+    /// # struct Reading { #[hbase(key)] device: String, #[hbase(key(reverse_timestamp))] ts: i64, value: f64 }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// use futures::TryStreamExt;
+    ///
+    /// let readings = client.repository::<Reading>();
+    /// let (t1, t2) = (1_700_000_000_000, 1_700_000_060_000);
+    /// // Every device's readings of that minute, newest first per device.
+    /// let minute: Vec<Reading> = readings
+    ///     .scan()
+    ///     .where_key_between(Reading::TS, &t1, &t2)
+    ///     .stream()
+    ///     .try_collect()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn where_key_between<V, KC: KeyCodec<V>>(
+        self,
+        part: KeyField<T, V, KC>,
+        from: &V,
+        until: &V,
+    ) -> Self {
+        self.with_filters(|f| {
+            f.key_test(part.range_test(from, until)?);
             Ok(())
         })
     }

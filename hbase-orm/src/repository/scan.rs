@@ -39,6 +39,16 @@ use crate::repository::filter_expr::Filters;
 /// two's complement and floats IEEE 754 bits, so negative values sort after positive ones),
 /// and text is compared byte by byte.
 ///
+/// Row-key parts have typed handles too (`Reading::TS`, a [`KeyField`](crate::entity::KeyField)):
+/// [`where_key_eq`](EntityScan::where_key_eq) and
+/// [`where_key_between`](EntityScan::where_key_between) keep the entities whose key holds a
+/// value of that part, a later part included ("every device's readings between t1 and t2"
+/// with the key `[device][reverse ts]`). The client tests each row's key, exactly, before
+/// decoding it. HBase runs the test too, as a `RowFilter(=, 'regexstring:...')`, only for
+/// the equality of a text part behind a salt byte, a tag and delimited parts: its filter
+/// language reads keys as UTF-8 text, where other bytes (a binary integer, a reverse
+/// timestamp) cannot be matched exactly, so for those the rows are sent and dropped here.
+///
 /// ```no_run
 /// # use hbase_orm::{HBaseEntity, Client};
 /// # #[derive(HBaseEntity)]
@@ -252,9 +262,15 @@ impl<T: HBaseEntity> EntityScan<T> {
                 };
                 // Each row decodes from the page it arrived in: no `Row` is made of it. A
                 // partial row (no presence cell) holds no entity and is skipped.
+                // Rows of other record types, and keys a key test drops, before any decoding.
+                let key_tests = self.filters.key_tests();
                 let entities = rows
                     .into_scanned()
-                    .try_filter(|row| futures::future::ready(T::is_record(row.key())))
+                    .try_filter(move |row| {
+                        let key = row.key();
+                        let keep = T::is_record(key) && key_tests.iter().all(|t| t.passes(key));
+                        futures::future::ready(keep)
+                    })
                     .try_filter_map(move |r| {
                         futures::future::ready(decode_scanned_entity::<T>(&r, &table, presence))
                     });

@@ -15,7 +15,7 @@ use hbase_orm::{
 // `hbase_orm::entity`: the contract with the derive and the types it names.
 use hbase_orm::entity::{
     encode_key, key_prefix, CellReader, CellWriter, ColumnDef, ColumnKind, CounterRef, DictionaryId,
-    Field, FieldError, FieldResult, FieldSet, GroupReader, GroupWriter, IndexDef, KeyPartDef, NoKey, WideField,
+    Field, FieldError, FieldResult, FieldSet, KeyField, GroupReader, GroupWriter, IndexDef, KeyPartDef, NoKey, WideField,
 };
 use hbase_orm::entity::{
     ColumnGroup as EntityColumnGroup, EntityKey as EntityEntityKey,

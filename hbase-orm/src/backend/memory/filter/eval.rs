@@ -108,8 +108,10 @@ pub(super) enum Comparator {
     /// `binaryprefix:` — the stored bytes cut to the given length.
     BinaryPrefix(Vec<u8>),
     /// `regexstring:` — equal when the pattern is found anywhere (Java's `find()`, not a
-    /// whole match; HBase compiles with DOTALL, so `.` matches newlines here too).
-    Regex(regex::bytes::Regex),
+    /// whole match; HBase compiles with DOTALL, so `.` matches newlines here too) in the
+    /// bytes read as UTF-8 text, each invalid sequence as U+FFFD, as HBase's
+    /// `RegexStringComparator` reads them with its default charset.
+    Regex(regex::Regex),
     /// `substring:` — equal when the stored text contains the given one, ignoring case
     /// (HBase lower-cases both); held lower-cased.
     Substring(Vec<u8>),
@@ -127,7 +129,7 @@ impl Comparator {
                 .as_slice()
                 .cmp(&stored[..stored.len().min(given.len())]),
             Comparator::Regex(re) => {
-                if re.is_match(stored) {
+                if re.is_match(&String::from_utf8_lossy(stored)) {
                     Ordering::Equal
                 } else {
                     Ordering::Greater

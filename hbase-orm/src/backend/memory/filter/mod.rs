@@ -35,9 +35,11 @@
 //! 2.6.1 was seen counting a second family's column twice), `DependentColumnFilter`,
 //! `FirstKeyValueMatchingQualifiersFilter`, `ColumnValueFilter`, `FuzzyRowFilter`,
 //! `MultiRowRangeFilter`, `RandomRowFilter` and any other filter HBase registers. Also not
-//! modelled: the `long:`/`bitwise` comparators (not in the filter language), and the exact
-//! character set of `regexstring:` (Rust's `regex` on bytes, not Java's regex on ISO-8859-1
-//! text; both use `find` semantics and `.` matching newlines).
+//! modelled: the `long:`/`bitwise` comparators (not in the filter language), and Java's regex
+//! dialect for `regexstring:` (Rust's `regex` on the bytes read as UTF-8 text, each invalid
+//! sequence as U+FFFD, as HBase's `RegexStringComparator` reads them with its default
+//! charset; `find` semantics and `.` matching newlines as there; lookarounds and
+//! backreferences are refused).
 
 mod eval;
 mod parse;

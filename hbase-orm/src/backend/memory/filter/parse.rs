@@ -627,7 +627,7 @@ impl Args<'_, '_> {
                 } else {
                     let pattern = String::from_utf8(value)
                         .map_err(|_| self.bad(j, "the regular expression is not UTF-8"))?;
-                    let re = regex::bytes::RegexBuilder::new(&pattern)
+                    let re = regex::RegexBuilder::new(&pattern)
                         .dot_matches_new_line(true)
                         .build()
                         .map_err(|e| self.bad(j, &format!("bad regular expression: {e}")))?;
