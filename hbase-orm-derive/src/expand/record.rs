@@ -50,11 +50,14 @@ pub fn record_impl(r: &RecordSet) -> TokenStream {
             )
         })
     });
+    // A row of a listed type decodes as that entity, unless it is partial (no presence cell):
+    // then it holds none, as for the entity's own reads.
     let arms = r.variants.iter().map(|(v, ty)| {
         let e = entity(ty);
         quote! {
             if #e::is_record(&row.key) {
-                return #e::from_row_of(row, table).map(|e| ::core::option::Option::Some(#ident::#v(e)));
+                return #krate::records::decode_record::<#ty>(&row, table)
+                    .map(|e| e.map(#ident::#v));
             }
         }
     });

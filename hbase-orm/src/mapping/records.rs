@@ -38,7 +38,8 @@ pub trait RecordSet: Sized + Send + 'static {
         None
     }
     /// Decodes a row into the variant whose record type it holds; `None` for a row of no
-    /// listed type.
+    /// listed type, or a partial row of one (holding no presence cell of that type, see
+    /// [partial rows](crate::Repository#partial-rows)).
     fn from_row_of(row: Row, table: &TableName) -> Result<Option<Self>>;
 
     /// The salt buckets of the shared table's keys (those of the first variant).
@@ -62,6 +63,13 @@ pub const fn same_str(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// Decodes `row` as entity `E` for a generated [`RecordSet::from_row_of`]: `None` for a partial
+/// row, as the entity's own reads see it.
+#[doc(hidden)]
+pub fn decode_record<E: HBaseEntity>(row: &Row, table: &TableName) -> Result<Option<E>> {
+    crate::mapping::decode_entity::<E>(row, table, crate::mapping::Presence::Required)
 }
 
 /// The columns a read of entity type `E` asks for, for [`RecordSet::columns`].
