@@ -37,24 +37,20 @@ fn order(id: u64, created: i64, city: u32) -> Order {
     }
 }
 
-/// Creates the data and index tables afresh (dropped again by the guards).
-async fn tables(client: &Client) -> Vec<TestTable> {
+/// Creates the data and index tables of `T` afresh (dropped again by the guards).
+async fn tables_of<T: HBaseEntity>(client: &Client) -> Vec<TestTable> {
     ensure_test_namespace(client).await;
     let admin = client.admin();
-    let mut names = vec![Order::table_name()];
-    names.extend(
-        Order::index_schemas()
-            .into_iter()
-            .map(|s| s.descriptor.name),
-    );
+    let mut names = vec![T::table_name()];
+    names.extend(T::index_schemas().into_iter().map(|s| s.descriptor.name));
     for name in &names {
         if admin.table_exists(name).await.unwrap() {
             admin.delete_table(name).await.unwrap();
         }
     }
-    let report = admin.ensure::<Order>().await.unwrap();
+    let report = admin.ensure::<T>().await.unwrap();
     assert!(report.created_table);
-    assert_eq!(report.related_tables.len(), 2);
+    assert_eq!(report.related_tables.len(), T::INDEXES.len());
     assert!(report.related_tables.iter().all(|r| r.created_table));
     names
         .iter()
@@ -97,7 +93,7 @@ async fn in_city(orders: &Repository<Order>, city: u32) -> Vec<u64> {
 #[tokio::test]
 async fn index_rows_follow_inserts_updates_and_deletes() {
     let client = client().await;
-    let _tables = tables(&client).await;
+    let _tables = tables_of::<Order>(&client).await;
     let orders = client.repository::<Order>();
     assert_eq!(
         Order::index_schemas()[1].descriptor.name,
@@ -259,24 +255,7 @@ async fn index_rows(client: &Client) -> Vec<(String, u64)> {
 #[tokio::test]
 async fn a_sparse_index_has_rows_only_for_entities_whose_optional_part_is_set() {
     let client = client().await;
-    ensure_test_namespace(&client).await;
-    let admin = client.admin();
-    let mut names = vec![Device::table_name()];
-    names.extend(
-        Device::index_schemas()
-            .into_iter()
-            .map(|s| s.descriptor.name),
-    );
-    for name in &names {
-        if admin.table_exists(name).await.unwrap() {
-            admin.delete_table(name).await.unwrap();
-        }
-    }
-    admin.ensure::<Device>().await.unwrap();
-    let _tables: Vec<TestTable> = names
-        .iter()
-        .map(|n| TestTable::adopt(&client, n.clone()))
-        .collect();
+    let _tables = tables_of::<Device>(&client).await;
     let devices = client.repository::<Device>();
 
     devices

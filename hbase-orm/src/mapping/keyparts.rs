@@ -317,36 +317,26 @@ fn byte_range(first: &[u8], last: &[u8]) -> String {
     if a == b {
         return format!("{}{}", class(a, a), byte_range(rest_a, rest_b));
     }
-    let mut alternatives = vec![format!("{}{}", class(a, a), at_least(rest_a))];
+    let mut alternatives = vec![format!("{}{}", class(a, a), beyond(rest_a, true))];
     if b - a > 1 {
         alternatives.push(format!("{}{}", class(a + 1, b - 1), any(rest_a.len())));
     }
-    alternatives.push(format!("{}{}", class(b, b), at_most(rest_b)));
+    alternatives.push(format!("{}{}", class(b, b), beyond(rest_b, false)));
     either(alternatives)
 }
 
-/// A pattern of the byte strings of `s.len()` bytes that are `>= s`.
-fn at_least(s: &[u8]) -> String {
-    if s.iter().all(|&b| b == 0) {
+/// A pattern of the byte strings of `s.len()` bytes that are `>= s` (`up`) or `<= s`.
+fn beyond(s: &[u8], up: bool) -> String {
+    let edge = if up { 0 } else { 0xFF };
+    if s.iter().all(|&b| b == edge) {
         return any(s.len());
     }
-    let (&a, rest) = s.split_first().unwrap_or((&0, &[]));
-    let mut alternatives = vec![format!("{}{}", class(a, a), at_least(rest))];
-    if a < 0xFF {
-        alternatives.push(format!("{}{}", class(a + 1, 0xFF), any(rest.len())));
-    }
-    either(alternatives)
-}
-
-/// A pattern of the byte strings of `s.len()` bytes that are `<= s`.
-fn at_most(s: &[u8]) -> String {
-    if s.iter().all(|&b| b == 0xFF) {
-        return any(s.len());
-    }
-    let (&a, rest) = s.split_first().unwrap_or((&0xFF, &[]));
-    let mut alternatives = vec![format!("{}{}", class(a, a), at_most(rest))];
-    if a > 0 {
-        alternatives.push(format!("{}{}", class(0, a - 1), any(rest.len())));
+    let (&a, rest) = s.split_first().unwrap_or((&edge, &[]));
+    let mut alternatives = vec![format!("{}{}", class(a, a), beyond(rest, up))];
+    match up {
+        true if a < 0xFF => alternatives.push(format!("{}{}", class(a + 1, 0xFF), any(rest.len()))),
+        false if a > 0 => alternatives.push(format!("{}{}", class(0, a - 1), any(rest.len()))),
+        _ => {}
     }
     either(alternatives)
 }
