@@ -260,6 +260,33 @@ operations! {
         send region_locations;
 }
 
+/// An operation about one table, named by the table alone.
+pub(crate) trait OnTable: Operation {
+    /// The table.
+    fn table(&self) -> &TableName;
+}
+
+/// `OnTable` for the operations whose only argument is `table`.
+macro_rules! on_table {
+    ($($op:ident),*) => {$(
+        impl OnTable for $op<'_> {
+            fn table(&self) -> &TableName {
+                self.table
+            }
+        }
+    )*};
+}
+
+on_table!(
+    TableExists,
+    Describe,
+    EnableTable,
+    DisableTable,
+    IsTableEnabled,
+    DeleteTable,
+    RegionLocations
+);
+
 // The operations that borrow nothing, written out (the table's structs all borrow their
 // arguments).
 

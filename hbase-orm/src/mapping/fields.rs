@@ -11,7 +11,21 @@ use crate::mapping::{ColumnDef, HBaseEntity};
 use crate::model::{Error, Result};
 
 /// The marker of the types a handle stands for.
-type Types<X> = PhantomData<fn() -> X>;
+pub(crate) type Types<X> = PhantomData<fn() -> X>;
+
+/// `Clone` and `Copy` for a handle type (a derive would ask its type parameters to be `Clone`).
+macro_rules! copy_handle {
+    ($handle:ident<$($p:ident),+>) => {
+        impl<$($p),+> Clone for $handle<$($p),+> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<$($p),+> Copy for $handle<$($p),+> {}
+    };
+}
+pub(crate) use copy_handle;
 
 /// A stored field of entity `E` holding values of type `T`, encoded with codec `C` (for an
 /// `Option<T>` or [`Versions<T>`](crate::Versions) field, `T` is the inner type).
@@ -20,13 +34,7 @@ pub struct Field<E, T, C> {
     types: Types<(E, T, C)>,
 }
 
-impl<E, T, C> Clone for Field<E, T, C> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E, T, C> Copy for Field<E, T, C> {}
+copy_handle!(Field<E, T, C>);
 
 impl<E, T, C> std::fmt::Debug for Field<E, T, C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -75,13 +83,7 @@ pub struct WideField<E, K, V, KC, VC> {
     types: Types<(E, K, V, KC, VC)>,
 }
 
-impl<E, K, V, KC, VC> Clone for WideField<E, K, V, KC, VC> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E, K, V, KC, VC> Copy for WideField<E, K, V, KC, VC> {}
+copy_handle!(WideField<E, K, V, KC, VC>);
 
 impl<E, K, V, KC, VC> std::fmt::Debug for WideField<E, K, V, KC, VC> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

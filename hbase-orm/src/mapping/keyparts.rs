@@ -24,6 +24,7 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::mapping::fields::{copy_handle, Types};
 use crate::mapping::rowkey::{KeyCodec, KeyKind};
 use crate::mapping::HBaseEntity;
 use crate::model::{Error, Result};
@@ -59,9 +60,6 @@ impl KeySlot {
     }
 }
 
-/// The types a handle stands for.
-type Types<X> = PhantomData<fn() -> X>;
-
 /// A row-key part of entity `E` holding values of type `T`, encoded with `KC`; the derive
 /// writes one associated constant per key part (`Reading::TS`), for
 /// [`EntityScan::where_key_eq`](crate::EntityScan::where_key_eq) and
@@ -73,13 +71,7 @@ pub struct KeyField<E, T, KC> {
     types: Types<(E, T, KC)>,
 }
 
-impl<E, T, KC> Clone for KeyField<E, T, KC> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<E, T, KC> Copy for KeyField<E, T, KC> {}
+copy_handle!(KeyField<E, T, KC>);
 
 impl<E, T, KC> std::fmt::Debug for KeyField<E, T, KC> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

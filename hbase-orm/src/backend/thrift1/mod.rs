@@ -49,7 +49,7 @@ use std::collections::{BTreeMap, HashMap};
 use async_trait::async_trait;
 use hbase_thrift::hbase::{BatchMutation, Mutation as TMutation, TAppend, TRowResult, TScan};
 
-use super::op::{self, Operation, Safety, Safety::UnsentOnly};
+use super::op::{self, OnTable, Operation, Safety, Safety::UnsentOnly};
 use super::wire::connection::Connection;
 use super::wire::pool::{Handshake, WirePool};
 use super::wire::scanners::ScannerIds;
@@ -114,14 +114,15 @@ impl Thrift1 {
             .map_err(|e| table.recognise_missing(e))
     }
 
-    /// [`Thrift1::on`] for a method whose one argument is the table's name: `run` calls it.
+    /// [`Thrift1::on`] for an operation whose one argument is the table's name: `run` calls
+    /// the client method `method` with it.
     async fn on_named<T: Send>(
         &self,
-        safety: Safety,
-        table: &TableName,
+        op: &impl OnTable,
         method: &'static str,
         run: fn(&mut Client<'_>, Vec<u8>) -> thrift::Result<T>,
     ) -> Result<T> {
+        let (table, safety) = (op.table(), op.safety());
         let t = table_text(table);
         self.on(safety, table, method, |c: &mut Client<'_>| {
             run(c, t.clone())
@@ -135,20 +136,15 @@ impl Thrift1 {
         let ts = convert::read_timestamp("get", get.time_range)?;
         let (t, columns) = (table_text(table), get_columns(get));
         let rows = self
-            .on(
-                op.safety(),
-                table,
-                "getRowWithColumnsTs",
-                |c: &mut Client<'_>| {
-                    c.get_row_with_columns_ts(
-                        t.clone(),
-                        get.row.clone(),
-                        columns.clone(),
-                        ts,
-                        Attributes::new(),
-                    )
-                },
-            )
+            .on(op.safety(), table, "getRowWithColumnsTs", |c| {
+                c.get_row_with_columns_ts(
+                    t.clone(),
+                    get.row.clone(),
+                    columns.clone(),
+                    ts,
+                    Attributes::new(),
+                )
+            })
             .await?;
         Ok(rows.into_iter().find_map(convert::row))
     }
@@ -244,20 +240,15 @@ impl Thrift1 {
         let (t, columns) = (table_text(table), get_columns(&gets[0]));
         let keys: Vec<Vec<u8>> = gets.iter().map(|g| g.row.clone()).collect();
         let results = self
-            .on(
-                op.safety(),
-                table,
-                "getRowsWithColumnsTs",
-                |c: &mut Client<'_>| {
-                    c.get_rows_with_columns_ts(
-                        t.clone(),
-                        keys.clone(),
-                        columns.clone(),
-                        ts,
-                        Attributes::new(),
-                    )
-                },
-            )
+            .on(op.safety(), table, "getRowsWithColumnsTs", |c| {
+                c.get_rows_with_columns_ts(
+                    t.clone(),
+                    keys.clone(),
+                    columns.clone(),
+                    ts,
+                    Attributes::new(),
+                )
+            })
             .await?;
         let mut by_key: HashMap<Vec<u8>, Row> = results
             .into_iter()
@@ -337,14 +328,9 @@ impl Thrift1 {
         let (family, qualifier, amount) = &inc.columns[0];
         let (t, column) = (table_text(table), column_text(family, qualifier));
         let value = self
-            .on(
-                op.safety(),
-                table,
-                "atomicIncrement",
-                |c: &mut Client<'_>| {
-                    c.atomic_increment(t.clone(), inc.row.clone(), column.clone(), *amount)
-                },
-            )
+            .on(op.safety(), table, "atomicIncrement", |c| {
+                c.atomic_increment(t.clone(), inc.row.clone(), column.clone(), *amount)
+            })
             .await?;
         Ok(Some(Row {
             key: inc.row.clone(),
@@ -560,14 +546,9 @@ impl Backend for Thrift1 {
         }
         convert::default_durability_only("delete", delete.durability)?;
         let (t, ts) = (table_text(table), delete.timestamp.unwrap_or(LATEST));
-        self.on(
-            op.safety(),
-            table,
-            "deleteAllRowTs",
-            |c: &mut Client<'_>| {
-                c.delete_all_row_ts(t.clone(), delete.row.clone(), ts, Attributes::new())
-            },
-        )
+        self.on(op.safety(), table, "deleteAllRowTs", |c| {
+            c.delete_all_row_ts(t.clone(), delete.row.clone(), ts, Attributes::new())
+        })
         .await
     }
 
@@ -792,7 +773,7 @@ impl Backend for Thrift1 {
 
     async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
         let descriptors = self
-            .on_named(op.safety(), op.table, "getColumnDescriptors", |c, t| {
+            .on_named(op, "getColumnDescriptors", |c, t| {
                 c.get_column_descriptors(t)
             })
             .await?;
@@ -823,24 +804,18 @@ impl Backend for Thrift1 {
     }
 
     async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
-        self.on_named(op.safety(), op.table, "enableTable", |c, t| {
-            c.enable_table(t)
-        })
-        .await
+        self.on_named(op, "enableTable", |c, t| c.enable_table(t))
+            .await
     }
 
     async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
-        self.on_named(op.safety(), op.table, "disableTable", |c, t| {
-            c.disable_table(t)
-        })
-        .await
+        self.on_named(op, "disableTable", |c, t| c.disable_table(t))
+            .await
     }
 
     async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
-        self.on_named(op.safety(), op.table, "isTableEnabled", |c, t| {
-            c.is_table_enabled(t)
-        })
-        .await
+        self.on_named(op, "isTableEnabled", |c, t| c.is_table_enabled(t))
+            .await
     }
 
     async fn truncate_table(&self, _op: &op::TruncateTable<'_>) -> Result<()> {
@@ -848,10 +823,8 @@ impl Backend for Thrift1 {
     }
 
     async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
-        self.on_named(op.safety(), op.table, "deleteTable", |c, t| {
-            c.delete_table(t)
-        })
-        .await
+        self.on_named(op, "deleteTable", |c, t| c.delete_table(t))
+            .await
     }
 
     async fn add_family(&self, _op: &op::AddFamily<'_>) -> Result<()> {
@@ -872,9 +845,7 @@ impl Backend for Thrift1 {
 
     async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
         let regions = self
-            .on_named(op.safety(), op.table, "getTableRegions", |c, t| {
-                c.get_table_regions(t)
-            })
+            .on_named(op, "getTableRegions", |c, t| c.get_table_regions(t))
             .await?;
         Ok(regions.into_iter().map(convert::region_location).collect())
     }

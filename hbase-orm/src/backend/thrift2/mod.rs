@@ -20,7 +20,7 @@ pub(crate) mod generated {
 
 use async_trait::async_trait;
 
-use super::op::{self, Operation, Safety};
+use super::op::{self, OnTable, Operation, Safety};
 use super::wire::connection::Connection;
 use super::wire::pool::{Handshake, WirePool};
 use super::wire::scanners::ScannerIds;
@@ -83,12 +83,14 @@ impl Thrift2 {
             .map_err(|e| table.recognise_missing(e))
     }
 
-    /// [`Thrift2::on`] for a method whose one argument is the table's name.
-    async fn on_named<R: ByName>(&self, safety: Safety, table: &TableName) -> Result<R::Reply>
+    /// [`Thrift2::on`] for an operation whose one argument, the table's name, is all of
+    /// method `R`'s.
+    async fn on_named<R: ByName>(&self, op: &impl OnTable) -> Result<R::Reply>
     where
         R::Reply: Send,
     {
-        self.on(safety, table, &R::named(convert::table_name(table)))
+        let table = op.table();
+        self.on(op.safety(), table, &R::named(convert::table_name(table)))
             .await
     }
 }
@@ -375,8 +377,7 @@ impl Backend for Thrift2 {
     }
 
     async fn table_exists(&self, op: &op::TableExists<'_>) -> Result<bool> {
-        self.on_named::<THBaseServiceTableExistsArgs>(op.safety(), op.table)
-            .await
+        self.on_named::<THBaseServiceTableExistsArgs>(op).await
     }
 
     async fn describe(&self, op: &op::Describe<'_>) -> Result<TableDescriptor> {
@@ -406,18 +407,15 @@ impl Backend for Thrift2 {
     }
 
     async fn enable_table(&self, op: &op::EnableTable<'_>) -> Result<()> {
-        self.on_named::<THBaseServiceEnableTableArgs>(op.safety(), op.table)
-            .await
+        self.on_named::<THBaseServiceEnableTableArgs>(op).await
     }
 
     async fn disable_table(&self, op: &op::DisableTable<'_>) -> Result<()> {
-        self.on_named::<THBaseServiceDisableTableArgs>(op.safety(), op.table)
-            .await
+        self.on_named::<THBaseServiceDisableTableArgs>(op).await
     }
 
     async fn is_table_enabled(&self, op: &op::IsTableEnabled<'_>) -> Result<bool> {
-        self.on_named::<THBaseServiceIsTableEnabledArgs>(op.safety(), op.table)
-            .await
+        self.on_named::<THBaseServiceIsTableEnabledArgs>(op).await
     }
 
     async fn truncate_table(&self, op: &op::TruncateTable<'_>) -> Result<()> {
@@ -433,8 +431,7 @@ impl Backend for Thrift2 {
     }
 
     async fn delete_table(&self, op: &op::DeleteTable<'_>) -> Result<()> {
-        self.on_named::<THBaseServiceDeleteTableArgs>(op.safety(), op.table)
-            .await
+        self.on_named::<THBaseServiceDeleteTableArgs>(op).await
     }
 
     async fn add_family(&self, op: &op::AddFamily<'_>) -> Result<()> {
