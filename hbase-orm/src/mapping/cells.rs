@@ -1,17 +1,18 @@
-//! The cells of one entity value: [`CellWriter`] collects them for a put, [`CellReader`]
-//! hands a row's cells to generated decoding, and [`row_image`] and [`decode_row`] drive the
-//! two for [`HBaseEntity`]'s provided methods.
+//! The cells of one entity value: [`CellWriter`] collects them for a put ([`write_image`]),
+//! [`CellReader`] hands a row's cells to generated decoding ([`read_row`]). Both know an
+//! entity by its declared columns only, so this file sits below the `HBaseEntity` contract
+//! whose provided methods drive them (`row_image` and `decode_row` in `mod.rs`).
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use crate::mapping::codec::{Codec, Native};
+use crate::mapping::columns::{presence_of, ColumnDef, ColumnKind};
 use crate::mapping::group::{ColumnGroup, GroupReader, GroupWriter};
 use crate::mapping::rowkey::{KeyCodec, KeyError};
 use crate::mapping::versions::Versions;
-use crate::mapping::{ColumnKind, HBaseEntity};
 use crate::model::TableName;
-use crate::model::{printable_key, CellRef, Delete, Put, PutCell, Row, ScannedRow};
+use crate::model::{printable_key, CellRef, Delete, Put, PutCell};
 use crate::model::{Error, Result};
 
 /// What a save of one value writes: the put of its cells, and what the repository needs
@@ -31,162 +32,76 @@ pub(crate) struct RowImage {
 
 impl RowImage {
     /// The delete of what a save clears: the columns of `None` fields, in groups too.
-    pub(crate) fn clearing<E: HBaseEntity>(&self) -> Delete {
+    pub(crate) fn clearing(&self, columns: &[ColumnDef]) -> Delete {
         let delete = self
             .absent
             .iter()
             .fold(Delete::new(self.put.row.clone()), |d, &i| {
-                let c = &E::COLUMNS[i];
+                let c = &columns[i];
                 d.column(c.family, c.qualifier)
             });
-        self.absent_cells.iter().fold(delete, |d, (i, q)| {
-            d.column(E::COLUMNS[*i].family, q.clone())
-        })
+        self.absent_cells
+            .iter()
+            .fold(delete, |d, (i, q)| d.column(columns[*i].family, q.clone()))
     }
 }
 
-/// The row image of `value`. Counters are written only with `counters` (a first write: an
-/// insert); a save never overwrites them.
+/// The row image of one value: its cells collected by `write` (the generated
+/// `write_cells`). Counters are written only with `counters` (a first write: an insert).
 ///
 /// A value with no cell to write (only key fields, or every field `None`), or whose presence
-/// column is the marker (see [`presence_column`]), gets an empty marker cell `family:` (empty
+/// column is the marker (see [`presence_of`]), gets an empty marker cell `family:` (empty
 /// qualifier) in its first family, so the row exists and reads back; decoding ignores it.
-pub(crate) fn row_image<E: HBaseEntity>(value: &E, counters: bool) -> Result<RowImage> {
+pub(crate) fn write_image<E>(
+    row: Vec<u8>,
+    columns: &'static [ColumnDef],
+    families: &[&str],
+    counters: bool,
+    write: impl FnOnce(&mut CellWriter<'_, E>) -> Result<()>,
+) -> Result<RowImage> {
     let mut image = RowImage {
-        put: Put::new(value.row_key()?),
+        put: Put::new(row),
         absent: Vec::new(),
         wide: Vec::new(),
         version: None,
         absent_cells: Vec::new(),
     };
-    image.put.cells.reserve(E::COLUMNS.len());
-    value.write_cells(&mut CellWriter {
+    image.put.cells.reserve(columns.len());
+    write(&mut CellWriter {
         image: &mut image,
         counters,
+        columns,
         entity: PhantomData,
     })?;
-    if image.put.cells.is_empty() || presence_column::<E>().is_none() {
-        if let Some(family) = E::FAMILIES.first() {
+    if image.put.cells.is_empty() || presence_of(columns).is_none() {
+        if let Some(family) = families.first() {
             image.put.push(*family, Vec::new(), Vec::new(), None);
         }
     }
     Ok(image)
 }
 
-/// The column every saved row of `E` has, checked by [`Repository::insert`]: the version
-/// column, else the first required plain column; `None` means the marker cell (written by
-/// every save of such an entity).
-///
-/// [`Repository::insert`]: crate::Repository::insert
-pub(crate) fn presence_column<E: HBaseEntity>() -> Option<usize> {
-    let cols = E::COLUMNS;
-    cols.iter()
-        .position(|c| c.kind == ColumnKind::Version)
-        .or_else(|| {
-            cols.iter()
-                .position(|c| c.kind == ColumnKind::Value && !c.optional)
-        })
-}
-
-/// The cell whose presence makes a row hold an entity of `E`: its [`presence_column`], else
-/// the marker cell `family:` (empty qualifier) of its first family, which every save of such
-/// an entity writes.
-pub(crate) fn presence_cell<E: HBaseEntity>() -> (&'static str, &'static str) {
-    match presence_column::<E>() {
-        Some(col) => (E::COLUMNS[col].family, E::COLUMNS[col].qualifier),
-        None => (E::FAMILIES.first().copied().unwrap_or_default(), ""),
-    }
-}
-
-/// Whether `cells` hold `E`'s presence cell: the rule for partial rows. A row that holds some
-/// cells of `E`'s families (a counter counted before the entity was saved, wide-map entries
-/// written one by one) but not that cell holds no entity: reads return `None` for it, scans
-/// skip it, `exists` says `false`, and `insert` writes into it without removing anything.
-pub(crate) fn holds_entity<'a, E: HBaseEntity>(
-    mut cells: impl Iterator<Item = CellRef<'a>>,
-) -> bool {
-    let (family, qualifier) = presence_cell::<E>();
-    cells.any(|c| c.family == family.as_bytes() && c.qualifier == qualifier.as_bytes())
-}
-
-/// How a read treats the entity's presence cell (see [`holds_entity`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Presence {
-    /// A row without it holds no entity; it is decoded as the field it is.
-    Required,
-    /// A row without it holds no entity; a projection that does not name its field read it
-    /// only to tell, so it is not decoded (the field gets its default, as the projection asked).
-    RequiredNotDecoded,
-    /// A time range hides the presence cell like any cell written outside the range: every
-    /// row HBase returns is decoded, as the range leaves it.
-    Unchecked,
-}
-
-/// Decodes `row` into `E`, or `None` if it holds no entity of `E` (see [`holds_entity`] and
-/// [`Presence`]).
-pub(crate) fn decode_entity<E: HBaseEntity>(
-    row: &Row,
-    table: &TableName,
-    presence: Presence,
-) -> Result<Option<E>> {
-    decode_held(
-        &row.key,
-        || row.cells.iter().map(CellRef::from),
-        table,
-        presence,
-    )
-}
-
-/// [`decode_entity`] for a scanned row, decoded from the page it arrived in.
-pub(crate) fn decode_scanned_entity<E: HBaseEntity>(
-    row: &ScannedRow,
-    table: &TableName,
-    presence: Presence,
-) -> Result<Option<E>> {
-    decode_held(row.key(), || row.cells(), table, presence)
-}
-
-fn decode_held<'a, E: HBaseEntity, I: Iterator<Item = CellRef<'a>>>(
-    key: &'a [u8],
-    cells: impl Fn() -> I,
-    table: &'a TableName,
-    presence: Presence,
-) -> Result<Option<E>> {
-    if presence != Presence::Unchecked && !holds_entity::<E>(cells()) {
-        return Ok(None);
-    }
-    let (family, qualifier) = presence_cell::<E>();
-    let cells = cells().filter(move |c| {
-        presence != Presence::RequiredNotDecoded
-            || c.family != family.as_bytes()
-            || c.qualifier != qualifier.as_bytes()
-    });
-    decode_cells(key, cells, Some(table)).map(Some)
-}
-
-/// The table named in decode errors: the one read, or the entity's declared one. Built only
-/// when an error is reported.
-fn table_text<E: HBaseEntity>(table: Option<&TableName>) -> String {
-    match table {
-        Some(t) => t.to_string(),
-        None => E::table_name().to_string(),
-    }
-}
-
-pub(super) fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
-    decode_cells(&row.key, row.cells.iter().map(CellRef::from), table)
+/// What decoding needs of an entity's declaration: its columns, the lookup of a cell's
+/// column, and its declared table (named in errors when the table read is not known).
+pub(crate) struct Columns {
+    pub(crate) defs: &'static [ColumnDef],
+    pub(crate) index: fn(&[u8], &[u8]) -> Option<usize>,
+    pub(crate) declared_table: fn() -> TableName,
 }
 
 /// Columns whose cells a decode sorts on the stack; an entity with more takes a vector.
 const INLINE_COLUMNS: usize = 32;
 
-/// Decodes the row `key` with `cells` (newest version first, as HBase sends them).
-fn decode_cells<'a, E: HBaseEntity>(
+/// Sorts `cells` (newest version first, as HBase sends them) into `columns` and hands them to
+/// `read` (the generated `read_cells`).
+pub(crate) fn read_row<'a, E>(
     key: &'a [u8],
     cells: impl Iterator<Item = CellRef<'a>>,
     table: Option<&'a TableName>,
+    columns: Columns,
+    read: impl FnOnce(&[u8], &mut CellReader<'_, E>) -> Result<E>,
 ) -> Result<E> {
-    let n = E::COLUMNS.len();
+    let n = columns.defs.len();
     let mut inline = [None; INLINE_COLUMNS];
     let mut heap = Vec::new();
     let slots: &mut [Option<&[u8]>] = if n <= INLINE_COLUMNS {
@@ -197,8 +112,8 @@ fn decode_cells<'a, E: HBaseEntity>(
     };
     let mut many = Vec::new();
     for cell in cells {
-        if let Some(i) = E::column_index(cell.family, cell.qualifier) {
-            match E::COLUMNS[i].kind {
+        if let Some(i) = (columns.index)(cell.family, cell.qualifier) {
+            match columns.defs[i].kind {
                 k if k.takes_many_cells() => many.push((i, cell)),
                 // Cells come newest version first: keep the first one.
                 _ if slots[i].is_none() => slots[i] = Some(cell.value),
@@ -206,13 +121,14 @@ fn decode_cells<'a, E: HBaseEntity>(
             }
         }
     }
-    E::read_cells(
+    read(
         key,
         &mut CellReader {
             table,
             row: key,
             slots,
             many,
+            columns,
             entity: PhantomData,
         },
     )
@@ -243,22 +159,23 @@ pub type FieldResult<T> = std::result::Result<T, FieldError>;
 pub struct CellWriter<'a, E> {
     image: &'a mut RowImage,
     counters: bool,
+    columns: &'static [ColumnDef],
     entity: PhantomData<E>,
 }
 
-impl<E: HBaseEntity> CellWriter<'_, E> {
+impl<E> CellWriter<'_, E> {
     #[cold]
     fn error(&self, col: usize, reason: String) -> FieldError {
         FieldError::from(Error::Encode {
             entity: std::any::type_name::<E>(),
-            field: E::COLUMNS[col].field,
+            field: self.columns[col].field,
             reason,
         })
     }
 
     fn push(&mut self, col: usize, qualifier: Vec<u8>, value: Vec<u8>, timestamp: Option<i64>) {
         self.image.put.cells.push(PutCell {
-            family: E::COLUMNS[col].family.as_bytes().to_vec(),
+            family: self.columns[col].family.as_bytes().to_vec(),
             qualifier,
             value,
             timestamp,
@@ -271,12 +188,12 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
         Ok(bytes)
     }
 
-    /// Writes field `col` (an index into `E::COLUMNS`) with codec `C`.
+    /// Writes field `col` (an index into `self.columns`) with codec `C`.
     pub fn value<T, C: Codec<T>>(&mut self, col: usize, value: &T) -> FieldResult<()> {
         let bytes = self.encode::<T, C>(col, value)?;
         self.push(
             col,
-            E::COLUMNS[col].qualifier.as_bytes().to_vec(),
+            self.columns[col].qualifier.as_bytes().to_vec(),
             bytes,
             None,
         );
@@ -300,7 +217,7 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
             let bytes = self.encode::<T, C>(col, &v.value)?;
             self.push(
                 col,
-                E::COLUMNS[col].qualifier.as_bytes().to_vec(),
+                self.columns[col].qualifier.as_bytes().to_vec(),
                 bytes,
                 Some(v.timestamp),
             );
@@ -327,7 +244,7 @@ impl<E: HBaseEntity> CellWriter<'_, E> {
     /// A flattened group: its cells under the field's prefix; its `None` fields are deleted
     /// by a save.
     pub fn flatten<G: ColumnGroup>(&mut self, col: usize, value: &G) -> FieldResult<()> {
-        let def = &E::COLUMNS[col];
+        let def = &self.columns[col];
         let prefix = match def.kind {
             ColumnKind::Flatten(p) => p,
             _ => "",
@@ -390,14 +307,24 @@ pub struct CellReader<'a, E> {
     slots: &'a mut [Option<&'a [u8]>],
     /// The cells of versioned and wide columns, in row order (newest version first).
     many: Vec<(usize, CellRef<'a>)>,
+    columns: Columns,
     entity: PhantomData<E>,
 }
 
-impl<'a, E: HBaseEntity> CellReader<'a, E> {
+impl<'a, E> CellReader<'a, E> {
+    /// The table named in decode errors: the one read, or the entity's declared one. Built
+    /// only when an error is reported.
+    fn table_text(&self) -> String {
+        match self.table {
+            Some(t) => t.to_string(),
+            None => (self.columns.declared_table)().to_string(),
+        }
+    }
+
     /// The decode error for a row key that does not fit the entity's key.
     pub fn key_error(&self, e: KeyError) -> Error {
         Error::Decode {
-            table: table_text::<E>(self.table),
+            table: self.table_text(),
             row: printable_key(self.row),
             column: format!("row key part `{}`", e.part),
             expected: e.expected.to_string(),
@@ -411,9 +338,9 @@ impl<'a, E: HBaseEntity> CellReader<'a, E> {
 
     #[cold]
     fn error<T, C: Codec<T>>(&self, col: usize, reason: String) -> FieldError {
-        let def = &E::COLUMNS[col];
+        let def = &self.columns.defs[col];
         FieldError::from(Error::Decode {
-            table: table_text::<E>(self.table),
+            table: self.table_text(),
             row: printable_key(self.row),
             column: format!("{}:{} (field `{}`)", def.family, def.qualifier, def.field),
             expected: C::expected().into_owned(),
@@ -500,7 +427,7 @@ impl<'a, E: HBaseEntity> CellReader<'a, E> {
         if C::PERIOD.is_none() {
             return Ok(value);
         }
-        let table = table_text::<E>(self.table);
+        let table = self.table_text();
         let name = table.rsplit(':').next().unwrap_or(&table);
         let period = C::PERIOD.unwrap_or(1).max(1);
         let start = crate::schema::table_template_start(template, name).ok_or_else(|| {
@@ -533,10 +460,10 @@ impl<'a, E: HBaseEntity> CellReader<'a, E> {
             .into_iter()
             .map(|(_, c)| (c.qualifier, c.value))
             .collect();
-        let def = &E::COLUMNS[col];
+        let def = &self.columns.defs[col];
         GroupReader::new(
             cells,
-            table_text::<E>(self.table).into(),
+            self.table_text().into(),
             self.row,
             def.family,
             def.field,
@@ -545,7 +472,7 @@ impl<'a, E: HBaseEntity> CellReader<'a, E> {
 
     /// A flattened group.
     pub fn flatten<G: ColumnGroup>(&mut self, col: usize) -> FieldResult<G> {
-        let prefix = match E::COLUMNS[col].kind {
+        let prefix = match self.columns.defs[col].kind {
             ColumnKind::Flatten(p) => p,
             _ => "",
         };
@@ -582,9 +509,9 @@ impl<'a, E: HBaseEntity> CellReader<'a, E> {
         expected: String,
         reason: String,
     ) -> FieldError {
-        let def = &E::COLUMNS[col];
+        let def = &self.columns.defs[col];
         FieldError::from(Error::Decode {
-            table: table_text::<E>(self.table),
+            table: self.table_text(),
             row: printable_key(self.row),
             column: format!(
                 "{}:{} (key of map field `{}`)",

@@ -10,7 +10,9 @@
 //! | file | concern |
 //! | --- | --- |
 //! | `mod.rs` | the [`HBaseEntity`] and [`EntityKey`] contract, [`ColumnDef`], [`KeyPartDef`], secondary indexes as the derive declares them ([`IndexDef`], [`Index`]) |
+//! | `columns.rs` | [`ColumnDef`], [`ColumnKind`]: what the derive declares about each stored field |
 //! | `cells.rs` | [`CellWriter`], [`CellReader`]: fields to cells and back, row images |
+//! | `rows.rs` | the partial-row rule: which rows hold an entity, and decoding them |
 //! | `codec.rs` | how field values are stored in cells |
 //! | `rowkey/` | how key parts make up row keys |
 //! | `keyparts.rs` | [`KeyField`](keyparts::KeyField): typed handles to row-key parts (`Reading::TS`) and the row filters that test one |
@@ -26,6 +28,7 @@
 
 mod cells;
 pub mod codec;
+mod columns;
 pub(crate) mod dictionary;
 pub(crate) mod fields;
 mod group;
@@ -33,6 +36,7 @@ pub(crate) mod keyparts;
 pub(crate) mod read;
 pub mod records;
 pub mod rowkey;
+pub(crate) mod rows;
 mod versions;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
@@ -44,61 +48,9 @@ use crate::model::{ColumnFamily, TableDescriptor, TableName};
 use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
-use cells::decode_row;
-pub(crate) use cells::{
-    decode_entity, decode_scanned_entity, presence_cell, presence_column, row_image, Presence,
-    RowImage,
-};
+pub(crate) use cells::RowImage;
+pub use columns::{ColumnDef, ColumnKind};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
-
-impl ColumnDef {
-    /// The column to ask HBase for (the whole family for a wide map field).
-    pub fn column(&self) -> crate::model::Column {
-        crate::model::Column {
-            family: self.family.as_bytes().to_vec(),
-            qualifier: (!self.kind.reads_family()).then(|| self.qualifier.as_bytes().to_vec()),
-        }
-    }
-}
-
-impl ColumnKind {
-    /// Whether the field is read by asking for its whole family (its qualifiers are not
-    /// known in advance).
-    pub fn reads_family(self) -> bool {
-        matches!(
-            self,
-            ColumnKind::Wide | ColumnKind::Flatten(_) | ColumnKind::Children
-        )
-    }
-
-    /// Whether the field takes several cells of the row.
-    pub fn takes_many_cells(self) -> bool {
-        self.reads_family() || matches!(self, ColumnKind::Versions(_))
-    }
-}
-
-/// What a stored field holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnKind {
-    /// One value: the newest version of one cell.
-    Value,
-    /// A cell's history, up to this many versions (`#[hbase(versions = N)]`, a
-    /// [`Versions`] field).
-    Versions(u32),
-    /// A map stored as one cell per entry of its own family (`#[hbase(wide)]`).
-    Wide,
-    /// An 8-byte HBase counter, changed by [`Repository::increment`](crate::Repository::increment)
-    /// only (`#[hbase(counter)]`).
-    Counter,
-    /// The optimistic-concurrency version (`#[hbase(version)]`).
-    Version,
-    /// A [`ColumnGroup`] stored as columns whose qualifiers start with this prefix
-    /// (`#[hbase(flatten, prefix = "ship_")]`).
-    Flatten(&'static str),
-    /// A `Vec` of [`ColumnGroup`]s owning its family, qualifiers `<index>:<field>`
-    /// (`#[hbase(children)]`).
-    Children,
-}
 
 /// One part of an entity's row key, for design checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,23 +61,6 @@ pub struct KeyPartDef {
     pub kind: KeyKind,
     /// Its width in bytes, if fixed.
     pub width: Option<usize>,
-}
-
-/// One stored field: where it lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ColumnDef {
-    /// The Rust field name.
-    pub field: &'static str,
-    /// Column family.
-    pub family: &'static str,
-    /// Column qualifier.
-    pub qualifier: &'static str,
-    /// The column also stores a hashed row-key part (`key(md5)`), to read it back.
-    pub key_part: bool,
-    /// What the field holds.
-    pub kind: ColumnKind,
-    /// The field is an `Option` (a save deletes the cell of `None`).
-    pub optional: bool,
 }
 
 /// The key type of the stub impl the derive emits after an attribute error (never used: the
@@ -415,7 +350,7 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// reads them first.)
     fn to_mutations(&self) -> Result<RowMutations> {
         let image = row_image(self, false)?;
-        let delete = image.clearing::<Self>();
+        let delete = image.clearing(Self::COLUMNS);
         let mut mutations = RowMutations::new(image.put.row.clone());
         if !image.put.cells.is_empty() {
             mutations = mutations.put(image.put);
@@ -440,6 +375,41 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     fn from_row_of(row: Row, table: &TableName) -> Result<Self> {
         decode_row(row, Some(table))
     }
+}
+
+/// The row image of `value`. Counters are written only with `counters` (a first write: an
+/// insert); a save never overwrites them.
+pub(crate) fn row_image<E: HBaseEntity>(value: &E, counters: bool) -> Result<RowImage> {
+    cells::write_image::<E>(
+        value.row_key()?,
+        E::COLUMNS,
+        E::FAMILIES,
+        counters,
+        |cells| value.write_cells(cells),
+    )
+}
+
+/// Decodes `row` into `E`; `table` is named in decode errors (else the declared one).
+fn decode_row<E: HBaseEntity>(row: Row, table: Option<&TableName>) -> Result<E> {
+    decode_cells(
+        &row.key,
+        row.cells.iter().map(crate::model::CellRef::from),
+        table,
+    )
+}
+
+/// Decodes the row `key` with `cells` (newest version first, as HBase sends them).
+pub(crate) fn decode_cells<'a, E: HBaseEntity>(
+    key: &'a [u8],
+    cells: impl Iterator<Item = crate::model::CellRef<'a>>,
+    table: Option<&'a TableName>,
+) -> Result<E> {
+    let columns = cells::Columns {
+        defs: E::COLUMNS,
+        index: E::column_index,
+        declared_table: E::table_name,
+    };
+    cells::read_row(key, cells, table, columns, E::read_cells)
 }
 
 /// The type's name without its module path.

@@ -2,7 +2,8 @@
 //! one), how many versions, and the caller's [`ReadOptions`]. Gets, scans and record-set scans
 //! all plan their reads here.
 
-use crate::mapping::{presence_column, ColumnDef, ColumnKind, HBaseEntity, Presence};
+use crate::mapping::rows::{presence_column, Presence};
+use crate::mapping::{ColumnDef, ColumnKind, HBaseEntity};
 use crate::model::{Column, TimeRange};
 use crate::model::{Error, Result};
 

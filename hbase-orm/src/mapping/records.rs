@@ -69,7 +69,7 @@ pub const fn same_str(a: &str, b: &str) -> bool {
 /// row, as the entity's own reads see it.
 #[doc(hidden)]
 pub fn decode_record<E: HBaseEntity>(row: &Row, table: &TableName) -> Result<Option<E>> {
-    crate::mapping::decode_entity::<E>(row, table, crate::mapping::Presence::Required)
+    crate::mapping::rows::decode_entity::<E>(row, table, crate::mapping::rows::Presence::Required)
 }
 
 /// The columns a read of entity type `E` asks for, for [`RecordSet::columns`].

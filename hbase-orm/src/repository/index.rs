@@ -28,7 +28,7 @@ use futures::stream::{self, BoxStream, StreamExt, TryStreamExt};
 
 use crate::client::Table;
 use crate::mapping::rowkey::KeyPrefix;
-use crate::mapping::{decode_entity, Presence};
+use crate::mapping::rows::{decode_entity, Presence};
 use crate::mapping::{
     EntityKey, HBaseEntity, Index, IndexDef, IndexRepair, INDEX_FAMILY, INDEX_QUALIFIER,
 };

@@ -25,8 +25,9 @@ use futures::future::BoxFuture;
 use crate::client::Table;
 use crate::mapping::codec::Counter;
 use crate::mapping::fields::{CounterRef, Field};
+use crate::mapping::rows::presence_cell;
 use crate::mapping::{
-    encode_key, presence_cell, row_image, ColumnDef, ColumnKind, EntityKey, HBaseEntity, RowImage,
+    encode_key, row_image, ColumnDef, ColumnKind, EntityKey, HBaseEntity, RowImage,
 };
 use crate::model::{
     printable_key, CheckAndMutate, CompareOp, Delete, Get, Increment, Mutation, RowMutations,
@@ -358,7 +359,7 @@ fn take_counters<T: HBaseEntity>(image: &mut RowImage) -> Increment {
 /// The row mutations of a save: the put, deletes of `None` columns, and deletes of the wide
 /// map entries stored but not in the value (read first, qualifiers only).
 async fn image_mutations<T: HBaseEntity>(table: &Table, image: RowImage) -> Result<RowMutations> {
-    let mut delete = image.clearing::<T>();
+    let mut delete = image.clearing(T::COLUMNS);
     let RowImage { put, wide, .. } = image;
     let row = put.row.clone();
     if !wide.is_empty() {

@@ -1,0 +1,82 @@
+//! What the derive declares about each stored field: [`ColumnDef`] and [`ColumnKind`], and the
+//! presence rule read from them. The bottom of the mapping: it names no other part of it.
+
+/// One stored field: where it lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// The Rust field name.
+    pub field: &'static str,
+    /// Column family.
+    pub family: &'static str,
+    /// Column qualifier.
+    pub qualifier: &'static str,
+    /// The column also stores a hashed row-key part (`key(md5)`), to read it back.
+    pub key_part: bool,
+    /// What the field holds.
+    pub kind: ColumnKind,
+    /// The field is an `Option` (a save deletes the cell of `None`).
+    pub optional: bool,
+}
+
+impl ColumnDef {
+    /// The column to ask HBase for (the whole family for a wide map field).
+    pub fn column(&self) -> crate::model::Column {
+        crate::model::Column {
+            family: self.family.as_bytes().to_vec(),
+            qualifier: (!self.kind.reads_family()).then(|| self.qualifier.as_bytes().to_vec()),
+        }
+    }
+}
+
+/// What a stored field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    /// One value: the newest version of one cell.
+    Value,
+    /// A cell's history, up to this many versions (`#[hbase(versions = N)]`, a
+    /// [`Versions`](crate::Versions) field).
+    Versions(u32),
+    /// A map stored as one cell per entry of its own family (`#[hbase(wide)]`).
+    Wide,
+    /// An 8-byte HBase counter, changed by [`Repository::increment`](crate::Repository::increment)
+    /// only (`#[hbase(counter)]`).
+    Counter,
+    /// The optimistic-concurrency version (`#[hbase(version)]`).
+    Version,
+    /// A [`ColumnGroup`](crate::ColumnGroup) stored as columns whose qualifiers start with this prefix
+    /// (`#[hbase(flatten, prefix = "ship_")]`).
+    Flatten(&'static str),
+    /// A `Vec` of [`ColumnGroup`](crate::ColumnGroup)s owning its family, qualifiers `<index>:<field>`
+    /// (`#[hbase(children)]`).
+    Children,
+}
+
+impl ColumnKind {
+    /// Whether the field is read by asking for its whole family (its qualifiers are not
+    /// known in advance).
+    pub fn reads_family(self) -> bool {
+        matches!(
+            self,
+            ColumnKind::Wide | ColumnKind::Flatten(_) | ColumnKind::Children
+        )
+    }
+
+    /// Whether the field takes several cells of the row.
+    pub fn takes_many_cells(self) -> bool {
+        self.reads_family() || matches!(self, ColumnKind::Versions(_))
+    }
+}
+
+/// The column every saved row of an entity with these `columns` has: the version column,
+/// else the first required plain column; `None` means the marker cell (an empty qualifier in
+/// the first family, written by every save of such an entity).
+pub(crate) fn presence_of(columns: &[ColumnDef]) -> Option<usize> {
+    columns
+        .iter()
+        .position(|c| c.kind == ColumnKind::Version)
+        .or_else(|| {
+            columns
+                .iter()
+                .position(|c| c.kind == ColumnKind::Value && !c.optional)
+        })
+}

@@ -1,0 +1,95 @@
+//! The rule for partial rows, and decoding rows by it: a row holds an entity of `E` when it
+//! holds `E`'s presence cell (its version column, else its first required plain column, else
+//! the marker cell every save of such an entity writes). A row that holds some cells of `E`'s
+//! families (a counter counted before the entity was saved, wide-map entries written one by
+//! one) but not that cell holds no entity: reads return `None` for it, scans skip it, `exists`
+//! says `false`, and `insert` writes into it without removing anything.
+
+use crate::mapping::columns::presence_of;
+use crate::mapping::{decode_cells, HBaseEntity};
+use crate::model::{CellRef, Result, Row, ScannedRow, TableName};
+
+/// The column every saved row of `E` has, checked by [`Repository::insert`]: the version
+/// column, else the first required plain column; `None` means the marker cell (written by
+/// every save of such an entity).
+///
+/// [`Repository::insert`]: crate::Repository::insert
+pub(crate) fn presence_column<E: HBaseEntity>() -> Option<usize> {
+    presence_of(E::COLUMNS)
+}
+
+/// The cell whose presence makes a row hold an entity of `E`: its [`presence_column`], else
+/// the marker cell `family:` (empty qualifier) of its first family, which every save of such
+/// an entity writes.
+pub(crate) fn presence_cell<E: HBaseEntity>() -> (&'static str, &'static str) {
+    match presence_column::<E>() {
+        Some(col) => (E::COLUMNS[col].family, E::COLUMNS[col].qualifier),
+        None => (E::FAMILIES.first().copied().unwrap_or_default(), ""),
+    }
+}
+
+/// Whether `cells` hold `E`'s presence cell: the rule for partial rows. A row that holds some
+/// cells of `E`'s families (a counter counted before the entity was saved, wide-map entries
+/// written one by one) but not that cell holds no entity: reads return `None` for it, scans
+/// skip it, `exists` says `false`, and `insert` writes into it without removing anything.
+pub(crate) fn holds_entity<'a, E: HBaseEntity>(
+    mut cells: impl Iterator<Item = CellRef<'a>>,
+) -> bool {
+    let (family, qualifier) = presence_cell::<E>();
+    cells.any(|c| c.family == family.as_bytes() && c.qualifier == qualifier.as_bytes())
+}
+
+/// How a read treats the entity's presence cell (see [`holds_entity`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Presence {
+    /// A row without it holds no entity; it is decoded as the field it is.
+    Required,
+    /// A row without it holds no entity; a projection that does not name its field read it
+    /// only to tell, so it is not decoded (the field gets its default, as the projection asked).
+    RequiredNotDecoded,
+    /// A time range hides the presence cell like any cell written outside the range: every
+    /// row HBase returns is decoded, as the range leaves it.
+    Unchecked,
+}
+
+/// Decodes `row` into `E`, or `None` if it holds no entity of `E` (see [`holds_entity`] and
+/// [`Presence`]).
+pub(crate) fn decode_entity<E: HBaseEntity>(
+    row: &Row,
+    table: &TableName,
+    presence: Presence,
+) -> Result<Option<E>> {
+    decode_held(
+        &row.key,
+        || row.cells.iter().map(CellRef::from),
+        table,
+        presence,
+    )
+}
+
+/// [`decode_entity`] for a scanned row, decoded from the page it arrived in.
+pub(crate) fn decode_scanned_entity<E: HBaseEntity>(
+    row: &ScannedRow,
+    table: &TableName,
+    presence: Presence,
+) -> Result<Option<E>> {
+    decode_held(row.key(), || row.cells(), table, presence)
+}
+
+fn decode_held<'a, E: HBaseEntity, I: Iterator<Item = CellRef<'a>>>(
+    key: &'a [u8],
+    cells: impl Fn() -> I,
+    table: &'a TableName,
+    presence: Presence,
+) -> Result<Option<E>> {
+    if presence != Presence::Unchecked && !holds_entity::<E>(cells()) {
+        return Ok(None);
+    }
+    let (family, qualifier) = presence_cell::<E>();
+    let cells = cells().filter(move |c| {
+        presence != Presence::RequiredNotDecoded
+            || c.family != family.as_bytes()
+            || c.qualifier != qualifier.as_bytes()
+    });
+    decode_cells::<E>(key, cells, Some(table)).map(Some)
+}
