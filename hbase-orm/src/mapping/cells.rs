@@ -155,7 +155,8 @@ impl From<Error> for FieldError {
 /// The result of one field's encoding or decoding.
 pub type FieldResult<T> = std::result::Result<T, FieldError>;
 
-/// Collects the cells of one entity value; used by generated [`HBaseEntity::write_cells`].
+/// Collects the cells of one entity value; used by generated
+/// [`HBaseEntity::write_cells`](crate::HBaseEntity::write_cells).
 pub struct CellWriter<'a, E> {
     image: &'a mut RowImage,
     counters: bool,
@@ -299,7 +300,7 @@ impl<E> CellWriter<'_, E> {
 }
 
 /// The cells of one row, sorted into the entity's columns; used by generated
-/// [`HBaseEntity::read_cells`].
+/// [`HBaseEntity::read_cells`](crate::HBaseEntity::read_cells).
 pub struct CellReader<'a, E> {
     table: Option<&'a TableName>,
     row: &'a [u8],
