@@ -161,3 +161,27 @@ async fn names_become_ids_in_keys_and_names_again_on_reads() {
     let err = line("fresh-host", "login", 1).row_key().unwrap_err();
     assert!(err.to_string().contains("Dictionary::resolve"), "{err}");
 }
+
+#[tokio::test]
+async fn a_fields_versions_are_reached_through_a_key_of_names() {
+    let client = client().await;
+    let (logs, _tables) = tables(&client).await;
+    let key = || LogLineKey {
+        host: "web-1.example.org".into(),
+        event: "disk-full".into(),
+        ts: 1_700_000_000_000,
+    };
+    let messages = logs.versions(LogLine::MESSAGE);
+    // Unknown names: nothing to read or delete, and no id is assigned by it.
+    assert!(messages.latest(&key(), 1).await.unwrap().is_empty());
+    messages.delete_all(&key()).await.unwrap();
+    // A write assigns the ids, as a save does; fresh keys built from the names reach it.
+    messages
+        .put_at(&key(), 5, &"first".to_string())
+        .await
+        .unwrap();
+    let read = messages.latest(&key(), 1).await.unwrap();
+    assert_eq!(read.newest().map(|v| v.value.as_str()), Some("first"));
+    messages.delete_all(&key()).await.unwrap();
+    assert!(messages.latest(&key(), 1).await.unwrap().is_empty());
+}

@@ -151,6 +151,24 @@ fn readings() -> Vec<Reading> {
         .collect()
 }
 
+/// Three text parts with a printable delimiter; the last part may hold it.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "hbase_orm_it",
+    table = "filter_paths",
+    family = "d",
+    key_delimiter = '|'
+)]
+struct Path {
+    #[hbase(key)]
+    a: String,
+    #[hbase(key)]
+    b: String,
+    #[hbase(key)]
+    c: String,
+    v: i64,
+}
+
 hbase_orm_suite::conformance! {
     async fn the_filter_language_reads_operators_as_stored_op_given(c: Client) {
         let (r, _t) = fresh_split_repository::<Order>(&c, "filter_op_order", &[]).await;
@@ -598,5 +616,34 @@ hbase_orm_suite::conformance! {
             .try_collect::<Vec<Reading>>()
             .await;
         assert!(matches!(refused, Err(Error::IllegalArgument { .. })), "{refused:?}");
+    }
+
+    async fn a_key_value_holding_the_delimiter_matches_no_key(c: Client) {
+        let (r, _t) = fresh_split_repository::<Path>(&c, "paths", &[]).await;
+        let path = |a: &str, b: &str, c: &str| Path {
+            a: a.into(),
+            b: b.into(),
+            c: c.into(),
+            v: 1,
+        };
+        r.save(&path("s", "x", "y|z")).await.unwrap();
+        // `b` is "x" here; "x|y" would match across into `c` if the delimiter were not
+        // checked (a delimited part never holds it: the key writer refuses such a value).
+        let across: Vec<Path> = r
+            .scan()
+            .where_key_eq(Path::B, &"x|y".to_string())
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert!(across.is_empty(), "{across:?}");
+        let found: Vec<Path> = r
+            .scan()
+            .where_key_eq(Path::C, &"y|z".to_string())
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(found, [path("s", "x", "y|z")]);
     }
 }

@@ -108,6 +108,19 @@ async fn record_set_scans_read_the_versions_their_variants_declare() {
         .await
         .unwrap();
     assert_eq!(rows, [AccountRecord::Account(got)]);
+    // A time range that leaves out the row's marker cell (written at the save's time) reads
+    // the versions it holds, as the entity's own scans do: the range hides the presence cell.
+    let ranged: Vec<AccountRecord> = client
+        .records::<AccountRecord>()
+        .on_table(t.name.clone())
+        .scan(hbase_orm::Scan::new().time_range(1_700_000_000_000, 1_700_000_000_002))
+        .try_collect()
+        .await
+        .unwrap();
+    match ranged.as_slice() {
+        [AccountRecord::Account(a)] => assert_eq!(a.balance.len(), 2),
+        other => panic!("expected the account with two versions, got {other:?}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

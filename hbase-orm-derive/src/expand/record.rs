@@ -51,16 +51,23 @@ pub fn record_impl(r: &RecordSet) -> TokenStream {
         })
     });
     // A row of a listed type decodes as that entity, unless it is partial (no presence cell):
-    // then it holds none, as for the entity's own reads.
-    let arms = r.variants.iter().map(|(v, ty)| {
-        let e = entity(ty);
-        quote! {
-            if #e::is_record(&row.key) {
-                return #krate::records::decode_record::<#ty>(&row, table)
-                    .map(|e| e.map(#ident::#v));
-            }
-        }
-    });
+    // then it holds none, as for the entity's own reads; a read with a time range decodes
+    // what the range leaves (`ranged`).
+    let arms = |ranged: bool| {
+        r.variants
+            .iter()
+            .map(|(v, ty)| {
+                let e = entity(ty);
+                quote! {
+                    if #e::is_record(&row.key) {
+                        return #krate::records::decode_record::<#ty>(&row, table, #ranged)
+                            .map(|e| e.map(#ident::#v));
+                    }
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let (arms, ranged_arms) = (arms(false), arms(true));
     let column_lists = r
         .variants
         .iter()
@@ -97,6 +104,12 @@ pub fn record_impl(r: &RecordSet) -> TokenStream {
             fn from_row_of(row: #krate::Row, table: &#krate::TableName)
                 -> #krate::Result<::core::option::Option<Self>> {
                 #(#arms)*
+                ::core::result::Result::Ok(::core::option::Option::None)
+            }
+
+            fn from_ranged_row_of(row: #krate::Row, table: &#krate::TableName)
+                -> #krate::Result<::core::option::Option<Self>> {
+                #(#ranged_arms)*
                 ::core::result::Result::Ok(::core::option::Option::None)
             }
         }

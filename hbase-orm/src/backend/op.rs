@@ -20,9 +20,12 @@ pub(crate) enum Safety {
     /// columns, family option changes): it is sent again after any failure that may pass.
     Idempotent,
     /// An admin change that, repeated after it was applied, fails cleanly (the namespace or
-    /// table exists already, is gone, is disabled already) instead of applying twice: sent
-    /// again only when it cannot have reached the server, so that a caller never sees the
-    /// failure of a repeat for a change that was made.
+    /// table exists already, is gone, is disabled already) instead of applying twice: the
+    /// client's retries send it again only when it cannot have reached the server, so that a
+    /// caller never sees the failure of a repeat for a change that was made. The gateways'
+    /// pool still sends it again after a stale pooled connection (see
+    /// [`Safety::resend_on_stale_connection`]), where the gateway had closed the socket
+    /// before the call arrived.
     FailsCleanly,
     /// Repeating it after it reached the server could apply it twice (increments, appends,
     /// conditional writes, latest-version deletes and row mutations holding one, scanner

@@ -42,6 +42,14 @@ pub trait RecordSet: Sized + Send + 'static {
     /// [partial rows](crate::Repository#partial-rows)).
     fn from_row_of(row: Row, table: &TableName) -> Result<Option<Self>>;
 
+    /// [`from_row_of`](Self::from_row_of) for a row read with a time range, which may hide
+    /// a type's presence cell like any cell written outside it: a row of a listed type is
+    /// decoded as the range leaves it.
+    #[doc(hidden)]
+    fn from_ranged_row_of(row: Row, table: &TableName) -> Result<Option<Self>> {
+        Self::from_row_of(row, table)
+    }
+
     /// The salt buckets of the shared table's keys (those of the first variant).
     fn salt_buckets() -> Option<u8> {
         None
@@ -66,10 +74,21 @@ pub const fn same_str(a: &str, b: &str) -> bool {
 }
 
 /// Decodes `row` as entity `E` for a generated [`RecordSet::from_row_of`]: `None` for a partial
-/// row, as the entity's own reads see it.
+/// row, as the entity's own reads see it, unless it was read with a time range (`ranged`),
+/// which may hide the presence cell.
 #[doc(hidden)]
-pub fn decode_record<E: HBaseEntity>(row: &Row, table: &TableName) -> Result<Option<E>> {
-    crate::mapping::rows::decode_entity::<E>(row, table, crate::mapping::rows::Presence::Required)
+pub fn decode_record<E: HBaseEntity>(
+    row: &Row,
+    table: &TableName,
+    ranged: bool,
+) -> Result<Option<E>> {
+    use crate::mapping::rows::{decode_entity, Presence};
+    let presence = if ranged {
+        Presence::Unchecked
+    } else {
+        Presence::Required
+    };
+    decode_entity::<E>(row, table, presence)
 }
 
 /// The columns a read of entity type `E` asks for, for [`RecordSet::columns`].

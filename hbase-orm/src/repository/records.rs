@@ -71,11 +71,16 @@ impl<R: RecordSet> Records<R> {
         scan.columns = whole_families_win(R::columns());
         scan.max_versions = scan.max_versions.or(R::max_versions());
         let table = self.table.name().clone();
+        // A time range may hide a type's presence cell: rows are then decoded as it leaves them.
+        let decode = match scan.time_range {
+            Some(_) => R::from_ranged_row_of,
+            None => R::from_row_of,
+        };
         let rows = match merge_buckets {
             Some(n) => self.table.scan_salted(scan, n),
             None => self.table.scan(scan),
         };
-        rows.and_then(move |row| futures::future::ready(R::from_row_of(row, &table)))
+        rows.and_then(move |row| futures::future::ready(decode(row, &table)))
             .try_filter_map(|r| futures::future::ready(Ok(r)))
             .boxed()
     }

@@ -76,10 +76,9 @@ impl<E: HBaseEntity, V, C: Codec<V>> CellVersions<E, V, C> {
         self.field
     }
 
-    /// The table and encoded row key of `key`, once the field is one whose cell holds
-    /// versions of a value (a plain or `versions` field, not a counter, a version number or a
-    /// map).
-    fn locate(&self, key: &E::Key) -> Result<(Table, Vec<u8>)> {
+    /// Refuses a field whose cell does not hold versions of a value (a counter, a version
+    /// number, a map, a group).
+    fn check_field(&self) -> Result<()> {
         let def = self.field.def();
         if !matches!(def.kind, ColumnKind::Value | ColumnKind::Versions(_)) {
             return Err(Error::IllegalArgument {
@@ -92,10 +91,30 @@ impl<E: HBaseEntity, V, C: Codec<V>> CellVersions<E, V, C> {
                 ),
             });
         }
+        Ok(())
+    }
+
+    /// The table and encoded row key of `key` (its dictionary names already have ids).
+    fn locate(&self, key: &E::Key) -> Result<(Table, Vec<u8>)> {
         Ok((self.repo.table_for(key), encode_key::<E>(key)?))
     }
 
+    /// The table and row of `key` for a read or a delete; `None` when a dictionary name of
+    /// the key has no id (no row has it).
+    async fn existing(&self, key: &E::Key) -> Result<Option<(Table, Vec<u8>)>> {
+        self.check_field()?;
+        if !self.repo.key_known(key).await? {
+            return Ok(None);
+        }
+        self.locate(key).map(Some)
+    }
+
     /// Writes `value` as a new version at the server's time (the newest).
+    ///
+    /// Like every put, it is sent again after a connection breaks, and a repeat stamped with
+    /// the server's time adds a second version of the same value (pushing out the oldest
+    /// one kept when the family is full): use [`put_at`](Self::put_at) where each version
+    /// must be written exactly once.
     pub async fn put(&self, key: &E::Key, value: &V) -> Result<()> {
         self.write(key, value, None).await
     }
@@ -107,12 +126,14 @@ impl<E: HBaseEntity, V, C: Codec<V>> CellVersions<E, V, C> {
     }
 
     async fn write(&self, key: &E::Key, value: &V, timestamp: Option<i64>) -> Result<()> {
-        let (table, row) = self.locate(key)?;
+        self.check_field()?;
+        // Names of dictionary parts get their ids first (assigned if new), as a save does.
         if E::has_dictionary_parts() {
             self.repo
                 .resolve_parts(key.dictionary_parts(), true)
                 .await?;
         }
+        let (table, row) = self.locate(key)?;
         let def = self.field.def();
         let mut put = Put::new(row);
         put.push(
@@ -125,14 +146,23 @@ impl<E: HBaseEntity, V, C: Codec<V>> CellVersions<E, V, C> {
     }
 
     /// The newest `n` versions, newest first (fewer when fewer are kept); empty when the
-    /// cell has none.
+    /// cell has none, or for `n = 0`.
     pub async fn latest(&self, key: &E::Key, n: u32) -> Result<Versions<V>> {
-        let versions = i32::try_from(n.max(1)).unwrap_or(i32::MAX);
+        if n == 0 {
+            self.check_field()?;
+            return Ok(Versions::new());
+        }
+        let versions = i32::try_from(n).unwrap_or(i32::MAX);
         self.read(key, |get| get.max_versions(versions)).await
     }
 
-    /// Every kept version with `from <= timestamp < until`, newest first.
+    /// Every kept version with `from <= timestamp < until`, newest first; empty when
+    /// `until <= from`.
     pub async fn in_range(&self, key: &E::Key, from: i64, until: i64) -> Result<Versions<V>> {
+        if until <= from {
+            self.check_field()?;
+            return Ok(Versions::new());
+        }
         self.read(key, |get| {
             get.time_range(from, until).max_versions(i32::MAX)
         })
@@ -140,10 +170,9 @@ impl<E: HBaseEntity, V, C: Codec<V>> CellVersions<E, V, C> {
     }
 
     async fn read(&self, key: &E::Key, shape: impl FnOnce(Get) -> Get) -> Result<Versions<V>> {
-        let (table, row) = self.locate(key)?;
-        if !self.repo.key_known(key).await? {
+        let Some((table, row)) = self.existing(key).await? else {
             return Ok(Versions::new());
-        }
+        };
         let def = self.field.def();
         let get = shape(Get::new(row.clone()).column(def.family, def.qualifier));
         match table.get(get).await? {
@@ -178,7 +207,9 @@ impl<E: HBaseEntity, V, C: Codec<V>> CellVersions<E, V, C> {
 
     /// Deletes the version at exactly `timestamp`; the others stay.
     pub async fn delete_at(&self, key: &E::Key, timestamp: i64) -> Result<()> {
-        let (table, row) = self.locate(key)?;
+        let Some((table, row)) = self.existing(key).await? else {
+            return Ok(());
+        };
         let def = self.field.def();
         table
             .delete(Delete::new(row).version(def.family, def.qualifier, timestamp))
@@ -187,7 +218,9 @@ impl<E: HBaseEntity, V, C: Codec<V>> CellVersions<E, V, C> {
 
     /// Deletes every version of the cell (the field reads as missing afterwards).
     pub async fn delete_all(&self, key: &E::Key) -> Result<()> {
-        let (table, row) = self.locate(key)?;
+        let Some((table, row)) = self.existing(key).await? else {
+            return Ok(());
+        };
         let def = self.field.def();
         table
             .delete(Delete::new(row).column(def.family, def.qualifier))
