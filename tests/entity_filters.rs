@@ -119,6 +119,11 @@ async fn run(scan: hbase_orm::EntityScan<Order>) -> Vec<(u32, u32)> {
     keys(&scan.stream().try_collect::<Vec<_>>().await.unwrap())
 }
 
+/// Every entity `scan` returns.
+async fn collect<T: HBaseEntity>(scan: hbase_orm::EntityScan<T>) -> Vec<T> {
+    scan.stream().try_collect().await.unwrap()
+}
+
 /// The new user's readings: `[salt][device]\0[reverse ts]`, salted over 8 buckets.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
 #[hbase(
@@ -556,33 +561,14 @@ hbase_orm_suite::conformance! {
         };
 
         // Every device's readings of ten minutes: [t1, t2), whatever the bucket.
-        let between: Vec<Reading> = r
-            .scan()
-            .where_key_between(Reading::TS, &t1, &t2)
-            .stream()
-            .try_collect()
-            .await
-            .unwrap();
+        let between: Vec<Reading> = collect(r.scan().where_key_between(Reading::TS, &t1, &t2)).await;
         assert_eq!(between.len(), 50);
         assert_eq!(sorted(between), expect(&|r| r.ts >= t1 && r.ts < t2));
 
         // A later part's equality, and both together.
-        let d3: Vec<Reading> = r
-            .scan()
-            .where_key_eq(Reading::DEVICE, &"device-3".to_string())
-            .where_key_between(Reading::TS, &t1, &t2)
-            .stream()
-            .try_collect()
-            .await
-            .unwrap();
+        let d3: Vec<Reading> = collect(r.scan().where_key_eq(Reading::DEVICE, &"device-3".to_string()).where_key_between(Reading::TS, &t1, &t2)).await;
         assert_eq!(sorted(d3), expect(&|r| r.device == "device-3" && r.ts >= t1 && r.ts < t2));
-        let one: Vec<Reading> = r
-            .scan()
-            .where_key_eq(Reading::TS, &t1)
-            .stream()
-            .try_collect()
-            .await
-            .unwrap();
+        let one: Vec<Reading> = collect(r.scan().where_key_eq(Reading::TS, &t1)).await;
         assert_eq!(sorted(one), expect(&|r| r.ts == t1));
 
         // The text part's equality goes to the region servers as a RowFilter; the binary
@@ -592,22 +578,10 @@ hbase_orm_suite::conformance! {
         let range = r.scan().where_key_between(Reading::TS, &t1, &t2);
         assert!(!format!("{range:?}").contains("RowFilter"), "{range:?}");
         // A device name that is a prefix of another matches only itself.
-        let none: Vec<Reading> = r
-            .scan()
-            .where_key_eq(Reading::DEVICE, &"device-".to_string())
-            .stream()
-            .try_collect()
-            .await
-            .unwrap();
+        let none: Vec<Reading> = collect(r.scan().where_key_eq(Reading::DEVICE, &"device-".to_string())).await;
         assert!(none.is_empty());
         // An empty range keeps nothing; a range of a variable-length part is refused.
-        let empty: Vec<Reading> = r
-            .scan()
-            .where_key_between(Reading::TS, &t2, &t1)
-            .stream()
-            .try_collect()
-            .await
-            .unwrap();
+        let empty: Vec<Reading> = collect(r.scan().where_key_between(Reading::TS, &t2, &t1)).await;
         assert!(empty.is_empty());
         let refused = r
             .scan()
@@ -629,21 +603,9 @@ hbase_orm_suite::conformance! {
         r.save(&path("s", "x", "y|z")).await.unwrap();
         // `b` is "x" here; "x|y" would match across into `c` if the delimiter were not
         // checked (a delimited part never holds it: the key writer refuses such a value).
-        let across: Vec<Path> = r
-            .scan()
-            .where_key_eq(Path::B, &"x|y".to_string())
-            .stream()
-            .try_collect()
-            .await
-            .unwrap();
+        let across: Vec<Path> = collect(r.scan().where_key_eq(Path::B, &"x|y".to_string())).await;
         assert!(across.is_empty(), "{across:?}");
-        let found: Vec<Path> = r
-            .scan()
-            .where_key_eq(Path::C, &"y|z".to_string())
-            .stream()
-            .try_collect()
-            .await
-            .unwrap();
+        let found: Vec<Path> = collect(r.scan().where_key_eq(Path::C, &"y|z".to_string())).await;
         assert_eq!(found, [path("s", "x", "y|z")]);
     }
 }
