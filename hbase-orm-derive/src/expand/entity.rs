@@ -271,9 +271,7 @@ pub fn field_handles(m: &Entity) -> TokenStream {
                 && !matches!(c.kind, ColumnKind::Flatten(_) | ColumnKind::Children)
         })
         .map(|(i, c)| {
-            let name = c.ident.to_string();
-            let name = name.strip_prefix("r#").unwrap_or(&name);
-            let konst = syn::Ident::new(&name.to_uppercase(), c.ident.span());
+            let (name, konst) = handle_name(&c.ident);
             let (ty, codec) = (&c.ty, value_codec(krate, c));
             let doc = format!(
                 "The stored field `{name}` (`{}:{}`), for typed filters and calls that name it.",
@@ -305,6 +303,15 @@ pub fn field_handles(m: &Entity) -> TokenStream {
     }
 }
 
+/// A field's name without a raw-identifier prefix, and the name of its handle constant (the
+/// name in upper case: `Order::CITY`).
+fn handle_name(ident: &syn::Ident) -> (String, syn::Ident) {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+    let konst = syn::Ident::new(&name.to_uppercase(), ident.span());
+    (name, konst)
+}
+
 /// One typed handle per row-key part (`Reading::TS`), with the layout of the key before it
 /// (salt byte, earlier parts and what follows each, the record-type tag) for key filters.
 fn key_handles(m: &Entity) -> Vec<TokenStream> {
@@ -333,20 +340,17 @@ fn key_handles(m: &Entity) -> Vec<TokenStream> {
             if m.salt.is_some() {
                 slots.push(quote!(#krate::entity::KeySlot::AnyByte));
             }
+            // The tag stands before the part it names (or after the last one).
+            let tag_at = |j: usize| {
+                let byte = tag.filter(|t| t.before == j)?.tag;
+                Some(quote!(#krate::entity::KeySlot::Byte(#byte)))
+            };
             for (j, earlier) in m.keys[..i].iter().enumerate() {
-                if let Some(t) = tag.filter(|t| t.before == j) {
-                    let byte = t.tag;
-                    slots.push(quote!(#krate::entity::KeySlot::Byte(#byte)));
-                }
+                slots.extend(tag_at(j));
                 slots.push(slot_of(earlier));
             }
-            if let Some(t) = tag.filter(|t| t.before == i) {
-                let byte = t.tag;
-                slots.push(quote!(#krate::entity::KeySlot::Byte(#byte)));
-            }
-            let name = k.ident.to_string();
-            let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
-            let konst = syn::Ident::new(&name.to_uppercase(), k.ident.span());
+            slots.extend(tag_at(i));
+            let (name, konst) = handle_name(&k.ident);
             let (ty, codec, last) = (&k.ty, key_codec(krate, k), m.is_last(i));
             let doc = format!(
                 "The row-key part `{name}`, for key filters (`where_key_eq`, `where_key_between`)."

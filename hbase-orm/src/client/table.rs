@@ -237,9 +237,14 @@ impl Table {
 
     /// Adds to counters atomically; returns the row with the new counter values.
     pub async fn increment(&self, increment: Increment) -> Result<Row> {
-        let (table, increment) = (&self.name, &increment);
-        let row = self.run(&op::Increment { table, increment }).await?;
-        Ok(row.unwrap_or_else(|| Row::empty(increment.row.clone())))
+        let table = &self.name;
+        let row = self
+            .run(&op::Increment {
+                table,
+                increment: &increment,
+            })
+            .await?;
+        Ok(row.unwrap_or_else(|| Row::empty(increment.row)))
     }
 
     /// Adds `amount` to one counter and returns its new value.
@@ -266,9 +271,14 @@ impl Table {
 
     /// Appends bytes to cells atomically; returns the row with the new values.
     pub async fn append(&self, append: Append) -> Result<Row> {
-        let (table, append) = (&self.name, &append);
-        let row = self.run(&op::Append { table, append }).await?;
-        Ok(row.unwrap_or_else(|| Row::empty(append.row.clone())))
+        let table = &self.name;
+        let row = self
+            .run(&op::Append {
+                table,
+                append: &append,
+            })
+            .await?;
+        Ok(row.unwrap_or_else(|| Row::empty(append.row)))
     }
 
     /// Streams the rows of a scan. The server-side scanner is closed when the stream ends, fails

@@ -29,6 +29,9 @@ use crate::mapping::rowkey::{KeyCodec, KeyKind};
 use crate::mapping::HBaseEntity;
 use crate::model::{Error, Result};
 
+/// A pattern no key matches (an empty range, a value no key can hold).
+const NO_KEY: &str = "\\z.";
+
 /// What stands before a key part in the row key, one slot at a time; written by the derive.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +137,7 @@ impl<E: HBaseEntity, T, KC: KeyCodec<T>> KeyField<E, T, KC> {
         let delimited = KC::WIDTH.is_none() && !self.last;
         if let (true, Some(d)) = (delimited, E::KEY_DELIMITER) {
             if bytes.contains(&d) {
-                return KeyTest::new(self.name, "\\z.", None);
+                return KeyTest::new(self.name, NO_KEY, None);
             }
         }
         // A variable-length part ends at the delimiter, or at the key's end.
@@ -143,7 +146,8 @@ impl<E: HBaseEntity, T, KC: KeyCodec<T>> KeyField<E, T, KC> {
             (None, false, Some(d)) => escaped(&[d]),
             (None, _, _) => "\\z".into(),
         };
-        let client = format!("{}{}{end}", self.prefix(), escaped(&bytes));
+        let prefix = self.prefix();
+        let client = format!("{prefix}{}{end}", escaped(&bytes));
         // Text, which HBase reads as the same characters, after a key that reads the same.
         let delimiter_is_ascii = E::KEY_DELIMITER.is_none_or(|d| d < 0x80);
         let server = match std::str::from_utf8(&bytes) {
@@ -152,7 +156,7 @@ impl<E: HBaseEntity, T, KC: KeyCodec<T>> KeyField<E, T, KC> {
                     .chars()
                     .map(|c| format!("\\x{{{:X}}}", u32::from(c)))
                     .collect();
-                Some(format!("{}{chars}{end}", self.prefix()))
+                Some(format!("{prefix}{chars}{end}"))
             }
             _ => None,
         };
@@ -165,7 +169,7 @@ impl<E: HBaseEntity, T, KC: KeyCodec<T>> KeyField<E, T, KC> {
         // An empty range keeps no key: a pattern that never matches.
         let client = self
             .range_pattern(from, until)?
-            .unwrap_or_else(|| "\\z.".into());
+            .unwrap_or_else(|| NO_KEY.into());
         KeyTest::new(self.name, &client, None)
     }
 

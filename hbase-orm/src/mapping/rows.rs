@@ -28,18 +28,7 @@ pub(crate) fn presence_cell<E: HBaseEntity>() -> (&'static str, &'static str) {
     }
 }
 
-/// Whether `cells` hold `E`'s presence cell: the rule for partial rows. A row that holds some
-/// cells of `E`'s families (a counter counted before the entity was saved, wide-map entries
-/// written one by one) but not that cell holds no entity: reads return `None` for it, scans
-/// skip it, `exists` says `false`, and `insert` writes into it without removing anything.
-pub(crate) fn holds_entity<'a, E: HBaseEntity>(
-    mut cells: impl Iterator<Item = CellRef<'a>>,
-) -> bool {
-    let (family, qualifier) = presence_cell::<E>();
-    cells.any(|c| c.family == family.as_bytes() && c.qualifier == qualifier.as_bytes())
-}
-
-/// How a read treats the entity's presence cell (see [`holds_entity`]).
+/// How a read treats the entity's presence cell (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Presence {
     /// A row without it holds no entity; it is decoded as the field it is.
@@ -52,8 +41,8 @@ pub(crate) enum Presence {
     Unchecked,
 }
 
-/// Decodes `row` into `E`, or `None` if it holds no entity of `E` (see [`holds_entity`] and
-/// [`Presence`]).
+/// Decodes `row` into `E`, or `None` if it holds no entity of `E` (see the module
+/// documentation and [`Presence`]).
 pub(crate) fn decode_entity<E: HBaseEntity>(
     row: &Row,
     table: &TableName,
@@ -82,14 +71,14 @@ fn decode_held<'a, E: HBaseEntity, I: Iterator<Item = CellRef<'a>>>(
     table: &'a TableName,
     presence: Presence,
 ) -> Result<Option<E>> {
-    if presence != Presence::Unchecked && !holds_entity::<E>(cells()) {
+    // The presence cell, looked up once per row for both its uses.
+    let (family, qualifier) = presence_cell::<E>();
+    let is_presence =
+        move |c: &CellRef<'_>| c.family == family.as_bytes() && c.qualifier == qualifier.as_bytes();
+    if presence != Presence::Unchecked && !cells().any(|c| is_presence(&c)) {
         return Ok(None);
     }
-    let (family, qualifier) = presence_cell::<E>();
-    let cells = cells().filter(move |c| {
-        presence != Presence::RequiredNotDecoded
-            || c.family != family.as_bytes()
-            || c.qualifier != qualifier.as_bytes()
-    });
+    let cells =
+        cells().filter(move |c| presence != Presence::RequiredNotDecoded || !is_presence(c));
     decode_cells::<E>(key, cells, Some(table)).map(Some)
 }

@@ -238,10 +238,10 @@ impl<T: HBaseEntity> Repository<T> {
                     names_of::<T>(ColumnKind::Counter)
                 ),
             });
-        Box::pin(self.increment_column(key, def, by))
+        Box::pin(self.add_to_counter(key, def, by))
     }
 
-    async fn increment_column(
+    async fn add_to_counter(
         &self,
         key: &T::Key,
         def: Result<&'static ColumnDef>,
