@@ -12,6 +12,7 @@
 //! framed or buffered, binary or compact, a pool with timeouts and replies bounded in size.
 
 pub(crate) mod memory;
+pub(crate) mod native;
 pub(crate) mod op;
 pub(crate) mod thrift1;
 pub(crate) mod thrift2;

@@ -1,0 +1,17 @@
+//! The native backend: HBase's own RPC, straight to the region servers and the master, with
+//! no gateway in between (URL `hbase://zk1:2181,zk2:2181`, the ZooKeeper quorum of the
+//! cluster).
+//!
+//! The parts, from the bytes up:
+//! - [`proto`]: the protobuf messages (generated);
+//! - `frame`: the connection preamble and header, and the framing of calls and replies;
+//! - `cellblock`: cells in HBase's `KeyValueCodec` encoding, read in place;
+//! - `connection`: one TCP connection per server and service, many calls in flight on it,
+//!   replies matched by call id;
+//! - `registry`: where the meta region and the active master are (ZooKeeper);
+//! - `regions`: the region holding a row, from `hbase:meta`, cached;
+//! - `convert`: the model's requests and HBase's replies, in protobuf;
+//! - `scanner`: a scan that crosses regions, forward or reversed;
+//! - `backend`: the [`Backend`](super::Backend) trait over all of it.
+
+pub(crate) mod proto;
