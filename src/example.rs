@@ -37,16 +37,22 @@ pub struct Example {
 }
 
 impl Example {
-    /// Prints the example's title and the design it shows, and connects to the gateway
-    /// (`$HBASE_ORM_THRIFT_ADDR`, default 127.0.0.1:9090); panics with instructions if HBase
-    /// is not running.
+    /// Prints the example's title and the design it shows, and connects to HBase: to the URL
+    /// in `$HBASE_ORM_URL` if it is set (`hbase://127.0.0.1:2181` for the native backend, say),
+    /// else to the Thrift2 gateway (`$HBASE_ORM_THRIFT_ADDR`, default 127.0.0.1:9090); panics
+    /// with instructions if HBase is not running.
     pub async fn start(name: &'static str, design: &str) -> Example {
         println!("== {name}\n{design}\n");
-        let client = connect_with(Config {
-            address: crate::gateway_address(),
-            ..Config::default()
-        })
-        .await;
+        let config = match std::env::var("HBASE_ORM_URL") {
+            Ok(url) => Config::from_url(&url)
+                .unwrap_or_else(|e| panic!("HBASE_ORM_URL={url:?} is not a valid URL: {e}")),
+            Err(_) => Config {
+                address: crate::gateway_address(),
+                ..Config::default()
+            },
+        };
+        println!("(backend: {:?} at {})\n", config.gateway, config.address);
+        let client = connect_with(config).await;
         Example {
             name,
             client,

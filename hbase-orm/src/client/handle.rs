@@ -9,6 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::backend::native::Native;
 use crate::backend::thrift1::Thrift1;
 use crate::backend::thrift2::Thrift2;
 use crate::backend::Backend;
@@ -127,6 +128,7 @@ impl ClientBuilder {
         let backend: Box<dyn Backend> = match self.config.gateway {
             Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),
             Gateway::Thrift1 => Box::new(Thrift1::connect(self.config.clone()).await?),
+            Gateway::Native => Box::new(Native::connect(self.config.clone()).await?),
         };
         Ok(Client::over(backend, self.config))
     }

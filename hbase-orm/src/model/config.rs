@@ -37,17 +37,25 @@ pub enum Gateway {
     /// HappyBase speaks), URL `thrift1://`. It cannot do everything: see the README's table of
     /// backends.
     Thrift1,
+    /// No gateway: HBase's own RPC, straight to the region servers and the master, URL
+    /// `hbase://` with the cluster's ZooKeeper quorum (see the README's table of backends).
+    Native,
 }
 
 /// Everything a [`crate::Client`] is built from. Made by [`crate::ClientBuilder`] or parsed
 /// from a URL with [`Config::from_url`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// `host:port` of the gateway.
+    /// `host:port` of the gateway (of a ZooKeeper server of the cluster, for
+    /// [`Gateway::Native`]).
     pub address: String,
     /// Further gateways of the same HBase (`host:port`, same service, transport and protocol):
     /// calls go round all of them, and one that cannot be reached is set aside for a while.
+    /// For [`Gateway::Native`], the rest of the ZooKeeper quorum.
     pub addresses: Vec<String>,
+    /// The cluster's parent znode in ZooKeeper (HBase's `zookeeper.znode.parent`, `/hbase` by
+    /// default): where a [`Gateway::Native`] client finds the meta region and the master.
+    pub znode_parent: String,
     /// The service the gateway serves.
     pub gateway: Gateway,
     /// Connections kept open at most; also the number of calls in flight at once.
@@ -84,6 +92,7 @@ impl Default for Config {
         Config {
             address: "127.0.0.1:9090".into(),
             addresses: Vec::new(),
+            znode_parent: "/hbase".into(),
             gateway: Gateway::Thrift2,
             pool_size: 8,
             connect_timeout: Duration::from_secs(5),
@@ -101,13 +110,14 @@ impl Default for Config {
 
 impl Config {
     /// Parses `thrift2://host:port?transport=framed&protocol=compact&pool_size=16&timeout_ms=5000`
-    /// (or `thrift1://host:port?...` for a Thrift1 gateway). Several gateways of one HBase are
-    /// listed with commas: `thrift2://gw1:9090,gw2:9090`.
+    /// (or `thrift1://host:port?...` for a Thrift1 gateway, or `hbase://zk1:2181,zk2:2181` for
+    /// HBase's own RPC with no gateway, naming the cluster's ZooKeeper quorum). Several
+    /// gateways of one HBase are listed with commas: `thrift2://gw1:9090,gw2:9090`.
     ///
     /// Query keys (all optional): `transport` (`buffered`|`framed`), `protocol`
     /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
     /// `pool_timeout_ms`, `max_idle_ms`, `max_reply_bytes`, `retry_deadline_ms`,
-    /// `retry_backoff_ms`.
+    /// `retry_backoff_ms`; for `hbase://`, `znode` (the parent znode, `/hbase` by default).
     ///
     /// ```
     /// use hbase_orm::{Config, Transport, Protocol};
@@ -120,15 +130,17 @@ impl Config {
             (Gateway::Thrift2, rest)
         } else if let Some(rest) = url.strip_prefix("thrift1://") {
             (Gateway::Thrift1, rest)
+        } else if let Some(rest) = url.strip_prefix("hbase://") {
+            (Gateway::Native, rest)
         } else {
             return Err(Error::Config(format!(
-                "{url:?}: the URL must start with thrift2:// or thrift1://"
+                "{url:?}: the URL must start with thrift2://, thrift1:// or hbase://"
             )));
         };
         let (address, query) = rest.split_once('?').unwrap_or((rest, ""));
         if address.is_empty() || address.split(',').any(|a| !a.contains(':')) {
             return Err(Error::Config(format!(
-                "{url:?}: expected thrift2://host:port or thrift1://host:port"
+                "{url:?}: expected thrift2://host:port, thrift1://host:port or hbase://zk:port"
             )));
         }
         let mut hosts = address.trim_end_matches('/').split(',').map(str::to_string);
@@ -178,6 +190,7 @@ impl Config {
                 "max_reply_bytes" => config.max_reply_bytes = number()? as usize,
                 "retry_deadline_ms" => config.retry_deadline = ms(number()?),
                 "retry_backoff_ms" => config.retry_backoff = ms(number()?),
+                "znode" if gateway == Gateway::Native => config.znode_parent = value.to_string(),
                 _ => return Err(Error::Config(format!("{url:?}: unknown option {key:?}"))),
             }
         }
@@ -236,5 +249,10 @@ mod tests {
         assert!(Config::from_url("thrift2://a:1,b?pool_size=2").is_err());
         assert!(Config::from_url("thrift2://h:1?pool_size=0").is_err());
         assert!(Config::from_url("thrift2://h:1?pool_size=x").is_err());
+        let c = Config::from_url("hbase://zk1:2181,zk2:2181?znode=/hbase-unsecure").unwrap();
+        assert_eq!(c.gateway, Gateway::Native);
+        assert_eq!((c.address.as_str(), c.addresses.len()), ("zk1:2181", 1));
+        assert_eq!(c.znode_parent, "/hbase-unsecure");
+        assert!(Config::from_url("thrift2://h:1?znode=/x").is_err());
     }
 }

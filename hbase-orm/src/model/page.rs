@@ -245,6 +245,20 @@ impl ScannerPage {
         self.rows.is_empty()
     }
 
+    /// The key of the last row, if the page has one.
+    pub(crate) fn last_key(&self) -> Option<&[u8]> {
+        self.len().checked_sub(1).map(|i| self.key(i))
+    }
+
+    /// Keeps the first `n` rows.
+    pub(crate) fn truncate(&mut self, n: usize) {
+        if n < self.rows.len() {
+            self.rows.truncate(n);
+            let cells = self.rows.last().map_or(0, |r| r.cells_end as usize);
+            self.cells.truncate(cells);
+        }
+    }
+
     /// The rows, as [`Row`]s sharing the page's buffer.
     pub(crate) fn into_rows(self) -> Vec<Row> {
         (0..self.len()).map(|i| self.row(i)).collect()

@@ -15,3 +15,17 @@
 //! - `backend`: the [`Backend`](super::Backend) trait over all of it.
 
 pub(crate) mod proto;
+mod admin;
+mod backend;
+mod cellblock;
+mod connection;
+mod convert;
+// mod filters; (pending)
+mod frame;
+mod regions;
+mod registry;
+mod rpc;
+mod scanner;
+mod schema;
+
+pub(crate) use backend::Native;

@@ -1,0 +1,243 @@
+//! The bytes of HBase's RPC, apart from any socket: the preamble and connection header a
+//! client opens with, a call's frame, and a reply's parts.
+//!
+//! A connection starts with `HBas`, the RPC version (0) and the authentication method
+//! (SIMPLE, 0x50), then the [`ConnectionHeader`](proto::ConnectionHeader) behind its 4-byte
+//! big-endian length. Every call after that is one frame: a 4-byte big-endian length of the
+//! rest, the varint-delimited [`RequestHeader`](proto::RequestHeader) (call id, method name),
+//! the varint-delimited request message. A reply is a frame of the same shape: the
+//! varint-delimited [`ResponseHeader`](proto::ResponseHeader) (call id, an exception, or
+//! where its cell block lies), the varint-delimited reply message, then the cell block.
+
+use bytes::{Buf, Bytes};
+use prost::Message;
+
+use super::proto;
+
+/// The cell block codec the client asks for: cells come in one block after a reply's message,
+/// read in place instead of one protobuf message each.
+pub(crate) const CELL_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
+
+/// HBase's SIMPLE authentication: the server takes the user name the header gives.
+const AUTH_SIMPLE: u8 = 0x50;
+
+/// The services a connection can be opened for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Service {
+    /// Reads, writes and scans, on a region server.
+    Client,
+    /// Tables and namespaces, on the master.
+    Master,
+}
+
+impl Service {
+    /// The service's name in the connection header.
+    fn name(self) -> &'static str {
+        match self {
+            Service::Client => "ClientService",
+            Service::Master => "MasterService",
+        }
+    }
+}
+
+/// What a client sends before its first call: the preamble and the connection header.
+pub(crate) fn connection_preamble(service: Service, user: &str) -> Vec<u8> {
+    let header = proto::ConnectionHeader {
+        user_info: Some(proto::UserInformation {
+            effective_user: user.to_string(),
+            real_user: None,
+        }),
+        service_name: Some(service.name().to_string()),
+        cell_block_codec_class: Some(CELL_CODEC.to_string()),
+        version_info: Some(proto::VersionInfo {
+            version: "2.6.1".into(),
+            url: String::new(),
+            revision: String::new(),
+            user: String::new(),
+            date: String::new(),
+            src_checksum: String::new(),
+            version_major: Some(2),
+            version_minor: Some(6),
+        }),
+        ..Default::default()
+    };
+    let header = header.encode_to_vec();
+    let mut out = Vec::with_capacity(10 + header.len());
+    out.extend_from_slice(b"HBas");
+    out.push(0);
+    out.push(AUTH_SIMPLE);
+    out.extend_from_slice(&(header.len() as u32).to_be_bytes());
+    out.extend_from_slice(&header);
+    out
+}
+
+/// The frame of call `id` to `method` with the request `param`.
+pub(crate) fn call_frame(id: i32, method: &str, param: &impl Message) -> Vec<u8> {
+    let header = proto::RequestHeader {
+        call_id: Some(id as u32),
+        method_name: Some(method.to_string()),
+        request_param: Some(true),
+        ..Default::default()
+    };
+    let (h, p) = (header.encoded_len(), param.encoded_len());
+    let body = prost::length_delimiter_len(h) + h + prost::length_delimiter_len(p) + p;
+    let mut out = Vec::with_capacity(4 + body);
+    out.extend_from_slice(&(body as u32).to_be_bytes());
+    header
+        .encode_length_delimited(&mut out)
+        .expect("a Vec grows as needed");
+    param
+        .encode_length_delimited(&mut out)
+        .expect("a Vec grows as needed");
+    out
+}
+
+/// A reply frame that does not hold what its header says.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct BadFrame(pub(crate) String);
+
+/// A reply, split into its parts; the message and the cell block share the frame's buffer.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    /// The call it answers.
+    pub(crate) call_id: i32,
+    /// The server's exception, when the call failed: its class and message.
+    pub(crate) exception: Option<proto::ExceptionResponse>,
+    /// The reply message's bytes (empty with an exception).
+    pub(crate) message: Bytes,
+    /// The cells of the reply in the codec's encoding (empty if it has none).
+    pub(crate) cell_block: Bytes,
+}
+
+/// Splits a reply frame (the bytes after its length) into its parts.
+pub(crate) fn split_reply(mut frame: Bytes) -> Result<Reply, BadFrame> {
+    let header_bytes = delimited(&mut frame, "header")?;
+    let header = proto::ResponseHeader::decode(header_bytes)
+        .map_err(|e| BadFrame(format!("the reply header does not decode: {e}")))?;
+    let call_id = header
+        .call_id
+        .ok_or_else(|| BadFrame("the reply header has no call id".into()))?
+        as i32;
+    if let Some(exception) = header.exception {
+        return Ok(Reply {
+            call_id,
+            exception: Some(exception),
+            message: Bytes::new(),
+            cell_block: Bytes::new(),
+        });
+    }
+    let message = if frame.has_remaining() {
+        delimited(&mut frame, "message")?
+    } else {
+        Bytes::new()
+    };
+    let block_len = header
+        .cell_block_meta
+        .and_then(|m| m.length)
+        .unwrap_or(0) as usize;
+    if block_len > frame.len() {
+        return Err(BadFrame(format!(
+            "the header announces a cell block of {block_len} bytes, the frame holds {}",
+            frame.len()
+        )));
+    }
+    Ok(Reply {
+        call_id,
+        exception: None,
+        message,
+        cell_block: frame.split_to(block_len),
+    })
+}
+
+/// The next varint-delimited part of `frame`.
+fn delimited(frame: &mut Bytes, what: &str) -> Result<Bytes, BadFrame> {
+    let len = prost::decode_length_delimiter(&mut *frame)
+        .map_err(|_| BadFrame(format!("the reply's {what} length is not a varint")))?;
+    if len > frame.len() {
+        return Err(BadFrame(format!(
+            "the reply's {what} claims {len} bytes, {} are left in the frame",
+            frame.len()
+        )));
+    }
+    Ok(frame.split_to(len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reply frame as a server writes it (without the leading length).
+    fn reply_frame(header: &proto::ResponseHeader, message: &[u8], block: &[u8]) -> Bytes {
+        let mut out = Vec::new();
+        header.encode_length_delimited(&mut out).unwrap();
+        if !message.is_empty() || !block.is_empty() {
+            prost::encode_length_delimiter(message.len(), &mut out).unwrap();
+            out.extend_from_slice(message);
+        }
+        out.extend_from_slice(block);
+        Bytes::from(out)
+    }
+
+    #[test]
+    fn a_call_frame_carries_its_length_header_and_message() {
+        let param = proto::GetRequest::default();
+        let frame = call_frame(7, "Get", &param);
+        let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+        assert_eq!(len, frame.len() - 4);
+        let mut rest = Bytes::from(frame[4..].to_vec());
+        let header = proto::RequestHeader::decode_length_delimited(&mut rest).unwrap();
+        assert_eq!(header.call_id, Some(7));
+        assert_eq!(header.method_name.as_deref(), Some("Get"));
+        assert_eq!(
+            proto::GetRequest::decode_length_delimited(&mut rest).unwrap(),
+            param
+        );
+        assert!(rest.is_empty());
+    }
+
+    #[test]
+    fn the_preamble_names_the_service_and_the_codec() {
+        let out = connection_preamble(Service::Master, "alice");
+        assert_eq!(&out[..6], b"HBas\x00\x50");
+        let len = u32::from_be_bytes(out[6..10].try_into().unwrap()) as usize;
+        let header = proto::ConnectionHeader::decode(&out[10..]).unwrap();
+        assert_eq!(len, out.len() - 10);
+        assert_eq!(header.service_name.as_deref(), Some("MasterService"));
+        assert_eq!(header.cell_block_codec_class.as_deref(), Some(CELL_CODEC));
+        assert_eq!(header.user_info.unwrap().effective_user, "alice");
+    }
+
+    #[test]
+    fn replies_split_into_message_and_cell_block_and_bad_ones_are_named() {
+        let header = proto::ResponseHeader {
+            call_id: Some(3),
+            cell_block_meta: Some(proto::CellBlockMeta { length: Some(4) }),
+            ..Default::default()
+        };
+        let reply = split_reply(reply_frame(&header, b"msg", b"cell")).unwrap();
+        assert_eq!(reply.call_id, 3);
+        assert_eq!(&reply.message[..], b"msg");
+        assert_eq!(&reply.cell_block[..], b"cell");
+
+        let failed = proto::ResponseHeader {
+            call_id: Some(4),
+            exception: Some(proto::ExceptionResponse {
+                exception_class_name: Some("org.apache.hadoop.hbase.NotServingRegionException".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let reply = split_reply(reply_frame(&failed, b"", b"")).unwrap();
+        assert!(reply.exception.is_some());
+
+        // A cell block longer than the frame, a message length past the end, no call id.
+        let long = split_reply(reply_frame(&header, b"msg", b"ce")).unwrap_err();
+        assert!(long.0.contains("cell block of 4 bytes"), "{long:?}");
+        let mut cut = reply_frame(&header, b"message", b"").to_vec();
+        cut.truncate(cut.len() - 3);
+        assert!(split_reply(Bytes::from(cut)).is_err());
+        let anonymous = reply_frame(&proto::ResponseHeader::default(), b"", b"");
+        assert!(split_reply(anonymous).unwrap_err().0.contains("call id"));
+        assert!(split_reply(Bytes::from_static(&[0xff; 12])).is_err());
+    }
+}

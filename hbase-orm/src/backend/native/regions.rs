@@ -1,0 +1,245 @@
+//! Regions: what `hbase:meta` says about them, and the client's cache of where they are.
+//!
+//! Each region has a row in `hbase:meta` whose key is the region's name
+//! (`table,start key,region id.encoded name.`), with its `RegionInfo` (after `PBUF`) in
+//! `info:regioninfo` and its server's `host:port` in `info:server`. Meta sorts rows by table,
+//! then start key, then region id (not byte by byte), so a reversed scan from
+//! `table,row,99999999999999` finds the region whose start is the largest not above `row`,
+//! and one from `table,row,` the region before the one starting at `row`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use prost::Message;
+
+use super::proto;
+use crate::model::{Row, TableName};
+
+/// The name of the meta region, the same in every cluster.
+pub(crate) const META_REGION: &[u8] = b"hbase:meta,,1";
+
+/// One region of a table, and the server holding it when it was looked up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Region {
+    /// Its name, as requests name it.
+    pub(crate) name: Bytes,
+    /// First row key it holds.
+    pub(crate) start: Vec<u8>,
+    /// First row key it does not hold; empty for the table's last region.
+    pub(crate) end: Vec<u8>,
+    /// Its id (the time it was made).
+    pub(crate) id: i64,
+    /// The `host:port` of its region server.
+    pub(crate) server: String,
+}
+
+impl Region {
+    /// Whether `row` lies in the region.
+    pub(crate) fn holds(&self, row: &[u8]) -> bool {
+        row >= &self.start[..] && (self.end.is_empty() || row < &self.end[..])
+    }
+
+    /// The region specifier that names it in a request.
+    pub(crate) fn specifier(&self) -> proto::RegionSpecifier {
+        specifier(self.name.clone())
+    }
+}
+
+/// A request's name for the region called `name`.
+pub(crate) fn specifier(name: Bytes) -> proto::RegionSpecifier {
+    proto::RegionSpecifier {
+        r#type: proto::region_specifier::RegionSpecifierType::RegionName as i32,
+        value: name,
+    }
+}
+
+/// The table's name as meta writes it (`name` in the default namespace, `ns:name` elsewhere).
+pub(crate) fn meta_table_name(table: &TableName) -> String {
+    if table.namespace == "default" {
+        table.name.clone()
+    } else {
+        format!("{}:{}", table.namespace, table.name)
+    }
+}
+
+/// The meta key a reversed scan starts from to find the region holding `row`.
+pub(crate) fn search_key_holding(table: &TableName, row: &[u8]) -> Vec<u8> {
+    let mut key = meta_table_name(table).into_bytes();
+    key.push(b',');
+    key.extend_from_slice(row);
+    key.extend_from_slice(b",99999999999999");
+    key
+}
+
+/// The meta key a reversed scan starts from to find the region just before the one that
+/// starts at `start` (not empty).
+pub(crate) fn search_key_before(table: &TableName, start: &[u8]) -> Vec<u8> {
+    let mut key = meta_table_name(table).into_bytes();
+    key.push(b',');
+    key.extend_from_slice(start);
+    key.push(b',');
+    key
+}
+
+/// The first meta key of the table's rows (a forward scan from it reads them in order).
+pub(crate) fn first_key_of(table: &TableName) -> Vec<u8> {
+    let mut key = meta_table_name(table).into_bytes();
+    key.extend_from_slice(b",,");
+    key
+}
+
+/// What a meta row says of its region.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum MetaRow {
+    /// A region of another table (the search ran past the table's rows).
+    OtherTable,
+    /// A region being split or merged away, or not assigned to a server yet: ask again soon.
+    NotReady(String),
+    /// An online region.
+    Online(Region),
+}
+
+/// Reads a meta row of `table`.
+pub(crate) fn read_meta_row(table: &TableName, row: &Row) -> Result<MetaRow, String> {
+    let Some(info) = row.value("info", "regioninfo") else {
+        return Err(format!("meta row {:?} has no info:regioninfo", String::from_utf8_lossy(&row.key)));
+    };
+    let info = info
+        .strip_prefix(b"PBUF")
+        .ok_or("info:regioninfo does not start with PBUF")?;
+    let info = proto::RegionInfo::decode(info)
+        .map_err(|e| format!("info:regioninfo does not decode: {e}"))?;
+    let name = &info.table_name;
+    if name.namespace[..] != *table.namespace.as_bytes() || name.qualifier[..] != *table.name.as_bytes() {
+        return Ok(MetaRow::OtherTable);
+    }
+    let key = String::from_utf8_lossy(&row.key).into_owned();
+    if info.offline.unwrap_or(false) || info.split.unwrap_or(false) {
+        return Ok(MetaRow::NotReady(format!("region {key} is offline (split or merged)")));
+    }
+    let Some(server) = row.value("info", "server").filter(|s| !s.is_empty()) else {
+        return Ok(MetaRow::NotReady(format!("region {key} is not assigned to a server yet")));
+    };
+    Ok(MetaRow::Online(Region {
+        name: Bytes::copy_from_slice(&row.key),
+        start: info.start_key.map(|k| k.to_vec()).unwrap_or_default(),
+        end: info.end_key.map(|k| k.to_vec()).unwrap_or_default(),
+        id: info.region_id as i64,
+        server: String::from_utf8_lossy(server).into_owned(),
+    }))
+}
+
+/// Where the client last found each table's regions. Regions that overlap a newly found one
+/// (the parent of a split, the halves of a merge) are dropped as it comes in.
+#[derive(Default)]
+pub(crate) struct RegionCache {
+    tables: Mutex<HashMap<TableName, ByStart>>,
+}
+
+/// A table's cached regions by start key.
+type ByStart = BTreeMap<Vec<u8>, Arc<Region>>;
+
+impl RegionCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TableName, ByStart>> {
+        self.tables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The cached region of `table` holding `row`.
+    pub(crate) fn find(&self, table: &TableName, row: &[u8]) -> Option<Arc<Region>> {
+        let tables = self.lock();
+        let (_, region) = tables.get(table)?.range(..=row.to_vec()).next_back()?;
+        region.holds(row).then(|| region.clone())
+    }
+
+    /// The cached region of `table` that ends where `start` begins (the one before it).
+    pub(crate) fn find_before(&self, table: &TableName, start: &[u8]) -> Option<Arc<Region>> {
+        let tables = self.lock();
+        let (_, region) = tables.get(table)?.range(..start.to_vec()).next_back()?;
+        (region.end == start).then(|| region.clone())
+    }
+
+    /// Remembers `region`, dropping the cached regions of its table it overlaps.
+    pub(crate) fn insert(&self, table: &TableName, region: Arc<Region>) {
+        let mut tables = self.lock();
+        let regions = tables.entry(table.clone()).or_default();
+        let overlapping: Vec<Vec<u8>> = regions
+            .values()
+            .filter(|r| {
+                let starts_before_end = region.end.is_empty() || r.start < region.end;
+                let ends_after_start = r.end.is_empty() || r.end > region.start;
+                starts_before_end && ends_after_start
+            })
+            .map(|r| r.start.clone())
+            .collect();
+        for start in overlapping {
+            regions.remove(&start);
+        }
+        regions.insert(region.start.clone(), region);
+    }
+
+    /// Forgets `region` (it moved, or its server failed).
+    pub(crate) fn forget(&self, table: &TableName, region: &Region) {
+        if let Some(regions) = self.lock().get_mut(table) {
+            if regions.get(&region.start).is_some_and(|r| r.name == region.name) {
+                regions.remove(&region.start);
+            }
+        }
+    }
+
+    /// Forgets every region on `server`.
+    pub(crate) fn forget_server(&self, server: &str) {
+        for regions in self.lock().values_mut() {
+            regions.retain(|_, r| r.server != server);
+        }
+    }
+
+    /// Forgets every region of `table` (it was dropped, truncated or re-created).
+    pub(crate) fn forget_table(&self, table: &TableName) {
+        self.lock().remove(table);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start: &str, end: &str, server: &str) -> Arc<Region> {
+        Arc::new(Region {
+            name: Bytes::from(format!("t,{start},1.")),
+            start: start.into(),
+            end: end.into(),
+            id: 1,
+            server: server.into(),
+        })
+    }
+
+    #[test]
+    fn the_cache_finds_the_holder_and_drops_what_a_new_region_overlaps() {
+        let t = TableName::new("default", "t");
+        let cache = RegionCache::default();
+        cache.insert(&t, region("", "m", "a:1"));
+        cache.insert(&t, region("m", "", "b:1"));
+        assert_eq!(cache.find(&t, b"c").unwrap().server, "a:1");
+        assert_eq!(cache.find(&t, b"m").unwrap().server, "b:1");
+        assert_eq!(cache.find(&t, b"zzz").unwrap().server, "b:1");
+        assert_eq!(cache.find_before(&t, b"m").unwrap().server, "a:1");
+        // A split of [m, end) into [m, t) and [t, end): the parent goes.
+        cache.insert(&t, region("t", "", "c:1"));
+        assert!(cache.find(&t, b"n").is_none(), "the parent overlapped the half");
+        assert_eq!(cache.find(&t, b"u").unwrap().server, "c:1");
+        cache.forget_server("a:1");
+        assert!(cache.find(&t, b"c").is_none());
+        cache.forget_table(&t);
+        assert!(cache.find(&t, b"u").is_none());
+    }
+
+    #[test]
+    fn meta_keys_follow_hbase_s_layout() {
+        let t = TableName::new("shop", "orders");
+        assert_eq!(search_key_holding(&t, b"r1"), b"shop:orders,r1,99999999999999");
+        assert_eq!(search_key_before(&t, b"m"), b"shop:orders,m,");
+        let d = TableName::new("default", "t");
+        assert_eq!(first_key_of(&d), b"t,,");
+    }
+}

@@ -1,0 +1,423 @@
+//! The native client's core: finding a row's region and server, sending a call there, and
+//! reading what went wrong.
+//!
+//! A call to a region is sent again, after the region is looked up anew, when the server says
+//! the region is not (or no longer, or not yet) there: such a call was refused before anything
+//! was applied, so this holds for every operation. A busy server is given a pause first. Any
+//! other failure goes up to the client's retry loop, which knows whether the operation may be
+//! sent again; a broken connection first drops what the cache held about its server.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+
+use super::connection::{self, CallError, Connections};
+use super::frame::{Reply, Service};
+use super::proto;
+use super::regions::{self, MetaRow, Region, RegionCache};
+use super::registry::ZooKeeper;
+use crate::model::{Config, Error, Result, Row, TableName};
+
+/// Exceptions that say the region is not served where the call went: look it up again.
+const MOVED: &[&str] = &[
+    "NotServingRegionException",
+    "RegionMovedException",
+    "RegionOpeningException",
+    "ServerNotRunningYetException",
+    "RegionServerStoppedException",
+];
+
+/// Exceptions that say the server refused the call for now: wait, then send it again.
+const BUSY: &[&str] = &[
+    "CallQueueTooBigException",
+    "RegionTooBusyException",
+    "RetryImmediatelyException",
+    "ServerTooBusyException",
+    "PleaseHoldException",
+];
+
+/// What a failed call's exception asks of the client.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Remedy {
+    /// Look the region up again and resend.
+    Relocate,
+    /// Wait, then resend.
+    Wait,
+    /// Give the error to the caller.
+    Fail,
+}
+
+/// What to do about `exception`.
+pub(crate) fn remedy(exception: &proto::ExceptionResponse) -> Remedy {
+    let class = exception.exception_class_name.as_deref().unwrap_or_default();
+    if MOVED.iter().any(|m| class.ends_with(m)) {
+        Remedy::Relocate
+    } else if BUSY.iter().any(|m| class.ends_with(m)) {
+        Remedy::Wait
+    } else {
+        Remedy::Fail
+    }
+}
+
+/// The crate's error for a server's exception in `method`.
+pub(crate) fn server_error(method: &'static str, exception: proto::ExceptionResponse) -> Error {
+    let class = exception.exception_class_name.unwrap_or_default();
+    let message = match exception.stack_trace {
+        Some(trace) if trace.starts_with(&class) => trace,
+        Some(trace) => format!("{class}: {trace}"),
+        None => class,
+    };
+    Error::from_server(method, message, !exception.do_not_retry.unwrap_or(false))
+}
+
+/// The native client's shared state.
+pub(crate) struct Core {
+    pub(crate) config: Config,
+    pub(crate) zookeeper: ZooKeeper,
+    pub(crate) connections: Connections,
+    pub(crate) regions: RegionCache,
+    /// Where the meta region was found last.
+    meta: Mutex<Option<String>>,
+    /// Where the active master was found last.
+    master: Mutex<Option<String>>,
+    /// This client's nonce group, and the last nonce given out: HBase applies an increment or
+    /// append sent again with the same pair only once.
+    pub(crate) nonce_group: u64,
+    nonce: AtomicU64,
+}
+
+/// How long calls to a region keep being sent again while it moves.
+const RELOCATE_FOR: Duration = Duration::from_secs(60);
+
+impl Core {
+    /// The state of a client of the cluster `zookeeper` names.
+    pub(crate) fn new(config: Config, zookeeper: ZooKeeper) -> Core {
+        let user = std::env::var("USER").unwrap_or_else(|_| "hbase-orm".into());
+        let connections =
+            Connections::new(user, config.connect_timeout, config.max_reply_bytes);
+        let seed = std::collections::hash_map::RandomState::new();
+        let nonce_group = std::hash::BuildHasher::hash_one(&seed, std::process::id());
+        Core {
+            config,
+            zookeeper,
+            connections,
+            regions: RegionCache::default(),
+            meta: Mutex::new(None),
+            master: Mutex::new(None),
+            nonce_group,
+            nonce: AtomicU64::new(nonce_group.rotate_left(17)),
+        }
+    }
+
+    /// A fresh nonce.
+    pub(crate) fn nonce(&self) -> u64 {
+        self.nonce.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// One call on the connection to `address`, the failure turned into the crate's error.
+    pub(crate) async fn call_at(
+        &self,
+        address: &str,
+        service: Service,
+        method: &'static str,
+        param: &impl prost::Message,
+    ) -> Result<Reply, CallError> {
+        let connection = self.connections.get(address, service).await?;
+        let result = connection
+            .call(method, param, self.config.request_timeout)
+            .await;
+        if let Err(CallError::Broken(_)) = &result {
+            self.connections.drop_server(address);
+        }
+        result
+    }
+
+    /// The crate's error for a call that failed without the server's word on it.
+    pub(crate) fn call_error(&self, method: &'static str, address: &str, e: CallError) -> Error {
+        match e {
+            CallError::Connect(source) => Error::Connect {
+                address: address.to_string(),
+                source,
+            },
+            CallError::Broken(why) => Error::Transport {
+                method,
+                source: std::io::Error::new(std::io::ErrorKind::ConnectionAborted, why),
+            },
+            CallError::Timeout(after) => Error::Timeout {
+                operation: method,
+                after,
+            },
+            CallError::Remote(exception) => server_error(method, exception),
+        }
+    }
+
+    /// Sends `make(region)` to the region of `table` holding `row` (or, with `before`, the
+    /// region just before the one starting at `row`), looking the region up again while it
+    /// moves. Returns the region it reached with the reply.
+    pub(crate) async fn region_call<M: prost::Message>(
+        &self,
+        table: &TableName,
+        at: RegionAt<'_>,
+        method: &'static str,
+        make: impl Fn(&Region) -> M,
+    ) -> Result<(Arc<Region>, Reply)> {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(20);
+        let mut moved = 0;
+        loop {
+            let region = self.locate(table, at).await?;
+            let result = self
+                .call_at(&region.server, Service::Client, method, &make(&region))
+                .await;
+            let why = match result {
+                Ok(reply) => return Ok((region, reply)),
+                Err(CallError::Remote(exception)) => match remedy(&exception) {
+                    Remedy::Relocate => {
+                        self.regions.forget(table, &region);
+                        moved += 1;
+                        // A region of a disabled table is served nowhere: say so, once meta
+                        // has been asked again and the region still was not there.
+                        if moved == 2 && !self.is_table_enabled(table).await? {
+                            return Err(Error::Server {
+                                method,
+                                message: format!(
+                                    "org.apache.hadoop.hbase.TableNotEnabledException: {table} is disabled"
+                                ),
+                                can_retry: false,
+                            });
+                        }
+                        server_error(method, exception)
+                    }
+                    Remedy::Wait => server_error(method, exception),
+                    Remedy::Fail => return Err(server_error(method, exception)),
+                },
+                Err(e) => {
+                    // The server may be gone: its regions are looked up again next time.
+                    self.regions.forget_server(&region.server);
+                    return Err(self.call_error(method, &region.server, e));
+                }
+            };
+            if started.elapsed() + pause > RELOCATE_FOR {
+                return Err(why);
+            }
+            tracing::debug!(method, error = %why, "region moved or busy; sending again");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
+    }
+
+    /// The region of `table` at `at`, from the cache or from meta.
+    pub(crate) async fn locate(&self, table: &TableName, at: RegionAt<'_>) -> Result<Arc<Region>> {
+        let cached = match at {
+            RegionAt::Holding(row) => self.regions.find(table, row),
+            RegionAt::Before(start) => self.regions.find_before(table, start),
+        };
+        if let Some(region) = cached {
+            return Ok(region);
+        }
+        let search = match at {
+            RegionAt::Holding(row) => regions::search_key_holding(table, row),
+            RegionAt::Before(start) => regions::search_key_before(table, start),
+        };
+        let started = Instant::now();
+        loop {
+            let rows = self.scan_meta(search.clone(), true, 1).await?;
+            let why = match rows.first() {
+                None => return Err(table_not_found(table)),
+                Some(row) => match regions::read_meta_row(table, row).map_err(meta_error)? {
+                    MetaRow::OtherTable => return Err(table_not_found(table)),
+                    MetaRow::Online(region) => {
+                        let region = Arc::new(region);
+                        self.regions.insert(table, region.clone());
+                        return Ok(region);
+                    }
+                    MetaRow::NotReady(why) => why,
+                },
+            };
+            if started.elapsed() > RELOCATE_FOR {
+                return Err(Error::Server {
+                    method: "locate region",
+                    message: why,
+                    can_retry: true,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Every region of `table` in key order, read from meta (and cached).
+    pub(crate) async fn all_regions(&self, table: &TableName) -> Result<Vec<Arc<Region>>> {
+        let mut out = Vec::new();
+        let mut from = regions::first_key_of(table);
+        loop {
+            let rows = self.scan_meta(from.clone(), false, 256).await?;
+            let full = rows.len() == 256;
+            for row in &rows {
+                match regions::read_meta_row(table, row).map_err(meta_error)? {
+                    MetaRow::OtherTable => return finish_all(table, out),
+                    MetaRow::Online(region) => {
+                        let region = Arc::new(region);
+                        self.regions.insert(table, region.clone());
+                        out.push(region);
+                    }
+                    MetaRow::NotReady(_) => {}
+                }
+            }
+            match rows.last() {
+                Some(last) if full => {
+                    from = last.key.clone();
+                    from.push(0);
+                }
+                _ => return finish_all(table, out),
+            }
+        }
+    }
+
+    /// Up to `rows` rows of `hbase:meta`'s `info` family from `start` (reversed: down from it).
+    async fn scan_meta(&self, start: Vec<u8>, reversed: bool, rows: u32) -> Result<Vec<Row>> {
+        const METHOD: &str = "Scan";
+        let request = proto::ScanRequest {
+            region: Some(regions::specifier(Bytes::from_static(regions::META_REGION))),
+            scan: Some(proto::Scan {
+                column: vec![proto::Column {
+                    family: Bytes::from_static(b"info"),
+                    qualifier: Vec::new(),
+                }],
+                start_row: Some(Bytes::from(start)),
+                reversed: reversed.then_some(true),
+                caching: Some(rows),
+                ..Default::default()
+            }),
+            number_of_rows: Some(rows),
+            close_scanner: Some(true),
+            ..Default::default()
+        };
+        let started = Instant::now();
+        loop {
+            let meta = self.meta_server().await?;
+            let why = match self.call_at(&meta, Service::Client, METHOD, &request).await {
+                Ok(reply) => {
+                    let response: proto::ScanResponse =
+                        connection::decode(&reply).map_err(|m| protocol(METHOD, m))?;
+                    return scanned_rows(&response, &reply.cell_block)
+                        .map_err(|m| protocol(METHOD, m));
+                }
+                Err(CallError::Remote(e)) if remedy(&e) == Remedy::Fail => {
+                    return Err(server_error(METHOD, e))
+                }
+                Err(e) => self.call_error(METHOD, &meta, e),
+            };
+            // The meta region moved, or its server is gone: ask ZooKeeper again.
+            *lock(&self.meta) = None;
+            if started.elapsed() > RELOCATE_FOR {
+                return Err(why);
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    /// The meta region's server, from ZooKeeper the first time and after it moved.
+    async fn meta_server(&self) -> Result<String> {
+        if let Some(address) = lock(&self.meta).clone() {
+            return Ok(address);
+        }
+        let address = self.zookeeper.meta_server().await.map_err(registry_error)?;
+        *lock(&self.meta) = Some(address.clone());
+        Ok(address)
+    }
+
+    /// Calls `method` on the active master.
+    pub(crate) async fn master_call(
+        &self,
+        method: &'static str,
+        param: &impl prost::Message,
+    ) -> Result<Reply> {
+        let cached = lock(&self.master).clone();
+        let address = match cached {
+            Some(a) => a,
+            None => {
+                let a = self.zookeeper.master().await.map_err(registry_error)?;
+                *lock(&self.master) = Some(a.clone());
+                a
+            }
+        };
+        match self.call_at(&address, Service::Master, method, param).await {
+            Ok(reply) => Ok(reply),
+            Err(e) => {
+                if !matches!(e, CallError::Remote(_)) {
+                    // Another master may have taken over: ask ZooKeeper next time.
+                    *lock(&self.master) = None;
+                }
+                Err(self.call_error(method, &address, e))
+            }
+        }
+    }
+}
+
+/// Where a region lies relative to a key.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum RegionAt<'a> {
+    /// The region holding this row.
+    Holding(&'a [u8]),
+    /// The region ending where another starts (this key, not empty).
+    Before(&'a [u8]),
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn finish_all(table: &TableName, out: Vec<Arc<Region>>) -> Result<Vec<Arc<Region>>> {
+    if out.is_empty() {
+        return Err(table_not_found(table));
+    }
+    Ok(out)
+}
+
+fn table_not_found(table: &TableName) -> Error {
+    Error::TableNotFound {
+        table: table.to_string(),
+    }
+}
+
+/// A protocol error in `method`.
+pub(crate) fn protocol(method: &'static str, message: String) -> Error {
+    Error::Protocol { method, message }
+}
+
+fn meta_error(message: String) -> Error {
+    protocol("locate region", message)
+}
+
+fn registry_error(message: String) -> Error {
+    Error::Connect {
+        address: "ZooKeeper".into(),
+        source: std::io::Error::new(std::io::ErrorKind::NotConnected, message),
+    }
+}
+
+/// The rows of a scan reply (cells in protobuf or in the cell block).
+pub(crate) fn scanned_rows(response: &proto::ScanResponse, block: &Bytes) -> Result<Vec<Row>, String> {
+    let mut results = super::convert::Results::new(block);
+    let mut rows = Vec::new();
+    if response.results.is_empty() {
+        let counted: Vec<proto::Result> = response
+            .cells_per_result
+            .iter()
+            .map(|&n| proto::Result {
+                associated_cell_count: Some(n as i32),
+                ..Default::default()
+            })
+            .collect();
+        for r in &counted {
+            rows.extend(results.row(r).map_err(|e| e.0)?);
+        }
+    } else {
+        for r in &response.results {
+            rows.extend(results.row(r).map_err(|e| e.0)?);
+        }
+    }
+    Ok(rows)
+}
