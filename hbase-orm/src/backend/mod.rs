@@ -10,7 +10,12 @@
 //!
 //! [`wire`] is the machinery both Thrift gateways share: one socket per call in flight,
 //! framed or buffered, binary or compact, a pool with timeouts and replies bounded in size.
+//!
+//! [`filter_language`] parses HBase's filter language (the text of `Get::filter` and
+//! `Scan::filter`) for the backends that must understand it rather than pass it on: the
+//! in-memory store evaluates it, the native backend sends it as protobuf filters.
 
+pub(crate) mod filter_language;
 pub(crate) mod memory;
 pub(crate) mod native;
 pub(crate) mod op;
