@@ -1,8 +1,8 @@
 //! The conformance suite's frame: one test body, run on every backend.
 //!
-//! A test file wraps its tests in [`conformance!`](crate::conformance!); each test becomes four
-//! tests, `thrift2_buffered::NAME`, `thrift2_framed::NAME`, `thrift1::NAME` and
-//! `memory::NAME`, each given a client of that backend. A difference between backends is a
+//! A test file wraps its tests in [`conformance!`](crate::conformance!); each test becomes five
+//! tests, `thrift2_buffered::NAME`, `thrift2_framed::NAME`, `thrift1::NAME`, `native::NAME`
+//! and `memory::NAME`, each given a client of that backend. A difference between backends is a
 //! failing test; what a backend cannot do is asserted with [`unsupported_on`]. The `memory::`
 //! tests need no HBase: `cargo test memory::` runs them alone.
 
@@ -23,6 +23,8 @@ pub enum Target {
     Thrift1,
     /// The in-memory store.
     Memory,
+    /// HBase's own RPC, no gateway.
+    Native,
 }
 
 impl Target {
@@ -56,12 +58,18 @@ impl Target {
                 .await
             }
             Target::Memory => Client::in_memory(),
+            Target::Native => {
+                let mut config =
+                    Config::from_url(&crate::native_url()).expect("a valid hbase:// URL");
+                config.retry_deadline = std::time::Duration::from_secs(30);
+                connect_with(config).await
+            }
         }
     }
 }
 
 /// Which of the suite's backends `client` is: `thrift2_buffered`, `thrift2_framed`,
-/// `thrift1` or `memory` (the names of the suite's modules).
+/// `thrift1`, `native` or `memory` (the names of the suite's modules).
 pub fn label(client: &Client) -> &'static str {
     match (client.backend_name(), client.config().transport) {
         ("thrift2", Transport::Framed) => "thrift2_framed",
@@ -71,7 +79,7 @@ pub fn label(client: &Client) -> &'static str {
 }
 
 /// What `result` must be: [`Error::Unsupported`] on the backends named in `backends` (by
-/// [`label`]: `thrift2_buffered`, `thrift2_framed`, `thrift1`, `memory`), and a success on the
+/// [`label`]: `thrift2_buffered`, `thrift2_framed`, `thrift1`, `native`, `memory`), and a success on the
 /// others, which is returned.
 ///
 /// ```no_run
@@ -132,6 +140,14 @@ macro_rules! conformance {
             $(#[tokio::test]
             async fn $name() {
                 super::$name($crate::Target::Thrift1.client().await).await
+            })*
+        }
+
+        /// The suite on HBase's own RPC, no gateway.
+        mod native {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name($crate::Target::Native.client().await).await
             })*
         }
 

@@ -29,6 +29,12 @@ pub fn framed_gateway_address() -> String {
     std::env::var("HBASE_ORM_THRIFT_FRAMED_ADDR").unwrap_or_else(|_| "127.0.0.1:9091".into())
 }
 
+/// The URL of the local HBase for the native backend (its ZooKeeper):
+/// `$HBASE_ORM_NATIVE_URL` or `hbase://127.0.0.1:2181`.
+pub fn native_url() -> String {
+    std::env::var("HBASE_ORM_NATIVE_URL").unwrap_or_else(|_| "hbase://127.0.0.1:2181".into())
+}
+
 /// Address of the Thrift1 gateway: `$HBASE_ORM_THRIFT1_ADDR` or `127.0.0.1:9092`.
 pub fn thrift1_gateway_address() -> String {
     std::env::var("HBASE_ORM_THRIFT1_ADDR").unwrap_or_else(|_| "127.0.0.1:9092".into())

@@ -134,10 +134,17 @@ impl Core {
     }
 
     /// Creates a table split at `split_keys`.
-    pub(crate) async fn create_table(&self, table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()> {
+    pub(crate) async fn create_table(
+        &self,
+        table: &TableDescriptor,
+        split_keys: &[Vec<u8>],
+    ) -> Result<()> {
         let request = proto::CreateTableRequest {
             table_schema: schema::table_schema(table),
-            split_keys: split_keys.iter().map(|k| bytes::Bytes::copy_from_slice(k)).collect(),
+            split_keys: split_keys
+                .iter()
+                .map(|k| bytes::Bytes::copy_from_slice(k))
+                .collect(),
             nonce_group: Some(self.nonce_group),
             nonce: Some(self.nonce()),
         };
@@ -169,9 +176,12 @@ impl Core {
 
     /// The table's descriptor.
     pub(crate) async fn describe(&self, table: &TableName) -> Result<TableDescriptor> {
-        let schema = self.schema_of(table).await?.ok_or_else(|| Error::TableNotFound {
-            table: table.to_string(),
-        })?;
+        let schema = self
+            .schema_of(table)
+            .await?
+            .ok_or_else(|| Error::TableNotFound {
+                table: table.to_string(),
+            })?;
         schema::descriptor_from_schema(&schema)
     }
 
@@ -200,7 +210,9 @@ impl Core {
                 nonce_group: group,
                 nonce,
             };
-            self.change("EnableTable", &request).await.map_err(about(table))
+            self.change("EnableTable", &request)
+                .await
+                .map_err(about(table))
         } else {
             let request = proto::DisableTableRequest {
                 table_name: name,
@@ -208,7 +220,9 @@ impl Core {
                 nonce,
             };
             self.regions.forget_table(table);
-            self.change("DisableTable", &request).await.map_err(about(table))
+            self.change("DisableTable", &request)
+                .await
+                .map_err(about(table))
         }
     }
 
@@ -226,7 +240,11 @@ impl Core {
     }
 
     /// Removes every row of a disabled table.
-    pub(crate) async fn truncate_table(&self, table: &TableName, preserve_splits: bool) -> Result<()> {
+    pub(crate) async fn truncate_table(
+        &self,
+        table: &TableName,
+        preserve_splits: bool,
+    ) -> Result<()> {
         let request = proto::TruncateTableRequest {
             table_name: schema::table_name(table),
             preserve_splits: Some(preserve_splits),
@@ -234,7 +252,9 @@ impl Core {
             nonce: Some(self.nonce()),
         };
         self.regions.forget_table(table);
-        self.change("truncateTable", &request).await.map_err(about(table))
+        self.change("truncateTable", &request)
+            .await
+            .map_err(about(table))
     }
 
     /// Drops a disabled table.
@@ -245,7 +265,9 @@ impl Core {
             nonce: Some(self.nonce()),
         };
         self.regions.forget_table(table);
-        self.change("DeleteTable", &request).await.map_err(about(table))
+        self.change("DeleteTable", &request)
+            .await
+            .map_err(about(table))
     }
 
     /// Adds a family, or replaces one's options (`modify`).
@@ -255,7 +277,11 @@ impl Core {
         family: proto::ColumnFamilySchema,
         modify: bool,
     ) -> Result<()> {
-        let (name, group, nonce) = (schema::table_name(table), Some(self.nonce_group), Some(self.nonce()));
+        let (name, group, nonce) = (
+            schema::table_name(table),
+            Some(self.nonce_group),
+            Some(self.nonce()),
+        );
         if modify {
             let request = proto::ModifyColumnRequest {
                 table_name: name,
@@ -263,7 +289,9 @@ impl Core {
                 nonce_group: group,
                 nonce,
             };
-            self.change("ModifyColumn", &request).await.map_err(about(table))
+            self.change("ModifyColumn", &request)
+                .await
+                .map_err(about(table))
         } else {
             let request = proto::AddColumnRequest {
                 table_name: name,
@@ -271,15 +299,24 @@ impl Core {
                 nonce_group: group,
                 nonce,
             };
-            self.change("AddColumn", &request).await.map_err(about(table))
+            self.change("AddColumn", &request)
+                .await
+                .map_err(about(table))
         }
     }
 
     /// Sets the options `declared` gives on an existing family, keeping every other setting.
-    pub(crate) async fn merge_family(&self, table: &TableName, declared: &model::ColumnFamily) -> Result<()> {
-        let schema = self.schema_of(table).await?.ok_or_else(|| Error::TableNotFound {
-            table: table.to_string(),
-        })?;
+    pub(crate) async fn merge_family(
+        &self,
+        table: &TableName,
+        declared: &model::ColumnFamily,
+    ) -> Result<()> {
+        let schema = self
+            .schema_of(table)
+            .await?
+            .ok_or_else(|| Error::TableNotFound {
+                table: table.to_string(),
+            })?;
         let existing = schema
             .column_families
             .iter()
@@ -299,6 +336,8 @@ impl Core {
             nonce_group: Some(self.nonce_group),
             nonce: Some(self.nonce()),
         };
-        self.change("DeleteColumn", &request).await.map_err(about(table))
+        self.change("DeleteColumn", &request)
+            .await
+            .map_err(about(table))
     }
 }

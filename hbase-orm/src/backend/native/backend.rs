@@ -16,7 +16,9 @@ use super::scanner::Scanner;
 use super::schema;
 use crate::backend::op::*;
 use crate::backend::{Backend, PoolCounters};
-use crate::model::{self, Config, Error, RegionLocation, Result, Row, ScannerPage, TableDescriptor, TableName};
+use crate::model::{
+    self, Config, Error, RegionLocation, Result, Row, ScannerPage, TableDescriptor, TableName,
+};
 
 /// A client of one HBase cluster over its own RPC (see the module documentation).
 pub(crate) struct Native {
@@ -34,10 +36,13 @@ impl Native {
             parent: config.znode_parent.clone(),
             timeout: config.connect_timeout,
         };
-        zookeeper.meta_server().await.map_err(|why| Error::Connect {
-            address: zookeeper.quorum.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::NotConnected, why),
-        })?;
+        zookeeper
+            .meta_server()
+            .await
+            .map_err(|why| Error::Connect {
+                address: zookeeper.quorum.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::NotConnected, why),
+            })?;
         Ok(Native {
             core: Core::new(config, zookeeper),
             scanners: Mutex::new(HashMap::new()),
@@ -47,13 +52,21 @@ impl Native {
 
     fn scanner(&self, id: i32) -> Result<Arc<tokio::sync::Mutex<Scanner>>> {
         let scanners = self.scanners.lock().unwrap_or_else(|p| p.into_inner());
-        scanners.get(&id).cloned().ok_or_else(|| Error::IllegalArgument {
-            message: format!("scanner {id} is not open (it ended, was closed or expired)"),
-        })
+        scanners
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| Error::IllegalArgument {
+                message: format!("scanner {id} is not open (it ended, was closed or expired)"),
+            })
     }
 
     /// One get.
-    async fn get_one(&self, table: &TableName, get: &model::Get, existence_only: bool) -> Result<(Option<Row>, bool)> {
+    async fn get_one(
+        &self,
+        table: &TableName,
+        get: &model::Get,
+        existence_only: bool,
+    ) -> Result<(Option<Row>, bool)> {
         const METHOD: &str = "Get";
         let g = convert::get(get, existence_only, &filter)?;
         let (_, reply) = self
@@ -147,19 +160,25 @@ impl Native {
             .collect();
         let (_, reply) = self
             .core
-            .region_call(table, RegionAt::Holding(row), METHOD, |region| proto::MultiRequest {
-                region_action: vec![proto::RegionAction {
-                    region: region.specifier(),
-                    atomic: Some(true),
-                    action: actions.clone(),
-                    condition: condition.clone(),
-                }],
-                ..Default::default()
+            .region_call(table, RegionAt::Holding(row), METHOD, |region| {
+                proto::MultiRequest {
+                    region_action: vec![proto::RegionAction {
+                        region: region.specifier(),
+                        atomic: Some(true),
+                        action: actions.clone(),
+                        condition: condition.clone(),
+                    }],
+                    ..Default::default()
+                }
             })
             .await?;
         let response: proto::MultiResponse =
             connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
-        let result = response.region_action_result.into_iter().next().unwrap_or_default();
+        let result = response
+            .region_action_result
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         if let Some(e) = result.exception {
             return Err(Error::from_server(
                 METHOD,
@@ -212,8 +231,7 @@ impl Native {
 
 /// A filter's text in protobuf.
 fn filter(text: &[u8]) -> Result<proto::Filter> {
-    let _ = text;
-    Err(Error::Unsupported { operation: "filter".into(), backend: "native", why: "pending".into() })
+    super::filters::to_proto(text)
 }
 
 #[async_trait]
@@ -261,13 +279,17 @@ impl Backend for Native {
     }
 
     async fn put_many(&self, op: &PutMany<'_>) -> Result<()> {
-        let puts = op.puts.iter().map(|p| self.mutate(op.table, convert::put(p), false));
+        let puts = op
+            .puts
+            .iter()
+            .map(|p| self.mutate(op.table, convert::put(p), false));
         futures::future::try_join_all(puts).await?;
         Ok(())
     }
 
     async fn delete(&self, op: &Delete<'_>) -> Result<()> {
-        self.mutate(op.table, convert::delete(op.delete), false).await?;
+        self.mutate(op.table, convert::delete(op.delete), false)
+            .await?;
         Ok(())
     }
 
@@ -282,15 +304,21 @@ impl Backend for Native {
 
     async fn mutate_row(&self, op: &MutateRow<'_>) -> Result<()> {
         let m = op.mutations;
-        self.mutate_atomic(op.table, &m.row, &m.mutations, None).await?;
+        self.mutate_atomic(op.table, &m.row, &m.mutations, None)
+            .await?;
         Ok(())
     }
 
     async fn check_and_mutate(&self, op: &CheckAndMutate<'_>) -> Result<bool> {
         let cam = op.cam;
         let condition = convert::condition(cam);
-        self.mutate_atomic(op.table, &cam.row, &cam.mutations.mutations, Some(condition))
-            .await
+        self.mutate_atomic(
+            op.table,
+            &cam.row,
+            &cam.mutations.mutations,
+            Some(condition),
+        )
+        .await
     }
 
     async fn increment(&self, op: &Increment<'_>) -> Result<Option<Row>> {
@@ -301,7 +329,9 @@ impl Backend for Native {
     }
 
     async fn append(&self, op: &Append<'_>) -> Result<Option<Row>> {
-        let response = self.mutate(op.table, convert::append(op.append), true).await?;
+        let response = self
+            .mutate(op.table, convert::append(op.append), true)
+            .await?;
         Ok(Native::reply_row(response))
     }
 

@@ -73,11 +73,10 @@ impl<'a> Cells<'a> {
         let row = key.split(row_len, "row")?;
         let family_len = key.split(1, "family length")?[0] as usize;
         let family = key.split(family_len, "family")?;
-        let qualifier_len = key
-            .rest
-            .len()
-            .checked_sub(9)
-            .ok_or_else(|| BadFrame("a cell's key ends before its timestamp and type".into()))?;
+        let qualifier_len =
+            key.rest.len().checked_sub(9).ok_or_else(|| {
+                BadFrame("a cell's key ends before its timestamp and type".into())
+            })?;
         let qualifier = key.split(qualifier_len, "qualifier")?;
         let ts = key.split(8, "timestamp")?;
         let timestamp = i64::from_be_bytes(ts.try_into().expect("8 bytes taken"));
@@ -120,8 +119,14 @@ pub(crate) fn page(block: Bytes, counts: &[u32]) -> Result<ScannerPage, BadFrame
                 BadFrame("the cell block holds fewer cells than the results count".into())
             })??;
             key.get_or_insert(cell.row);
-            page.cell(&block, cell.family, cell.qualifier, cell.value, cell.timestamp)
-                .map_err(out_of_page)?;
+            page.cell(
+                &block,
+                cell.family,
+                cell.qualifier,
+                cell.value,
+                cell.timestamp,
+            )
+            .map_err(out_of_page)?;
         }
         page.end_row(&block, key).map_err(out_of_page)?;
     }
@@ -133,7 +138,14 @@ pub(crate) mod tests {
     use super::*;
 
     /// A cell as `KeyValueCodec` writes it.
-    pub(crate) fn encode(out: &mut Vec<u8>, row: &[u8], family: &[u8], qualifier: &[u8], ts: i64, value: &[u8]) {
+    pub(crate) fn encode(
+        out: &mut Vec<u8>,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+        ts: i64,
+        value: &[u8],
+    ) {
         let key_len = 2 + row.len() + 1 + family.len() + qualifier.len() + 9;
         out.extend_from_slice(&((8 + key_len + value.len()) as u32).to_be_bytes());
         out.extend_from_slice(&(key_len as u32).to_be_bytes());
@@ -173,7 +185,10 @@ pub(crate) mod tests {
     #[test]
     fn a_short_or_lying_block_is_an_error() {
         let block = sample();
-        assert!(page(block.clone(), &[4]).is_err(), "more cells asked than held");
+        assert!(
+            page(block.clone(), &[4]).is_err(),
+            "more cells asked than held"
+        );
         for cut in [1, 5, 13, 20, block.len() - 1] {
             assert!(page(block.slice(..cut), &[3]).is_err(), "cut at {cut}");
         }

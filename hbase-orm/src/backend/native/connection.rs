@@ -49,7 +49,9 @@ impl Shared {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i32, oneshot::Sender<Result<Reply, CallError>>>> {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<i32, oneshot::Sender<Result<Reply, CallError>>>> {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -143,7 +145,12 @@ impl Connection {
             shared: &self.shared,
             id,
         };
-        if !self.is_open() || self.frames.send(frame::call_frame(id, method, param)).is_err() {
+        if !self.is_open()
+            || self
+                .frames
+                .send(frame::call_frame(id, method, param))
+                .is_err()
+        {
             return Err(CallError::Broken(format!(
                 "the connection to {} is closed",
                 self.address
@@ -316,4 +323,152 @@ impl Connections {
 /// The reply message of `reply` decoded as `M`.
 pub(crate) fn decode<M: prost::Message + Default>(reply: &Reply) -> Result<M, String> {
     M::decode(reply.message.clone()).map_err(|e| format!("the reply does not decode: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::net::TcpListener;
+
+    /// A server that reads the preamble and one call, then answers with `reply` (raw bytes) and
+    /// closes the socket.
+    async fn hostile_server(reply: Vec<u8>) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = [0u8; 10];
+            socket.read_exact(&mut head).await.unwrap();
+            let len = u32::from_be_bytes(head[6..10].try_into().unwrap()) as usize;
+            let mut skip = vec![0u8; len];
+            socket.read_exact(&mut skip).await.unwrap();
+            let mut call_len = [0u8; 4];
+            socket.read_exact(&mut call_len).await.unwrap();
+            let mut call = vec![0u8; u32::from_be_bytes(call_len) as usize];
+            socket.read_exact(&mut call).await.unwrap();
+            socket.write_all(&reply).await.unwrap();
+        });
+        address
+    }
+
+    /// A whole reply frame to call `id` carrying `message`.
+    fn reply_to(id: u32, message: &[u8]) -> Vec<u8> {
+        let header = proto::ResponseHeader {
+            call_id: Some(id),
+            ..Default::default()
+        };
+        let mut body = Vec::new();
+        prost::Message::encode_length_delimited(&header, &mut body).unwrap();
+        prost::encode_length_delimiter(message.len(), &mut body).unwrap();
+        body.extend_from_slice(message);
+        let mut out = (body.len() as u32).to_be_bytes().to_vec();
+        out.extend_from_slice(&body);
+        out
+    }
+
+    async fn one_call(reply: Vec<u8>) -> Result<Reply, CallError> {
+        let address = hostile_server(reply).await;
+        let c = Connection::open(&address, Service::Client, "t", Duration::from_secs(5), 1024)
+            .await
+            .unwrap();
+        let result = c
+            .call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
+            .await;
+        assert!(
+            !c.is_open() || result.is_ok(),
+            "a failed connection is marked dead"
+        );
+        result
+    }
+
+    #[tokio::test]
+    async fn a_hostile_server_gives_errors_not_panics_or_huge_buffers() {
+        // A reply to the call.
+        assert_eq!(
+            &one_call(reply_to(0, b"ok")).await.unwrap().message[..],
+            b"ok"
+        );
+        // A length past the cap: refused before anything is allocated.
+        let huge = (u32::MAX - 1).to_be_bytes().to_vec();
+        match one_call(huge).await {
+            Err(CallError::Broken(why)) => assert!(why.contains("exceeds the limit"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // A reply to a call never made, then the socket closes.
+        match one_call(reply_to(77, b"stray")).await {
+            Err(CallError::Broken(_)) => {}
+            other => panic!("{other:?}"),
+        }
+        // A reply cut short.
+        let mut cut = reply_to(0, b"a longer message");
+        cut.truncate(cut.len() - 5);
+        match one_call(cut).await {
+            Err(CallError::Broken(why)) => assert!(why.contains("reading"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // A frame whose message claims more bytes than the frame holds.
+        let lying = vec![0, 0, 0, 4, 2, 0x08, 0, 9];
+        match one_call(lying).await {
+            Err(CallError::Broken(why)) => assert!(why.contains("bad reply"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn many_calls_share_one_connection_and_get_their_own_replies() {
+        // A server that answers each call with its own call id as the message, in reverse
+        // order of arrival, once 64 have come.
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = [0u8; 10];
+            socket.read_exact(&mut head).await.unwrap();
+            let len = u32::from_be_bytes(head[6..10].try_into().unwrap()) as usize;
+            socket.read_exact(&mut vec![0u8; len]).await.unwrap();
+            let mut ids = Vec::new();
+            for _ in 0..64 {
+                let mut call_len = [0u8; 4];
+                socket.read_exact(&mut call_len).await.unwrap();
+                let mut call = vec![0u8; u32::from_be_bytes(call_len) as usize];
+                socket.read_exact(&mut call).await.unwrap();
+                let header =
+                    <proto::RequestHeader as prost::Message>::decode_length_delimited(&call[..])
+                        .unwrap();
+                ids.push(header.call_id.unwrap());
+            }
+            for id in ids.into_iter().rev() {
+                socket
+                    .write_all(&reply_to(id, id.to_string().as_bytes()))
+                    .await
+                    .unwrap();
+            }
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        });
+        let c = Connection::open(&address, Service::Client, "t", Duration::from_secs(5), 1024)
+            .await
+            .unwrap();
+        let calls = (0..64).map(|_| {
+            let c = &c;
+            async move {
+                let reply = c
+                    .call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
+                    .await
+                    .unwrap();
+                (reply.call_id, reply.message)
+            }
+        });
+        let replies = futures::future::join_all(calls).await;
+        for (id, message) in &replies {
+            assert_eq!(&message[..], id.to_string().as_bytes());
+        }
+        let mut ids: Vec<i32> = replies.iter().map(|r| r.0).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(
+            ids.len(),
+            64,
+            "64 calls, 64 distinct ids, each its own reply"
+        );
+    }
 }

@@ -344,7 +344,11 @@ mod tests {
         let kinds: Vec<(Option<i32>, Option<u64>)> = m
             .column_value
             .iter()
-            .flat_map(|c| c.qualifier_value.iter().map(|q| (q.delete_type, q.timestamp)))
+            .flat_map(|c| {
+                c.qualifier_value
+                    .iter()
+                    .map(|q| (q.delete_type, q.timestamp))
+            })
             .collect();
         assert_eq!(
             kinds,

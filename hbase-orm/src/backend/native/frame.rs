@@ -131,10 +131,7 @@ pub(crate) fn split_reply(mut frame: Bytes) -> Result<Reply, BadFrame> {
     } else {
         Bytes::new()
     };
-    let block_len = header
-        .cell_block_meta
-        .and_then(|m| m.length)
-        .unwrap_or(0) as usize;
+    let block_len = header.cell_block_meta.and_then(|m| m.length).unwrap_or(0) as usize;
     if block_len > frame.len() {
         return Err(BadFrame(format!(
             "the header announces a cell block of {block_len} bytes, the frame holds {}",
@@ -222,7 +219,9 @@ mod tests {
         let failed = proto::ResponseHeader {
             call_id: Some(4),
             exception: Some(proto::ExceptionResponse {
-                exception_class_name: Some("org.apache.hadoop.hbase.NotServingRegionException".into()),
+                exception_class_name: Some(
+                    "org.apache.hadoop.hbase.NotServingRegionException".into(),
+                ),
                 ..Default::default()
             }),
             ..Default::default()

@@ -14,14 +14,14 @@
 //! - `scanner`: a scan that crosses regions, forward or reversed;
 //! - `backend`: the [`Backend`](super::Backend) trait over all of it.
 
-pub(crate) mod proto;
 mod admin;
 mod backend;
 mod cellblock;
 mod connection;
 mod convert;
-// mod filters; (pending)
+mod filters;
 mod frame;
+pub(crate) mod proto;
 mod regions;
 mod registry;
 mod rpc;

@@ -103,7 +103,10 @@ pub(crate) enum MetaRow {
 /// Reads a meta row of `table`.
 pub(crate) fn read_meta_row(table: &TableName, row: &Row) -> Result<MetaRow, String> {
     let Some(info) = row.value("info", "regioninfo") else {
-        return Err(format!("meta row {:?} has no info:regioninfo", String::from_utf8_lossy(&row.key)));
+        return Err(format!(
+            "meta row {:?} has no info:regioninfo",
+            String::from_utf8_lossy(&row.key)
+        ));
     };
     let info = info
         .strip_prefix(b"PBUF")
@@ -111,15 +114,21 @@ pub(crate) fn read_meta_row(table: &TableName, row: &Row) -> Result<MetaRow, Str
     let info = proto::RegionInfo::decode(info)
         .map_err(|e| format!("info:regioninfo does not decode: {e}"))?;
     let name = &info.table_name;
-    if name.namespace[..] != *table.namespace.as_bytes() || name.qualifier[..] != *table.name.as_bytes() {
+    if name.namespace[..] != *table.namespace.as_bytes()
+        || name.qualifier[..] != *table.name.as_bytes()
+    {
         return Ok(MetaRow::OtherTable);
     }
     let key = String::from_utf8_lossy(&row.key).into_owned();
     if info.offline.unwrap_or(false) || info.split.unwrap_or(false) {
-        return Ok(MetaRow::NotReady(format!("region {key} is offline (split or merged)")));
+        return Ok(MetaRow::NotReady(format!(
+            "region {key} is offline (split or merged)"
+        )));
     }
     let Some(server) = row.value("info", "server").filter(|s| !s.is_empty()) else {
-        return Ok(MetaRow::NotReady(format!("region {key} is not assigned to a server yet")));
+        return Ok(MetaRow::NotReady(format!(
+            "region {key} is not assigned to a server yet"
+        )));
     };
     Ok(MetaRow::Online(Region {
         name: Bytes::copy_from_slice(&row.key),
@@ -181,7 +190,10 @@ impl RegionCache {
     /// Forgets `region` (it moved, or its server failed).
     pub(crate) fn forget(&self, table: &TableName, region: &Region) {
         if let Some(regions) = self.lock().get_mut(table) {
-            if regions.get(&region.start).is_some_and(|r| r.name == region.name) {
+            if regions
+                .get(&region.start)
+                .is_some_and(|r| r.name == region.name)
+            {
                 regions.remove(&region.start);
             }
         }
@@ -226,7 +238,10 @@ mod tests {
         assert_eq!(cache.find_before(&t, b"m").unwrap().server, "a:1");
         // A split of [m, end) into [m, t) and [t, end): the parent goes.
         cache.insert(&t, region("t", "", "c:1"));
-        assert!(cache.find(&t, b"n").is_none(), "the parent overlapped the half");
+        assert!(
+            cache.find(&t, b"n").is_none(),
+            "the parent overlapped the half"
+        );
         assert_eq!(cache.find(&t, b"u").unwrap().server, "c:1");
         cache.forget_server("a:1");
         assert!(cache.find(&t, b"c").is_none());
@@ -237,7 +252,10 @@ mod tests {
     #[test]
     fn meta_keys_follow_hbase_s_layout() {
         let t = TableName::new("shop", "orders");
-        assert_eq!(search_key_holding(&t, b"r1"), b"shop:orders,r1,99999999999999");
+        assert_eq!(
+            search_key_holding(&t, b"r1"),
+            b"shop:orders,r1,99999999999999"
+        );
         assert_eq!(search_key_before(&t, b"m"), b"shop:orders,m,");
         let d = TableName::new("default", "t");
         assert_eq!(first_key_of(&d), b"t,,");

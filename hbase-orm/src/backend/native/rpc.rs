@@ -51,7 +51,10 @@ pub(crate) enum Remedy {
 
 /// What to do about `exception`.
 pub(crate) fn remedy(exception: &proto::ExceptionResponse) -> Remedy {
-    let class = exception.exception_class_name.as_deref().unwrap_or_default();
+    let class = exception
+        .exception_class_name
+        .as_deref()
+        .unwrap_or_default();
     if MOVED.iter().any(|m| class.ends_with(m)) {
         Remedy::Relocate
     } else if BUSY.iter().any(|m| class.ends_with(m)) {
@@ -95,8 +98,7 @@ impl Core {
     /// The state of a client of the cluster `zookeeper` names.
     pub(crate) fn new(config: Config, zookeeper: ZooKeeper) -> Core {
         let user = std::env::var("USER").unwrap_or_else(|_| "hbase-orm".into());
-        let connections =
-            Connections::new(user, config.connect_timeout, config.max_reply_bytes);
+        let connections = Connections::new(user, config.connect_timeout, config.max_reply_bytes);
         let seed = std::collections::hash_map::RandomState::new();
         let nonce_group = std::hash::BuildHasher::hash_one(&seed, std::process::id());
         Core {
@@ -399,7 +401,10 @@ fn registry_error(message: String) -> Error {
 }
 
 /// The rows of a scan reply (cells in protobuf or in the cell block).
-pub(crate) fn scanned_rows(response: &proto::ScanResponse, block: &Bytes) -> Result<Vec<Row>, String> {
+pub(crate) fn scanned_rows(
+    response: &proto::ScanResponse,
+    block: &Bytes,
+) -> Result<Vec<Row>, String> {
     let mut results = super::convert::Results::new(block);
     let mut rows = Vec::new();
     if response.results.is_empty() {

@@ -62,7 +62,11 @@ impl Scanner {
     /// A scan of `table` as `template` describes it.
     pub(crate) fn new(table: TableName, template: proto::Scan, limit: Option<usize>) -> Scanner {
         let reversed = template.reversed == Some(true);
-        let stop = template.stop_row.as_ref().map(|s| s.to_vec()).filter(|s| !s.is_empty());
+        let stop = template
+            .stop_row
+            .as_ref()
+            .map(|s| s.to_vec())
+            .filter(|s| !s.is_empty());
         Scanner {
             table,
             template,
@@ -83,7 +87,12 @@ impl Scanner {
     /// The region the next scanner opens in.
     pub(crate) async fn first_region(&self, core: &Core) -> Result<Arc<Region>> {
         let start = match &self.from {
-            From::Start => self.template.start_row.as_ref().map(|s| s.to_vec()).unwrap_or_default(),
+            From::Start => self
+                .template
+                .start_row
+                .as_ref()
+                .map(|s| s.to_vec())
+                .unwrap_or_default(),
             From::After(row) => row.clone(),
             From::Boundary(key) if self.reversed => {
                 return core.locate(&self.table, RegionAt::Before(key)).await
@@ -123,7 +132,9 @@ impl Scanner {
         let rows = rows.max(1) as u32;
         let mut lost = 0;
         while !self.done {
-            let want = self.remaining.map_or(rows, |r| rows.min(r.min(u32::MAX as usize) as u32));
+            let want = self
+                .remaining
+                .map_or(rows, |r| rows.min(r.min(u32::MAX as usize) as u32));
             let (region, request) = match &self.open {
                 Some((region, id, seq)) => (
                     region.clone(),
@@ -148,7 +159,10 @@ impl Scanner {
                     (region, request)
                 }
             };
-            let reply = match core.call_at(&region.server, Service::Client, METHOD, &request).await {
+            let reply = match core
+                .call_at(&region.server, Service::Client, METHOD, &request)
+                .await
+            {
                 Ok(reply) => reply,
                 Err(e) => {
                     lost += 1;
@@ -201,7 +215,10 @@ impl Scanner {
     /// After a region is used up: where the next one starts, or the end of the scan.
     fn next_region(&mut self, region: &Region) {
         if self.reversed {
-            let past_stop = self.stop.as_ref().is_some_and(|s| s[..] >= region.start[..]);
+            let past_stop = self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s[..] >= region.start[..]);
             if region.start.is_empty() || past_stop {
                 self.done = true;
             } else {
@@ -219,7 +236,13 @@ impl Scanner {
 
     /// After a failed call: reopen past the last row if the scanner or region was lost, or
     /// give the error up.
-    async fn recover(&mut self, core: &Core, region: &Region, e: CallError, lost: u32) -> Result<()> {
+    async fn recover(
+        &mut self,
+        core: &Core,
+        region: &Region,
+        e: CallError,
+        lost: u32,
+    ) -> Result<()> {
         let reopen = match &e {
             CallError::Remote(ex) => {
                 let class = ex.exception_class_name.as_deref().unwrap_or_default();
@@ -253,7 +276,10 @@ impl Scanner {
                 number_of_rows: Some(0),
                 ..Default::default()
             };
-            if let Err(e) = core.call_at(&region.server, Service::Client, METHOD, &close).await {
+            if let Err(e) = core
+                .call_at(&region.server, Service::Client, METHOD, &close)
+                .await
+            {
                 tracing::debug!(error = ?e, "closing a region scanner failed; its lease ends it");
             }
         }
