@@ -1,5 +1,6 @@
 //! Raw client throughput and latency, the same workload on each backend in one run: the
-//! Thrift2 gateway, the Thrift1 gateway (both of the running HBase) and the in-memory store.
+//! Thrift2 gateway, the Thrift1 gateway, the native backend (HBase's own RPC, no gateway; all
+//! three of the running HBase) and the in-memory store.
 //! Not a test: it asserts nothing about speed, it prints a table.
 //!
 //!     hbase-local/hbase.sh up
@@ -8,14 +9,17 @@
 //! Environment: `HBASE_ORM_THRIFT_ADDR` (default 127.0.0.1:9090), `HBASE_ORM_THRIFT1_ADDR`
 //! (default 127.0.0.1:9092), `HBASE_ORM_BENCH_OPS` (operations per measurement, default 2000;
 //! every measurement is bounded by that count), `HBASE_ORM_BENCH_BACKENDS` (a comma-separated
-//! subset of `thrift2,thrift1,memory`, default all three).
+//! subset of `thrift2,thrift1,native,memory`, default all four), `HBASE_ORM_NATIVE_URL`
+//! (default `hbase://127.0.0.1:2181`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use hbase_orm::{Client, ColumnFamily, Config, Gateway, Get, Put, Scan, Table};
-use hbase_orm_suite::{connect_with, gateway_address, thrift1_gateway_address, with_table};
+use hbase_orm_suite::{
+    connect_with, gateway_address, native_url, thrift1_gateway_address, with_table,
+};
 
 const VALUE_BYTES: usize = 100;
 const BATCH: usize = 100;
@@ -184,8 +188,13 @@ async fn connect(backend: &str) -> Client {
     match backend {
         "thrift2" => connect_with(config(gateway_address(), Gateway::Thrift2)).await,
         "thrift1" => connect_with(config(thrift1_gateway_address(), Gateway::Thrift1)).await,
+        "native" => {
+            let mut native = Config::from_url(&native_url()).expect("a valid hbase:// URL");
+            native.pool_size = 16;
+            connect_with(native).await
+        }
         "memory" => Client::in_memory(),
-        other => panic!("unknown backend {other:?}: use thrift2, thrift1 or memory"),
+        other => panic!("unknown backend {other:?}: use thrift2, thrift1, native or memory"),
     }
 }
 
@@ -195,13 +204,14 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(2000);
     let backends: Vec<&'static str> = std::env::var("HBASE_ORM_BENCH_BACKENDS")
-        .unwrap_or_else(|_| "thrift2,thrift1,memory".into())
+        .unwrap_or_else(|_| "thrift2,thrift1,native,memory".into())
         .split(',')
         .map(|b| match b.trim() {
             "thrift2" => "thrift2",
             "thrift1" => "thrift1",
+            "native" => "native",
             "memory" => "memory",
-            other => panic!("unknown backend {other:?}: use thrift2, thrift1 or memory"),
+            other => panic!("unknown backend {other:?}: use thrift2, thrift1, native or memory"),
         })
         .collect();
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -227,10 +237,11 @@ fn main() {
     });
     println!();
     println!(
-        "hbase-orm raw client: Thrift2 {} and Thrift1 {} (buffered/binary), in-memory store; \
-         values {VALUE_BYTES} B",
+        "hbase-orm raw client: Thrift2 {} and Thrift1 {} (buffered/binary), native {}, \
+         in-memory store; values {VALUE_BYTES} B",
         gateway_address(),
-        thrift1_gateway_address()
+        thrift1_gateway_address(),
+        native_url()
     );
     println!(
         "| {:<8} | {:<14} | {:>4} | {:>6} | {:>10} | {:>10} | {:>9} | {:>9} |",

@@ -1,5 +1,6 @@
 //! Read speed of the client against the running HBase: entity scans against raw scans of the
-//! same rows, single gets on both Thrift2 gateways, salted against unsalted scans. Not a test:
+//! same rows, single gets on both Thrift2 gateways and natively (HBase's own RPC, no gateway),
+//! salted against unsalted scans. Not a test:
 //! it asserts nothing about speed, it prints one table, every row measured in this run.
 //!
 //!     hbase-local/hbase.sh up
@@ -20,7 +21,9 @@ use futures::TryStreamExt;
 use hbase_orm::rowkey::salt_split_keys;
 use hbase_orm::{Config, HBaseEntity, Protocol, Repository, Scan, Transport};
 use hbase_orm_suite::workload::{cpu_time, memory_mib, order, Order, OrderKey};
-use hbase_orm_suite::{connect_with, framed_gateway_address, gateway_address, TestTable};
+use hbase_orm_suite::{
+    connect_with, framed_gateway_address, gateway_address, native_url, TestTable,
+};
 
 const PAGE: i32 = 1000;
 
@@ -176,6 +179,8 @@ fn main() {
             ..Config::default()
         })
         .await;
+        let native =
+            connect_with(Config::from_url(&native_url()).expect("a valid hbase:// URL")).await;
         let plain = TestTable::create(&client, "reads", Order::family_descriptors(), &[]).await;
         let salted_table = TestTable::create(
             &client,
@@ -196,6 +201,9 @@ fn main() {
         let salted_repo = client
             .repository::<SaltedOrder>()
             .on_table(salted_table.name.clone());
+        // The same tables through the native backend (HBase's own RPC, no gateway).
+        let native_repo = native.repository::<Order>().on_table(plain.name.clone());
+        let native_split_repo = native.repository::<Order>().on_table(split.name.clone());
         let all: Vec<Order> = (0..rows).map(order).collect();
         write(&repo, &all).await;
         write(&split_repo, &all).await;
@@ -248,11 +256,33 @@ fn main() {
                 "entity scan, table of 8 regions, parallel(4)",
                 Box::new(|| Box::pin(parallel_scan(&split_repo, 4))),
             ),
+            (
+                "native: entity scan",
+                Box::new(|| Box::pin(entity_scan(&native_repo))),
+            ),
+            (
+                "native: raw scan, whole family",
+                Box::new(|| Box::pin(raw_scan(&native_repo, Scan::new().family("d")))),
+            ),
+            (
+                "native: entity scan, table of 8 regions",
+                Box::new(|| Box::pin(entity_scan(&native_split_repo))),
+            ),
+            (
+                "native: entity scan, 8 regions, parallel(4)",
+                Box::new(|| Box::pin(parallel_scan(&native_split_repo, 4))),
+            ),
         ];
         lines.extend(in_turns(&scans).await);
         lines.push(
             measure("repository.get, sequential, buffered/binary 9090", || {
                 gets(&repo, rows, n_gets)
+            })
+            .await,
+        );
+        lines.push(
+            measure("native: repository.get, sequential", || {
+                gets(&native_repo, rows, n_gets)
             })
             .await,
         );

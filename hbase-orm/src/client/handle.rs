@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::backend::native::Native;
+use crate::backend::native::NativeRpc;
 use crate::backend::thrift1::Thrift1;
 use crate::backend::thrift2::Thrift2;
 use crate::backend::Backend;
@@ -128,7 +128,7 @@ impl ClientBuilder {
         let backend: Box<dyn Backend> = match self.config.gateway {
             Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),
             Gateway::Thrift1 => Box::new(Thrift1::connect(self.config.clone()).await?),
-            Gateway::Native => Box::new(Native::connect(self.config.clone()).await?),
+            Gateway::NativeRpc => Box::new(NativeRpc::connect(self.config.clone()).await?),
         };
         Ok(Client::over(backend, self.config))
     }
@@ -221,7 +221,7 @@ impl Client {
         &*self.inner.backend
     }
 
-    /// Which backend this client uses: `"thrift2"`, `"thrift1"` or `"memory"`.
+    /// Which backend this client uses: `"thrift2"`, `"thrift1"`, `"native"` or `"memory"`.
     pub fn backend_name(&self) -> &'static str {
         self.inner.backend.name()
     }

@@ -39,7 +39,7 @@ pub enum Gateway {
     Thrift1,
     /// No gateway: HBase's own RPC, straight to the region servers and the master, URL
     /// `hbase://` with the cluster's ZooKeeper quorum (see the README's table of backends).
-    Native,
+    NativeRpc,
 }
 
 /// Everything a [`crate::Client`] is built from. Made by [`crate::ClientBuilder`] or parsed
@@ -47,14 +47,14 @@ pub enum Gateway {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// `host:port` of the gateway (of a ZooKeeper server of the cluster, for
-    /// [`Gateway::Native`]).
+    /// [`Gateway::NativeRpc`]).
     pub address: String,
     /// Further gateways of the same HBase (`host:port`, same service, transport and protocol):
     /// calls go round all of them, and one that cannot be reached is set aside for a while.
-    /// For [`Gateway::Native`], the rest of the ZooKeeper quorum.
+    /// For [`Gateway::NativeRpc`], the rest of the ZooKeeper quorum.
     pub addresses: Vec<String>,
     /// The cluster's parent znode in ZooKeeper (HBase's `zookeeper.znode.parent`, `/hbase` by
-    /// default): where a [`Gateway::Native`] client finds the meta region and the master.
+    /// default): where a [`Gateway::NativeRpc`] client finds the meta region and the master.
     pub znode_parent: String,
     /// The service the gateway serves.
     pub gateway: Gateway,
@@ -131,7 +131,7 @@ impl Config {
         } else if let Some(rest) = url.strip_prefix("thrift1://") {
             (Gateway::Thrift1, rest)
         } else if let Some(rest) = url.strip_prefix("hbase://") {
-            (Gateway::Native, rest)
+            (Gateway::NativeRpc, rest)
         } else {
             return Err(Error::Config(format!(
                 "{url:?}: the URL must start with thrift2://, thrift1:// or hbase://"
@@ -190,7 +190,7 @@ impl Config {
                 "max_reply_bytes" => config.max_reply_bytes = number()? as usize,
                 "retry_deadline_ms" => config.retry_deadline = ms(number()?),
                 "retry_backoff_ms" => config.retry_backoff = ms(number()?),
-                "znode" if gateway == Gateway::Native => config.znode_parent = value.to_string(),
+                "znode" if gateway == Gateway::NativeRpc => config.znode_parent = value.to_string(),
                 _ => return Err(Error::Config(format!("{url:?}: unknown option {key:?}"))),
             }
         }
@@ -250,7 +250,7 @@ mod tests {
         assert!(Config::from_url("thrift2://h:1?pool_size=0").is_err());
         assert!(Config::from_url("thrift2://h:1?pool_size=x").is_err());
         let c = Config::from_url("hbase://zk1:2181,zk2:2181?znode=/hbase-unsecure").unwrap();
-        assert_eq!(c.gateway, Gateway::Native);
+        assert_eq!(c.gateway, Gateway::NativeRpc);
         assert_eq!((c.address.as_str(), c.addresses.len()), ("zk1:2181", 1));
         assert_eq!(c.znode_parent, "/hbase-unsecure");
         assert!(Config::from_url("thrift2://h:1?znode=/x").is_err());

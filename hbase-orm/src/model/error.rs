@@ -11,8 +11,9 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// No TCP connection to the gateway could be opened.
-    #[error("cannot connect to the HBase Thrift2 gateway at {address}: {source}")]
+    /// No TCP connection to the gateway (or, for the native backend, to ZooKeeper or a server
+    /// of the cluster) could be opened.
+    #[error("cannot connect to HBase at {address}: {source}")]
     Connect {
         /// The `host:port` that was dialed.
         address: String,

@@ -90,6 +90,22 @@ impl Core {
         }
     }
 
+    /// Calls `method`, a change of `table` carried out as a procedure, with the request
+    /// `make` builds from the table's name, this client's nonce group and a fresh nonce.
+    async fn table_change<R: prost::Message>(
+        &self,
+        method: &'static str,
+        table: &TableName,
+        make: impl FnOnce(proto::TableName, Option<u64>, Option<u64>) -> R,
+    ) -> Result<()> {
+        let request = make(
+            schema::table_name(table),
+            Some(self.nonce_group),
+            Some(self.nonce()),
+        );
+        self.change(method, &request).await.map_err(about(table))
+    }
+
     /// Creates a namespace.
     pub(crate) async fn create_namespace(&self, name: &str) -> Result<()> {
         let request = proto::CreateNamespaceRequest {
@@ -202,27 +218,21 @@ impl Core {
 
     /// Enables (`true`) or disables a table.
     pub(crate) async fn set_enabled(&self, table: &TableName, enabled: bool) -> Result<()> {
-        let name = schema::table_name(table);
-        let (group, nonce) = (Some(self.nonce_group), Some(self.nonce()));
         if enabled {
-            let request = proto::EnableTableRequest {
-                table_name: name,
-                nonce_group: group,
+            let make = |table_name, nonce_group, nonce| proto::EnableTableRequest {
+                table_name,
+                nonce_group,
                 nonce,
             };
-            self.change("EnableTable", &request)
-                .await
-                .map_err(about(table))
+            self.table_change("EnableTable", table, make).await
         } else {
-            let request = proto::DisableTableRequest {
-                table_name: name,
-                nonce_group: group,
+            self.regions.forget_table(table);
+            let make = |table_name, nonce_group, nonce| proto::DisableTableRequest {
+                table_name,
+                nonce_group,
                 nonce,
             };
-            self.regions.forget_table(table);
-            self.change("DisableTable", &request)
-                .await
-                .map_err(about(table))
+            self.table_change("DisableTable", table, make).await
         }
     }
 
@@ -245,63 +255,50 @@ impl Core {
         table: &TableName,
         preserve_splits: bool,
     ) -> Result<()> {
-        let request = proto::TruncateTableRequest {
-            table_name: schema::table_name(table),
-            preserve_splits: Some(preserve_splits),
-            nonce_group: Some(self.nonce_group),
-            nonce: Some(self.nonce()),
-        };
         self.regions.forget_table(table);
-        self.change("truncateTable", &request)
-            .await
-            .map_err(about(table))
+        let make = |table_name, nonce_group, nonce| proto::TruncateTableRequest {
+            table_name,
+            preserve_splits: Some(preserve_splits),
+            nonce_group,
+            nonce,
+        };
+        self.table_change("truncateTable", table, make).await
     }
 
     /// Drops a disabled table.
     pub(crate) async fn delete_table(&self, table: &TableName) -> Result<()> {
-        let request = proto::DeleteTableRequest {
-            table_name: schema::table_name(table),
-            nonce_group: Some(self.nonce_group),
-            nonce: Some(self.nonce()),
-        };
         self.regions.forget_table(table);
-        self.change("DeleteTable", &request)
-            .await
-            .map_err(about(table))
+        let make = |table_name, nonce_group, nonce| proto::DeleteTableRequest {
+            table_name,
+            nonce_group,
+            nonce,
+        };
+        self.table_change("DeleteTable", table, make).await
     }
 
     /// Adds a family, or replaces one's options (`modify`).
     pub(crate) async fn put_family(
         &self,
         table: &TableName,
-        family: proto::ColumnFamilySchema,
+        column_families: proto::ColumnFamilySchema,
         modify: bool,
     ) -> Result<()> {
-        let (name, group, nonce) = (
-            schema::table_name(table),
-            Some(self.nonce_group),
-            Some(self.nonce()),
-        );
         if modify {
-            let request = proto::ModifyColumnRequest {
-                table_name: name,
-                column_families: family,
-                nonce_group: group,
+            let make = |table_name, nonce_group, nonce| proto::ModifyColumnRequest {
+                table_name,
+                column_families,
+                nonce_group,
                 nonce,
             };
-            self.change("ModifyColumn", &request)
-                .await
-                .map_err(about(table))
+            self.table_change("ModifyColumn", table, make).await
         } else {
-            let request = proto::AddColumnRequest {
-                table_name: name,
-                column_families: family,
-                nonce_group: group,
+            let make = |table_name, nonce_group, nonce| proto::AddColumnRequest {
+                table_name,
+                column_families,
+                nonce_group,
                 nonce,
             };
-            self.change("AddColumn", &request)
-                .await
-                .map_err(about(table))
+            self.table_change("AddColumn", table, make).await
         }
     }
 
@@ -330,14 +327,12 @@ impl Core {
 
     /// Drops a family and its data.
     pub(crate) async fn delete_family(&self, table: &TableName, family: &str) -> Result<()> {
-        let request = proto::DeleteColumnRequest {
-            table_name: schema::table_name(table),
+        let make = |table_name, nonce_group, nonce| proto::DeleteColumnRequest {
+            table_name,
             column_name: bytes::Bytes::copy_from_slice(family.as_bytes()),
-            nonce_group: Some(self.nonce_group),
-            nonce: Some(self.nonce()),
+            nonce_group,
+            nonce,
         };
-        self.change("DeleteColumn", &request)
-            .await
-            .map_err(about(table))
+        self.table_change("DeleteColumn", table, make).await
     }
 }

@@ -1,4 +1,4 @@
-//! [`Native`]: the [`Backend`] trait over HBase's own RPC.
+//! [`NativeRpc`]: the [`Backend`] trait over HBase's own RPC.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -21,16 +21,16 @@ use crate::model::{
 };
 
 /// A client of one HBase cluster over its own RPC (see the module documentation).
-pub(crate) struct Native {
+pub(crate) struct NativeRpc {
     core: Core,
     scanners: Mutex<HashMap<i32, Arc<tokio::sync::Mutex<Scanner>>>>,
     next_scanner: AtomicI32,
 }
 
-impl Native {
+impl NativeRpc {
     /// Connects to the cluster whose ZooKeeper quorum `config` names, and checks that it
     /// finds the meta region there.
-    pub(crate) async fn connect(config: Config) -> Result<Native> {
+    pub(crate) async fn connect(config: Config) -> Result<NativeRpc> {
         let zookeeper = ZooKeeper {
             quorum: config.all_addresses().collect::<Vec<_>>().join(","),
             parent: config.znode_parent.clone(),
@@ -43,7 +43,7 @@ impl Native {
                 address: zookeeper.quorum.clone(),
                 source: std::io::Error::new(std::io::ErrorKind::NotConnected, why),
             })?;
-        Ok(Native {
+        Ok(NativeRpc {
             core: Core::new(config, zookeeper),
             scanners: Mutex::new(HashMap::new()),
             next_scanner: AtomicI32::new(1),
@@ -179,29 +179,19 @@ impl Native {
             .into_iter()
             .next()
             .unwrap_or_default();
-        if let Some(e) = result.exception {
+        let failed = result.exception.iter();
+        let actions = result
+            .result_or_exception
+            .iter()
+            .filter_map(|r| r.exception.as_ref());
+        if let Some(e) = failed.chain(actions).next() {
+            // The exception's class, and its message as the value's bytes.
+            let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
             return Err(Error::from_server(
                 METHOD,
-                format!(
-                    "{}: {}",
-                    e.name,
-                    String::from_utf8_lossy(e.value.as_deref().unwrap_or_default())
-                ),
+                format!("{}: {message}", e.name),
                 false,
             ));
-        }
-        for r in &result.result_or_exception {
-            if let Some(e) = &r.exception {
-                return Err(Error::from_server(
-                    METHOD,
-                    format!(
-                        "{}: {}",
-                        e.name,
-                        String::from_utf8_lossy(e.value.as_deref().unwrap_or_default())
-                    ),
-                    false,
-                ));
-            }
         }
         // HBase 2.4+ says it per region action; older servers in the reply.
         #[allow(deprecated)]
@@ -235,7 +225,7 @@ fn filter(text: &[u8]) -> Result<proto::Filter> {
 }
 
 #[async_trait]
-impl Backend for Native {
+impl Backend for NativeRpc {
     fn name(&self) -> &'static str {
         "native"
     }
@@ -258,9 +248,20 @@ impl Backend for Native {
     }
 
     async fn get_many(&self, op: &GetMany<'_>) -> Result<Vec<Option<Row>>> {
-        let gets = op.gets.iter().map(|g| self.get_one(op.table, g, false));
-        let rows = futures::future::try_join_all(gets).await?;
-        Ok(rows.into_iter().map(|(row, _)| row).collect())
+        let gets = op
+            .gets
+            .iter()
+            .map(|g| convert::get(g, false, &filter))
+            .collect::<Result<Vec<_>>>()?;
+        let rows: Vec<&[u8]> = op.gets.iter().map(|g| &g.row[..]).collect();
+        let answers = self
+            .core
+            .multi(op.table, &rows, |i| proto::Action {
+                get: Some(gets[i].clone()),
+                ..Default::default()
+            })
+            .await?;
+        answers.into_iter().collect()
     }
 
     async fn exists(&self, op: &Exists<'_>) -> Result<bool> {
@@ -279,12 +280,15 @@ impl Backend for Native {
     }
 
     async fn put_many(&self, op: &PutMany<'_>) -> Result<()> {
-        let puts = op
-            .puts
-            .iter()
-            .map(|p| self.mutate(op.table, convert::put(p), false));
-        futures::future::try_join_all(puts).await?;
-        Ok(())
+        let rows: Vec<&[u8]> = op.puts.iter().map(|p| &p.row[..]).collect();
+        let answers = self
+            .core
+            .multi(op.table, &rows, |i| proto::Action {
+                mutation: Some(convert::put(&op.puts[i])),
+                ..Default::default()
+            })
+            .await?;
+        answers.into_iter().try_for_each(|a| a.map(drop))
     }
 
     async fn delete(&self, op: &Delete<'_>) -> Result<()> {
@@ -294,11 +298,15 @@ impl Backend for Native {
     }
 
     async fn delete_many(&self, op: &DeleteMany<'_>) -> Result<Vec<usize>> {
-        let deletes = op
-            .deletes
-            .iter()
-            .map(|d| self.mutate(op.table, convert::delete(d), false));
-        futures::future::try_join_all(deletes).await?;
+        let rows: Vec<&[u8]> = op.deletes.iter().map(|d| &d.row[..]).collect();
+        let answers = self
+            .core
+            .multi(op.table, &rows, |i| proto::Action {
+                mutation: Some(convert::delete(&op.deletes[i])),
+                ..Default::default()
+            })
+            .await?;
+        answers.into_iter().try_for_each(|a| a.map(drop))?;
         Ok(Vec::new())
     }
 
@@ -325,14 +333,14 @@ impl Backend for Native {
         let response = self
             .mutate(op.table, convert::increment(op.increment), true)
             .await?;
-        Ok(Native::reply_row(response))
+        Ok(NativeRpc::reply_row(response))
     }
 
     async fn append(&self, op: &Append<'_>) -> Result<Option<Row>> {
         let response = self
             .mutate(op.table, convert::append(op.append), true)
             .await?;
-        Ok(Native::reply_row(response))
+        Ok(NativeRpc::reply_row(response))
     }
 
     async fn open_scanner(&self, op: &OpenScanner<'_>) -> Result<i32> {

@@ -330,22 +330,33 @@ mod tests {
     use super::*;
     use tokio::net::TcpListener;
 
+    /// Accepts one client and reads its preamble and connection header.
+    async fn accept(listener: TcpListener) -> TcpStream {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut head = [0u8; 10];
+        socket.read_exact(&mut head).await.unwrap();
+        let len = u32::from_be_bytes(head[6..10].try_into().unwrap()) as usize;
+        socket.read_exact(&mut vec![0u8; len]).await.unwrap();
+        socket
+    }
+
+    /// Reads one call frame (without its length).
+    async fn read_call(socket: &mut TcpStream) -> Vec<u8> {
+        let mut call_len = [0u8; 4];
+        socket.read_exact(&mut call_len).await.unwrap();
+        let mut call = vec![0u8; u32::from_be_bytes(call_len) as usize];
+        socket.read_exact(&mut call).await.unwrap();
+        call
+    }
+
     /// A server that reads the preamble and one call, then answers with `reply` (raw bytes) and
     /// closes the socket.
     async fn hostile_server(reply: Vec<u8>) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap().to_string();
         tokio::spawn(async move {
-            let (mut socket, _) = listener.accept().await.unwrap();
-            let mut head = [0u8; 10];
-            socket.read_exact(&mut head).await.unwrap();
-            let len = u32::from_be_bytes(head[6..10].try_into().unwrap()) as usize;
-            let mut skip = vec![0u8; len];
-            socket.read_exact(&mut skip).await.unwrap();
-            let mut call_len = [0u8; 4];
-            socket.read_exact(&mut call_len).await.unwrap();
-            let mut call = vec![0u8; u32::from_be_bytes(call_len) as usize];
-            socket.read_exact(&mut call).await.unwrap();
+            let mut socket = accept(listener).await;
+            read_call(&mut socket).await;
             socket.write_all(&reply).await.unwrap();
         });
         address
@@ -421,17 +432,10 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap().to_string();
         tokio::spawn(async move {
-            let (mut socket, _) = listener.accept().await.unwrap();
-            let mut head = [0u8; 10];
-            socket.read_exact(&mut head).await.unwrap();
-            let len = u32::from_be_bytes(head[6..10].try_into().unwrap()) as usize;
-            socket.read_exact(&mut vec![0u8; len]).await.unwrap();
+            let mut socket = accept(listener).await;
             let mut ids = Vec::new();
             for _ in 0..64 {
-                let mut call_len = [0u8; 4];
-                socket.read_exact(&mut call_len).await.unwrap();
-                let mut call = vec![0u8; u32::from_be_bytes(call_len) as usize];
-                socket.read_exact(&mut call).await.unwrap();
+                let call = read_call(&mut socket).await;
                 let header =
                     <proto::RequestHeader as prost::Message>::decode_length_delimited(&call[..])
                         .unwrap();

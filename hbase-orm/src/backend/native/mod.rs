@@ -12,6 +12,10 @@
 //! - `regions`: the region holding a row, from `hbase:meta`, cached;
 //! - `convert`: the model's requests and HBase's replies, in protobuf;
 //! - `scanner`: a scan that crosses regions, forward or reversed;
+//! - `multi`: batches grouped per region server, one call per server;
+//! - `filters`: the filter language as HBase's `Filter` messages;
+//! - `schema`: table and family descriptors as the master's messages;
+//! - `admin`: the master's calls, waiting for their procedures;
 //! - `backend`: the [`Backend`](super::Backend) trait over all of it.
 
 mod admin;
@@ -21,6 +25,7 @@ mod connection;
 mod convert;
 mod filters;
 mod frame;
+mod multi;
 pub(crate) mod proto;
 mod regions;
 mod registry;
@@ -28,4 +33,4 @@ mod rpc;
 mod scanner;
 mod schema;
 
-pub(crate) use backend::Native;
+pub(crate) use backend::NativeRpc;

@@ -21,7 +21,7 @@ use super::registry::ZooKeeper;
 use crate::model::{Config, Error, Result, Row, TableName};
 
 /// Exceptions that say the region is not served where the call went: look it up again.
-const MOVED: &[&str] = &[
+pub(crate) const MOVED: &[&str] = &[
     "NotServingRegionException",
     "RegionMovedException",
     "RegionOpeningException",
@@ -30,7 +30,7 @@ const MOVED: &[&str] = &[
 ];
 
 /// Exceptions that say the server refused the call for now: wait, then send it again.
-const BUSY: &[&str] = &[
+pub(crate) const BUSY: &[&str] = &[
     "CallQueueTooBigException",
     "RegionTooBusyException",
     "RetryImmediatelyException",

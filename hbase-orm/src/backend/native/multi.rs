@@ -1,0 +1,187 @@
+//! Batches: many gets or mutations of a table, grouped per region server into one `Multi`
+//! call each, all servers at once.
+//!
+//! A server answers per region and per action. An action refused because its region is not
+//! there (moved, split, still opening) was not applied: it is grouped again after its region is
+//! looked up anew and sent once more, with the other actions still to do. Any other failure of
+//! an action is that action's answer.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::connection;
+use super::convert::Results;
+use super::frame::Service;
+use super::proto;
+use super::regions::Region;
+use super::rpc::{self, Core, RegionAt};
+use crate::model::{Error, Result, Row, TableName};
+
+const METHOD: &str = "Multi";
+
+/// How long the actions of a batch keep being sent again while their regions move.
+const RELOCATE_FOR: Duration = Duration::from_secs(60);
+
+/// The actions to send to each region server: per region, the indexes of its actions.
+type ByServer = HashMap<String, Vec<(Arc<Region>, Vec<usize>)>>;
+
+/// One action's answer: the row a get read (or a mutation returned), or its error.
+pub(crate) type Answer = Result<Option<Row>>;
+
+/// What an action's exception asks for.
+fn moved(name: &str) -> bool {
+    rpc::MOVED.iter().any(|m| name.ends_with(m)) || rpc::BUSY.iter().any(|m| name.ends_with(m))
+}
+
+/// The crate's error for an action's or a region's exception.
+fn action_error(e: &proto::NameBytesPair) -> Error {
+    let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
+    Error::from_server(METHOD, format!("{}: {message}", e.name), false)
+}
+
+impl Core {
+    /// Sends the actions `action(i)` for the rows `rows[i]` of `table`, grouped per server;
+    /// the answers in the order of `rows`.
+    pub(crate) async fn multi(
+        &self,
+        table: &TableName,
+        rows: &[&[u8]],
+        action: impl Fn(usize) -> proto::Action + Sync,
+    ) -> Result<Vec<Answer>> {
+        let mut answers: Vec<Option<Answer>> = rows.iter().map(|_| None).collect();
+        let mut todo: Vec<usize> = (0..rows.len()).collect();
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(20);
+        while !todo.is_empty() {
+            // Per server, per region: the actions to send.
+            let mut servers = ByServer::new();
+            for &i in &todo {
+                let region = self.locate(table, RegionAt::Holding(rows[i])).await?;
+                let regions = servers.entry(region.server.clone()).or_default();
+                match regions.iter_mut().find(|(r, _)| r.name == region.name) {
+                    Some((_, items)) => items.push(i),
+                    None => regions.push((region, vec![i])),
+                }
+            }
+            let calls = servers
+                .into_iter()
+                .map(|(server, regions)| self.multi_at(table, server, regions, &action));
+            let mut again = Vec::new();
+            for outcome in futures::future::join_all(calls).await {
+                for (i, answer) in outcome? {
+                    match answer {
+                        Some(answer) => answers[i] = Some(answer),
+                        None => again.push(i),
+                    }
+                }
+            }
+            todo = again;
+            if !todo.is_empty() {
+                if started.elapsed() + pause > RELOCATE_FOR {
+                    return Err(Error::Server {
+                        method: METHOD,
+                        message: format!(
+                            "{} actions found their regions moving for {RELOCATE_FOR:?}",
+                            todo.len()
+                        ),
+                        can_retry: true,
+                    });
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(1));
+            }
+        }
+        Ok(answers
+            .into_iter()
+            .map(|a| a.expect("every action answered"))
+            .collect())
+    }
+
+    /// One `Multi` call to `server` with the actions of `regions`; each action's answer, or
+    /// `None` for an action to send again after its region is looked up anew.
+    async fn multi_at(
+        &self,
+        table: &TableName,
+        server: String,
+        regions: Vec<(Arc<Region>, Vec<usize>)>,
+        action: &(impl Fn(usize) -> proto::Action + Sync),
+    ) -> Result<Vec<(usize, Option<Answer>)>> {
+        let request = proto::MultiRequest {
+            region_action: regions
+                .iter()
+                .map(|(region, items)| proto::RegionAction {
+                    region: region.specifier(),
+                    atomic: None,
+                    action: items
+                        .iter()
+                        .map(|&i| proto::Action {
+                            index: Some(i as u32),
+                            ..action(i)
+                        })
+                        .collect(),
+                    condition: None,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let reply = match self
+            .call_at(&server, Service::Client, METHOD, &request)
+            .await
+        {
+            Ok(reply) => reply,
+            Err(e) => {
+                self.regions.forget_server(&server);
+                return Err(self.call_error(METHOD, &server, e));
+            }
+        };
+        let response: proto::MultiResponse =
+            connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
+        let mut results = Results::new(&reply.cell_block);
+        let mut out = Vec::new();
+        for ((region, items), answer) in regions.iter().zip(&response.region_action_result) {
+            if let Some(e) = &answer.exception {
+                // The whole region refused: its actions were not applied.
+                if moved(&e.name) {
+                    self.regions.forget(table, region);
+                    out.extend(items.iter().map(|&i| (i, None)));
+                } else {
+                    out.extend(items.iter().map(|&i| (i, Some(Err(action_error(e))))));
+                }
+                continue;
+            }
+            for r in &answer.result_or_exception {
+                let i = r.index.unwrap_or(u32::MAX) as usize;
+                if !items.contains(&i) {
+                    return Err(rpc::protocol(
+                        METHOD,
+                        format!("the server answered action {i}, which the call did not hold"),
+                    ));
+                }
+                let row = match &r.result {
+                    Some(result) => results
+                        .row(result)
+                        .map_err(|e| rpc::protocol(METHOD, e.0))?,
+                    None => None,
+                };
+                let answer = match &r.exception {
+                    Some(e) if moved(&e.name) => {
+                        self.regions.forget(table, region);
+                        None
+                    }
+                    Some(e) => Some(Err(action_error(e))),
+                    None => Some(Ok(row)),
+                };
+                out.push((i, answer));
+            }
+        }
+        let asked: usize = regions.iter().map(|(_, items)| items.len()).sum();
+        if out.len() != asked {
+            return Err(rpc::protocol(
+                METHOD,
+                format!("the server answered {} of {asked} actions", out.len()),
+            ));
+        }
+        Ok(out)
+    }
+}

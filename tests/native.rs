@@ -1,0 +1,202 @@
+//! What only the native backend does, against the local HBase: scans that cross many regions
+//! (its client keeps the scan's place between region scanners), and many calls at once on one
+//! connection per server.
+
+use futures::TryStreamExt;
+use hbase_orm::{Client, ColumnFamily, Config, Get, Put, Row, Scan, Table};
+use hbase_orm_suite::{connect_with, native_url, with_table};
+
+async fn native() -> Client {
+    connect_with(Config::from_url(&native_url()).expect("a valid hbase:// URL")).await
+}
+
+/// Row `k<i>-<j>` for i in 0..8, j in 0..10, in key order: ten rows in each of 8 regions.
+fn keys() -> Vec<String> {
+    (0..8)
+        .flat_map(|i| (0..10).map(move |j| format!("k{i}-{j}")))
+        .collect()
+}
+
+/// Splits at `k1` .. `k7`: the region boundaries fall between the groups of ten.
+fn splits() -> Vec<Vec<u8>> {
+    (1..8).map(|i| format!("k{i}").into_bytes()).collect()
+}
+
+async fn fill(t: &Table) {
+    let puts = keys()
+        .iter()
+        .map(|k| Put::new(k.as_str()).column("d", "v", format!("value of {k}")))
+        .collect();
+    t.put_many(puts).await.unwrap();
+}
+
+async fn scan(t: &Table, scan: Scan) -> Vec<String> {
+    let rows: Vec<Row> = t.scan(scan).try_collect().await.unwrap();
+    rows.iter()
+        .map(|r| {
+            let key = String::from_utf8(r.key.clone()).unwrap();
+            assert_eq!(
+                r.value("d", "v"),
+                Some(format!("value of {key}").as_bytes())
+            );
+            key
+        })
+        .collect()
+}
+
+/// The keys of `keys()` in `[start, stop)`, ascending.
+fn between(start: &str, stop: &str) -> Vec<String> {
+    let all = keys();
+    all.into_iter()
+        .filter(|k| k.as_str() >= start && k.as_str() < stop)
+        .collect()
+}
+
+fn rev(mut keys: Vec<String>) -> Vec<String> {
+    keys.reverse();
+    keys
+}
+
+#[tokio::test]
+async fn scans_cross_eight_regions_forward_and_reversed_with_stops_on_boundaries() {
+    let c = native().await;
+    with_table(
+        &c,
+        "native_regions",
+        vec![ColumnFamily::new("d")],
+        &splits(),
+        |t| async move {
+            assert_eq!(
+                t.client()
+                    .admin()
+                    .region_locations(t.name())
+                    .await
+                    .unwrap()
+                    .len(),
+                8
+            );
+            fill(&t).await;
+            // Pages of 3 rows, so pages end inside regions and at their ends.
+            let all = keys();
+            assert_eq!(scan(&t, Scan::new().caching(3)).await, all);
+            assert_eq!(
+                scan(&t, Scan::new().caching(3).reversed()).await,
+                rev(all.clone())
+            );
+            // Bounds exactly on region boundaries, forward and reversed.
+            let inner = between("k2", "k5");
+            assert_eq!(inner.len(), 30);
+            assert_eq!(
+                scan(&t, Scan::new().start("k2").stop("k5").caching(4)).await,
+                inner
+            );
+            assert_eq!(
+                scan(&t, Scan::new().start("k2").stop("k5").caching(4).reversed()).await,
+                rev(inner)
+            );
+            // From the first row to a boundary, from a boundary to the end.
+            assert_eq!(scan(&t, Scan::new().stop("k1")).await, between("k0", "k1"));
+            assert_eq!(
+                scan(&t, Scan::new().start("k7").reversed()).await,
+                rev(between("k7", "k8"))
+            );
+            // A limit that ends inside the third region, forward and reversed.
+            assert_eq!(
+                scan(&t, Scan::new().limit(25).caching(7)).await,
+                all[..25].to_vec()
+            );
+            assert_eq!(
+                scan(&t, Scan::new().limit(25).caching(7).reversed()).await,
+                rev(all.clone())[..25].to_vec()
+            );
+            // A prefix inside one region; a range with no rows between two boundaries.
+            assert_eq!(
+                scan(&t, Scan::new().prefix("k4-")).await,
+                between("k4-", "k4.")
+            );
+            assert!(scan(&t, Scan::new().start("k3-99").stop("k4"))
+                .await
+                .is_empty());
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn sixty_four_gets_at_once_share_one_connection_to_the_server() {
+    let c = native().await;
+    with_table(
+        &c,
+        "native_multiplex",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            fill(&t).await;
+            let opened = t.client().stats().connections_opened;
+            let all = keys();
+            let gets = all.iter().cycle().take(64).map(|k| {
+                let t = &t;
+                async move { (k, t.get(Get::new(k.as_str())).await.unwrap()) }
+            });
+            for (key, row) in futures::future::join_all(gets).await {
+                let row = row.expect("written");
+                assert_eq!(row.key, key.as_bytes());
+                assert_eq!(
+                    row.value("d", "v"),
+                    Some(format!("value of {key}").as_bytes())
+                );
+            }
+            assert_eq!(
+                t.client().stats().connections_opened,
+                opened,
+                "the 64 gets went over the connection already open"
+            );
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn batches_are_grouped_per_server_and_answered_in_order_across_regions() {
+    let c = native().await;
+    with_table(
+        &c,
+        "native_batches",
+        vec![ColumnFamily::new("d")],
+        &splits(),
+        |t| async move {
+            // One put_many over all 8 regions; one get_many reading them back in a shuffled order
+            // with two keys that do not exist.
+            fill(&t).await;
+            let mut wanted: Vec<String> = keys().into_iter().rev().step_by(3).collect();
+            wanted.insert(5, "k9-missing".into());
+            wanted.push("a-missing".into());
+            let gets = wanted.iter().map(|k| Get::new(k.as_str())).collect();
+            let rows = t.get_many(gets).await.unwrap();
+            assert_eq!(rows.len(), wanted.len());
+            for (key, row) in wanted.iter().zip(&rows) {
+                match row {
+                    Some(row) => {
+                        assert_eq!(row.key, key.as_bytes());
+                        assert_eq!(
+                            row.value("d", "v"),
+                            Some(format!("value of {key}").as_bytes())
+                        );
+                    }
+                    None => assert!(key.ends_with("-missing"), "{key} was written"),
+                }
+            }
+            // One delete_many over every other row of every region.
+            let gone: Vec<String> = keys().into_iter().step_by(2).collect();
+            let deletes = gone
+                .iter()
+                .map(|k| hbase_orm::Delete::new(k.as_str()))
+                .collect();
+            t.delete_many(deletes).await.unwrap();
+            let left = scan(&t, Scan::new()).await;
+            let expected: Vec<String> = keys().into_iter().skip(1).step_by(2).collect();
+            assert_eq!(left, expected);
+        },
+    )
+    .await;
+}
