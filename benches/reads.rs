@@ -306,7 +306,37 @@ fn main() {
             .await
             .unwrap(),
         );
+        let spawned_native = native_repo.clone();
+        lines.push(
+            tokio::spawn(async move {
+                measure("native: repository.get, in a spawned task", || {
+                    gets(&spawned_native, rows, n_gets)
+                })
+                .await
+            })
+            .await
+            .unwrap(),
+        );
         // The same gets from a current-thread runtime: no wake-up crosses threads.
+        let native_table = plain.name.clone();
+        let native_single = tokio::task::spawn_blocking(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let config = Config::from_url(&native_url()).expect("a valid hbase:// URL");
+                let client = connect_with(config).await;
+                let repo = client.repository::<Order>().on_table(native_table);
+                measure("native: repository.get, current-thread runtime", || {
+                    gets(&repo, rows, n_gets)
+                })
+                .await
+            })
+        })
+        .await
+        .unwrap();
+        lines.push(native_single);
         let table = plain.name.clone();
         let single = tokio::task::spawn_blocking(move || {
             let rt = tokio::runtime::Builder::new_current_thread()

@@ -206,6 +206,40 @@ hbase_orm_suite::conformance! {
         .await;
     }
 
+    async fn a_region_splits_at_a_key_and_its_rows_stay_readable(c: Client) {
+        with_table(&c, "split", vec![ColumnFamily::new("d")], &[], |t| async move {
+            let admin = t.client().admin();
+            let keys: Vec<String> = ('a'..='z').map(|k| k.to_string()).collect();
+            let puts = keys.iter().map(|k| Put::new(k.as_str()).column("d", "v", k.as_str()));
+            t.put_many(puts.collect()).await.unwrap();
+            let split = admin.split_region(t.name(), b"m").await;
+            // The Thrift gateways have no split call.
+            let gateways = ["thrift2_buffered", "thrift2_framed", "thrift1"];
+            if unsupported_on(t.client(), &gateways, split).is_none() {
+                return;
+            }
+            let regions = admin.region_locations(t.name()).await.unwrap();
+            let bounds: Vec<(&[u8], &[u8])> = regions
+                .iter()
+                .map(|r| (&r.start_key[..], &r.end_key[..]))
+                .collect();
+            assert_eq!(bounds, vec![(&b""[..], &b"m"[..]), (&b"m"[..], &b""[..])]);
+            for k in ["a", "l", "m", "z"] {
+                let row = t.get(Get::new(k)).await.unwrap().expect("written before the split");
+                assert_eq!(row.value("d", "v"), Some(k.as_bytes()));
+            }
+            let scanned = hbase_orm_suite::row_keys(&t, hbase_orm::Scan::new()).await;
+            let expected: Vec<Vec<u8>> = keys.iter().map(|k| k.clone().into_bytes()).collect();
+            assert_eq!(scanned, expected);
+            // A key that starts a region already cannot split it.
+            let again = admin.split_region(t.name(), b"m").await.unwrap_err();
+            assert!(matches!(again, Error::Server { .. }), "{again}");
+            let empty = admin.split_region(t.name(), b"").await.unwrap_err();
+            assert!(matches!(empty, Error::IllegalArgument { .. }), "{empty}");
+        })
+        .await;
+    }
+
     async fn tables_are_disabled_enabled_and_truncated(c: Client) {
         let splits = vec![b"m".to_vec()];
         with_table(

@@ -117,6 +117,10 @@ async fn scans_cross_eight_regions_forward_and_reversed_with_stops_on_boundaries
             assert!(scan(&t, Scan::new().start("k3-99").stop("k4"))
                 .await
                 .is_empty());
+            // Nothing moved: no region scanner was lost and reopened on the way (each page
+            // after the first is the next call of the same region scanner, numbered as HBase
+            // expects).
+            assert_eq!(t.client().stats().scans_resumed, 0);
         },
     )
     .await;
@@ -196,6 +200,81 @@ async fn batches_are_grouped_per_server_and_answered_in_order_across_regions() {
             let left = scan(&t, Scan::new()).await;
             let expected: Vec<String> = keys().into_iter().skip(1).step_by(2).collect();
             assert_eq!(left, expected);
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_region_split_under_a_scan_and_a_save_loop_loses_and_repeats_no_row() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let c = native().await;
+    // Two regions: the scanned rows in [.., t), the saves in [t, ..). A region made by a split
+    // cannot split again until it is compacted, so each split is of one of these two.
+    let splits = [b"t".to_vec()];
+    with_table(
+        &c,
+        "native_split",
+        vec![ColumnFamily::new("d")],
+        &splits,
+        |t| async move {
+            let scanned: Vec<String> = (0..2000).map(|i| format!("s{i:04}")).collect();
+            let puts = scanned
+                .iter()
+                .map(|k| Put::new(k.as_str()).column("d", "v", format!("value of {k}")));
+            t.put_many(puts.collect()).await.unwrap();
+
+            // Saves one row after another while the regions split, keeping those acknowledged.
+            let stop = Arc::new(AtomicBool::new(false));
+            let saver = tokio::spawn({
+                let (t, stop) = (t.clone(), stop.clone());
+                async move {
+                    let mut acknowledged = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        let key = format!("w{:05}", acknowledged.len());
+                        let put =
+                            Put::new(key.as_str()).column("d", "v", format!("value of {key}"));
+                        t.put(put).await.unwrap();
+                        acknowledged.push(key);
+                    }
+                    acknowledged
+                }
+            });
+
+            // A scan in pages of 50 rows; the table splits twice under it: the region it reads
+            // (at a row it has still to read), then the region the saves go to.
+            let admin = t.client().admin();
+            let mut rows = t.scan(Scan::new().start("s").stop("t").caching(50));
+            let mut seen = Vec::new();
+            while let Some(row) = rows.try_next().await.unwrap() {
+                seen.push(String::from_utf8(row.key.clone()).unwrap());
+                match seen.len() {
+                    500 => admin.split_region(t.name(), b"s1000").await.unwrap(),
+                    1200 => admin.split_region(t.name(), b"w").await.unwrap(),
+                    _ => {}
+                }
+            }
+            stop.store(true, Ordering::Relaxed);
+            let acknowledged = saver.await.unwrap();
+            assert_eq!(seen, scanned, "every row once, in order");
+            assert!(
+                t.client().stats().scans_resumed >= 1,
+                "the split closed the region the scan was reading"
+            );
+            assert_eq!(admin.region_locations(t.name()).await.unwrap().len(), 4);
+
+            // Every acknowledged save is there.
+            assert!(!acknowledged.is_empty());
+            let gets = acknowledged.iter().map(|k| Get::new(k.as_str())).collect();
+            let found = t.get_many(gets).await.unwrap();
+            for (key, row) in acknowledged.iter().zip(found) {
+                let row = row.unwrap_or_else(|| panic!("acknowledged save {key} is missing"));
+                assert_eq!(
+                    row.value("d", "v"),
+                    Some(format!("value of {key}").as_bytes())
+                );
+            }
         },
     )
     .await;

@@ -262,6 +262,12 @@ operations! {
         name "region_locations", safety |_s| Idempotent,
         check |_c| none(),
         send region_locations;
+    /// The region holding a key split in two there. Sent once: a repeat would find the key
+    /// at a region's start and fail.
+    SplitRegion { table: &'o TableName, split_key: &'o [u8] } -> (),
+        name "split_region", safety |_s| UnsentOnly,
+        check |c| check_split_key(c.table, c.split_key),
+        send split_region;
 }
 
 /// An operation about one table, named by the table alone.
@@ -397,6 +403,16 @@ fn check_new_table(table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()
     Ok(())
 }
 
+/// A split needs a key inside a region: never the empty key, where the table starts.
+fn check_split_key(table: &TableName, key: &[u8]) -> Result<()> {
+    if key.is_empty() {
+        return Err(model::Error::IllegalArgument {
+            message: format!("table {table}: a region cannot be split at the empty key"),
+        });
+    }
+    Ok(())
+}
+
 /// The connection counters a backend keeps (all zero for a store without connections).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PoolCounters {
@@ -406,6 +422,9 @@ pub(crate) struct PoolCounters {
     pub(crate) open: usize,
     /// Of those, how many are idle.
     pub(crate) idle: usize,
+    /// Region scanners a backend lost and reopened after the last row on its own (the native
+    /// backend, whose scans cross regions; the client counts its own reopenings apart).
+    pub(crate) scans_resumed: u64,
 }
 
 /// A store the client can talk to. Every method carries out one logical operation, given as
@@ -504,4 +523,7 @@ pub(crate) trait Backend: Send + Sync + 'static {
     async fn delete_family(&self, op: &DeleteFamily<'_>) -> Result<()>;
     /// Every region of the table, in any order.
     async fn region_locations(&self, op: &RegionLocations<'_>) -> Result<Vec<RegionLocation>>;
+    /// Splits the region holding `split_key` in two at that key, and returns once both halves
+    /// serve.
+    async fn split_region(&self, op: &SplitRegion<'_>) -> Result<()>;
 }

@@ -163,4 +163,21 @@ impl Admin {
         regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
         Ok(regions)
     }
+
+    /// Splits the region of `table` that holds `split_key` in two at that key, and returns
+    /// once both halves serve: rows from `split_key` on move to the new region. HBase refuses
+    /// a key that already starts a region. The native backend and the in-memory store do this;
+    /// the Thrift gateways have no call for it ([`Error::Unsupported`](crate::Error::Unsupported)).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
+    /// use hbase_orm::TableName;
+    /// let orders = TableName::new("shop", "orders");
+    /// client.admin().split_region(&orders, b"m").await?;
+    /// assert!(client.admin().region_locations(&orders).await?.len() >= 2);
+    /// # Ok(()) }
+    /// ```
+    pub async fn split_region(&self, table: &TableName, split_key: &[u8]) -> Result<()> {
+        self.client.run(&op::SplitRegion { table, split_key }).await
+    }
 }

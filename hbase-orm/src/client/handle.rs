@@ -311,10 +311,11 @@ impl Client {
                 .inner
                 .scanners_open
                 .load(std::sync::atomic::Ordering::Relaxed),
-            scans_resumed: self
-                .inner
-                .scans_resumed
-                .load(std::sync::atomic::Ordering::Relaxed),
+            scans_resumed: c.scans_resumed
+                + self
+                    .inner
+                    .scans_resumed
+                    .load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 }
@@ -335,6 +336,7 @@ pub struct ClientStats {
     /// background, so this reaches zero shortly after).
     pub scanners_open: usize,
     /// Times a scan stream lost its server-side scanner (the gateway restarted, the scanner
-    /// expired while the caller paused) and reopened after the last row it returned.
+    /// expired while the caller paused, the region it read moved or split) and reopened after
+    /// the last row it returned.
     pub scans_resumed: u64,
 }

@@ -83,3 +83,16 @@ pub(super) fn not_a_counter(
         ),
     )
 }
+
+/// A split at a key that already starts a region.
+pub(super) fn split_at_region_start(table: &TableName, key: &[u8]) -> Error {
+    server(
+        "split_region",
+        "DoNotRetryIOException",
+        format!(
+            "{}: split row {} is equal to the start key of its region",
+            table.full_name(),
+            crate::model::printable_key(key)
+        ),
+    )
+}

@@ -332,4 +332,8 @@ impl Backend for Memory {
     async fn region_locations(&self, op: &op::RegionLocations<'_>) -> Result<Vec<RegionLocation>> {
         Ok(self.lock().region_locations(op.table))
     }
+
+    async fn split_region(&self, op: &op::SplitRegion<'_>) -> Result<()> {
+        self.lock().split_region(op.table, op.split_key)
+    }
 }

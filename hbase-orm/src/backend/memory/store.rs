@@ -375,6 +375,24 @@ impl Store {
     }
 
     /// Every region of a table (none for a missing table, as the gateway answers).
+    /// Splits the region holding `key` at it; a key that starts a region already is refused,
+    /// as HBase refuses it.
+    pub(super) fn split_region(&mut self, name: &TableName, key: &[u8]) -> Result<()> {
+        self.next_region += 1;
+        let id = self.next_region;
+        let table = self.table_mut(name)?;
+        let at = table.regions.partition_point(|r| r.start[..] <= *key);
+        if table.regions[at - 1].start[..] == *key {
+            return Err(errors::split_at_region_start(name, key));
+        }
+        let region = Region {
+            start: key.to_vec(),
+            id,
+        };
+        table.regions.insert(at, region);
+        Ok(())
+    }
+
     pub(super) fn region_locations(&self, name: &TableName) -> Vec<RegionLocation> {
         let Some(table) = self.tables.get(name) else {
             return Vec::new();

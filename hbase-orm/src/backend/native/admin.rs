@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::connection;
 use super::proto;
-use super::rpc::{self, Core};
+use super::rpc::{self, Core, RegionAt};
 use super::schema;
 use crate::model::{self, Error, Result, TableDescriptor, TableName};
 
@@ -334,5 +334,29 @@ impl Core {
             nonce,
         };
         self.table_change("DeleteColumn", table, make).await
+    }
+
+    /// Splits the region holding `key` in two at that key.
+    pub(crate) async fn split_region(&self, table: &TableName, key: &[u8]) -> Result<()> {
+        let region = self.locate(table, RegionAt::Holding(key)).await?;
+        let request = proto::SplitTableRegionRequest {
+            region_info: proto::RegionInfo {
+                region_id: region.id as u64,
+                table_name: schema::table_name(table),
+                start_key: Some(bytes::Bytes::copy_from_slice(&region.start)),
+                end_key: Some(bytes::Bytes::copy_from_slice(&region.end)),
+                ..Default::default()
+            },
+            split_row: Some(bytes::Bytes::copy_from_slice(key)),
+            nonce_group: Some(self.nonce_group),
+            nonce: Some(self.nonce()),
+        };
+        let result = self
+            .change("SplitRegion", &request)
+            .await
+            .map_err(about(table));
+        // The parent region is gone either way: the halves are looked up on first use.
+        self.regions.forget_table(table);
+        result
     }
 }

@@ -235,11 +235,12 @@ impl Backend for NativeRpc {
     }
 
     fn counters(&self) -> PoolCounters {
-        let open = self.core.connections.count();
+        let core = &self.core;
         PoolCounters {
-            opened: self.core.connections.opened.load(Ordering::Relaxed),
-            open,
+            opened: core.connections.opened.load(Ordering::Relaxed),
+            open: core.connections.count(),
             idle: 0,
+            scans_resumed: core.scans_resumed.load(Ordering::Relaxed),
         }
     }
 
@@ -477,5 +478,9 @@ impl Backend for NativeRpc {
                 }
             })
             .collect())
+    }
+
+    async fn split_region(&self, op: &SplitRegion<'_>) -> Result<()> {
+        self.core.split_region(op.table, op.split_key).await
     }
 }

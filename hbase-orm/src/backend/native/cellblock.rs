@@ -198,4 +198,38 @@ pub(crate) mod tests {
         lying[4..8].copy_from_slice(&3u32.to_be_bytes());
         assert!(page(Bytes::from(lying), &[1]).is_err());
     }
+
+    /// Every cut and every single-byte change of a valid block, and random blocks with random
+    /// counts, read to a page or an error: never a panic, never more rows or cells than the
+    /// block can hold.
+    #[test]
+    fn damaged_and_random_blocks_never_panic() {
+        let block = sample();
+        let check = |block: Bytes, counts: &[u32]| {
+            if let Ok(page) = page(block.clone(), counts) {
+                let rows = page.into_rows();
+                let cells: usize = rows.iter().map(|r| r.cells.len()).sum();
+                // A cell takes at least 4 + 8 + 2 + 1 + 9 bytes.
+                assert!(
+                    cells * 24 <= block.len(),
+                    "{cells} cells from {} bytes",
+                    block.len()
+                );
+            }
+        };
+        for cut in 0..block.len() {
+            check(block.slice(..cut), &[2, 1]);
+        }
+        for at in 0..block.len() {
+            for byte in [0u8, 1, 0x7f, 0x80, 0xff] {
+                let mut changed = block.to_vec();
+                changed[at] = byte;
+                check(Bytes::from(changed), &[2, 1]);
+            }
+        }
+        proptest::proptest!(|(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+                              counts in proptest::collection::vec(proptest::num::u32::ANY, 0..8))| {
+            check(Bytes::from(bytes), &counts);
+        });
+    }
 }

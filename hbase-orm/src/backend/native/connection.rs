@@ -1,8 +1,9 @@
 //! One TCP connection to one server for one service, with many calls in flight on it.
 //!
-//! Calls are numbered; a writer task sends their frames in the order they were handed over (a
-//! caller that gives up never leaves half a frame on the socket), and a reader task hands each
-//! reply to the call whose id it carries, in whatever order the server answers. A reply larger
+//! Calls are numbered; each caller writes its frame whole under the connection's write lock (a
+//! caller that gives up in the middle of a frame takes the connection down with it, so no half
+//! frame is ever followed by another), and a reader task hands each reply to the call whose id
+//! it carries, in whatever order the server answers. A reply larger
 //! than the limit, a frame that does not decode, a closed socket: the connection is dead, every
 //! call still waiting fails with the reason, and the next call opens a new one.
 
@@ -14,7 +15,7 @@ use std::time::Duration;
 use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::frame::{self, BadFrame, Reply, Service};
 use super::proto;
@@ -59,16 +60,29 @@ impl Shared {
 /// A connection to one server for one service.
 pub(crate) struct Connection {
     address: String,
-    frames: mpsc::UnboundedSender<Vec<u8>>,
+    writer: tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>,
     shared: Arc<Shared>,
     next_id: AtomicI32,
-    tasks: [tokio::task::JoinHandle<()>; 2],
+    reader: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
+        self.reader.abort();
+    }
+}
+
+/// Takes the connection down if its caller stops while its frame is half written.
+struct Writing<'a> {
+    shared: &'a Shared,
+    done: bool,
+}
+
+impl Drop for Writing<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.shared
+                .fail_all("a call was abandoned while its frame was being written");
         }
     }
 }
@@ -114,15 +128,14 @@ impl Connection {
         };
         let (read, write) = stream.into_split();
         let shared = Arc::new(Shared::default());
-        let (frames, queue) = mpsc::unbounded_channel();
+        let read = tokio::io::BufReader::with_capacity(READ_BUFFER, read);
         let reader = tokio::spawn(read_replies(read, shared.clone(), max_reply_bytes));
-        let writer = tokio::spawn(write_frames(write, queue, shared.clone()));
         Ok(Connection {
             address: address.to_string(),
-            frames,
+            writer: tokio::sync::Mutex::new(write),
             shared,
             next_id: AtomicI32::new(0),
-            tasks: [reader, writer],
+            reader,
         })
     }
 
@@ -145,14 +158,26 @@ impl Connection {
             shared: &self.shared,
             id,
         };
-        if !self.is_open()
-            || self
-                .frames
-                .send(frame::call_frame(id, method, param))
-                .is_err()
-        {
+        let frame = frame::call_frame(id, method, param);
+        let mut socket = self.writer.lock().await;
+        if !self.is_open() {
             return Err(CallError::Broken(format!(
                 "the connection to {} is closed",
+                self.address
+            )));
+        }
+        let mut writing = Writing {
+            shared: &self.shared,
+            done: false,
+        };
+        let written = socket.write_all(&frame).await;
+        writing.done = true;
+        drop(socket);
+        if let Err(e) = written {
+            self.shared
+                .fail_all(&format!("writing to the server failed: {e}"));
+            return Err(CallError::Broken(format!(
+                "writing to {} failed: {e}",
                 self.address
             )));
         }
@@ -171,35 +196,14 @@ impl Connection {
     }
 }
 
-/// Writes the frames handed over, several at once when they queue up.
-async fn write_frames(
-    mut socket: tokio::net::tcp::OwnedWriteHalf,
-    mut queue: mpsc::UnboundedReceiver<Vec<u8>>,
-    shared: Arc<Shared>,
-) {
-    let mut batch = Vec::new();
-    while let Some(first) = queue.recv().await {
-        batch.clear();
-        batch.extend_from_slice(&first);
-        while batch.len() < 1 << 20 {
-            match queue.try_recv() {
-                Ok(more) => batch.extend_from_slice(&more),
-                Err(_) => break,
-            }
-        }
-        if let Err(e) = socket.write_all(&batch).await {
-            shared.fail_all(&format!("writing to the server failed: {e}"));
-            return;
-        }
-    }
-}
+/// How much of the socket is read at once: a small reply's length and body in one read.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// The socket's read half, buffered.
+type Reader = tokio::io::BufReader<tokio::net::tcp::OwnedReadHalf>;
 
 /// Reads replies and hands each to its call until the connection fails.
-async fn read_replies(
-    mut socket: tokio::net::tcp::OwnedReadHalf,
-    shared: Arc<Shared>,
-    max_reply_bytes: usize,
-) {
+async fn read_replies(mut socket: Reader, shared: Arc<Shared>, max_reply_bytes: usize) {
     let why = loop {
         match read_reply(&mut socket, max_reply_bytes).await {
             Ok(reply) if reply.call_id < 0 => {
@@ -227,10 +231,7 @@ async fn read_replies(
 }
 
 /// Reads one reply frame.
-async fn read_reply(
-    socket: &mut tokio::net::tcp::OwnedReadHalf,
-    max_reply_bytes: usize,
-) -> Result<Reply, String> {
+async fn read_reply(socket: &mut Reader, max_reply_bytes: usize) -> Result<Reply, String> {
     let mut len = [0u8; 4];
     socket
         .read_exact(&mut len)

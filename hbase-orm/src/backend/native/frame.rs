@@ -239,4 +239,34 @@ mod tests {
         assert!(split_reply(anonymous).unwrap_err().0.contains("call id"));
         assert!(split_reply(Bytes::from_static(&[0xff; 12])).is_err());
     }
+
+    /// Random frames, and every cut and single-byte change of a valid one, split into parts
+    /// that lie inside the frame, or fail: never a panic.
+    #[test]
+    fn damaged_and_random_frames_never_panic() {
+        let header = proto::ResponseHeader {
+            call_id: Some(9),
+            cell_block_meta: Some(proto::CellBlockMeta { length: Some(5) }),
+            ..Default::default()
+        };
+        let frame = reply_frame(&header, b"message", b"cells");
+        let check = |frame: Bytes| {
+            if let Ok(reply) = split_reply(frame.clone()) {
+                assert!(reply.message.len() + reply.cell_block.len() <= frame.len());
+            }
+        };
+        for cut in 0..frame.len() {
+            check(frame.slice(..cut));
+        }
+        for at in 0..frame.len() {
+            for byte in [0u8, 1, 0x7f, 0x80, 0xff] {
+                let mut changed = frame.to_vec();
+                changed[at] = byte;
+                check(Bytes::from(changed));
+            }
+        }
+        proptest::proptest!(|(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300))| {
+            check(Bytes::from(bytes));
+        });
+    }
 }

@@ -89,6 +89,8 @@ pub(crate) struct Core {
     /// append sent again with the same pair only once.
     pub(crate) nonce_group: u64,
     nonce: AtomicU64,
+    /// Region scanners lost and reopened after the last row returned.
+    pub(crate) scans_resumed: AtomicU64,
 }
 
 /// How long calls to a region keep being sent again while it moves.
@@ -110,6 +112,7 @@ impl Core {
             master: Mutex::new(None),
             nonce_group,
             nonce: AtomicU64::new(nonce_group.rotate_left(17)),
+            scans_resumed: AtomicU64::new(0),
         }
     }
 

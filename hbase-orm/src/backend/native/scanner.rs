@@ -181,7 +181,8 @@ impl Scanner {
                 ScannerPage::from_rows(rows).map_err(|e| e.error(METHOD))?
             };
             let id = response.scanner_id.or(self.open.as_ref().map(|o| o.1));
-            let seq = self.open.as_ref().map_or(0, |o| o.2) + 1;
+            // The first call after the open is number 0, each later one the next number.
+            let seq = self.open.as_ref().map_or(0, |o| o.2 + 1);
             self.open = id.map(|id| (region.clone(), id, seq));
             if response.more_results == Some(false) {
                 self.open = None;
@@ -254,21 +255,33 @@ impl Scanner {
         if !reopen || lost > 10 {
             return Err(core.call_error(METHOD, &region.server, e));
         }
-        if !matches!(e, CallError::Remote(_)) {
-            core.regions.forget_server(&region.server);
-        } else {
+        tracing::debug!(error = ?e, "region scanner lost; reopening after the last row");
+        core.scans_resumed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let CallError::Remote(_) = e {
             core.regions.forget(&self.table, region);
+            // The server may still hold the scanner: release it rather than wait for its
+            // lease (best effort; a region that moved took its scanners with it).
+            self.finish_open(core).await;
+        } else {
+            core.regions.forget_server(&region.server);
         }
-        // The open scanner is gone with the region or the connection; a new one starts where
-        // `from` says (after the last row returned, or at the boundary reached).
+        // A new scanner starts where `from` says (after the last row returned, or at the
+        // boundary reached); a region that moves is given a moment.
         self.open = None;
-        tokio::time::sleep(std::time::Duration::from_millis(50 * u64::from(lost))).await;
+        let pause = 50 * u64::from(lost - 1);
+        tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
         Ok(())
     }
 
     /// Ends the scan, closing the server-side scanner if one is open.
     pub(crate) async fn finish(&mut self, core: &Core) {
         self.done = true;
+        self.finish_open(core).await;
+    }
+
+    /// Closes the server-side scanner if one is open.
+    async fn finish_open(&mut self, core: &Core) {
         if let Some((region, id, _)) = self.open.take() {
             let close = proto::ScanRequest {
                 scanner_id: Some(id),

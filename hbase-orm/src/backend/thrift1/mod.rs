@@ -849,6 +849,14 @@ impl Backend for Thrift1 {
             .await?;
         Ok(regions.into_iter().map(convert::region_location).collect())
     }
+
+    async fn split_region(&self, _op: &op::SplitRegion<'_>) -> Result<()> {
+        Err(unsupported(
+            op::SplitRegion::NAME,
+            "the Thrift1 gateway has no split call; use the native backend (hbase://) or the \
+             HBase shell",
+        ))
+    }
 }
 
 /// The puts of row mutations as one put of every cell (each keeps its timestamp); `None`

@@ -499,4 +499,14 @@ impl Backend for Thrift2 {
             .map(convert::region_location)
             .collect())
     }
+
+    async fn split_region(&self, _op: &op::SplitRegion<'_>) -> Result<()> {
+        Err(Error::Unsupported {
+            operation: op::SplitRegion::NAME.to_string(),
+            backend: "thrift2",
+            why: "the Thrift2 gateway has no split call; use the native backend (hbase://) or \
+                  the HBase shell"
+                .into(),
+        })
+    }
 }
