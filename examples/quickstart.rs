@@ -4,7 +4,9 @@
 //!     hbase-local/hbase.sh up
 //!     cargo run --example quickstart
 //!
-//! `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default 127.0.0.1:9090).
+//! `HBASE_ORM_URL` connects with a URL instead (`hbase://127.0.0.1:2181` for the native
+//! backend); else `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default
+//! 127.0.0.1:9090).
 
 use futures::TryStreamExt;
 use hbase_orm::{
@@ -24,14 +26,24 @@ fn check(what: &str, ok: bool) -> AnyResult<()> {
 
 #[tokio::main]
 async fn main() -> AnyResult<()> {
-    let address =
-        std::env::var("HBASE_ORM_THRIFT_ADDR").unwrap_or_else(|_| "127.0.0.1:9090".into());
-    let client = Client::builder()
-        .address(&address)
-        .pool_size(4)
-        .build()
-        .await?;
-    println!("connected to the Thrift2 gateway at {address}");
+    let client = match std::env::var("HBASE_ORM_URL") {
+        Ok(url) => {
+            let client = Client::connect(&url).await?;
+            println!("connected to {url}");
+            client
+        }
+        Err(_) => {
+            let address =
+                std::env::var("HBASE_ORM_THRIFT_ADDR").unwrap_or_else(|_| "127.0.0.1:9090".into());
+            let client = Client::builder()
+                .address(&address)
+                .pool_size(4)
+                .build()
+                .await?;
+            println!("connected to the Thrift2 gateway at {address}");
+            client
+        }
+    };
 
     let admin = client.admin();
     if !admin.namespace_exists("example").await? {

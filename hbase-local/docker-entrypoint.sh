@@ -6,6 +6,9 @@
 #   0.0.0.0:9091  Thrift2, framed transport + compact protocol (closes sockets idle for 3 s)
 #   0.0.0.0:9092  Thrift1, buffered transport + binary protocol
 #   0.0.0.0:9093  a second Thrift2 gateway, buffered + binary, scanners expire after 2 s unused
+#   0.0.0.0:2181, 16000, 16020  ZooKeeper, the master, the region server (for the native
+#                 backend, hbase://127.0.0.1:2181: they advertise 127.0.0.1, so a client on the
+#                 host reaches them through the same port numbers published)
 # Data and logs live in $HBASE_ORM_DATA (default /data, a volume); the logs are also followed
 # on stdout. On SIGTERM/SIGINT the gateways get TERM and the cluster is shut down cleanly. If any
 # of the JVMs exits, the others are stopped and the container exits non-zero.
@@ -31,6 +34,7 @@ say() { printf '[hbase-local] %s\n' "$*"; }
 # what bin/hbase needs on JDK 17 (repeated here in case the script version does not add them;
 # repeated flags are harmless), plus the runtime parameters of conf/hbase-site.xml
 COMMON_OPTS="-Dhbase.orm.data=$DATA
+ -Dhbase.orm.bind=${HBASE_ORM_BIND:-0.0.0.0}
  -Djava.net.preferIPv4Stack=true
  -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
  --add-modules jdk.unsupported

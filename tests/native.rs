@@ -279,3 +279,18 @@ async fn a_region_split_under_a_scan_and_a_save_loop_loses_and_repeats_no_row() 
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_quorum_that_does_not_answer_fails_at_connect_naming_it() {
+    let e = Client::connect("hbase://127.0.0.1:1?connect_timeout_ms=1000")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, hbase_orm::Error::Connect { ref address, .. } if address == "127.0.0.1:1"),
+        "{e}"
+    );
+    // A parent znode HBase does not use: the message says where to look.
+    let url = format!("{}?znode=/not-hbase", native_url());
+    let e = Client::connect(&url).await.unwrap_err();
+    assert!(e.to_string().contains("/not-hbase"), "{e}");
+}

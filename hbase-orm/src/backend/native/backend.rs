@@ -36,15 +36,11 @@ impl NativeRpc {
             parent: config.znode_parent.clone(),
             timeout: config.connect_timeout,
         };
-        zookeeper
-            .meta_server()
-            .await
-            .map_err(|why| Error::Connect {
-                address: zookeeper.quorum.clone(),
-                source: std::io::Error::new(std::io::ErrorKind::NotConnected, why),
-            })?;
+        let core = Core::new(config, zookeeper);
+        // Finds the meta region now, so a wrong address fails here rather than at a call.
+        core.meta_server().await?;
         Ok(NativeRpc {
-            core: Core::new(config, zookeeper),
+            core,
             scanners: Mutex::new(HashMap::new()),
             next_scanner: AtomicI32::new(1),
         })

@@ -324,11 +324,15 @@ impl Core {
     }
 
     /// The meta region's server, from ZooKeeper the first time and after it moved.
-    async fn meta_server(&self) -> Result<String> {
+    pub(crate) async fn meta_server(&self) -> Result<String> {
         if let Some(address) = lock(&self.meta).clone() {
             return Ok(address);
         }
-        let address = self.zookeeper.meta_server().await.map_err(registry_error)?;
+        let address = self
+            .zookeeper
+            .meta_server()
+            .await
+            .map_err(|why| registry_error(&self.zookeeper.quorum, why))?;
         *lock(&self.meta) = Some(address.clone());
         Ok(address)
     }
@@ -343,7 +347,11 @@ impl Core {
         let address = match cached {
             Some(a) => a,
             None => {
-                let a = self.zookeeper.master().await.map_err(registry_error)?;
+                let a = self
+                    .zookeeper
+                    .master()
+                    .await
+                    .map_err(|why| registry_error(&self.zookeeper.quorum, why))?;
                 *lock(&self.master) = Some(a.clone());
                 a
             }
@@ -396,9 +404,10 @@ fn meta_error(message: String) -> Error {
     protocol("locate region", message)
 }
 
-fn registry_error(message: String) -> Error {
+/// A lookup in ZooKeeper (at `quorum`) that failed: nothing was sent to HBase.
+fn registry_error(quorum: &str, message: String) -> Error {
     Error::Connect {
-        address: "ZooKeeper".into(),
+        address: quorum.to_string(),
         source: std::io::Error::new(std::io::ErrorKind::NotConnected, message),
     }
 }
