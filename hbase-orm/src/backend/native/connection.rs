@@ -1,18 +1,23 @@
 //! One TCP connection to one server for one service, with many calls in flight on it.
 //!
-//! Calls are numbered; each caller writes its frame whole under the connection's write lock (a
+//! Calls are numbered. Each caller writes its frame whole under the connection's write lock (a
 //! caller that gives up in the middle of a frame takes the connection down with it, so no half
-//! frame is ever followed by another), and a reader task hands each reply to the call whose id
-//! it carries, in whatever order the server answers. A reply larger
-//! than the limit, a frame that does not decode, a closed socket: the connection is dead, every
-//! call still waiting fails with the reason, and the next call opens a new one.
+//! frame is ever followed by another). Replies are read by the callers themselves: whoever
+//! holds the read lock reads replies, hands each to the call whose id it carries (in whatever
+//! order the server answers) and stops at its own, and the next waiting caller takes over.
+//! So a reply reaches its caller without a hop through another task or thread. What a reader
+//! has read stays in the connection's buffer when its caller stops waiting, so a timeout never
+//! loses half a frame. A reply larger than the limit, a frame that does not decode, a closed
+//! socket: the connection is dead, every call still waiting fails with the reason, and the
+//! next call opens a new one. A connection idle for a while is checked for a close by the
+//! server before it is used again.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
@@ -61,14 +66,61 @@ impl Shared {
 pub(crate) struct Connection {
     address: String,
     writer: tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>,
+    reader: tokio::sync::Mutex<ReadSide>,
     shared: Arc<Shared>,
     next_id: AtomicI32,
-    reader: tokio::task::JoinHandle<()>,
+    max_reply_bytes: usize,
+    /// When a call last finished, in milliseconds since `opened`.
+    last_used: AtomicU64,
+    opened: std::time::Instant,
 }
 
-impl Drop for Connection {
-    fn drop(&mut self) {
-        self.reader.abort();
+/// The read half of the socket and what has been read from it but not handed out yet.
+struct ReadSide {
+    socket: tokio::net::tcp::OwnedReadHalf,
+    buf: BytesMut,
+}
+
+impl ReadSide {
+    /// The next reply (cancel-safe: bytes read stay in the buffer for the next reader).
+    async fn next(&mut self, max_reply_bytes: usize) -> Result<Reply, String> {
+        loop {
+            if let Some(frame) = self.take_frame(max_reply_bytes)? {
+                return frame::split_reply(frame)
+                    .map_err(|BadFrame(why)| format!("a bad reply: {why}"));
+            }
+            if self.buf.capacity() - self.buf.len() < READ_CHUNK / 4 {
+                self.buf.reserve(READ_CHUNK);
+            }
+            let n = self
+                .socket
+                .read_buf(&mut self.buf)
+                .await
+                .map_err(|e| format!("reading from the server failed: {e}"))?;
+            if n == 0 {
+                return Err("the server closed the connection".into());
+            }
+        }
+    }
+
+    /// A whole frame from the buffer (without its length), if one is there.
+    fn take_frame(&mut self, max_reply_bytes: usize) -> Result<Option<bytes::Bytes>, String> {
+        let Some(head) = self.buf.get(..4) else {
+            return Ok(None);
+        };
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        if len > max_reply_bytes {
+            return Err(format!(
+                "a reply of {len} bytes exceeds the limit of {max_reply_bytes} bytes (Config::max_reply_bytes)"
+            ));
+        }
+        if self.buf.len() < 4 + len {
+            // Room for the rest of the frame, so it is read in as few calls as it arrives in.
+            self.buf.reserve(4 + len - self.buf.len());
+            return Ok(None);
+        }
+        self.buf.advance(4);
+        Ok(Some(self.buf.split_to(len).freeze()))
     }
 }
 
@@ -127,21 +179,50 @@ impl Connection {
             }
         };
         let (read, write) = stream.into_split();
-        let shared = Arc::new(Shared::default());
-        let read = tokio::io::BufReader::with_capacity(READ_BUFFER, read);
-        let reader = tokio::spawn(read_replies(read, shared.clone(), max_reply_bytes));
         Ok(Connection {
             address: address.to_string(),
             writer: tokio::sync::Mutex::new(write),
-            shared,
+            reader: tokio::sync::Mutex::new(ReadSide {
+                socket: read,
+                buf: BytesMut::with_capacity(READ_CHUNK),
+            }),
+            shared: Arc::new(Shared::default()),
             next_id: AtomicI32::new(0),
-            reader,
+            max_reply_bytes,
+            last_used: AtomicU64::new(0),
+            opened: std::time::Instant::now(),
         })
     }
 
-    /// Whether the connection still works.
+    /// Whether the connection still works (as far as the client knows).
     pub(crate) fn is_open(&self) -> bool {
         !self.shared.dead.load(Ordering::SeqCst)
+    }
+
+    /// Whether the connection still works, checking a connection idle for a while for a close
+    /// by the server (one read that does not wait): a call on a socket the server has closed
+    /// could not tell whether it was applied.
+    fn is_usable(&self) -> bool {
+        let now = self.opened.elapsed().as_millis() as u64;
+        let idle = now.saturating_sub(self.last_used.load(Ordering::Relaxed));
+        if self.is_open() && idle >= IDLE_CHECK_MS {
+            if let Ok(mut side) = self.reader.try_lock() {
+                use futures::FutureExt;
+                let side = &mut *side;
+                side.buf.reserve(READ_CHUNK / 4);
+                match side.socket.read_buf(&mut side.buf).now_or_never() {
+                    Some(Ok(0)) => self
+                        .shared
+                        .fail_all("the server closed the idle connection"),
+                    Some(Err(e)) => self
+                        .shared
+                        .fail_all(&format!("the idle connection failed: {e}")),
+                    // Nothing to read (or bytes the next reader will hand out): still open.
+                    _ => {}
+                }
+            }
+        }
+        self.is_open()
     }
 
     /// Sends `param` to `method` and waits up to `timeout` for the reply.
@@ -181,75 +262,84 @@ impl Connection {
                 self.address
             )));
         }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(Ok(reply))) => match reply.exception {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut rx = rx;
+        // `None`: the connection died and dropped this call's slot.
+        let reply: Option<Result<Reply, CallError>> = tokio::select! {
+            biased;
+            handed = &mut rx => handed.ok(),
+            side = self.reader.lock() => {
+                let mut side = side;
+                match rx.try_recv() {
+                    // Handed over while this call waited for the read lock.
+                    Ok(handed) => Some(handed),
+                    Err(oneshot::error::TryRecvError::Closed) => None,
+                    Err(oneshot::error::TryRecvError::Empty) => {
+                        let read = self.read_until(&mut side, id);
+                        match tokio::time::timeout_at(deadline, read).await {
+                            Ok(read) => Some(read),
+                            Err(_) => Some(Err(CallError::Timeout(timeout))),
+                        }
+                    }
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => Some(Err(CallError::Timeout(timeout))),
+        };
+        let now = self.opened.elapsed().as_millis() as u64;
+        self.last_used.store(now, Ordering::Relaxed);
+        match reply {
+            Some(Ok(reply)) => match reply.exception {
                 Some(exception) => Err(CallError::Remote(exception)),
                 None => Ok(reply),
             },
-            Ok(Ok(Err(e))) => Err(e),
-            Ok(Err(_)) => Err(CallError::Broken(format!(
+            Some(Err(e)) => Err(e),
+            None => Err(CallError::Broken(format!(
                 "the connection to {} closed",
                 self.address
             ))),
-            Err(_) => Err(CallError::Timeout(timeout)),
         }
     }
-}
 
-/// How much of the socket is read at once: a small reply's length and body in one read.
-const READ_BUFFER: usize = 64 * 1024;
-
-/// The socket's read half, buffered.
-type Reader = tokio::io::BufReader<tokio::net::tcp::OwnedReadHalf>;
-
-/// Reads replies and hands each to its call until the connection fails.
-async fn read_replies(mut socket: Reader, shared: Arc<Shared>, max_reply_bytes: usize) {
-    let why = loop {
-        match read_reply(&mut socket, max_reply_bytes).await {
-            Ok(reply) if reply.call_id < 0 => {
-                // A reply to no call: the server refuses the connection itself.
-                let exception = reply.exception.unwrap_or_default();
-                break format!(
-                    "the server closed the connection: {} {}",
-                    exception.exception_class_name.unwrap_or_default(),
-                    exception.stack_trace.unwrap_or_default()
-                );
-            }
-            Ok(reply) => {
-                let waiting = shared.lock().remove(&reply.call_id);
-                if let Some(tx) = waiting {
-                    let _ = tx.send(Ok(reply));
-                } else {
-                    // A reply to a call that stopped waiting (timed out, dropped).
-                    tracing::debug!(call_id = reply.call_id, "reply to no waiting call");
+    /// Reads replies, handing each to its call, until the one to call `id` comes.
+    async fn read_until(&self, side: &mut ReadSide, id: i32) -> Result<Reply, CallError> {
+        loop {
+            let why = match side.next(self.max_reply_bytes).await {
+                Ok(reply) if reply.call_id == id => return Ok(reply),
+                Ok(reply) if reply.call_id < 0 => {
+                    // A reply to no call: the server refuses the connection itself.
+                    let exception = reply.exception.unwrap_or_default();
+                    format!(
+                        "the server closed the connection: {} {}",
+                        exception.exception_class_name.unwrap_or_default(),
+                        exception.stack_trace.unwrap_or_default()
+                    )
                 }
-            }
-            Err(why) => break why,
+                Ok(reply) => {
+                    let waiting = self.shared.lock().remove(&reply.call_id);
+                    match waiting {
+                        Some(tx) => {
+                            let _ = tx.send(Ok(reply));
+                        }
+                        // A reply to a call that stopped waiting (timed out, dropped).
+                        None => {
+                            tracing::debug!(call_id = reply.call_id, "reply to no waiting call")
+                        }
+                    }
+                    continue;
+                }
+                Err(why) => why,
+            };
+            self.shared.fail_all(&why);
+            return Err(CallError::Broken(why));
         }
-    };
-    shared.fail_all(&why);
+    }
 }
 
-/// Reads one reply frame.
-async fn read_reply(socket: &mut Reader, max_reply_bytes: usize) -> Result<Reply, String> {
-    let mut len = [0u8; 4];
-    socket
-        .read_exact(&mut len)
-        .await
-        .map_err(|e| format!("reading from the server failed: {e}"))?;
-    let len = u32::from_be_bytes(len) as usize;
-    if len > max_reply_bytes {
-        return Err(format!(
-            "a reply of {len} bytes exceeds the limit of {max_reply_bytes} bytes (Config::max_reply_bytes)"
-        ));
-    }
-    let mut buf = BytesMut::zeroed(len);
-    socket
-        .read_exact(&mut buf)
-        .await
-        .map_err(|e| format!("reading from the server failed: {e}"))?;
-    frame::split_reply(buf.freeze()).map_err(|BadFrame(why)| format!("a bad reply: {why}"))
-}
+/// How much of the socket a reader asks for at once.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// A connection unused for this long is checked for a close by the server before its next call.
+const IDLE_CHECK_MS: u64 = 1000;
 
 /// The connections of a client, one per server and service, opened on first use and replaced
 /// when they die.
@@ -285,7 +375,7 @@ impl Connections {
         service: Service,
     ) -> Result<Arc<Connection>, CallError> {
         let key = (address.to_string(), service);
-        if let Some(c) = self.lock().get(&key).filter(|c| c.is_open()) {
+        if let Some(c) = self.lock().get(&key).filter(|c| c.is_usable()) {
             return Ok(c.clone());
         }
         let fresh = Arc::new(
@@ -415,7 +505,7 @@ mod tests {
         let mut cut = reply_to(0, b"a longer message");
         cut.truncate(cut.len() - 5);
         match one_call(cut).await {
-            Err(CallError::Broken(why)) => assert!(why.contains("reading"), "{why}"),
+            Err(CallError::Broken(why)) => assert!(why.contains("closed"), "{why}"),
             other => panic!("{other:?}"),
         }
         // A frame whose message claims more bytes than the frame holds.
@@ -475,5 +565,70 @@ mod tests {
             64,
             "64 calls, 64 distinct ids, each its own reply"
         );
+    }
+
+    #[tokio::test]
+    async fn a_connection_the_server_closed_while_idle_is_replaced_before_the_next_call() {
+        // Each connection gets one reply, then the server closes it.
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            loop {
+                let (socket, _) = listener.accept().await.unwrap();
+                tokio::spawn(async move {
+                    let mut socket = socket;
+                    let mut head = [0u8; 10];
+                    socket.read_exact(&mut head).await.unwrap();
+                    let len = u32::from_be_bytes(head[6..10].try_into().unwrap()) as usize;
+                    socket.read_exact(&mut vec![0u8; len]).await.unwrap();
+                    let call = read_call(&mut socket).await;
+                    let header = <proto::RequestHeader as prost::Message>::decode_length_delimited(
+                        &call[..],
+                    )
+                    .unwrap();
+                    let id = header.call_id.unwrap();
+                    socket.write_all(&reply_to(id, b"ok")).await.unwrap();
+                });
+            }
+        });
+        let connections = Connections::new("t".into(), Duration::from_secs(5), 1024);
+        let call = |c: Arc<Connection>| async move {
+            c.call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
+                .await
+        };
+        let first = connections.get(&address, Service::Client).await.unwrap();
+        assert_eq!(&call(first).await.unwrap().message[..], b"ok");
+        tokio::time::sleep(Duration::from_millis(IDLE_CHECK_MS + 300)).await;
+        let second = connections.get(&address, Service::Client).await.unwrap();
+        assert_eq!(&call(second).await.unwrap().message[..], b"ok");
+        assert_eq!(connections.opened.load(Ordering::Relaxed), 2);
+    }
+
+    #[tokio::test]
+    async fn a_call_that_times_out_leaves_the_next_reply_whole() {
+        // The server sends the start of the first call's reply at once and the rest only after
+        // the second call came (the first caller has given up by then, with part of a frame
+        // read), then the second call's reply.
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            let mut socket = accept(listener).await;
+            read_call(&mut socket).await;
+            let late = reply_to(0, b"late");
+            socket.write_all(&late[..5]).await.unwrap();
+            read_call(&mut socket).await;
+            socket.write_all(&late[5..]).await.unwrap();
+            socket.write_all(&reply_to(1, b"second")).await.unwrap();
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        });
+        let c = Connection::open(&address, Service::Client, "t", Duration::from_secs(5), 1024)
+            .await
+            .unwrap();
+        let get = proto::GetRequest::default();
+        let first = c.call("Get", &get, Duration::from_millis(100)).await;
+        assert!(matches!(first, Err(CallError::Timeout(_))), "{first:?}");
+        let second = c.call("Get", &get, Duration::from_secs(5)).await.unwrap();
+        assert_eq!(&second.message[..], b"second");
+        assert!(c.is_open());
     }
 }
