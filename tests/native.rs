@@ -294,3 +294,32 @@ async fn a_quorum_that_does_not_answer_fails_at_connect_naming_it() {
     let e = Client::connect(&url).await.unwrap_err();
     assert!(e.to_string().contains("/not-hbase"), "{e}");
 }
+
+#[tokio::test]
+async fn a_batch_larger_than_one_call_is_split_and_answered_whole() {
+    let c = native().await;
+    with_table(
+        &c,
+        "native_big_batch",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            // 3,000 rows of 1 KiB: three calls of at most 1,000 actions each way.
+            let keys: Vec<String> = (0..3000).map(|i| format!("b{i:05}")).collect();
+            let value = "v".repeat(1024);
+            let puts = keys
+                .iter()
+                .map(|k| Put::new(k.as_str()).column("d", "v", value.as_str()));
+            t.put_many(puts.collect()).await.unwrap();
+            let gets = keys.iter().map(|k| Get::new(k.as_str())).collect();
+            let rows = t.get_many(gets).await.unwrap();
+            assert_eq!(rows.len(), keys.len());
+            for (key, row) in keys.iter().zip(rows) {
+                let row = row.unwrap_or_else(|| panic!("{key} was written"));
+                assert_eq!(row.key, key.as_bytes());
+                assert_eq!(row.value("d", "v").map(<[u8]>::len), Some(1024));
+            }
+        },
+    )
+    .await;
+}

@@ -29,15 +29,51 @@ type ByServer = HashMap<String, Vec<(Arc<Region>, Vec<usize>)>>;
 /// One action's answer: the row a get read (or a mutation returned), or its error.
 pub(crate) type Answer = Result<Option<Row>>;
 
-/// What an action's exception asks for.
-fn moved(name: &str) -> bool {
-    rpc::MOVED.iter().any(|m| name.ends_with(m)) || rpc::BUSY.iter().any(|m| name.ends_with(m))
+/// Whether an action refused with exception `name` was not carried out and may be sent again:
+/// its region moved (`relocate`: look it up again first), the server was busy, or the call's
+/// reply had grown past the server's limit (`MultiActionResultTooLarge`: the actions after
+/// the limit are refused, and go out again in the next round).
+fn send_again(name: &str) -> Option<Relocate> {
+    if rpc::MOVED.iter().any(|m| name.ends_with(m)) {
+        Some(Relocate(true))
+    } else if rpc::BUSY.iter().any(|m| name.ends_with(m))
+        || name.ends_with("MultiActionResultTooLarge")
+    {
+        Some(Relocate(false))
+    } else {
+        None
+    }
 }
+
+/// Whether an action sent again must look its region up first.
+struct Relocate(bool);
+
+/// Actions per `Multi` call at most (a server answers a larger batch in several calls).
+const ACTIONS_PER_CALL: usize = 1000;
 
 /// The crate's error for an action's or a region's exception.
 fn action_error(e: &proto::NameBytesPair) -> Error {
     let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
     Error::from_server(METHOD, format!("{}: {message}", e.name), false)
+}
+
+/// The actions for one server split into calls of at most [`ACTIONS_PER_CALL`] actions.
+fn calls_of(regions: Vec<(Arc<Region>, Vec<usize>)>) -> Vec<Vec<(Arc<Region>, Vec<usize>)>> {
+    let mut calls: Vec<Vec<(Arc<Region>, Vec<usize>)>> = vec![Vec::new()];
+    let mut in_call = 0;
+    for (region, items) in regions {
+        for chunk in items.chunks(ACTIONS_PER_CALL) {
+            if in_call + chunk.len() > ACTIONS_PER_CALL {
+                calls.push(Vec::new());
+                in_call = 0;
+            }
+            in_call += chunk.len();
+            let call = calls.last_mut().expect("never empty");
+            call.push((region.clone(), chunk.to_vec()));
+        }
+    }
+    calls.retain(|c| !c.is_empty());
+    calls
 }
 
 impl Core {
@@ -66,6 +102,11 @@ impl Core {
             }
             let calls = servers
                 .into_iter()
+                .flat_map(|(server, regions)| {
+                    calls_of(regions)
+                        .into_iter()
+                        .map(move |call| (server.clone(), call))
+                })
                 .map(|(server, regions)| self.multi_at(table, server, regions, &action));
             let mut again = Vec::new();
             for outcome in futures::future::join_all(calls).await {
@@ -142,8 +183,10 @@ impl Core {
         for ((region, items), answer) in regions.iter().zip(&response.region_action_result) {
             if let Some(e) = &answer.exception {
                 // The whole region refused: its actions were not applied.
-                if moved(&e.name) {
-                    self.regions.forget(table, region);
+                if let Some(Relocate(relocate)) = send_again(&e.name) {
+                    if relocate {
+                        self.regions.forget(table, region);
+                    }
                     out.extend(items.iter().map(|&i| (i, None)));
                 } else {
                     out.extend(items.iter().map(|&i| (i, Some(Err(action_error(e))))));
@@ -165,8 +208,10 @@ impl Core {
                     None => None,
                 };
                 let answer = match &r.exception {
-                    Some(e) if moved(&e.name) => {
-                        self.regions.forget(table, region);
+                    Some(e) if send_again(&e.name).is_some() => {
+                        if let Some(Relocate(true)) = send_again(&e.name) {
+                            self.regions.forget(table, region);
+                        }
                         None
                     }
                     Some(e) => Some(Err(action_error(e))),
@@ -183,5 +228,46 @@ impl Core {
             ));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_s_actions_go_out_in_calls_of_at_most_a_thousand() {
+        let region = |name: &str| {
+            Arc::new(Region {
+                name: bytes::Bytes::copy_from_slice(name.as_bytes()),
+                start: Vec::new(),
+                end: Vec::new(),
+                id: 1,
+                server: "s:1".into(),
+            })
+        };
+        let regions = vec![
+            (region("a"), (0..1500).collect::<Vec<usize>>()),
+            (region("b"), (1500..1700).collect()),
+            (region("c"), (1700..2900).collect()),
+        ];
+        let calls = calls_of(regions);
+        let sizes: Vec<usize> = calls
+            .iter()
+            .map(|c| c.iter().map(|(_, items)| items.len()).sum())
+            .collect();
+        assert!(sizes.iter().all(|&n| n <= ACTIONS_PER_CALL), "{sizes:?}");
+        let mut all: Vec<usize> = calls.into_iter().flatten().flat_map(|(_, i)| i).collect();
+        all.sort();
+        assert_eq!(all, (0..2900).collect::<Vec<usize>>(), "every action once");
+        assert_eq!(
+            send_again("org.apache.hadoop.hbase.MultiActionResultTooLarge").map(|r| r.0),
+            Some(false)
+        );
+        assert_eq!(
+            send_again("org.apache.hadoop.hbase.NotServingRegionException").map(|r| r.0),
+            Some(true)
+        );
+        assert!(send_again("org.apache.hadoop.hbase.DoNotRetryIOException").is_none());
     }
 }
