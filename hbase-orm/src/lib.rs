@@ -40,7 +40,7 @@
 //! | `mapping/` | how a struct is stored, no I/O: the [`HBaseEntity`] contract, codecs, row-key parts, cells to fields and back, indexes and record sets as declared | `schema`, `model` |
 //! | `schema/` | table descriptors from declarations, the ensure report, per-period table names; no I/O | `model` |
 //! | `client/` | [`Client`], [`Table`], [`Admin`], scan streams and their plan, retries under a deadline | `backend`, `model` |
-//! | `backend/` | the wire boundary: the `Backend` trait, each operation a value with its name, retry safety and checks (`op.rs`); the stores `thrift2/`, `thrift1/` (with `wire/`, what the two gateways share) and `memory/`; `filter_language/`, HBase's filter language parsed for the backends that read it | `model` |
+//! | `backend/` | the wire boundary: the `Backend` trait, each operation a value with its name, retry safety and checks (`op.rs`); the stores `thrift2/`, `thrift1/` (with `wire/`, what the two gateways share), `native/` (HBase's own RPC to the region servers and the master) and `memory/`; `filter_language/`, HBase's filter language parsed for the backends that read it | `model` |
 //! | `model/` | the vocabulary every layer speaks: requests, rows and cells, scanner pages, tables and families, [`Config`], [`Error`] | nothing of the crate |
 //!
 //! Unit tests sit at the end of the file they test while short (up to about 150 lines);

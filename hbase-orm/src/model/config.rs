@@ -44,6 +44,11 @@ pub enum Gateway {
 
 /// Everything a [`crate::Client`] is built from. Made by [`crate::ClientBuilder`] or parsed
 /// from a URL with [`Config::from_url`].
+///
+/// A [`Gateway::NativeRpc`] client reads the addresses (the ZooKeeper quorum),
+/// [`Config::znode_parent`], the timeouts but `pool_timeout` and `max_idle`,
+/// [`Config::max_reply_bytes`] and the retry settings; it keeps one connection per server, so
+/// `pool_size`, `transport` and `protocol` (the gateways' settings) do not apply to it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     /// `host:port` of the gateway (of a ZooKeeper server of the cluster, for

@@ -374,7 +374,6 @@ impl Store {
         Ok(())
     }
 
-    /// Every region of a table (none for a missing table, as the gateway answers).
     /// Splits the region holding `key` at it; a key that starts a region already is refused,
     /// as HBase refuses it.
     pub(super) fn split_region(&mut self, name: &TableName, key: &[u8]) -> Result<()> {
@@ -393,6 +392,7 @@ impl Store {
         Ok(())
     }
 
+    /// Every region of a table (none for a missing table, as the gateway answers).
     pub(super) fn region_locations(&self, name: &TableName) -> Vec<RegionLocation> {
         let Some(table) = self.tables.get(name) else {
             return Vec::new();

@@ -338,6 +338,8 @@ impl Core {
 
     /// Splits the region holding `key` in two at that key.
     pub(crate) async fn split_region(&self, table: &TableName, key: &[u8]) -> Result<()> {
+        // Looked up in meta, not the cache: the region to split is named by its current id.
+        self.regions.forget_table(table);
         let region = self.locate(table, RegionAt::Holding(key)).await?;
         let request = proto::SplitTableRegionRequest {
             region_info: proto::RegionInfo {

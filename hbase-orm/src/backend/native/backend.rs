@@ -154,27 +154,41 @@ impl NativeRpc {
                 ..Default::default()
             })
             .collect();
-        let (_, reply) = self
-            .core
-            .region_call(table, RegionAt::Holding(row), METHOD, |region| {
-                proto::MultiRequest {
-                    region_action: vec![proto::RegionAction {
-                        region: region.specifier(),
-                        atomic: Some(true),
-                        action: actions.clone(),
-                        condition: condition.clone(),
-                    }],
-                    ..Default::default()
-                }
-            })
-            .await?;
-        let response: proto::MultiResponse =
-            connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
-        let result = response
-            .region_action_result
-            .into_iter()
-            .next()
-            .unwrap_or_default();
+        // A region that is not where the cache says answers inside the reply (the call itself
+        // succeeds): the region is looked up again and the mutations sent again, a few times.
+        let mut moved = 0;
+        let (response, result) = loop {
+            let (region, reply) = self
+                .core
+                .region_call(table, RegionAt::Holding(row), METHOD, |region| {
+                    proto::MultiRequest {
+                        region_action: vec![proto::RegionAction {
+                            region: region.specifier(),
+                            atomic: Some(true),
+                            action: actions.clone(),
+                            condition: condition.clone(),
+                        }],
+                        ..Default::default()
+                    }
+                })
+                .await?;
+            let mut response: proto::MultiResponse =
+                connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
+            let result = std::mem::take(&mut response.region_action_result)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            let refused = result
+                .exception
+                .as_ref()
+                .is_some_and(|e| rpc::MOVED.iter().any(|m| e.name.ends_with(m)));
+            if !refused || moved == MAX_MOVES {
+                break (response, result);
+            }
+            moved += 1;
+            self.core.regions.forget(table, &region);
+            tokio::time::sleep(std::time::Duration::from_millis(50 * moved)).await;
+        };
         let failed = result.exception.iter();
         let actions = result
             .result_or_exception
@@ -214,6 +228,9 @@ impl NativeRpc {
         })
     }
 }
+
+/// How many times atomic row mutations follow a region that moved before giving up.
+const MAX_MOVES: u64 = 20;
 
 /// A filter's text in protobuf.
 fn filter(text: &[u8]) -> Result<proto::Filter> {

@@ -28,7 +28,8 @@ use super::proto;
 /// Why a call got no reply message.
 #[derive(Debug)]
 pub(crate) enum CallError {
-    /// The connection could not be opened: the call was not sent.
+    /// The connection could not be opened, or was closed before the call was written: the call
+    /// was not sent.
     Connect(std::io::Error),
     /// The connection died before the reply came (the call may have reached the server).
     Broken(String),
@@ -233,37 +234,48 @@ impl Connection {
         timeout: Duration,
     ) -> Result<Reply, CallError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) & i32::MAX;
-        let (tx, rx) = oneshot::channel();
+        let (tx, mut rx) = oneshot::channel();
         self.shared.lock().insert(id, tx);
         let _slot = Waiting {
             shared: &self.shared,
             id,
         };
         let frame = frame::call_frame(id, method, param);
-        let mut socket = self.writer.lock().await;
-        if !self.is_open() {
-            return Err(CallError::Broken(format!(
-                "the connection to {} is closed",
-                self.address
-            )));
-        }
-        let mut writing = Writing {
-            shared: &self.shared,
-            done: false,
-        };
-        let written = socket.write_all(&frame).await;
-        writing.done = true;
-        drop(socket);
-        if let Err(e) = written {
-            self.shared
-                .fail_all(&format!("writing to the server failed: {e}"));
-            return Err(CallError::Broken(format!(
-                "writing to {} failed: {e}",
-                self.address
-            )));
-        }
         let deadline = tokio::time::Instant::now() + timeout;
-        let mut rx = rx;
+        let write = async {
+            let mut socket = self.writer.lock().await;
+            if !self.is_open() {
+                // Nothing of this call left the client: it may be sent again anywhere.
+                return Err(CallError::Connect(std::io::Error::new(
+                    std::io::ErrorKind::NotConnected,
+                    format!(
+                        "the connection to {} closed before the call was sent",
+                        self.address
+                    ),
+                )));
+            }
+            let mut writing = Writing {
+                shared: &self.shared,
+                done: false,
+            };
+            let written = socket.write_all(&frame).await;
+            writing.done = true;
+            if let Err(e) = written {
+                self.shared
+                    .fail_all(&format!("writing to the server failed: {e}"));
+                return Err(CallError::Broken(format!(
+                    "writing to {} failed: {e}",
+                    self.address
+                )));
+            }
+            Ok(())
+        };
+        // A server that stops reading (a partition, a stopped process) holds the write, and
+        // the writers queued behind it, no longer than the call's limit.
+        match tokio::time::timeout_at(deadline, write).await {
+            Ok(written) => written?,
+            Err(_) => return Err(CallError::Timeout(timeout)),
+        }
         // `None`: the connection died and dropped this call's slot.
         let reply: Option<Result<Reply, CallError>> = tokio::select! {
             biased;

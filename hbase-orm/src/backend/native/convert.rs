@@ -154,11 +154,10 @@ pub(crate) fn put(put: &model::Put) -> proto::MutationProto {
 pub(crate) fn delete(delete: &model::Delete) -> proto::MutationProto {
     use proto::mutation_proto::DeleteType as D;
     let mut m = mutation(&delete.row, MutationType::Delete);
-    let ts = delete.timestamp.map(|t| t as u64);
     for target in &delete.targets {
         let (family, qualifier, kind, timestamp) = match target {
-            model::DeleteTarget::Family(f) => (f, None, D::DeleteFamily, ts),
-            model::DeleteTarget::Column(f, q) => (f, Some(q), D::DeleteMultipleVersions, ts),
+            model::DeleteTarget::Family(f) => (f, None, D::DeleteFamily, None),
+            model::DeleteTarget::Column(f, q) => (f, Some(q), D::DeleteMultipleVersions, None),
             model::DeleteTarget::LatestVersion(f, q) => (f, Some(q), D::DeleteOneVersion, None),
             model::DeleteTarget::Version(f, q, t) => {
                 (f, Some(q), D::DeleteOneVersion, Some(*t as u64))
@@ -172,7 +171,12 @@ pub(crate) fn delete(delete: &model::Delete) -> proto::MutationProto {
         };
         push_value(&mut m.column_value, family, value);
     }
-    m.timestamp = ts;
+    // The timestamp is a whole-row delete's (`Delete::timestamp`): on a mutation with targets
+    // HBase would read it as theirs too (a latest-version delete would become one at exactly
+    // that time), so it goes only on a delete without targets, as the Thrift2 backend sends it.
+    if delete.targets.is_empty() {
+        m.timestamp = delete.timestamp.map(|t| t as u64);
+    }
     m.durability = durability(delete.durability);
     m
 }

@@ -89,11 +89,27 @@ impl Core {
         let mut todo: Vec<usize> = (0..rows.len()).collect();
         let started = Instant::now();
         let mut pause = Duration::from_millis(20);
+        // Once part of the batch went out, a failure may leave the rest applied: the error
+        // must not say "nothing was sent" (the client sends an unsent batch again whole).
+        let sent_part = |e: Error, sent: bool| match e {
+            Error::Connect { address, source } if sent => Error::Transport {
+                method: METHOD,
+                source: std::io::Error::new(
+                    source.kind(),
+                    format!("{address}: {source} (after part of the batch went out)"),
+                ),
+            },
+            e => e,
+        };
+        let mut sent = false;
         while !todo.is_empty() {
             // Per server, per region: the actions to send.
             let mut servers = ByServer::new();
             for &i in &todo {
-                let region = self.locate(table, RegionAt::Holding(rows[i])).await?;
+                let region = self
+                    .locate(table, RegionAt::Holding(rows[i]))
+                    .await
+                    .map_err(|e| sent_part(e, sent))?;
                 let regions = servers.entry(region.server.clone()).or_default();
                 match regions.iter_mut().find(|(r, _)| r.name == region.name) {
                     Some((_, items)) => items.push(i),
@@ -109,13 +125,24 @@ impl Core {
                 })
                 .map(|(server, regions)| self.multi_at(table, server, regions, &action));
             let mut again = Vec::new();
-            for outcome in futures::future::join_all(calls).await {
-                for (i, answer) in outcome? {
-                    match answer {
-                        Some(answer) => answers[i] = Some(answer),
-                        None => again.push(i),
+            let outcomes = futures::future::join_all(calls).await;
+            sent |= outcomes.iter().any(Result::is_ok);
+            let mut failed = None;
+            for outcome in outcomes {
+                match outcome {
+                    Ok(answered) => {
+                        for (i, answer) in answered {
+                            match answer {
+                                Some(answer) => answers[i] = Some(answer),
+                                None => again.push(i),
+                            }
+                        }
                     }
+                    Err(e) => failed = failed.or(Some(e)),
                 }
+            }
+            if let Some(e) = failed {
+                return Err(sent_part(e, sent));
             }
             todo = again;
             if !todo.is_empty() {
@@ -180,9 +207,17 @@ impl Core {
             connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
         let mut results = Results::new(&reply.cell_block);
         let mut out = Vec::new();
+        // The actions of the call not answered yet: each answer must name one of them, once.
+        let mut open: std::collections::HashSet<usize> = regions
+            .iter()
+            .flat_map(|(_, items)| items.iter().copied())
+            .collect();
         for ((region, items), answer) in regions.iter().zip(&response.region_action_result) {
             if let Some(e) = &answer.exception {
                 // The whole region refused: its actions were not applied.
+                for i in items {
+                    open.remove(i);
+                }
                 if let Some(Relocate(relocate)) = send_again(&e.name) {
                     if relocate {
                         self.regions.forget(table, region);
@@ -195,10 +230,13 @@ impl Core {
             }
             for r in &answer.result_or_exception {
                 let i = r.index.unwrap_or(u32::MAX) as usize;
-                if !items.contains(&i) {
+                if !items.contains(&i) || !open.remove(&i) {
                     return Err(rpc::protocol(
                         METHOD,
-                        format!("the server answered action {i}, which the call did not hold"),
+                        format!(
+                            "the server answered action {i}, which the region's part of the call \
+                             did not hold or which was answered already"
+                        ),
                     ));
                 }
                 let row = match &r.result {
@@ -220,11 +258,13 @@ impl Core {
                 out.push((i, answer));
             }
         }
-        let asked: usize = regions.iter().map(|(_, items)| items.len()).sum();
-        if out.len() != asked {
+        if !open.is_empty() {
             return Err(rpc::protocol(
                 METHOD,
-                format!("the server answered {} of {asked} actions", out.len()),
+                format!(
+                    "the server left {} of the call's actions unanswered",
+                    open.len()
+                ),
             ));
         }
         Ok(out)

@@ -38,6 +38,13 @@ pub(crate) const BUSY: &[&str] = &[
     "PleaseHoldException",
 ];
 
+/// Exceptions of a master that is not (or not yet) the active one.
+const NOT_ACTIVE_MASTER: &[&str] = &[
+    "PleaseHoldException",
+    "ServerNotRunningYetException",
+    "MasterNotRunningException",
+];
+
 /// What a failed call's exception asks of the client.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Remedy {
@@ -158,9 +165,8 @@ impl Core {
         }
     }
 
-    /// Sends `make(region)` to the region of `table` holding `row` (or, with `before`, the
-    /// region just before the one starting at `row`), looking the region up again while it
-    /// moves. Returns the region it reached with the reply.
+    /// Sends `make(region)` to the region of `table` at `at`, looking the region up again
+    /// while it moves. Returns the region it reached with the reply.
     pub(crate) async fn region_call<M: prost::Message>(
         &self,
         table: &TableName,
@@ -249,6 +255,26 @@ impl Core {
                 });
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The last region of `table` (the one that ends the table), waiting while it is not
+    /// assigned to a server (a table just created, a region being moved).
+    pub(crate) async fn last_region(&self, table: &TableName) -> Result<Arc<Region>> {
+        let started = Instant::now();
+        loop {
+            let all = self.all_regions(table).await?;
+            match all.last() {
+                Some(last) if last.end.is_empty() => return Ok(last.clone()),
+                _ if started.elapsed() > RELOCATE_FOR => {
+                    return Err(Error::Server {
+                        method: "locate region",
+                        message: format!("the last region of {table} is not assigned to a server"),
+                        can_retry: true,
+                    })
+                }
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
         }
     }
 
@@ -359,7 +385,14 @@ impl Core {
         match self.call_at(&address, Service::Master, method, param).await {
             Ok(reply) => Ok(reply),
             Err(e) => {
-                if !matches!(e, CallError::Remote(_)) {
+                let not_active = match &e {
+                    CallError::Remote(ex) => {
+                        let class = ex.exception_class_name.as_deref().unwrap_or_default();
+                        NOT_ACTIVE_MASTER.iter().any(|m| class.ends_with(m))
+                    }
+                    _ => true,
+                };
+                if not_active {
                     // Another master may have taken over: ask ZooKeeper next time.
                     *lock(&self.master) = None;
                 }
@@ -417,24 +450,17 @@ pub(crate) fn scanned_rows(
     response: &proto::ScanResponse,
     block: &Bytes,
 ) -> Result<Vec<Row>, String> {
+    if response.results.is_empty() {
+        // Cells counted per result in the cell block: read as a page (which reserves no more
+        // than the block can hold, whatever the counts say).
+        let page =
+            super::cellblock::page(block.clone(), &response.cells_per_result).map_err(|e| e.0)?;
+        return Ok(page.into_rows());
+    }
     let mut results = super::convert::Results::new(block);
     let mut rows = Vec::new();
-    if response.results.is_empty() {
-        let counted: Vec<proto::Result> = response
-            .cells_per_result
-            .iter()
-            .map(|&n| proto::Result {
-                associated_cell_count: Some(n as i32),
-                ..Default::default()
-            })
-            .collect();
-        for r in &counted {
-            rows.extend(results.row(r).map_err(|e| e.0)?);
-        }
-    } else {
-        for r in &response.results {
-            rows.extend(results.row(r).map_err(|e| e.0)?);
-        }
+    for r in &response.results {
+        rows.extend(results.row(r).map_err(|e| e.0)?);
     }
     Ok(rows)
 }

@@ -18,7 +18,7 @@ use super::frame::Service;
 use super::proto;
 use super::regions::Region;
 use super::rpc::{self, Core, RegionAt, Remedy};
-use crate::model::{Error, Result, ScannerPage, TableName};
+use crate::model::{Result, ScannerPage, TableName};
 
 const METHOD: &str = "Scan";
 
@@ -100,11 +100,7 @@ impl Scanner {
             From::Boundary(key) => key.clone(),
         };
         if self.reversed && start.is_empty() {
-            // From the end of the table: its last region.
-            let all = core.all_regions(&self.table).await?;
-            return all.last().cloned().ok_or_else(|| Error::TableNotFound {
-                table: self.table.to_string(),
-            });
+            return core.last_region(&self.table).await;
         }
         core.locate(&self.table, RegionAt::Holding(&start)).await
     }
