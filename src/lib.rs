@@ -8,6 +8,7 @@
 
 mod conformance;
 pub mod example;
+pub mod load;
 pub mod workload;
 
 pub use conformance::{label, unsupported_on, Target};

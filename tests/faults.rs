@@ -13,49 +13,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use hbase_orm::{ColumnFamily, Get, HBaseEntity, Put, Repository, Scan, Table};
+use hbase_orm::{ColumnFamily, Get, HBaseEntity, Put, Repository, Scan};
+use hbase_orm_suite::load::{counter, writer, Seen};
 use hbase_orm_suite::{client, launcher, with_table};
+
+/// Between two calls of each load task.
+const PAUSE: Duration = Duration::from_millis(5);
 
 /// Rows the long scan reads, a few at a time.
 const SCAN_ROWS: usize = 600;
 
 fn restart_gateway() {
     launcher(&["restart", "thrift"]);
-}
-
-/// What the load saw.
-#[derive(Default)]
-struct Seen {
-    acknowledged: Vec<String>,
-    failed_idempotent: Vec<String>,
-    increments_acked: i64,
-    increments_unknown: i64,
-    longest_stall: Duration,
-}
-
-async fn writer(t: Table, id: usize, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
-    let mut n = 0;
-    while !stop.load(Ordering::Relaxed) {
-        let key = format!("w{id}-{n:05}");
-        let started = Instant::now();
-        let put = t
-            .put(Put::new(key.clone()).column("d", "v", key.clone()))
-            .await;
-        let read = match &put {
-            Ok(()) => t.get(Get::new(key.clone())).await.map(|_| ()),
-            Err(_) => Ok(()),
-        };
-        {
-            let mut s = seen.lock().unwrap();
-            s.longest_stall = s.longest_stall.max(started.elapsed());
-            match (put, read) {
-                (Ok(()), Ok(())) => s.acknowledged.push(key),
-                (Err(e), _) | (_, Err(e)) => s.failed_idempotent.push(format!("{key}: {e}")),
-            }
-        }
-        n += 1;
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
 }
 
 /// An entity whose save is a put of its fields and a delete of its `None` one: row mutations
@@ -98,20 +67,6 @@ async fn saver(saved: Repository<Saved>, stop: Arc<AtomicBool>, seen: Arc<Mutex<
     }
 }
 
-async fn counter(t: Table, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
-    while !stop.load(Ordering::Relaxed) {
-        let done = t.increment_column("counter", "d", "n", 1).await;
-        {
-            let mut s = seen.lock().unwrap();
-            match done {
-                Ok(_) => s.increments_acked += 1,
-                Err(_) => s.increments_unknown += 1,
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_gateway_restarts_lose_no_acknowledged_write_and_no_scanned_row() {
     let c = client().await;
@@ -133,11 +88,17 @@ async fn two_gateway_restarts_lose_no_acknowledged_write_and_no_scanned_row() {
                 load.push(tokio::spawn(writer(
                     t.clone(),
                     id,
+                    PAUSE,
                     stop.clone(),
                     seen.clone(),
                 )));
             }
-            load.push(tokio::spawn(counter(t.clone(), stop.clone(), seen.clone())));
+            load.push(tokio::spawn(counter(
+                t.clone(),
+                PAUSE,
+                stop.clone(),
+                seen.clone(),
+            )));
             let saved = t.client().repository::<Saved>().on_table(t.name().clone());
             load.push(tokio::spawn(saver(saved, stop.clone(), seen.clone())));
             // A scan of 20 rows a page that waits, its scanner open, for the first restart after

@@ -11,70 +11,21 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
-use hbase_orm::{Client, ColumnFamily, Config, Get, Increment, Put, Scan, Table};
+use hbase_orm::{Client, ColumnFamily, Config, Get, Put, Scan};
+use hbase_orm_suite::load::{counter, writer, Seen};
 use hbase_orm_suite::{connect_with, launcher, native_url, with_table};
 
 /// Rows the paused scan reads.
 const SCAN_ROWS: usize = 400;
-
-#[derive(Default)]
-struct Seen {
-    acknowledged: Vec<String>,
-    failed_idempotent: Vec<String>,
-    increments_acked: i64,
-    increments_unknown: i64,
-    longest_stall: Duration,
-}
 
 async fn native_client() -> Client {
     let mut config = Config::from_url(&native_url()).expect("a valid hbase:// URL");
     // HBase takes about 20 s to come back here; calls keep being sent again meanwhile.
     config.retry_deadline = Duration::from_secs(120);
     connect_with(config).await
-}
-
-async fn writer(t: Table, id: usize, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
-    let mut n = 0;
-    while !stop.load(Ordering::Relaxed) {
-        let key = format!("w{id}-{n:05}");
-        let started = Instant::now();
-        let put = t
-            .put(Put::new(key.clone()).column("d", "v", key.clone()))
-            .await;
-        let read = match &put {
-            Ok(()) => t.get(Get::new(key.clone())).await.map(|_| ()),
-            Err(_) => Ok(()),
-        };
-        {
-            let mut s = seen.lock().unwrap();
-            s.longest_stall = s.longest_stall.max(started.elapsed());
-            match (put, read) {
-                (Ok(()), Ok(())) => s.acknowledged.push(key),
-                (Err(e), _) | (_, Err(e)) => s.failed_idempotent.push(format!("{key}: {e}")),
-            }
-        }
-        n += 1;
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-async fn counter(t: Table, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
-    while !stop.load(Ordering::Relaxed) {
-        let result = t
-            .increment(Increment::new("counter").column("d", "n", 1))
-            .await;
-        {
-            let mut s = seen.lock().unwrap();
-            match result {
-                Ok(_) => s.increments_acked += 1,
-                Err(_) => s.increments_unknown += 1,
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test]
@@ -95,14 +46,22 @@ async fn hbase_restarted_under_load_loses_no_acknowledged_write_and_no_scanned_r
             let seen = Arc::new(Mutex::new(Seen::default()));
             let mut load = Vec::new();
             for id in 0..2 {
+                let pause = Duration::from_millis(20);
                 load.push(tokio::spawn(writer(
                     t.clone(),
                     id,
+                    pause,
                     stop.clone(),
                     seen.clone(),
                 )));
             }
-            load.push(tokio::spawn(counter(t.clone(), stop.clone(), seen.clone())));
+            let pause = Duration::from_millis(50);
+            load.push(tokio::spawn(counter(
+                t.clone(),
+                pause,
+                stop.clone(),
+                seen.clone(),
+            )));
             // A scan of 20 rows a page that waits, its region scanner open, for the restart after
             // 100 rows: it spans the restart by construction.
             let (restarted, mut restarts) = tokio::sync::watch::channel(false);

@@ -1,0 +1,71 @@
+//! Load for the fault tests (`tests/faults.rs`, `tests/native_restart.rs`): tasks that write,
+//! read back and count while a gateway or HBase itself restarts, and what they saw.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hbase_orm::{Get, Put, Table};
+
+/// What the load saw.
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// Keys written and read back at once.
+    pub acknowledged: Vec<String>,
+    /// Puts or gets (idempotent, so retried) that failed anyway, with their errors.
+    pub failed_idempotent: Vec<String>,
+    /// Increments acknowledged.
+    pub increments_acked: i64,
+    /// Increments that failed: applied or not, the client cannot know.
+    pub increments_unknown: i64,
+    /// The longest a write and its read took.
+    pub longest_stall: Duration,
+}
+
+/// Until `stop`: puts `w{id}-{n}` and reads it back, `pause` apart, noting each outcome.
+pub async fn writer(
+    t: Table,
+    id: usize,
+    pause: Duration,
+    stop: Arc<AtomicBool>,
+    seen: Arc<Mutex<Seen>>,
+) {
+    let mut n = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let key = format!("w{id}-{n:05}");
+        let started = Instant::now();
+        let put = t
+            .put(Put::new(key.clone()).column("d", "v", key.clone()))
+            .await;
+        let read = match &put {
+            Ok(()) => t.get(Get::new(key.clone())).await.map(|_| ()),
+            Err(_) => Ok(()),
+        };
+        {
+            let mut s = seen.lock().unwrap();
+            s.longest_stall = s.longest_stall.max(started.elapsed());
+            match (put, read) {
+                (Ok(()), Ok(())) => s.acknowledged.push(key),
+                (Err(e), _) | (_, Err(e)) => s.failed_idempotent.push(format!("{key}: {e}")),
+            }
+        }
+        n += 1;
+        tokio::time::sleep(pause).await;
+    }
+}
+
+/// Until `stop`: adds 1 to the counter `d:n` of row `counter`, `pause` apart, noting each
+/// outcome.
+pub async fn counter(t: Table, pause: Duration, stop: Arc<AtomicBool>, seen: Arc<Mutex<Seen>>) {
+    while !stop.load(Ordering::Relaxed) {
+        let done = t.increment_column("counter", "d", "n", 1).await;
+        {
+            let mut s = seen.lock().unwrap();
+            match done {
+                Ok(_) => s.increments_acked += 1,
+                Err(_) => s.increments_unknown += 1,
+            }
+        }
+        tokio::time::sleep(pause).await;
+    }
+}
