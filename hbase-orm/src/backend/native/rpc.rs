@@ -92,6 +92,8 @@ pub(crate) struct Core {
     meta: Mutex<Option<String>>,
     /// Where the active master was found last.
     master: Mutex<Option<String>>,
+    /// Held while ZooKeeper is asked for the meta region or the master.
+    lookups: tokio::sync::Mutex<()>,
     /// This client's nonce group, and the last nonce given out: HBase applies an increment or
     /// append sent again with the same pair only once.
     pub(crate) nonce_group: u64,
@@ -117,6 +119,7 @@ impl Core {
             regions: RegionCache::default(),
             meta: Mutex::new(None),
             master: Mutex::new(None),
+            lookups: tokio::sync::Mutex::new(()),
             nonce_group,
             nonce: AtomicU64::new(nonce_group.rotate_left(17)),
             scans_resumed: AtomicU64::new(0),
@@ -354,6 +357,12 @@ impl Core {
         if let Some(address) = lock(&self.meta).clone() {
             return Ok(address);
         }
+        // One lookup at a time: the callers that found the cache empty together wait for the
+        // first one's answer instead of each opening a ZooKeeper session.
+        let _one = self.lookups.lock().await;
+        if let Some(address) = lock(&self.meta).clone() {
+            return Ok(address);
+        }
         let address = self
             .zookeeper
             .meta_server()
@@ -363,25 +372,31 @@ impl Core {
         Ok(address)
     }
 
+    /// The active master's address, from ZooKeeper the first time and after it changed.
+    async fn master_address(&self) -> Result<String> {
+        if let Some(address) = lock(&self.master).clone() {
+            return Ok(address);
+        }
+        let _one = self.lookups.lock().await;
+        if let Some(address) = lock(&self.master).clone() {
+            return Ok(address);
+        }
+        let address = self
+            .zookeeper
+            .master()
+            .await
+            .map_err(|why| registry_error(&self.zookeeper.quorum, why))?;
+        *lock(&self.master) = Some(address.clone());
+        Ok(address)
+    }
+
     /// Calls `method` on the active master.
     pub(crate) async fn master_call(
         &self,
         method: &'static str,
         param: &impl prost::Message,
     ) -> Result<Reply> {
-        let cached = lock(&self.master).clone();
-        let address = match cached {
-            Some(a) => a,
-            None => {
-                let a = self
-                    .zookeeper
-                    .master()
-                    .await
-                    .map_err(|why| registry_error(&self.zookeeper.quorum, why))?;
-                *lock(&self.master) = Some(a.clone());
-                a
-            }
-        };
+        let address = self.master_address().await?;
         match self.call_at(&address, Service::Master, method, param).await {
             Ok(reply) => Ok(reply),
             Err(e) => {
