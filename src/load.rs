@@ -69,3 +69,33 @@ pub async fn counter(t: Table, pause: Duration, stop: Arc<AtomicBool>, seen: Arc
         tokio::time::sleep(pause).await;
     }
 }
+
+/// Asserts what the load's acknowledgements promise, read through `check` (a table handle of a
+/// fresh client): every acknowledged write is there, and the counter holds the acknowledged
+/// increments plus at most one per increment whose fate is unknown.
+pub async fn assert_acknowledged_are_there(seen: &Seen, check: &Table) {
+    let gets: Vec<Get> = seen
+        .acknowledged
+        .iter()
+        .map(|k| Get::new(k.clone()))
+        .collect();
+    for chunk in gets.chunks(500) {
+        let found = check.get_many(chunk.to_vec()).await.unwrap();
+        assert!(
+            found.iter().all(Option::is_some),
+            "an acknowledged write is missing"
+        );
+    }
+    let n = check
+        .get(Get::new("counter"))
+        .await
+        .unwrap()
+        .and_then(|r| r.counter("d", "n"))
+        .unwrap_or(0);
+    assert!(
+        n >= seen.increments_acked && n <= seen.increments_acked + seen.increments_unknown,
+        "counter {n}: {} acknowledged, {} unknown",
+        seen.increments_acked,
+        seen.increments_unknown
+    );
+}

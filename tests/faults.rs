@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use hbase_orm::{ColumnFamily, Get, HBaseEntity, Put, Repository, Scan};
-use hbase_orm_suite::load::{counter, writer, Seen};
+use hbase_orm::{ColumnFamily, HBaseEntity, Put, Repository, Scan};
+use hbase_orm_suite::load::{assert_acknowledged_are_there, counter, writer, Seen};
 use hbase_orm_suite::{client, launcher, with_table};
 
 /// Between two calls of each load task.
@@ -157,30 +157,7 @@ async fn two_gateway_restarts_lose_no_acknowledged_write_and_no_scanned_row() {
             // Every acknowledged write is there, read through a fresh client.
             let fresh = client().await;
             let check = fresh.table_named(t.name().clone());
-            let gets: Vec<Get> = seen
-                .acknowledged
-                .iter()
-                .map(|k| Get::new(k.clone()))
-                .collect();
-            for chunk in gets.chunks(500) {
-                let found = check.get_many(chunk.to_vec()).await.unwrap();
-                assert!(
-                    found.iter().all(Option::is_some),
-                    "an acknowledged write is missing"
-                );
-            }
-            let n = check
-                .get(Get::new("counter"))
-                .await
-                .unwrap()
-                .and_then(|r| r.counter("d", "n"))
-                .unwrap_or(0);
-            assert!(
-                n >= seen.increments_acked && n <= seen.increments_acked + seen.increments_unknown,
-                "counter {n}: {} acknowledged, {} unknown",
-                seen.increments_acked,
-                seen.increments_unknown
-            );
+            assert_acknowledged_are_there(&seen, &check).await;
         },
     )
     .await;

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use hbase_orm::{Client, ColumnFamily, Config, Get, Put, Scan};
-use hbase_orm_suite::load::{counter, writer, Seen};
+use hbase_orm::{Client, ColumnFamily, Config, Put, Scan};
+use hbase_orm_suite::load::{assert_acknowledged_are_there, counter, writer, Seen};
 use hbase_orm_suite::{connect_with, launcher, native_url, with_table};
 
 /// Rows the paused scan reads.
@@ -125,28 +125,7 @@ async fn hbase_restarted_under_load_loses_no_acknowledged_write_and_no_scanned_r
             // Every acknowledged write is there, read through a fresh client.
             let fresh = native_client().await;
             let check = fresh.table_named(t.name().clone());
-            let gets: Vec<Get> = seen
-                .acknowledged
-                .iter()
-                .map(|k| Get::new(k.clone()))
-                .collect();
-            let found = check.get_many(gets).await.unwrap();
-            assert!(
-                found.iter().all(Option::is_some),
-                "an acknowledged write is missing"
-            );
-            let n = check
-                .get(Get::new("counter"))
-                .await
-                .unwrap()
-                .and_then(|r| r.counter("d", "n"))
-                .unwrap_or(0);
-            assert!(
-                n >= seen.increments_acked && n <= seen.increments_acked + seen.increments_unknown,
-                "counter {n}: {} acknowledged, {} unknown",
-                seen.increments_acked,
-                seen.increments_unknown
-            );
+            assert_acknowledged_are_there(&seen, &check).await;
         },
     )
     .await;

@@ -56,22 +56,7 @@ pub trait RecordSet: Sized + Send + 'static {
     }
 }
 
-/// `true` when two strings are equal; usable in constants (the derive checks that all variants
-/// of a record set name the same table).
-pub const fn same_str(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
+pub use crate::model::same_str;
 
 /// Decodes `row` as entity `E` for a generated [`RecordSet::from_row_of`]: `None` for a partial
 /// row, as the entity's own reads see it, unless it was read with a time range (`ranged`),

@@ -39,6 +39,7 @@ mod page;
 mod reads;
 mod rows;
 mod table;
+mod text;
 
 pub use config::{Config, Gateway, Protocol, Transport};
 pub(crate) use error::BatchFailures;
@@ -56,3 +57,4 @@ pub(crate) use page::{CellRef, OutOfPage, ScannedRow, ScannerPage, ScannerPageBu
 pub use reads::{filter_literal, Column, Get, Scan, TimeRange};
 pub use rows::{Cell, Row};
 pub use table::{RegionLocation, TableDescriptor, TableName};
+pub use text::same_str;

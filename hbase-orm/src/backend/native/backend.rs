@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use bytes::Bytes;
 
 use super::connection;
 use super::convert::{self, Results};
@@ -84,13 +83,14 @@ impl NativeRpc {
         Ok((row, exists))
     }
 
-    /// One mutation, with `condition` if given; the reply.
+    /// One mutation (with a nonce if `nonce`); the row the reply carries (an increment's or
+    /// an append's new values).
     async fn mutate(
         &self,
         table: &TableName,
         mutation: proto::MutationProto,
         nonce: bool,
-    ) -> Result<proto::MutateResponse> {
+    ) -> Result<Option<Row>> {
         const METHOD: &str = "Mutate";
         let row = mutation.row.clone().unwrap_or_default();
         let mut mutation = mutation;
@@ -109,30 +109,14 @@ impl NativeRpc {
                 }
             })
             .await?;
-        let mut response: proto::MutateResponse =
+        let response: proto::MutateResponse =
             connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
-        // The result's cells, if counted in the cell block, are read into protobuf cells here.
-        if let Some(result) = &mut response.result {
-            if let Some(row) = Results::new(&reply.cell_block)
+        match &response.result {
+            Some(result) => Results::new(&reply.cell_block)
                 .row(result)
-                .map_err(|e| rpc::protocol(METHOD, e.0))?
-            {
-                result.associated_cell_count = None;
-                result.cell = row
-                    .cells
-                    .into_iter()
-                    .map(|c| proto::Cell {
-                        row: Some(Bytes::from(row.key.clone())),
-                        family: Some(c.family),
-                        qualifier: Some(c.qualifier),
-                        value: Some(c.value),
-                        timestamp: Some(c.timestamp as u64),
-                        ..Default::default()
-                    })
-                    .collect();
-            }
+                .map_err(|e| rpc::protocol(METHOD, e.0)),
+            None => Ok(None),
         }
-        Ok(response)
     }
 
     /// Mutations of one row, atomic, applied if `condition` (when given) passes; whether they
@@ -207,25 +191,6 @@ impl NativeRpc {
         #[allow(deprecated)]
         let processed = result.processed.or(response.processed);
         Ok(processed.unwrap_or(true))
-    }
-
-    /// The row a mutation's reply carries.
-    fn reply_row(response: proto::MutateResponse) -> Option<Row> {
-        let result = response.result?;
-        let key = result.cell.first()?.row.clone().unwrap_or_default();
-        Some(Row {
-            key: key.to_vec(),
-            cells: result
-                .cell
-                .into_iter()
-                .map(|c| model::Cell {
-                    family: c.family.unwrap_or_default(),
-                    qualifier: c.qualifier.unwrap_or_default(),
-                    value: c.value.unwrap_or_default(),
-                    timestamp: c.timestamp.unwrap_or_default() as i64,
-                })
-                .collect(),
-        })
     }
 }
 
@@ -344,17 +309,13 @@ impl Backend for NativeRpc {
     }
 
     async fn increment(&self, op: &Increment<'_>) -> Result<Option<Row>> {
-        let response = self
-            .mutate(op.table, convert::increment(op.increment), true)
-            .await?;
-        Ok(NativeRpc::reply_row(response))
+        self.mutate(op.table, convert::increment(op.increment), true)
+            .await
     }
 
     async fn append(&self, op: &Append<'_>) -> Result<Option<Row>> {
-        let response = self
-            .mutate(op.table, convert::append(op.append), true)
-            .await?;
-        Ok(NativeRpc::reply_row(response))
+        self.mutate(op.table, convert::append(op.append), true)
+            .await
     }
 
     async fn open_scanner(&self, op: &OpenScanner<'_>) -> Result<i32> {

@@ -13,10 +13,15 @@ use crate::model::{ScannerPage, ScannerPageBuilder};
 /// One cell of a block, borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RawCell<'a> {
+    /// The row key.
     pub(crate) row: &'a [u8],
+    /// The column family.
     pub(crate) family: &'a [u8],
+    /// The qualifier.
     pub(crate) qualifier: &'a [u8],
+    /// The version's timestamp, in milliseconds.
     pub(crate) timestamp: i64,
+    /// The stored bytes.
     pub(crate) value: &'a [u8],
 }
 

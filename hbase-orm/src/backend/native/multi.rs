@@ -15,13 +15,10 @@ use super::convert::Results;
 use super::frame::Service;
 use super::proto;
 use super::regions::Region;
-use super::rpc::{self, Core, RegionAt};
+use super::rpc::{self, Core, RegionAt, RELOCATE_FOR};
 use crate::model::{Error, Result, Row, TableName};
 
 const METHOD: &str = "Multi";
-
-/// How long the actions of a batch keep being sent again while their regions move.
-const RELOCATE_FOR: Duration = Duration::from_secs(60);
 
 /// The actions to send to each region server: per region, the indexes of its actions.
 type ByServer = HashMap<String, Vec<(Arc<Region>, Vec<usize>)>>;

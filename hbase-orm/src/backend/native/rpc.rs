@@ -18,7 +18,7 @@ use super::frame::{Reply, Service};
 use super::proto;
 use super::regions::{self, MetaRow, Region, RegionCache};
 use super::registry::ZooKeeper;
-use crate::model::{Config, Error, Result, Row, TableName};
+use crate::model::{Config, Error, Result, Row, ScannerPage, TableName};
 
 /// Exceptions that say the region is not served where the call went: look it up again.
 pub(crate) const MOVED: &[&str] = &[
@@ -84,9 +84,13 @@ pub(crate) fn server_error(method: &'static str, exception: proto::ExceptionResp
 
 /// The native client's shared state.
 pub(crate) struct Core {
+    /// The settings the client was built with.
     pub(crate) config: Config,
+    /// Where the cluster publishes its meta region and master.
     pub(crate) zookeeper: ZooKeeper,
+    /// The open connections, one per server and service.
     pub(crate) connections: Connections,
+    /// Where the regions were found last.
     pub(crate) regions: RegionCache,
     /// Where the meta region was found last.
     meta: Mutex<Option<String>>,
@@ -103,7 +107,7 @@ pub(crate) struct Core {
 }
 
 /// How long calls to a region keep being sent again while it moves.
-const RELOCATE_FOR: Duration = Duration::from_secs(60);
+pub(crate) const RELOCATE_FOR: Duration = Duration::from_secs(60);
 
 impl Core {
     /// The state of a client of the cluster `zookeeper` names.
@@ -335,7 +339,8 @@ impl Core {
                 Ok(reply) => {
                     let response: proto::ScanResponse =
                         connection::decode(&reply).map_err(|m| protocol(METHOD, m))?;
-                    return scanned_rows(&response, &reply.cell_block)
+                    return scan_page(&response, &reply.cell_block)
+                        .map(ScannerPage::into_rows)
                         .map_err(|m| protocol(METHOD, m));
                 }
                 Err(CallError::Remote(e)) if remedy(&e) == Remedy::Fail => {
@@ -460,22 +465,20 @@ fn registry_error(quorum: &str, message: String) -> Error {
     }
 }
 
-/// The rows of a scan reply (cells in protobuf or in the cell block).
-pub(crate) fn scanned_rows(
+/// The rows of a scan reply as one page: cells counted per result in the cell block are read
+/// in place (reserving no more than the block can hold, whatever the counts say); results
+/// listing their cells in protobuf are copied into one.
+pub(crate) fn scan_page(
     response: &proto::ScanResponse,
     block: &Bytes,
-) -> Result<Vec<Row>, String> {
+) -> Result<ScannerPage, String> {
     if response.results.is_empty() {
-        // Cells counted per result in the cell block: read as a page (which reserves no more
-        // than the block can hold, whatever the counts say).
-        let page =
-            super::cellblock::page(block.clone(), &response.cells_per_result).map_err(|e| e.0)?;
-        return Ok(page.into_rows());
+        return super::cellblock::page(block.clone(), &response.cells_per_result).map_err(|e| e.0);
     }
     let mut results = super::convert::Results::new(block);
     let mut rows = Vec::new();
     for r in &response.results {
         rows.extend(results.row(r).map_err(|e| e.0)?);
     }
-    Ok(rows)
+    ScannerPage::from_rows(rows).map_err(|_| "the rows of a reply hold over 4 GiB".to_string())
 }

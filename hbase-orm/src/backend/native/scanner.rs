@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::cellblock;
 use super::connection::{self, CallError};
 use super::frame::Service;
 use super::proto;
@@ -168,14 +167,8 @@ impl Scanner {
             };
             let response: proto::ScanResponse =
                 connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
-            let page = if response.results.is_empty() {
-                cellblock::page(reply.cell_block.clone(), &response.cells_per_result)
-                    .map_err(|e| rpc::protocol(METHOD, e.0))?
-            } else {
-                let rows = rpc::scanned_rows(&response, &reply.cell_block)
-                    .map_err(|m| rpc::protocol(METHOD, m))?;
-                ScannerPage::from_rows(rows).map_err(|e| e.error(METHOD))?
-            };
+            let mut page = rpc::scan_page(&response, &reply.cell_block)
+                .map_err(|m| rpc::protocol(METHOD, m))?;
             let id = response.scanner_id.or(self.open.as_ref().map(|o| o.1));
             // The first call after the open is number 0, each later one the next number.
             let seq = self.open.as_ref().map_or(0, |o| o.2 + 1);
@@ -187,7 +180,6 @@ impl Scanner {
                 self.open = None;
                 self.next_region(&region);
             }
-            let mut page = page;
             if page.is_empty() {
                 continue;
             }

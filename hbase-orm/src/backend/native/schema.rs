@@ -55,28 +55,12 @@ const ATTRIBUTE_KEYS: &[(&str, &str)] = &[
 const fn attribute_key(field: &str) -> &'static str {
     let mut i = 0;
     while i < ATTRIBUTE_KEYS.len() {
-        if same_bytes(ATTRIBUTE_KEYS[i].0, field) {
+        if crate::model::same_str(ATTRIBUTE_KEYS[i].0, field) {
             return ATTRIBUTE_KEYS[i].1;
         }
         i += 1;
     }
     panic!("a family option has no HBase attribute key in native::schema::ATTRIBUTE_KEYS")
-}
-
-/// `a == b`, usable in constants.
-const fn same_bytes(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// A family option's value as HBase's family attributes spell it.
