@@ -33,6 +33,9 @@
 #   HBASE_ORM_THRIFT1_PORT       Thrift1 gateway           (default 9092)
 #   HBASE_ORM_THRIFT_SHORT_PORT  short-scanner gateway     (default 9093)
 #   HBASE_ORM_SHORT_SCANNER_MS   its scanner timeout       (default 2000 ms)
+#   HBASE_ORM_REGION_SCANNER_MS  the region server's scanner lease (default 10000 ms; HBase's
+#                                own default is 60 s): a native scan paused longer than this
+#                                finds its region scanner gone, as tests of resuming need
 #   HBASE_ORM_ZK_PORT            ZooKeeper client port     (default 2181)
 #   HBASE_ORM_MASTER_PORT        master RPC port           (default 16000)
 #   HBASE_ORM_REGIONSERVER_PORT  region server RPC port    (default 16020)
@@ -66,6 +69,7 @@ THRIFT_FRAMED_PORT=${HBASE_ORM_THRIFT_FRAMED_PORT:-9091}
 FRAMED_IDLE_MS=${HBASE_ORM_FRAMED_IDLE_MS:-3000}
 THRIFT_SHORT_PORT=${HBASE_ORM_THRIFT_SHORT_PORT:-9093}
 SHORT_SCANNER_MS=${HBASE_ORM_SHORT_SCANNER_MS:-2000}
+REGION_SCANNER_MS=${HBASE_ORM_REGION_SCANNER_MS:-10000}
 THRIFT1_PORT=${HBASE_ORM_THRIFT1_PORT:-9092}
 ZK_PORT=${HBASE_ORM_ZK_PORT:-2181}
 MASTER_RPC_PORT=${HBASE_ORM_MASTER_PORT:-16000}
@@ -86,7 +90,7 @@ say() { printf '[hbase-local] %s\n' "$*"; }
 warn() { printf '[hbase-local] %s\n' "$*" >&2; }
 die() { warn "error: $*"; exit 1; }
 
-for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT SHORT_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT UP_TIMEOUT; do
+for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT SHORT_SCANNER_MS REGION_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT UP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
 
@@ -359,6 +363,9 @@ start_component() {
   if [[ "$name" == thrift-short ]]; then
     # the gateway's scanner cache drops scanners unused this long (conf/hbase-site.xml)
     JVM_OPTS+=("-Dhbase.orm.scanner.timeout.ms=$SHORT_SCANNER_MS")
+  elif [[ "$name" == master ]]; then
+    # the region server's scanner lease (the same key, read by the region server)
+    JVM_OPTS+=("-Dhbase.orm.scanner.timeout.ms=$REGION_SCANNER_MS")
   fi
   local extra
   if [[ "$name" == master ]]; then extra=${HBASE_ORM_MASTER_JAVA_OPTS:-}; else extra=${HBASE_ORM_THRIFT_JAVA_OPTS:-}; fi

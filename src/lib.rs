@@ -58,6 +58,16 @@ pub fn short_scanner_timeout() -> std::time::Duration {
     std::time::Duration::from_millis(ms)
 }
 
+/// How long the local region server keeps an unused scanner (its lease):
+/// `$HBASE_ORM_REGION_SCANNER_MS` or 10000 ms, as the launcher starts it.
+pub fn region_scanner_lease() -> std::time::Duration {
+    let ms = std::env::var("HBASE_ORM_REGION_SCANNER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    std::time::Duration::from_millis(ms)
+}
+
 /// Runs the launcher, `hbase-local/hbase.sh ARGS` (`["restart", "thrift"]`, say), and panics
 /// with its output if it fails. For fault tests; it blocks the calling thread.
 pub fn launcher(args: &[&str]) {

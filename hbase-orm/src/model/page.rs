@@ -259,6 +259,34 @@ impl ScannerPage {
         }
     }
 
+    /// Takes the last row out, as a [`Row`] sharing the page's buffer.
+    pub(crate) fn pop_row(&mut self) -> Option<Row> {
+        let last = self.len().checked_sub(1)?;
+        let row = self.row(last);
+        self.truncate(last);
+        Some(row)
+    }
+
+    /// The key of the first row, if the page has one.
+    pub(crate) fn first_key(&self) -> Option<&[u8]> {
+        (!self.is_empty()).then(|| self.key(0))
+    }
+
+    /// Takes the first row out, as a [`Row`] sharing the page's buffer (the others' places
+    /// move down; nothing is copied).
+    pub(crate) fn pop_first_row(&mut self) -> Option<Row> {
+        if self.is_empty() {
+            return None;
+        }
+        let row = self.row(0);
+        let cells = self.rows.remove(0).cells_end;
+        self.cells.drain(..cells as usize);
+        for r in &mut self.rows {
+            r.cells_end -= cells;
+        }
+        Some(row)
+    }
+
     /// The rows, as [`Row`]s sharing the page's buffer.
     pub(crate) fn into_rows(self) -> Vec<Row> {
         (0..self.len()).map(|i| self.row(i)).collect()

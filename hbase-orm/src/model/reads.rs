@@ -124,6 +124,9 @@ pub struct Scan {
     pub caching: Option<i32>,
     /// At most this many cells per returned row part (for very wide rows).
     pub batch_size: Option<i32>,
+    /// At most about this many bytes per reply from a region server (native backend only; a
+    /// gateway's replies follow its own settings). Rows still come whole.
+    pub max_result_size: Option<u64>,
     /// Stop after this many rows.
     pub limit: Option<usize>,
     /// Newest (largest) key first.
@@ -165,6 +168,10 @@ impl Scan {
         caching: i32;
         /// Cells per returned row part.
         batch_size: i32;
+        /// Bytes per reply from a region server, about (the native backend's region servers
+        /// stop a reply once it holds this much, between cells of a row if need be; the rows
+        /// still come whole). Default 2 MiB. A gateway's replies follow its own settings.
+        max_result_size: u64;
         /// At most `limit` rows.
         limit: usize;
     }

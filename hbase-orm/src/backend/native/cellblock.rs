@@ -165,6 +165,40 @@ pub(crate) mod tests {
         out.extend_from_slice(value);
     }
 
+    /// A cell block for fuzzing: random bytes, or up to six valid cells (two per row), then
+    /// perhaps one byte changed and perhaps cut short.
+    pub(crate) fn arb_block() -> impl proptest::strategy::Strategy<Value = Bytes> {
+        use proptest::prelude::*;
+        let damage = (any::<Option<(usize, u8)>>(), any::<Option<usize>>());
+        let random = proptest::collection::vec(any::<u8>(), 0..64);
+        (0usize..7, damage, random, any::<bool>()).prop_map(|(n, (change, cut), random, raw)| {
+            if raw {
+                return Bytes::from(random);
+            }
+            let mut b = Vec::new();
+            for i in 0..n {
+                let row = format!("r{}", i / 2);
+                let qualifier = format!("q{i}");
+                encode(
+                    &mut b,
+                    row.as_bytes(),
+                    b"d",
+                    qualifier.as_bytes(),
+                    i as i64,
+                    b"v",
+                );
+            }
+            if let (Some((at, byte)), false) = (change, b.is_empty()) {
+                let at = at % b.len();
+                b[at] = byte;
+            }
+            if let Some(cut) = cut {
+                b.truncate(cut % (b.len() + 1));
+            }
+            Bytes::from(b)
+        })
+    }
+
     fn sample() -> Bytes {
         let mut block = Vec::new();
         encode(&mut block, b"r1", b"d", b"a", 5, b"one");

@@ -84,7 +84,7 @@ pub(crate) fn scan(scan: &model::Scan, filter: FilterFn) -> Result<proto::Scan> 
         batch_size: scan.batch_size.filter(|&b| b > 0).map(|b| b as u32),
         caching: scan.caching.filter(|&c| c > 0).map(|c| c as u32),
         reversed: scan.reversed.then_some(true),
-        max_result_size: Some(MAX_RESULT_SIZE),
+        max_result_size: Some(scan.max_result_size.unwrap_or(MAX_RESULT_SIZE).max(1)),
         ..Default::default()
     })
 }
@@ -310,8 +310,34 @@ impl<'a> Results<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A result for fuzzing: a few protobuf cells (perhaps without a row key), and a count of
+    /// cell-block cells that may be anything.
+    pub(crate) fn arb_result() -> impl proptest::strategy::Strategy<Value = proto::Result> {
+        use proptest::prelude::*;
+        let cell = (any::<Option<u8>>(), any::<u64>()).prop_map(|(row, ts)| proto::Cell {
+            row: row.map(|r| Bytes::from(format!("p{r}"))),
+            family: Some(Bytes::from_static(b"d")),
+            qualifier: Some(Bytes::from_static(b"q")),
+            timestamp: Some(ts),
+            value: Some(Bytes::from_static(b"v")),
+            ..Default::default()
+        });
+        let count = prop_oneof![
+            Just(None),
+            (0i32..4).prop_map(Some),
+            any::<i32>().prop_map(Some)
+        ];
+        (proptest::collection::vec(cell, 0..3), count).prop_map(|(cell, associated_cell_count)| {
+            proto::Result {
+                cell,
+                associated_cell_count,
+                ..Default::default()
+            }
+        })
+    }
 
     fn no_filter(_: &[u8]) -> Result<proto::Filter> {
         unreachable!("no filter in these requests")

@@ -26,6 +26,9 @@ type ByServer = HashMap<String, Vec<(Arc<Region>, Vec<usize>)>>;
 /// One action's answer: the row a get read (or a mutation returned), or its error.
 pub(crate) type Answer = Result<Option<Row>>;
 
+/// An action of a call and its answer (`None`: to send again).
+type Answered = (usize, Option<Answer>);
+
 /// Whether an action refused with exception `name` was not carried out and may be sent again:
 /// its region moved (`relocate`: look it up again first), the server was busy, or the call's
 /// reply had grown past the server's limit (`MultiActionResultTooLarge`: the actions after
@@ -171,7 +174,7 @@ impl Core {
         server: String,
         regions: Vec<(Arc<Region>, Vec<usize>)>,
         action: &(impl Fn(usize) -> proto::Action + Sync),
-    ) -> Result<Vec<(usize, Option<Answer>)>> {
+    ) -> Result<Vec<Answered>> {
         let request = proto::MultiRequest {
             region_action: regions
                 .iter()
@@ -202,75 +205,174 @@ impl Core {
         };
         let response: proto::MultiResponse =
             connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
-        let mut results = Results::new(&reply.cell_block);
-        let mut out = Vec::new();
-        // The actions of the call not answered yet: each answer must name one of them, once.
-        let mut open: std::collections::HashSet<usize> = regions
-            .iter()
-            .flat_map(|(_, items)| items.iter().copied())
-            .collect();
-        for ((region, items), answer) in regions.iter().zip(&response.region_action_result) {
-            if let Some(e) = &answer.exception {
-                // The whole region refused: its actions were not applied.
-                for i in items {
-                    open.remove(i);
-                }
-                if let Some(Relocate(relocate)) = send_again(&e.name) {
-                    if relocate {
-                        self.regions.forget(table, region);
-                    }
-                    out.extend(items.iter().map(|&i| (i, None)));
-                } else {
-                    out.extend(items.iter().map(|&i| (i, Some(Err(action_error(e))))));
-                }
-                continue;
+        let (answers, moved) = read_answers(&regions, &response, &reply.cell_block)?;
+        for region in moved {
+            self.regions.forget(table, region);
+        }
+        Ok(answers)
+    }
+}
+
+/// The answers of a `Multi` reply to the actions of `regions` (`None`: send again), and the
+/// regions to look up again; an answer naming an action the call did not hold, twice, or
+/// leaving one out is a protocol error.
+fn read_answers<'r>(
+    regions: &'r [(Arc<Region>, Vec<usize>)],
+    response: &proto::MultiResponse,
+    block: &bytes::Bytes,
+) -> Result<(Vec<Answered>, Vec<&'r Region>)> {
+    let mut results = Results::new(block);
+    let mut out = Vec::new();
+    let mut moved = Vec::new();
+    // The actions of the call not answered yet, each with its region's place in the call: each
+    // answer must name one of its region's, once.
+    let mut open: HashMap<usize, usize> = regions
+        .iter()
+        .enumerate()
+        .flat_map(|(at, (_, items))| items.iter().map(move |&i| (i, at)))
+        .collect();
+    let answers = regions.iter().zip(&response.region_action_result);
+    for (at, ((region, items), answer)) in answers.enumerate() {
+        if let Some(e) = &answer.exception {
+            // The whole region refused: its actions were not applied.
+            for i in items {
+                open.remove(i);
             }
-            for r in &answer.result_or_exception {
-                let i = r.index.unwrap_or(u32::MAX) as usize;
-                if !items.contains(&i) || !open.remove(&i) {
-                    return Err(rpc::protocol(
-                        METHOD,
-                        format!(
-                            "the server answered action {i}, which the region's part of the call \
-                             did not hold or which was answered already"
-                        ),
-                    ));
+            if let Some(Relocate(relocate)) = send_again(&e.name) {
+                if relocate {
+                    moved.push(&**region);
                 }
-                let row = match &r.result {
-                    Some(result) => results
-                        .row(result)
-                        .map_err(|e| rpc::protocol(METHOD, e.0))?,
-                    None => None,
-                };
-                let answer = match &r.exception {
-                    Some(e) if send_again(&e.name).is_some() => {
-                        if let Some(Relocate(true)) = send_again(&e.name) {
-                            self.regions.forget(table, region);
+                out.extend(items.iter().map(|&i| (i, None)));
+            } else {
+                out.extend(items.iter().map(|&i| (i, Some(Err(action_error(e))))));
+            }
+            continue;
+        }
+        for r in &answer.result_or_exception {
+            let i = r.index.unwrap_or(u32::MAX) as usize;
+            if open.get(&i) != Some(&at) {
+                return Err(rpc::protocol(
+                    METHOD,
+                    format!(
+                        "the server answered action {i}, which the region's part of the call \
+                         did not hold or which was answered already"
+                    ),
+                ));
+            }
+            open.remove(&i);
+            let row = match &r.result {
+                Some(result) => results
+                    .row(result)
+                    .map_err(|e| rpc::protocol(METHOD, e.0))?,
+                None => None,
+            };
+            let answer = match &r.exception {
+                Some(e) => match send_again(&e.name) {
+                    Some(Relocate(relocate)) => {
+                        if relocate {
+                            moved.push(&**region);
                         }
                         None
                     }
-                    Some(e) => Some(Err(action_error(e))),
-                    None => Some(Ok(row)),
-                };
-                out.push((i, answer));
-            }
+                    None => Some(Err(action_error(e))),
+                },
+                None => Some(Ok(row)),
+            };
+            out.push((i, answer));
         }
-        if !open.is_empty() {
-            return Err(rpc::protocol(
-                METHOD,
-                format!(
-                    "the server left {} of the call's actions unanswered",
-                    open.len()
-                ),
-            ));
-        }
-        Ok(out)
     }
+    if !open.is_empty() {
+        return Err(rpc::protocol(
+            METHOD,
+            format!(
+                "the server left {} of the call's actions unanswered",
+                open.len()
+            ),
+        ));
+    }
+    Ok((out, moved))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Any `Multi` reply to a call of six actions in three regions, with any cell block: every
+    /// action answered once, or a protocol error; never a panic.
+    #[test]
+    fn any_multi_reply_answers_each_action_once_or_is_an_error() {
+        use super::super::cellblock::tests::arb_block;
+        use super::super::convert::tests::arb_result;
+        use proptest::prelude::*;
+        let region = |name: &str| {
+            Arc::new(Region {
+                name: bytes::Bytes::copy_from_slice(name.as_bytes()),
+                start: Vec::new(),
+                end: Vec::new(),
+                id: 1,
+                server: "s:1".into(),
+            })
+        };
+        let regions = vec![
+            (region("a"), vec![0, 1, 2]),
+            (region("b"), vec![3, 4]),
+            (region("c"), vec![5]),
+        ];
+        let names = prop_oneof![
+            Just("org.apache.hadoop.hbase.NotServingRegionException".to_string()),
+            Just("org.apache.hadoop.hbase.RegionTooBusyException".to_string()),
+            Just("org.apache.hadoop.hbase.MultiActionResultTooLarge".to_string()),
+            Just("java.io.IOException".to_string()),
+            ".{0,8}",
+        ];
+        let pair =
+            (names, any::<Option<Vec<u8>>>()).prop_map(|(name, value)| proto::NameBytesPair {
+                name,
+                value: value.map(Into::into),
+            });
+        let index = prop_oneof![(0u32..7).prop_map(Some), any::<Option<u32>>()];
+        let answer = (
+            index,
+            proptest::option::of(arb_result()),
+            proptest::option::of(pair.clone()),
+        )
+            .prop_map(|(index, result, exception)| proto::ResultOrException {
+                index,
+                result,
+                exception,
+                ..Default::default()
+            });
+        let region_answer = (
+            proptest::collection::vec(answer, 0..5),
+            proptest::option::of(pair),
+        )
+            .prop_map(
+                |(result_or_exception, exception)| proto::RegionActionResult {
+                    result_or_exception,
+                    exception,
+                    ..Default::default()
+                },
+            );
+        let response =
+            proptest::collection::vec(region_answer, 0..5).prop_map(|r| proto::MultiResponse {
+                region_action_result: r,
+                ..Default::default()
+            });
+        proptest::proptest!(|(response in response, block in arb_block())| {
+            if let Ok((answers, moved)) = read_answers(&regions, &response, &block) {
+                let mut indexes: Vec<usize> = answers.iter().map(|(i, _)| *i).collect();
+                indexes.sort();
+                prop_assert_eq!(indexes, (0..6).collect::<Vec<_>>());
+                prop_assert!(moved.len() <= 6);
+                for (_, answer) in answers {
+                    if let Some(Ok(Some(row))) = answer {
+                        // Each block cell takes 24 bytes or more; protobuf cells, 2 per result.
+                        prop_assert!(row.cells.len() <= 2 + block.len() / 24);
+                    }
+                }
+            }
+        });
+    }
 
     #[test]
     fn a_server_s_actions_go_out_in_calls_of_at_most_a_thousand() {

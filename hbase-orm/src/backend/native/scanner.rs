@@ -7,6 +7,11 @@
 //! region moves, or its scanner is lost (expired lease, restarted server, a broken
 //! connection), the scan opens a new scanner just after the last row it returned, so no row
 //! comes twice and none is skipped.
+//!
+//! A region server stops a reply once it holds the scan's `max_result_size`, between two cells
+//! of a row if need be (the scan says it handles partial rows unless it asks for rows in
+//! batches of cells, which the server cuts itself). The part of a row that a reply ends with
+//! waits here for the rest, so every row is handed out whole.
 
 use std::sync::Arc;
 
@@ -17,7 +22,7 @@ use super::frame::Service;
 use super::proto;
 use super::regions::Region;
 use super::rpc::{self, Core, RegionAt, Remedy};
-use crate::model::{Result, ScannerPage, TableName};
+use crate::model::{OutOfPage, Result, Row, ScannerPage, TableName};
 
 const METHOD: &str = "Scan";
 
@@ -54,6 +59,12 @@ pub(crate) struct Scanner {
     from: From,
     /// The open server-side scanner: its region, id and next call number.
     open: Option<(Arc<Region>, u64, u64)>,
+    /// Whether the server may end a reply inside a row.
+    partials: bool,
+    /// The cells of a row read so far when a reply ended inside it.
+    pending: Option<Row>,
+    /// Whole rows of the last reply not handed out yet (they came after a row completed).
+    ready: Option<ScannerPage>,
     done: bool,
 }
 
@@ -66,6 +77,7 @@ impl Scanner {
             .as_ref()
             .map(|s| s.to_vec())
             .filter(|s| !s.is_empty());
+        let partials = template.batch_size.is_none();
         Scanner {
             table,
             template,
@@ -74,6 +86,9 @@ impl Scanner {
             remaining: limit,
             from: From::Start,
             open: None,
+            partials,
+            pending: None,
+            ready: None,
             done: false,
         }
     }
@@ -126,60 +141,12 @@ impl Scanner {
     pub(crate) async fn rows(&mut self, core: &Core, rows: i32) -> Result<ScannerPage> {
         let rows = rows.max(1) as u32;
         let mut lost = 0;
-        while !self.done {
-            let want = self
-                .remaining
-                .map_or(rows, |r| rows.min(r.min(u32::MAX as usize) as u32));
-            let (region, request) = match &self.open {
-                Some((region, id, seq)) => (
-                    region.clone(),
-                    proto::ScanRequest {
-                        scanner_id: Some(*id),
-                        number_of_rows: Some(want),
-                        next_call_seq: Some(*seq),
-                        client_handles_heartbeats: Some(true),
-                        ..Default::default()
-                    },
-                ),
-                None => {
-                    let region = self.first_region(core).await?;
-                    let request = proto::ScanRequest {
-                        region: Some(region.specifier()),
-                        scan: Some(self.next_scan()),
-                        number_of_rows: Some(want),
-                        client_handles_heartbeats: Some(true),
-                        limit_of_rows: self.remaining.map(|r| r.min(u32::MAX as usize) as u32),
-                        ..Default::default()
-                    };
-                    (region, request)
-                }
+        loop {
+            let mut page = match self.ready.take() {
+                Some(page) => page,
+                None if self.done => return Ok(ScannerPage::default()),
+                None => self.next_reply(core, rows, &mut lost).await?,
             };
-            let reply = match core
-                .call_at(&region.server, Service::Client, METHOD, &request)
-                .await
-            {
-                Ok(reply) => reply,
-                Err(e) => {
-                    lost += 1;
-                    self.recover(core, &region, e, lost).await?;
-                    continue;
-                }
-            };
-            let response: proto::ScanResponse =
-                connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
-            let mut page = rpc::scan_page(&response, &reply.cell_block)
-                .map_err(|m| rpc::protocol(METHOD, m))?;
-            let id = response.scanner_id.or(self.open.as_ref().map(|o| o.1));
-            // The first call after the open is number 0, each later one the next number.
-            let seq = self.open.as_ref().map_or(0, |o| o.2 + 1);
-            self.open = id.map(|id| (region.clone(), id, seq));
-            if response.more_results == Some(false) {
-                self.open = None;
-                self.done = true;
-            } else if response.more_results_in_region == Some(false) {
-                self.open = None;
-                self.next_region(&region);
-            }
             if page.is_empty() {
                 continue;
             }
@@ -198,7 +165,110 @@ impl Scanner {
             }
             return Ok(page);
         }
-        Ok(ScannerPage::default())
+    }
+
+    /// The rows of the next reply that are whole (opening a scanner first if none is open,
+    /// reopening one that was lost), the region's and the scan's end noted.
+    async fn next_reply(&mut self, core: &Core, rows: u32, lost: &mut u32) -> Result<ScannerPage> {
+        let want = self
+            .remaining
+            .map_or(rows, |r| rows.min(r.min(u32::MAX as usize) as u32));
+        let (region, request) = match &self.open {
+            Some((region, id, seq)) => (
+                region.clone(),
+                proto::ScanRequest {
+                    scanner_id: Some(*id),
+                    number_of_rows: Some(want),
+                    next_call_seq: Some(*seq),
+                    client_handles_heartbeats: Some(true),
+                    client_handles_partials: Some(self.partials),
+                    ..Default::default()
+                },
+            ),
+            None => {
+                let region = self.first_region(core).await?;
+                let request = proto::ScanRequest {
+                    region: Some(region.specifier()),
+                    scan: Some(self.next_scan()),
+                    number_of_rows: Some(want),
+                    client_handles_heartbeats: Some(true),
+                    client_handles_partials: Some(self.partials),
+                    limit_of_rows: self.remaining.map(|r| r.min(u32::MAX as usize) as u32),
+                    ..Default::default()
+                };
+                (region, request)
+            }
+        };
+        let reply = match core
+            .call_at(&region.server, Service::Client, METHOD, &request)
+            .await
+        {
+            Ok(reply) => reply,
+            Err(e) => {
+                *lost += 1;
+                self.recover(core, &region, e, *lost).await?;
+                return Ok(ScannerPage::default());
+            }
+        };
+        let response: proto::ScanResponse =
+            connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
+        let page =
+            rpc::scan_page(&response, &reply.cell_block).map_err(|m| rpc::protocol(METHOD, m))?;
+        let id = response.scanner_id.or(self.open.as_ref().map(|o| o.1));
+        // The first call after the open is number 0, each later one the next number.
+        let seq = self.open.as_ref().map_or(0, |o| o.2 + 1);
+        self.open = id.map(|id| (region.clone(), id, seq));
+        if response.more_results == Some(false) {
+            self.open = None;
+            self.done = true;
+        } else if response.more_results_in_region == Some(false) {
+            self.open = None;
+            self.next_region(&region);
+        }
+        let cut = response.partial_flag_per_result.last() == Some(&true);
+        if self.pending.is_none() && !cut {
+            return Ok(page);
+        }
+        self.stitch(page, cut)
+            .map_err(|_| rpc::protocol(METHOD, "a row of the reply holds over 4 GiB".into()))
+    }
+
+    /// The whole rows of a reply whose last row the server `cut` (the rest comes in the next
+    /// reply), or that follows such a reply: the part held back is joined to its rest. What
+    /// is returned now: the page, or the row that was held back, completed, alone (the rest
+    /// of the page waits in `ready`, so no page is copied).
+    fn stitch(&mut self, mut page: ScannerPage, cut: bool) -> Result<ScannerPage, OutOfPage> {
+        let open = self.open.is_some();
+        // A row goes on in the next reply only while this scanner reads on.
+        let mut tail = if cut && open { page.pop_row() } else { None };
+        let mut done = None;
+        if let Some(mut head) = self.pending.take() {
+            if page.first_key() == Some(&head.key[..]) {
+                head.cells
+                    .extend(page.pop_first_row().into_iter().flat_map(|r| r.cells));
+                done = Some(head);
+            } else if tail.as_ref().is_some_and(|t| t.key == head.key) {
+                head.cells
+                    .extend(tail.take().into_iter().flat_map(|r| r.cells));
+                tail = Some(head);
+            } else if page.is_empty() && tail.is_none() && open {
+                // A heartbeat with none of the row: its rest is still to come.
+                tail = Some(head);
+            } else {
+                // The next row began, or the scanner ended: the row held back is whole.
+                done = Some(head);
+            }
+        }
+        self.pending = tail;
+        match done {
+            None => Ok(page),
+            Some(row) => {
+                if !page.is_empty() {
+                    self.ready = Some(page);
+                }
+                ScannerPage::from_rows(vec![row])
+            }
+        }
     }
 
     /// After a region is used up: where the next one starts, or the end of the scan.
@@ -255,8 +325,11 @@ impl Scanner {
             core.regions.forget_server(&region.server);
         }
         // A new scanner starts where `from` says (after the last row returned, or at the
-        // boundary reached); a region that moves is given a moment.
+        // boundary reached), so the part of a row held back is read again whole; a region
+        // that moves is given a moment.
         self.open = None;
+        self.pending = None;
+        self.ready = None;
         let pause = 50 * u64::from(lost - 1);
         tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
         Ok(())
@@ -265,6 +338,7 @@ impl Scanner {
     /// Ends the scan, closing the server-side scanner if one is open.
     pub(crate) async fn finish(&mut self, core: &Core) {
         self.done = true;
+        self.ready = None;
         self.finish_open(core).await;
     }
 
@@ -284,5 +358,134 @@ impl Scanner {
                 tracing::debug!(error = ?e, "closing a region scanner failed; its lease ends it");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Cell;
+
+    /// Rows given as (key, qualifiers).
+    fn page(rows: &[(&str, &[&str])]) -> ScannerPage {
+        let rows = rows
+            .iter()
+            .map(|(key, qualifiers)| Row {
+                key: key.as_bytes().to_vec(),
+                cells: qualifiers
+                    .iter()
+                    .map(|q| Cell {
+                        family: Bytes::from_static(b"d"),
+                        qualifier: Bytes::copy_from_slice(q.as_bytes()),
+                        value: Bytes::copy_from_slice(format!("{key}/{q}").as_bytes()),
+                        timestamp: 1,
+                    })
+                    .collect(),
+            })
+            .collect();
+        ScannerPage::from_rows(rows).unwrap()
+    }
+
+    /// A scanner with a region scanner open (or not).
+    fn scanner(open: bool) -> Scanner {
+        let mut s = Scanner::new(TableName::new("default", "t"), proto::Scan::default(), None);
+        let region = Region {
+            name: Bytes::from_static(b"t,,1"),
+            start: Vec::new(),
+            end: Vec::new(),
+            id: 1,
+            server: "h:1".into(),
+        };
+        s.open = open.then(|| (Arc::new(region), 7, 0));
+        s
+    }
+
+    /// Any run of scan replies (cells counted per result or listed in results, any partial
+    /// flags, any cell block, the scanner open or not) reads to pages or a protocol error,
+    /// never a panic, and hands out no more cells than came.
+    #[test]
+    fn any_scan_replies_read_to_pages_or_errors() {
+        use super::super::cellblock::tests::arb_block;
+        use super::super::convert::tests::arb_result;
+        use proptest::prelude::*;
+        let counts = proptest::collection::vec(prop_oneof![0u32..4, any::<u32>()], 0..5);
+        let reply = (
+            counts,
+            proptest::collection::vec(arb_result(), 0..3),
+            proptest::collection::vec(any::<bool>(), 0..5),
+            arb_block(),
+            any::<bool>(),
+        );
+        proptest::proptest!(|(replies in proptest::collection::vec(reply, 1..5))| {
+            let mut s = scanner(true);
+            let (mut came, mut out) = (0, 0);
+            let count = |page: ScannerPage| page.into_rows().iter().map(|r| r.cells.len()).sum::<usize>();
+            for (cells_per_result, results, partial_flag_per_result, block, open) in replies {
+                let response = proto::ScanResponse {
+                    cells_per_result,
+                    results,
+                    partial_flag_per_result,
+                    ..Default::default()
+                };
+                let Ok(page) = rpc::scan_page(&response, &block) else { continue };
+                came += count(rpc::scan_page(&response, &block).unwrap());
+                if !open {
+                    s.open = None;
+                }
+                let cut = response.partial_flag_per_result.last() == Some(&true);
+                if let Ok(page) = s.stitch(page, cut) {
+                    out += count(page);
+                }
+                if let Some(ready) = s.ready.take() {
+                    out += count(ready);
+                }
+            }
+            prop_assert!(out <= came, "{out} cells handed out of {came}");
+        });
+    }
+
+    #[test]
+    fn a_row_cut_at_the_end_of_a_reply_waits_for_its_rest() {
+        let mut s = scanner(true);
+        let out = s.stitch(page(&[("a", &["1"]), ("b", &["1", "2"])]), true);
+        assert_eq!(out.unwrap(), page(&[("a", &["1"])]));
+        // The rest of b, and c: b comes whole first, alone; c waits its turn.
+        let out = s.stitch(page(&[("b", &["3"]), ("c", &["1"])]), false);
+        assert_eq!(out.unwrap(), page(&[("b", &["1", "2", "3"])]));
+        assert_eq!(s.ready.take().unwrap(), page(&[("c", &["1"])]));
+        assert!(s.pending.is_none());
+    }
+
+    #[test]
+    fn a_row_may_span_several_replies_and_heartbeats() {
+        let mut s = scanner(true);
+        assert!(s.stitch(page(&[("a", &["1"])]), true).unwrap().is_empty());
+        assert!(s.stitch(page(&[("a", &["2"])]), true).unwrap().is_empty());
+        // A heartbeat: nothing of the row yet, it still waits.
+        assert!(s.stitch(page(&[]), false).unwrap().is_empty());
+        let out = s.stitch(page(&[("a", &["3"])]), false).unwrap();
+        assert_eq!(out, page(&[("a", &["1", "2", "3"])]));
+        assert!(s.ready.is_none() && s.pending.is_none());
+    }
+
+    #[test]
+    fn the_row_held_back_is_whole_when_the_next_begins_or_the_scanner_ends() {
+        let mut s = scanner(true);
+        s.stitch(page(&[("a", &["1"])]), true).unwrap();
+        let out = s.stitch(page(&[("b", &["1"])]), true).unwrap();
+        assert_eq!(out, page(&[("a", &["1"])]));
+        assert!(s.ready.is_none(), "b is held back in turn");
+        assert_eq!(s.pending.as_ref().unwrap().key, b"b");
+        // The region's scanner ended: what it said was cut is all there is.
+        s.open = None;
+        let out = s.stitch(page(&[]), true).unwrap();
+        assert_eq!(out, page(&[("b", &["1"])]));
+        let mut s = scanner(false);
+        let out = s.stitch(page(&[("a", &["1"])]), true).unwrap();
+        assert_eq!(
+            out,
+            page(&[("a", &["1"])]),
+            "no scanner reads on: nothing waits"
+        );
     }
 }
