@@ -13,7 +13,10 @@
 //! divided by the rows or calls: the gateway and HBase run in other processes. Everything runs
 //! on tokio's multi-thread runtime, from `block_on`'s thread as a `#[tokio::main]` program's
 //! code does, except the last two rows: the buffered gets again from a task spawned on the
-//! runtime's workers, and on a current-thread runtime.
+//! runtime's workers, and on a current-thread runtime. Two floor rows come last: a bare round
+//! trip on a loopback socket (120 bytes out, 260 back, the size of a get and its reply) to a
+//! child process that answers at once, no HBase and no protocol: what the kernel of this
+//! machine charges the calling process for any call.
 
 use std::time::{Duration, Instant};
 
@@ -68,6 +71,8 @@ struct Line {
     items: usize,
     wall: Duration,
     cpu: Duration,
+    /// Items per second in the first of the runs (the one a cold JVM or cache slows).
+    first: f64,
 }
 
 /// Runs `work` (which returns how many rows or calls it did) once and measures it.
@@ -83,6 +88,7 @@ where
         items,
         wall: t0.elapsed(),
         cpu: cpu_time().saturating_sub(c0),
+        first: 0.0,
     }
 }
 
@@ -100,12 +106,17 @@ where
 /// A measured piece of work: it returns how many rows or calls it did.
 type Work<'a> = Box<dyn Fn() -> futures::future::BoxFuture<'a, usize> + Send + Sync + 'a>;
 
-/// Runs each of `works` once per round, `RUNS` rounds, and keeps the fastest run of each.
+/// Runs each of `works` once per round, `RUNS` rounds, and keeps the fastest run of each
+/// (with the first run's rate).
 async fn in_turns<'a>(works: &[(&str, Work<'a>)]) -> Vec<Line> {
     let mut best: Vec<Option<Line>> = works.iter().map(|_| None).collect();
     for _ in 0..RUNS {
         for ((what, work), best) in works.iter().zip(&mut best) {
-            let line = measure_once(what, work).await;
+            let mut line = measure_once(what, work).await;
+            line.first = match best {
+                None => line.items as f64 / line.wall.as_secs_f64(),
+                Some(b) => b.first,
+            };
             if best.as_ref().is_none_or(|b| line.wall < b.wall) {
                 *best = Some(line);
             }
@@ -159,6 +170,56 @@ async fn gets(repo: &Repository<Order>, rows: u64, n: usize) -> usize {
     n
 }
 
+/// The environment variable that makes the bench's own binary the floor rows' echo server.
+const ECHO: &str = "HBASE_ORM_BENCH_ECHO_SERVER";
+const ECHO_ASK: usize = 120;
+const ECHO_ANSWER: usize = 260;
+
+/// The echo server (in a child process, so that its CPU is not counted): prints its port,
+/// then answers every `ECHO_ASK` bytes read with `ECHO_ANSWER` bytes, a thread per connection.
+fn echo_server() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("{}", listener.local_addr().unwrap().port());
+    for stream in listener.incoming() {
+        let mut s = stream.unwrap();
+        s.set_nodelay(true).unwrap();
+        std::thread::spawn(move || {
+            let (mut ask, answer) = ([0u8; ECHO_ASK], [7u8; ECHO_ANSWER]);
+            while s.read_exact(&mut ask).is_ok() && s.write_all(&answer).is_ok() {}
+        });
+    }
+}
+
+/// Starts the echo server; its port.
+fn start_echo() -> (std::process::Child, u16) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .env(ECHO, "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let out = child.stdout.take().unwrap();
+    std::io::BufReader::new(out).read_line(&mut line).unwrap();
+    (child, line.trim().parse().unwrap())
+}
+
+/// `n` round trips to the echo server on one connection.
+async fn bare_round_trips(port: u16, n: usize) -> usize {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    s.set_nodelay(true).unwrap();
+    let (ask, mut answer) = ([1u8; ECHO_ASK], [0u8; ECHO_ANSWER]);
+    for _ in 0..n {
+        s.write_all(&ask).await.unwrap();
+        s.read_exact(&mut answer).await.unwrap();
+    }
+    n
+}
+
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -167,6 +228,10 @@ fn env(name: &str, default: usize) -> usize {
 }
 
 fn main() {
+    if std::env::var_os(ECHO).is_some() {
+        return echo_server();
+    }
+    let (mut echo, echo_port) = start_echo();
     let rows = env("HBASE_ORM_BENCH_ROWS", 50_000) as u64;
     let n_gets = env("HBASE_ORM_BENCH_GETS", 2_000);
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -355,30 +420,51 @@ fn main() {
         .await
         .unwrap();
         lines.push(single);
+        lines.push(
+            measure("floor: bare loopback round trip, block_on", || {
+                bare_round_trips(echo_port, n_gets)
+            })
+            .await,
+        );
+        let floor_single = tokio::task::spawn_blocking(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(measure(
+                "floor: bare loopback round trip, current-thread",
+                || bare_round_trips(echo_port, n_gets),
+            ))
+        })
+        .await
+        .unwrap();
+        lines.push(floor_single);
         lines
     });
+    let _ = echo.kill();
     println!();
     println!(
         "hbase-orm reads: {rows} orders of 8 columns, pages of {PAGE} rows, {} (Thrift2), fastest of {RUNS} runs (the scans in turns)",
         gateway_address()
     );
     println!(
-        "| {:<50} | {:>7} | {:>9} | {:>10} | {:>12} |",
-        "path (same tables, same run)", "items", "wall s", "items/s", "client CPU"
+        "| {:<50} | {:>7} | {:>9} | {:>10} | {:>12} | {:>12} |",
+        "path (same tables, same run)", "items", "wall s", "items/s", "client CPU", "1st run /s"
     );
     println!(
-        "|{:-<52}|{:->9}|{:->11}|{:->12}|{:->14}|",
-        "", "", "", "", ""
+        "|{:-<52}|{:->9}|{:->11}|{:->12}|{:->14}|{:->14}|",
+        "", "", "", "", "", ""
     );
     for l in &lines {
         let per = l.cpu.as_secs_f64() * 1e6 / l.items.max(1) as f64;
         println!(
-            "| {:<50} | {:>7} | {:>9.2} | {:>10.0} | {:>9.1} µs |",
+            "| {:<50} | {:>7} | {:>9.2} | {:>10.0} | {:>9.1} µs | {:>12.0} |",
             l.what,
             l.items,
             l.wall.as_secs_f64(),
             l.items as f64 / l.wall.as_secs_f64(),
-            per
+            per,
+            l.first
         );
     }
     println!(

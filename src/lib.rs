@@ -36,6 +36,13 @@ pub fn native_url() -> String {
     std::env::var("HBASE_ORM_NATIVE_URL").unwrap_or_else(|_| "hbase://127.0.0.1:2181".into())
 }
 
+/// The URL of the local HBase for the native backend through its master's registry service
+/// (no ZooKeeper): `$HBASE_ORM_NATIVE_MASTERS_URL` or `hbase+rpc://127.0.0.1:16000`.
+pub fn native_masters_url() -> String {
+    std::env::var("HBASE_ORM_NATIVE_MASTERS_URL")
+        .unwrap_or_else(|_| "hbase+rpc://127.0.0.1:16000".into())
+}
+
 /// Address of the Thrift1 gateway: `$HBASE_ORM_THRIFT1_ADDR` or `127.0.0.1:9092`.
 pub fn thrift1_gateway_address() -> String {
     std::env::var("HBASE_ORM_THRIFT1_ADDR").unwrap_or_else(|_| "127.0.0.1:9092".into())

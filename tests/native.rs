@@ -4,7 +4,7 @@
 
 use futures::TryStreamExt;
 use hbase_orm::{Client, ColumnFamily, Config, Get, Put, Row, Scan, Table};
-use hbase_orm_suite::{connect_with, native_url, with_table};
+use hbase_orm_suite::{connect_with, native_masters_url, native_url, with_table};
 
 async fn native() -> Client {
     connect_with(Config::from_url(&native_url()).expect("a valid hbase:// URL")).await
@@ -293,6 +293,44 @@ async fn a_quorum_that_does_not_answer_fails_at_connect_naming_it() {
     let url = format!("{}?znode=/not-hbase", native_url());
     let e = Client::connect(&url).await.unwrap_err();
     assert!(e.to_string().contains("/not-hbase"), "{e}");
+}
+
+#[tokio::test]
+async fn a_client_given_the_masters_finds_meta_and_the_master_without_zookeeper() {
+    let config = Config::from_url(&native_masters_url()).expect("a valid hbase+rpc:// URL");
+    assert_eq!(config.registry, hbase_orm::Registry::Masters);
+    let c = connect_with(config).await;
+    // Admin calls go to the master it named, data calls to the regions meta names.
+    with_table(
+        &c,
+        "native_masters",
+        vec![ColumnFamily::new("d")],
+        &splits(),
+        |t| async move {
+            fill(&t).await;
+            assert_eq!(scan(&t, Scan::new()).await, keys());
+            assert_eq!(scan(&t, Scan::new().reversed()).await, rev(keys()));
+            let row = t.get(Get::new("k5-3")).await.unwrap().expect("written");
+            assert_eq!(row.value("d", "v"), Some(&b"value of k5-3"[..]));
+            let regions = t.client().admin().region_locations(t.name()).await.unwrap();
+            assert_eq!(regions.len(), 8);
+        },
+    )
+    .await;
+    // No master at the first address: the next one answers.
+    let second = native_masters_url().replacen("hbase+rpc://", "hbase+rpc://127.0.0.1:1,", 1);
+    let c = Client::connect(&format!("{second}?connect_timeout_ms=1000"))
+        .await
+        .unwrap();
+    assert!(c.admin().namespace_exists("default").await.unwrap());
+    // None answers: the error names them.
+    let e = Client::connect("hbase+rpc://127.0.0.1:1?connect_timeout_ms=1000")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, hbase_orm::Error::Connect { ref address, .. } if address == "127.0.0.1:1"),
+        "{e}"
+    );
 }
 
 #[tokio::test]

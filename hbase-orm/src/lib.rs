@@ -139,8 +139,8 @@ pub use model::{
     filter_literal, prefix_end, printable_key, Append, BloomFilter, Cell, CheckAndMutate, Column,
     ColumnFamily, CompareOp, Compression, Config, DataBlockEncoding, Delete, DeleteTarget,
     Durability, Error, Gateway, Get, Increment, KeepDeletedCells, Mutation, Protocol, Put, PutCell,
-    RegionLocation, Result, Row, RowMutations, Scan, TableDescriptor, TableName, TimeRange,
-    Transport,
+    RegionLocation, Registry, Result, Row, RowMutations, Scan, TableDescriptor, TableName,
+    TimeRange, Transport,
 };
 pub use schema::{
     render_table_template, table_template_start, template_period_ms, EnsureReport, OptionChange,

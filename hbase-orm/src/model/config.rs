@@ -38,8 +38,23 @@ pub enum Gateway {
     /// backends.
     Thrift1,
     /// No gateway: HBase's own RPC, straight to the region servers and the master, URL
-    /// `hbase://` with the cluster's ZooKeeper quorum (see the README's table of backends).
+    /// `hbase://` with the cluster's ZooKeeper quorum, or `hbase+rpc://` with its masters
+    /// (see the README's table of backends and [`Registry`]).
     NativeRpc,
+}
+
+/// Where a [`Gateway::NativeRpc`] client finds the meta region and the active master.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Registry {
+    /// The cluster's ZooKeeper quorum is in [`Config::address`] and [`Config::addresses`],
+    /// its parent znode in [`Config::znode_parent`]. URL `hbase://zk1:2181,zk2:2181`.
+    #[default]
+    ZooKeeper,
+    /// The masters' RPC addresses are in [`Config::address`] and [`Config::addresses`]
+    /// (`host:16000` by default), asked in turn through their registry service
+    /// (`ClientMetaService`, HBase 2.3 and later): no ZooKeeper needed. URL
+    /// `hbase+rpc://master1:16000,master2:16000`.
+    Masters,
 }
 
 /// Everything a [`crate::Client`] is built from. Made by [`crate::ClientBuilder`] or parsed
@@ -63,6 +78,8 @@ pub struct Config {
     pub znode_parent: String,
     /// The service the gateway serves.
     pub gateway: Gateway,
+    /// Where a [`Gateway::NativeRpc`] client finds the meta region and the master.
+    pub registry: Registry,
     /// Connections kept open at most; also the number of calls in flight at once.
     pub pool_size: usize,
     /// Limit for opening a TCP connection and checking the gateway type.
@@ -99,6 +116,7 @@ impl Default for Config {
             addresses: Vec::new(),
             znode_parent: "/hbase".into(),
             gateway: Gateway::Thrift2,
+            registry: Registry::ZooKeeper,
             pool_size: 8,
             connect_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(60),
@@ -137,10 +155,16 @@ impl Config {
             (Gateway::Thrift1, rest)
         } else if let Some(rest) = url.strip_prefix("hbase://") {
             (Gateway::NativeRpc, rest)
+        } else if let Some(rest) = url.strip_prefix("hbase+rpc://") {
+            (Gateway::NativeRpc, rest)
         } else {
             return Err(Error::Config(format!(
-                "{url:?}: the URL must start with thrift2://, thrift1:// or hbase://"
+                "{url:?}: the URL must start with thrift2://, thrift1://, hbase:// or hbase+rpc://"
             )));
+        };
+        let registry = match url.starts_with("hbase+rpc://") {
+            true => Registry::Masters,
+            false => Registry::ZooKeeper,
         };
         let (address, query) = rest.split_once('?').unwrap_or((rest, ""));
         if address.is_empty() || address.split(',').any(|a| !a.contains(':')) {
@@ -153,6 +177,7 @@ impl Config {
             address: hosts.next().unwrap_or_default(),
             addresses: hosts.collect(),
             gateway,
+            registry,
             ..Config::default()
         };
         for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -195,7 +220,9 @@ impl Config {
                 "max_reply_bytes" => config.max_reply_bytes = number()? as usize,
                 "retry_deadline_ms" => config.retry_deadline = ms(number()?),
                 "retry_backoff_ms" => config.retry_backoff = ms(number()?),
-                "znode" if gateway == Gateway::NativeRpc => config.znode_parent = value.to_string(),
+                "znode" if registry == Registry::ZooKeeper && gateway == Gateway::NativeRpc => {
+                    config.znode_parent = value.to_string()
+                }
                 _ => return Err(Error::Config(format!("{url:?}: unknown option {key:?}"))),
             }
         }
@@ -259,5 +286,14 @@ mod tests {
         assert_eq!((c.address.as_str(), c.addresses.len()), ("zk1:2181", 1));
         assert_eq!(c.znode_parent, "/hbase-unsecure");
         assert!(Config::from_url("thrift2://h:1?znode=/x").is_err());
+        assert_eq!(c.registry, Registry::ZooKeeper);
+        let c = Config::from_url("hbase+rpc://m1:16000,m2:16000?timeout_ms=900").unwrap();
+        assert_eq!(
+            (c.gateway, c.registry),
+            (Gateway::NativeRpc, Registry::Masters)
+        );
+        assert_eq!((c.address.as_str(), c.addresses.len()), ("m1:16000", 1));
+        let e = Config::from_url("hbase+rpc://m1:16000?znode=/x").unwrap_err();
+        assert!(e.to_string().contains("znode"), "{e}");
     }
 }

@@ -41,7 +41,7 @@ mod rows;
 mod table;
 mod text;
 
-pub use config::{Config, Gateway, Protocol, Transport};
+pub use config::{Config, Gateway, Protocol, Registry, Transport};
 pub(crate) use error::BatchFailures;
 pub use error::{Error, Result};
 pub(crate) use family::for_each_family_option;

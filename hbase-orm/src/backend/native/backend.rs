@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use super::connection;
 use super::convert::{self, Results};
 use super::proto;
-use super::registry::ZooKeeper;
+use super::registry::{Registry, ZooKeeper};
 use super::rpc::{self, Core, RegionAt};
 use super::scanner::Scanner;
 use super::schema;
@@ -24,22 +24,30 @@ pub(crate) struct NativeRpc {
     core: Core,
     scanners: Mutex<HashMap<i32, Arc<tokio::sync::Mutex<Scanner>>>>,
     next_scanner: AtomicI32,
+    /// The registry's addresses (the ZooKeeper quorum, or the masters), as errors name them.
+    address: String,
 }
 
 impl NativeRpc {
-    /// Connects to the cluster whose ZooKeeper quorum `config` names, and checks that it
-    /// finds the meta region there.
+    /// Connects to the cluster whose ZooKeeper quorum (or masters) `config` names, and checks
+    /// that it finds the meta region there.
     pub(crate) async fn connect(config: Config) -> Result<NativeRpc> {
-        let zookeeper = ZooKeeper {
-            quorum: config.all_addresses().collect::<Vec<_>>().join(","),
-            parent: config.znode_parent.clone(),
-            timeout: config.connect_timeout,
+        let addresses = config.all_addresses().map(str::to_string);
+        let registry = match config.registry {
+            crate::model::Registry::ZooKeeper => Registry::ZooKeeper(ZooKeeper {
+                quorum: addresses.collect::<Vec<_>>().join(","),
+                parent: config.znode_parent.clone(),
+                timeout: config.connect_timeout,
+            }),
+            crate::model::Registry::Masters => Registry::Masters(addresses.collect()),
         };
-        let core = Core::new(config, zookeeper);
+        let address = registry.addresses();
+        let core = Core::new(config, registry);
         // Finds the meta region now, so a wrong address fails here rather than at a call.
         core.meta_server().await?;
         Ok(NativeRpc {
             core,
+            address,
             scanners: Mutex::new(HashMap::new()),
             next_scanner: AtomicI32::new(1),
         })
@@ -209,7 +217,7 @@ impl Backend for NativeRpc {
     }
 
     fn address(&self) -> &str {
-        &self.core.zookeeper.quorum
+        &self.address
     }
 
     fn counters(&self) -> PoolCounters {

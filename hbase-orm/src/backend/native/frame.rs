@@ -28,6 +28,9 @@ pub(crate) enum Service {
     Client,
     /// Tables and namespaces, on the master.
     Master,
+    /// Where the meta region and the active master are, on a master (the registry that needs
+    /// no ZooKeeper).
+    Registry,
 }
 
 impl Service {
@@ -36,6 +39,7 @@ impl Service {
         match self {
             Service::Client => "ClientService",
             Service::Master => "MasterService",
+            Service::Registry => "ClientMetaService",
         }
     }
 }

@@ -1,5 +1,9 @@
-//! Where the cluster's meta region and active master are: HBase publishes both in ZooKeeper,
-//! under the cluster's parent znode (`/hbase` unless `zookeeper.znode.parent` says otherwise).
+//! Where the cluster's meta region and active master are. HBase publishes both in ZooKeeper,
+//! under the cluster's parent znode (`/hbase` unless `zookeeper.znode.parent` says otherwise),
+//! and its masters answer for them too (`ClientMetaService`: `GetMetaRegionLocations`,
+//! `GetActiveMaster`), so a client given the masters' addresses needs no ZooKeeper. This
+//! module reads ZooKeeper and the masters' answers; the calls to the masters go through the
+//! client's connections (`rpc.rs`).
 //!
 //! Each znode holds a magic byte (0xFF), a 4-byte big-endian length and that many bytes of the
 //! writer's id, `PBUF`, then a protobuf message: `MetaRegionServer` in `meta-region-server`,
@@ -19,6 +23,45 @@ use super::proto;
 /// A server's `host:port`.
 pub(crate) fn address_of(server: &proto::ServerName) -> String {
     format!("{}:{}", server.host_name, server.port.unwrap_or(16020))
+}
+
+/// Where a client asks for the meta region and the master.
+#[derive(Clone, Debug)]
+pub(crate) enum Registry {
+    /// The cluster's ZooKeeper.
+    ZooKeeper(ZooKeeper),
+    /// The masters (`host:port`), asked in turn until one answers.
+    Masters(Vec<String>),
+}
+
+impl Registry {
+    /// The addresses asked, as an error names them.
+    pub(crate) fn addresses(&self) -> String {
+        match self {
+            Registry::ZooKeeper(zk) => zk.quorum.clone(),
+            Registry::Masters(masters) => masters.join(","),
+        }
+    }
+}
+
+/// The server holding the default replica of `hbase:meta`, from a master's answer.
+pub(crate) fn meta_of(answer: &proto::GetMetaRegionLocationsResponse) -> Result<String, String> {
+    answer
+        .meta_locations
+        .iter()
+        .filter(|l| l.region_info.replica_id.unwrap_or(0) == 0)
+        .find_map(|l| l.server_name.as_ref())
+        .map(address_of)
+        .ok_or_else(|| "the master knows of no server holding hbase:meta yet".to_string())
+}
+
+/// The active master, from a master's answer.
+pub(crate) fn master_of(answer: &proto::GetActiveMasterResponse) -> Result<String, String> {
+    answer
+        .server_name
+        .as_ref()
+        .map(address_of)
+        .ok_or_else(|| "the master knows of no active master yet".to_string())
 }
 
 /// The ZooKeeper quorum and parent znode of one cluster.

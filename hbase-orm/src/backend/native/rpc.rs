@@ -17,7 +17,7 @@ use super::connection::{self, CallError, Connections};
 use super::frame::{Reply, Service};
 use super::proto;
 use super::regions::{self, MetaRow, Region, RegionCache};
-use super::registry::ZooKeeper;
+use super::registry::{self, Registry};
 use crate::model::{Config, Error, Result, Row, ScannerPage, TableName};
 
 /// Exceptions that say the region is not served where the call went: look it up again.
@@ -87,7 +87,7 @@ pub(crate) struct Core {
     /// The settings the client was built with.
     pub(crate) config: Config,
     /// Where the cluster publishes its meta region and master.
-    pub(crate) zookeeper: ZooKeeper,
+    pub(crate) registry: Registry,
     /// The open connections, one per server and service.
     pub(crate) connections: Connections,
     /// Where the regions were found last.
@@ -96,7 +96,7 @@ pub(crate) struct Core {
     meta: Mutex<Option<String>>,
     /// Where the active master was found last.
     master: Mutex<Option<String>>,
-    /// Held while ZooKeeper is asked for the meta region or the master.
+    /// Held while the registry is asked for the meta region or the master.
     lookups: tokio::sync::Mutex<()>,
     /// This client's nonce group, and the last nonce given out: HBase applies an increment or
     /// append sent again with the same pair only once.
@@ -110,15 +110,15 @@ pub(crate) struct Core {
 pub(crate) const RELOCATE_FOR: Duration = Duration::from_secs(60);
 
 impl Core {
-    /// The state of a client of the cluster `zookeeper` names.
-    pub(crate) fn new(config: Config, zookeeper: ZooKeeper) -> Core {
+    /// The state of a client of the cluster `registry` tells of.
+    pub(crate) fn new(config: Config, registry: Registry) -> Core {
         let user = std::env::var("USER").unwrap_or_else(|_| "hbase-orm".into());
         let connections = Connections::new(user, config.connect_timeout, config.max_reply_bytes);
         let seed = std::collections::hash_map::RandomState::new();
         let nonce_group = std::hash::BuildHasher::hash_one(&seed, std::process::id());
         Core {
             config,
-            zookeeper,
+            registry,
             connections,
             regions: RegionCache::default(),
             meta: Mutex::new(None),
@@ -348,7 +348,7 @@ impl Core {
                 }
                 Err(e) => self.call_error(METHOD, &meta, e),
             };
-            // The meta region moved, or its server is gone: ask ZooKeeper again.
+            // The meta region moved, or its server is gone: ask the registry again.
             *lock(&self.meta) = None;
             if started.elapsed() > RELOCATE_FOR {
                 return Err(why);
@@ -357,27 +357,31 @@ impl Core {
         }
     }
 
-    /// The meta region's server, from ZooKeeper the first time and after it moved.
+    /// The meta region's server, from the registry the first time and after it moved.
     pub(crate) async fn meta_server(&self) -> Result<String> {
         if let Some(address) = lock(&self.meta).clone() {
             return Ok(address);
         }
         // One lookup at a time: the callers that found the cache empty together wait for the
-        // first one's answer instead of each opening a ZooKeeper session.
+        // first one's answer instead of each asking the registry.
         let _one = self.lookups.lock().await;
         if let Some(address) = lock(&self.meta).clone() {
             return Ok(address);
         }
-        let address = self
-            .zookeeper
-            .meta_server()
-            .await
-            .map_err(|why| registry_error(&self.zookeeper.quorum, why))?;
+        let address = match &self.registry {
+            Registry::ZooKeeper(zk) => zk.meta_server().await,
+            Registry::Masters(masters) => {
+                let request = proto::GetMetaRegionLocationsRequest {};
+                let answer = self.ask_masters(masters, "GetMetaRegionLocations", &request);
+                answer.await.and_then(|a| registry::meta_of(&a))
+            }
+        }
+        .map_err(|why| registry_error(&self.registry.addresses(), why))?;
         *lock(&self.meta) = Some(address.clone());
         Ok(address)
     }
 
-    /// The active master's address, from ZooKeeper the first time and after it changed.
+    /// The active master's address, from the registry the first time and after it changed.
     async fn master_address(&self) -> Result<String> {
         if let Some(address) = lock(&self.master).clone() {
             return Ok(address);
@@ -386,13 +390,37 @@ impl Core {
         if let Some(address) = lock(&self.master).clone() {
             return Ok(address);
         }
-        let address = self
-            .zookeeper
-            .master()
-            .await
-            .map_err(|why| registry_error(&self.zookeeper.quorum, why))?;
+        let address = match &self.registry {
+            Registry::ZooKeeper(zk) => zk.master().await,
+            Registry::Masters(masters) => {
+                let request = proto::GetActiveMasterRequest {};
+                let answer = self.ask_masters(masters, "GetActiveMaster", &request);
+                answer.await.and_then(|a| registry::master_of(&a))
+            }
+        }
+        .map_err(|why| registry_error(&self.registry.addresses(), why))?;
         *lock(&self.master) = Some(address.clone());
         Ok(address)
+    }
+
+    /// Asks the masters in turn, until one answers, through their registry service.
+    async fn ask_masters<M: prost::Message + Default>(
+        &self,
+        masters: &[String],
+        method: &'static str,
+        request: &impl prost::Message,
+    ) -> Result<M, String> {
+        let mut why = Vec::new();
+        for master in masters {
+            match self
+                .call_at(master, Service::Registry, method, request)
+                .await
+            {
+                Ok(reply) => return connection::decode(&reply),
+                Err(e) => why.push(format!("{master}: {e:?}")),
+            }
+        }
+        Err(format!("no master answered {method}: {}", why.join("; ")))
     }
 
     /// Calls `method` on the active master.
@@ -413,7 +441,7 @@ impl Core {
                     _ => true,
                 };
                 if not_active {
-                    // Another master may have taken over: ask ZooKeeper next time.
+                    // Another master may have taken over: ask the registry next time.
                     *lock(&self.master) = None;
                 }
                 Err(self.call_error(method, &address, e))
@@ -457,10 +485,10 @@ fn meta_error(message: String) -> Error {
     protocol("locate region", message)
 }
 
-/// A lookup in ZooKeeper (at `quorum`) that failed: nothing was sent to HBase.
-fn registry_error(quorum: &str, message: String) -> Error {
+/// A lookup in the registry (at `addresses`) that failed: nothing was sent to a region.
+fn registry_error(addresses: &str, message: String) -> Error {
     Error::Connect {
-        address: quorum.to_string(),
+        address: addresses.to_string(),
         source: std::io::Error::new(std::io::ErrorKind::NotConnected, message),
     }
 }
