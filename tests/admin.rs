@@ -240,6 +240,52 @@ hbase_orm_suite::conformance! {
         .await;
     }
 
+    async fn regions_move_between_servers_and_the_balancer_switches(c: Client) {
+        with_table(&c, "move", vec![ColumnFamily::new("d")], &[b"m".to_vec()], |t| async move {
+            let admin = t.client().admin();
+            t.put(Put::new("z").column("d", "v", "1")).await.unwrap();
+            // The Thrift gateways have no call for any of this.
+            let gateways = ["thrift2_buffered", "thrift2_framed", "thrift1"];
+            let servers = admin.region_servers().await;
+            let Some(servers) = unsupported_on(t.client(), &gateways, servers) else {
+                let moved = admin.move_region(t.name(), b"z", None).await;
+                unsupported_on(t.client(), &gateways, moved);
+                unsupported_on(t.client(), &gateways, admin.balance().await);
+                unsupported_on(t.client(), &gateways, admin.set_balancer(true).await);
+                return;
+            };
+            assert!(!servers.is_empty());
+            let mut sorted = servers.clone();
+            sorted.sort();
+            assert_eq!(servers, sorted);
+            let regions = admin.region_locations(t.name()).await.unwrap();
+            let holding_z = &regions[1];
+            let host = match holding_z.port {
+                Some(port) => format!("{}:{port}", holding_z.host),
+                None => holding_z.host.clone(),
+            };
+            assert!(servers.contains(&host), "{host} is one of {servers:?}");
+            // To the server it is on, or wherever the master puts it: it serves after.
+            admin.move_region(t.name(), b"z", Some(&host)).await.unwrap();
+            admin.move_region(t.name(), b"z", None).await.unwrap();
+            let row = t.get(Get::new("z")).await.unwrap().expect("written before the moves");
+            assert_eq!(row.value("d", "v"), Some(&b"1"[..]));
+            // A server that does not serve is refused, naming the ones that do.
+            let nowhere = admin.move_region(t.name(), b"z", Some("nowhere:1")).await.unwrap_err();
+            assert!(
+                matches!(nowhere, Error::IllegalArgument { ref message } if message.contains(&servers[0])),
+                "{nowhere}"
+            );
+            let missing = TableName::new("default", "hbase_orm_no_such_table_to_move");
+            assert!(admin.move_region(&missing, b"z", None).await.is_err());
+            // Off, then back as it was; a run reports whether it ran.
+            let was_on = admin.set_balancer(false).await.unwrap();
+            assert!(!admin.set_balancer(was_on).await.unwrap(), "it was off");
+            admin.balance().await.unwrap();
+        })
+        .await;
+    }
+
     async fn tables_are_disabled_enabled_and_truncated(c: Client) {
         let splits = vec![b"m".to_vec()];
         with_table(

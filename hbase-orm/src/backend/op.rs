@@ -97,6 +97,34 @@ macro_rules! operations {
     )*};
 }
 
+/// The same as [`operations!`] for operations that own their few arguments (no lifetime).
+macro_rules! owned_operations {
+    ($(
+        $(#[$doc:meta])*
+        $op:ident { $($field:ident: $ty:ty),* $(,)? } -> $out:ty,
+        name $name:literal, safety $safety:expr,
+        send $method:ident;
+    )*) => {$(
+        $(#[$doc])*
+        pub(crate) struct $op {
+            $(pub(crate) $field: $ty,)*
+        }
+
+        impl Operation for $op {
+            type Output = $out;
+            const NAME: &'static str = $name;
+
+            fn safety(&self) -> Safety {
+                $safety
+            }
+
+            fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<$out>> {
+                backend.$method(self)
+            }
+        }
+    )*};
+}
+
 use Safety::{FailsCleanly, Idempotent, UnsentOnly};
 
 /// No check beyond the types.
@@ -268,6 +296,28 @@ operations! {
         name "split_region", safety |_s| UnsentOnly,
         check |c| check_split_key(c.table, c.split_key),
         send split_region;
+    /// The region holding a key moved to a region server (`host:port`), or to one the master
+    /// picks. Sent once: a repeat with no destination would move it again.
+    MoveRegion { table: &'o TableName, key: &'o [u8], to: Option<&'o str> } -> (),
+        name "move_region", safety |_s| UnsentOnly,
+        check |_c| none(),
+        send move_region;
+}
+
+owned_operations! {
+    /// The region servers that serve, as `host:port`.
+    RegionServers {} -> Vec<String>,
+        name "region_servers", safety Idempotent,
+        send region_servers;
+    /// One run of the balancer: whether it ran (it does not while it is switched off or
+    /// regions are in transition).
+    Balance {} -> bool,
+        name "balance", safety Idempotent,
+        send balance;
+    /// The balancer switched on or off; whether it was on.
+    SetBalancer { on: bool } -> bool,
+        name "set_balancer", safety Idempotent,
+        send set_balancer;
 }
 
 /// An operation about one table, named by the table alone.
@@ -526,4 +576,13 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// Splits the region holding `split_key` in two at that key, and returns once both halves
     /// serve.
     async fn split_region(&self, op: &SplitRegion<'_>) -> Result<()>;
+    /// Moves the region holding `key` to the server `to` (or one the master picks), and
+    /// returns once it serves there.
+    async fn move_region(&self, op: &MoveRegion<'_>) -> Result<()>;
+    /// The region servers that serve (`host:port`), in any order.
+    async fn region_servers(&self, op: &RegionServers) -> Result<Vec<String>>;
+    /// Runs the balancer once; whether it ran.
+    async fn balance(&self, op: &Balance) -> Result<bool>;
+    /// Switches the balancer on or off; whether it was on.
+    async fn set_balancer(&self, op: &SetBalancer) -> Result<bool>;
 }

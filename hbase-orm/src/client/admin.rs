@@ -180,4 +180,67 @@ impl Admin {
     pub async fn split_region(&self, table: &TableName, split_key: &[u8]) -> Result<()> {
         self.client.run(&op::SplitRegion { table, split_key }).await
     }
+
+    /// The region servers serving now, as `host:port`, sorted (the in-memory store's one
+    /// server is `localhost`). The native backend and the in-memory store answer; the Thrift
+    /// gateways have no call for it ([`Error::Unsupported`](crate::Error::Unsupported)).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
+    /// for server in client.admin().region_servers().await? {
+    ///     println!("{server}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn region_servers(&self) -> Result<Vec<String>> {
+        self.client.run(&op::RegionServers {}).await
+    }
+
+    /// Moves the region of `table` holding `key` to the region server `to` (`host:port`, one
+    /// of [`Admin::region_servers`]), or with `None` to one the master picks, and returns once
+    /// it serves there. Clients find it at its new place by themselves (a call to the old
+    /// place is refused and looked up again). A server that is not live is refused before
+    /// anything moves. The native backend and the in-memory store (one server: nothing
+    /// moves); the Thrift gateways have no call for it.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
+    /// use hbase_orm::TableName;
+    /// let orders = TableName::new("shop", "orders");
+    /// let servers = client.admin().region_servers().await?;
+    /// client.admin().move_region(&orders, b"m", Some(&servers[0])).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn move_region(&self, table: &TableName, key: &[u8], to: Option<&str>) -> Result<()> {
+        self.client.run(&op::MoveRegion { table, key, to }).await
+    }
+
+    /// Runs the balancer once: it moves regions so that every region server holds about as
+    /// many. Returns whether it ran (it does not while switched off, or while regions are
+    /// moving); the moves it starts may still be under way when it returns. The native
+    /// backend and the in-memory store; the Thrift gateways have no call for it.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
+    /// let ran = client.admin().balance().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn balance(&self) -> Result<bool> {
+        self.client.run(&op::Balance {}).await
+    }
+
+    /// Switches the balancer on or off (while on, the master also runs it by itself every
+    /// five minutes by default); returns whether it was on. Tests that move regions by hand
+    /// switch it off first, so that it does not move them back.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
+    /// let was_on = client.admin().set_balancer(false).await?;
+    /// // ... move regions ...
+    /// client.admin().set_balancer(was_on).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn set_balancer(&self, on: bool) -> Result<bool> {
+        self.client.run(&op::SetBalancer { on }).await
+    }
 }

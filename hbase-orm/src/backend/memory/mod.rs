@@ -85,7 +85,7 @@ use super::op;
 use super::{Backend, PoolCounters};
 use crate::model::*;
 use scan::Scanner;
-use store::Store;
+use store::{Store, SERVER};
 use table::TableState;
 
 /// The in-memory backend: one [`Store`] behind a lock. Clients share it through
@@ -335,5 +335,28 @@ impl Backend for Memory {
 
     async fn split_region(&self, op: &op::SplitRegion<'_>) -> Result<()> {
         self.lock().split_region(op.table, op.split_key)
+    }
+
+    async fn move_region(&self, op: &op::MoveRegion<'_>) -> Result<()> {
+        // Every region is on the store's one server already.
+        self.lock().table(op.table)?;
+        match op.to {
+            Some(to) if to != SERVER => Err(Error::IllegalArgument {
+                message: format!("no region server serves at {to}; the live ones: {SERVER}"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    async fn region_servers(&self, _op: &op::RegionServers) -> Result<Vec<String>> {
+        Ok(vec![SERVER.to_string()])
+    }
+
+    async fn balance(&self, _op: &op::Balance) -> Result<bool> {
+        Ok(self.lock().balancer_on)
+    }
+
+    async fn set_balancer(&self, op: &op::SetBalancer) -> Result<bool> {
+        Ok(std::mem::replace(&mut self.lock().balancer_on, op.on))
     }
 }

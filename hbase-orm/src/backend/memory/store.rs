@@ -41,7 +41,13 @@ pub(super) struct Store {
     next_region: i64,
     /// The last timestamp handed to a mutation.
     last_stamp: i64,
+    /// Whether the balancer is switched on (it has nothing to do: the store is one server).
+    pub(super) balancer_on: bool,
 }
+
+/// The store's one region server, as [`crate::Admin::region_servers`] names it (every
+/// region's location has it for host).
+pub(super) const SERVER: &str = "localhost";
 
 /// The wall clock in milliseconds since the epoch.
 fn wall_clock() -> i64 {
@@ -61,6 +67,7 @@ impl Store {
             next_scanner: 1,
             next_region: wall_clock(),
             last_stamp: 0,
+            balancer_on: true,
         }
     }
 
@@ -406,7 +413,7 @@ impl Store {
                 start_key: region.start.clone(),
                 end_key: end,
                 region_id: region.id,
-                host: "localhost".into(),
+                host: SERVER.into(),
                 port: None,
             })
             .collect()

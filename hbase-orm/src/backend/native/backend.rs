@@ -465,4 +465,20 @@ impl Backend for NativeRpc {
     async fn split_region(&self, op: &SplitRegion<'_>) -> Result<()> {
         self.core.split_region(op.table, op.split_key).await
     }
+
+    async fn move_region(&self, op: &MoveRegion<'_>) -> Result<()> {
+        self.core.move_region(op.table, op.key, op.to).await
+    }
+
+    async fn region_servers(&self, _op: &RegionServers) -> Result<Vec<String>> {
+        self.core.region_servers().await
+    }
+
+    async fn balance(&self, _op: &Balance) -> Result<bool> {
+        self.core.balance().await
+    }
+
+    async fn set_balancer(&self, op: &SetBalancer) -> Result<bool> {
+        self.core.set_balancer(op.on).await
+    }
 }

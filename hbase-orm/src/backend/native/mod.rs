@@ -1,6 +1,6 @@
 //! The native backend: HBase's own RPC, straight to the region servers and the master, with
 //! no gateway in between (URL `hbase://zk1:2181,zk2:2181`, the ZooKeeper quorum of the
-//! cluster).
+//! cluster, or `hbase+rpc://master1:16000`, its masters).
 //!
 //! The parts, from the bytes up:
 //! - [`proto`]: the protobuf messages (generated);
@@ -8,7 +8,8 @@
 //! - `cellblock`: cells in HBase's `KeyValueCodec` encoding, read in place;
 //! - `connection`: one TCP connection per server and service, many calls in flight on it,
 //!   replies matched by call id;
-//! - `registry`: where the meta region and the active master are (ZooKeeper);
+//! - `registry`: where the meta region and the active master are (ZooKeeper, or the
+//!   masters' answers);
 //! - `regions`: the region holding a row, from `hbase:meta`, cached;
 //! - `convert`: the model's requests and HBase's replies, in protobuf;
 //! - `scanner`: a scan that crosses regions, forward or reversed;
@@ -16,11 +17,13 @@
 //! - `filters`: the filter language as HBase's `Filter` messages;
 //! - `schema`: table and family descriptors as the master's messages;
 //! - `admin`: the master's calls, waiting for their procedures;
+//! - `cluster`: the region servers, region moves and the balancer;
 //! - `backend`: the [`Backend`](super::Backend) trait over all of it.
 
 mod admin;
 mod backend;
 mod cellblock;
+mod cluster;
 mod connection;
 mod convert;
 mod filters;

@@ -544,6 +544,171 @@ pub struct ScanResponse {
     pub cursor: ::core::option::Option<Cursor>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ClusterId {
+    #[prost(string, required, tag = "1")]
+    pub cluster_id: ::prost::alloc::string::String,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ClientMetrics {
+    #[prost(string, required, tag = "1")]
+    pub host_name: ::prost::alloc::string::String,
+    #[prost(uint64, optional, tag = "2")]
+    pub read_requests_count: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "3")]
+    pub write_requests_count: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "4")]
+    pub filtered_requests_count: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ClusterStatus {
+    #[prost(message, optional, tag = "1")]
+    pub hbase_version: ::core::option::Option<HBaseVersionFileContent>,
+    #[prost(message, repeated, tag = "2")]
+    pub live_servers: ::prost::alloc::vec::Vec<LiveServerInfo>,
+    #[prost(message, repeated, tag = "3")]
+    pub dead_servers: ::prost::alloc::vec::Vec<ServerName>,
+    #[prost(message, repeated, tag = "4")]
+    pub regions_in_transition: ::prost::alloc::vec::Vec<RegionInTransition>,
+    #[prost(message, optional, tag = "5")]
+    pub cluster_id: ::core::option::Option<ClusterId>,
+    #[prost(message, repeated, tag = "6")]
+    pub master_coprocessors: ::prost::alloc::vec::Vec<Coprocessor>,
+    #[prost(message, optional, tag = "7")]
+    pub master: ::core::option::Option<ServerName>,
+    #[prost(message, repeated, tag = "8")]
+    pub backup_masters: ::prost::alloc::vec::Vec<ServerName>,
+    #[prost(bool, optional, tag = "9")]
+    pub balancer_on: ::core::option::Option<bool>,
+    #[prost(int32, optional, tag = "10", default = "-1")]
+    pub master_info_port: ::core::option::Option<i32>,
+    #[prost(message, repeated, tag = "11")]
+    pub servers_name: ::prost::alloc::vec::Vec<ServerName>,
+    #[prost(message, repeated, tag = "12")]
+    pub table_region_states_count: ::prost::alloc::vec::Vec<TableRegionStatesCount>,
+    #[prost(message, repeated, tag = "13")]
+    pub master_tasks: ::prost::alloc::vec::Vec<ServerTask>,
+    #[prost(message, repeated, tag = "14")]
+    pub unknown_servers: ::prost::alloc::vec::Vec<ServerName>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct LiveServerInfo {
+    #[prost(message, required, tag = "1")]
+    pub server: ServerName,
+    #[prost(message, required, tag = "2")]
+    pub server_load: ServerLoad,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RegionInTransition {
+    #[prost(message, required, tag = "1")]
+    pub spec: RegionSpecifier,
+    #[prost(message, required, tag = "2")]
+    pub region_state: RegionState,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RegionLoad {
+    #[prost(message, required, tag = "1")]
+    pub region_specifier: RegionSpecifier,
+    #[prost(uint32, optional, tag = "2")]
+    pub stores: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub storefiles: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "4")]
+    pub store_uncompressed_size_mb: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "5")]
+    pub storefile_size_mb: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "6")]
+    pub mem_store_size_mb: ::core::option::Option<u32>,
+    #[prost(uint64, optional, tag = "7")]
+    pub storefile_index_size_kb: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "8")]
+    pub read_requests_count: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "9")]
+    pub write_requests_count: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "10")]
+    pub total_compacting_k_vs: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "11")]
+    pub current_compacted_k_vs: ::core::option::Option<u64>,
+    #[prost(uint32, optional, tag = "12")]
+    pub root_index_size_kb: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "13")]
+    pub total_static_index_size_kb: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "14")]
+    pub total_static_bloom_size_kb: ::core::option::Option<u32>,
+    #[prost(uint64, optional, tag = "15")]
+    pub complete_sequence_id: ::core::option::Option<u64>,
+    #[prost(float, optional, tag = "16")]
+    pub data_locality: ::core::option::Option<f32>,
+    #[prost(uint64, optional, tag = "17", default = "0")]
+    pub last_major_compaction_ts: ::core::option::Option<u64>,
+    #[prost(message, repeated, tag = "18")]
+    pub store_complete_sequence_id: ::prost::alloc::vec::Vec<StoreSequenceId>,
+    #[prost(uint64, optional, tag = "19")]
+    pub filtered_read_requests_count: ::core::option::Option<u64>,
+    #[prost(int32, optional, tag = "21", default = "0")]
+    pub store_ref_count: ::core::option::Option<i32>,
+    #[prost(int32, optional, tag = "22", default = "0")]
+    pub max_compacted_store_file_ref_count: ::core::option::Option<i32>,
+    #[prost(float, optional, tag = "23")]
+    pub data_locality_for_ssd: ::core::option::Option<f32>,
+    #[prost(uint64, optional, tag = "24")]
+    pub blocks_local_weight: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "25")]
+    pub blocks_local_with_ssd_weight: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "26")]
+    pub blocks_total_weight: ::core::option::Option<u64>,
+    #[prost(enumeration = "region_load::CompactionState", optional, tag = "27")]
+    pub compaction_state: ::core::option::Option<i32>,
+    #[prost(uint32, optional, tag = "28")]
+    pub region_size_mb: ::core::option::Option<u32>,
+    #[prost(float, optional, tag = "29")]
+    pub current_region_cached_ratio: ::core::option::Option<f32>,
+}
+/// Nested message and enum types in `RegionLoad`.
+pub mod region_load {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum CompactionState {
+        None = 0,
+        Minor = 1,
+        Major = 2,
+        MajorAndMinor = 3,
+    }
+    impl CompactionState {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::None => "NONE",
+                Self::Minor => "MINOR",
+                Self::Major => "MAJOR",
+                Self::MajorAndMinor => "MAJOR_AND_MINOR",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "NONE" => Some(Self::None),
+                "MINOR" => Some(Self::Minor),
+                "MAJOR" => Some(Self::Major),
+                "MAJOR_AND_MINOR" => Some(Self::MajorAndMinor),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct RegionState {
     #[prost(message, required, tag = "1")]
     pub region_info: RegionInfo,
@@ -633,6 +798,170 @@ pub mod region_state {
         }
     }
 }
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct RegionStatesCount {
+    #[prost(uint32, required, tag = "1")]
+    pub open_regions: u32,
+    #[prost(uint32, required, tag = "2")]
+    pub split_regions: u32,
+    #[prost(uint32, required, tag = "3")]
+    pub closed_regions: u32,
+    #[prost(uint32, required, tag = "4")]
+    pub regions_in_transition: u32,
+    #[prost(uint32, required, tag = "5")]
+    pub total_regions: u32,
+}
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct ReplicationLoadSink {
+    #[prost(uint64, required, tag = "1")]
+    pub age_of_last_applied_op: u64,
+    #[prost(uint64, required, tag = "2")]
+    pub time_stamps_of_last_applied_op: u64,
+    #[prost(uint64, optional, tag = "3")]
+    pub timestamp_started: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "4")]
+    pub total_ops_processed: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ReplicationLoadSource {
+    #[prost(string, required, tag = "1")]
+    pub peer_id: ::prost::alloc::string::String,
+    #[prost(uint64, required, tag = "2")]
+    pub age_of_last_shipped_op: u64,
+    #[prost(uint32, required, tag = "3")]
+    pub size_of_log_queue: u32,
+    #[prost(uint64, required, tag = "4")]
+    pub time_stamp_of_last_shipped_op: u64,
+    #[prost(uint64, required, tag = "5")]
+    pub replication_lag: u64,
+    #[prost(uint64, optional, tag = "6")]
+    pub time_stamp_of_next_to_replicate: ::core::option::Option<u64>,
+    #[prost(string, optional, tag = "7")]
+    pub queue_id: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(bool, optional, tag = "8")]
+    pub recovered: ::core::option::Option<bool>,
+    #[prost(bool, optional, tag = "9")]
+    pub running: ::core::option::Option<bool>,
+    #[prost(bool, optional, tag = "10")]
+    pub edits_since_restart: ::core::option::Option<bool>,
+    #[prost(uint64, optional, tag = "11")]
+    pub edits_read: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "12")]
+    pub o_ps_shipped: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ServerLoad {
+    #[prost(uint64, optional, tag = "1")]
+    pub number_of_requests: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    pub total_number_of_requests: ::core::option::Option<u64>,
+    #[prost(uint32, optional, tag = "3")]
+    pub used_heap_mb: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "4")]
+    pub max_heap_mb: ::core::option::Option<u32>,
+    #[prost(message, repeated, tag = "5")]
+    pub region_loads: ::prost::alloc::vec::Vec<RegionLoad>,
+    #[prost(message, repeated, tag = "6")]
+    pub coprocessors: ::prost::alloc::vec::Vec<Coprocessor>,
+    #[prost(uint64, optional, tag = "7")]
+    pub report_start_time: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "8")]
+    pub report_end_time: ::core::option::Option<u64>,
+    #[prost(uint32, optional, tag = "9")]
+    pub info_server_port: ::core::option::Option<u32>,
+    #[prost(message, repeated, tag = "10")]
+    pub repl_load_source: ::prost::alloc::vec::Vec<ReplicationLoadSource>,
+    #[prost(message, optional, tag = "11")]
+    pub repl_load_sink: ::core::option::Option<ReplicationLoadSink>,
+    #[prost(message, repeated, tag = "12")]
+    pub user_loads: ::prost::alloc::vec::Vec<UserLoad>,
+    #[prost(map = "string, uint32", tag = "13")]
+    pub region_cached_info: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        u32,
+    >,
+    #[prost(message, repeated, tag = "15")]
+    pub tasks: ::prost::alloc::vec::Vec<ServerTask>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ServerTask {
+    #[prost(string, required, tag = "1")]
+    pub description: ::prost::alloc::string::String,
+    #[prost(string, required, tag = "2")]
+    pub status: ::prost::alloc::string::String,
+    #[prost(enumeration = "server_task::State", required, tag = "3")]
+    pub state: i32,
+    #[prost(uint64, optional, tag = "4")]
+    pub start_time: ::core::option::Option<u64>,
+    #[prost(uint64, optional, tag = "5")]
+    pub completion_time: ::core::option::Option<u64>,
+}
+/// Nested message and enum types in `ServerTask`.
+pub mod server_task {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum State {
+        Running = 0,
+        Waiting = 1,
+        Complete = 2,
+        Aborted = 3,
+    }
+    impl State {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::Running => "RUNNING",
+                Self::Waiting => "WAITING",
+                Self::Complete => "COMPLETE",
+                Self::Aborted => "ABORTED",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "RUNNING" => Some(Self::Running),
+                "WAITING" => Some(Self::Waiting),
+                "COMPLETE" => Some(Self::Complete),
+                "ABORTED" => Some(Self::Aborted),
+                _ => None,
+            }
+        }
+    }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StoreSequenceId {
+    #[prost(bytes = "bytes", required, tag = "1")]
+    pub family_name: ::prost::bytes::Bytes,
+    #[prost(uint64, required, tag = "2")]
+    pub sequence_id: u64,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TableRegionStatesCount {
+    #[prost(message, required, tag = "1")]
+    pub table_name: TableName,
+    #[prost(message, required, tag = "2")]
+    pub region_states_count: RegionStatesCount,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct UserLoad {
+    #[prost(string, required, tag = "1")]
+    pub user_name: ::prost::alloc::string::String,
+    #[prost(message, repeated, tag = "2")]
+    pub client_metrics: ::prost::alloc::vec::Vec<ClientMetrics>,
+}
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct BinaryComparator {
     #[prost(message, required, tag = "1")]
@@ -706,6 +1035,11 @@ pub struct StackTraceElementMessage {
     pub file_name: ::core::option::Option<::prost::alloc::string::String>,
     #[prost(int32, optional, tag = "4")]
     pub line_number: ::core::option::Option<i32>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct HBaseVersionFileContent {
+    #[prost(string, required, tag = "1")]
+    pub version: ::prost::alloc::string::String,
 }
 #[derive(Clone, Copy, PartialEq, ::prost::Message)]
 pub struct ColumnCountGetFilter {
@@ -914,6 +1248,11 @@ pub struct ColumnFamilyTimeRange {
     pub column_family: ::prost::bytes::Bytes,
     #[prost(message, required, tag = "2")]
     pub time_range: TimeRange,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct Coprocessor {
+    #[prost(string, required, tag = "1")]
+    pub name: ::prost::alloc::string::String,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct NameBytesPair {
@@ -1139,6 +1478,22 @@ pub struct AddColumnResponse {
     #[prost(uint64, optional, tag = "1")]
     pub proc_id: ::core::option::Option<u64>,
 }
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct BalanceRequest {
+    #[prost(bool, optional, tag = "1")]
+    pub ignore_rit: ::core::option::Option<bool>,
+    #[prost(bool, optional, tag = "2")]
+    pub dry_run: ::core::option::Option<bool>,
+}
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct BalanceResponse {
+    #[prost(bool, required, tag = "1")]
+    pub balancer_ran: bool,
+    #[prost(uint32, optional, tag = "2")]
+    pub moves_calculated: ::core::option::Option<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub moves_executed: ::core::option::Option<u32>,
+}
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct CreateNamespaceRequest {
     #[prost(message, required, tag = "1")]
@@ -1240,6 +1595,16 @@ pub struct EnableTableRequest {
 pub struct EnableTableResponse {
     #[prost(uint64, optional, tag = "1")]
     pub proc_id: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetClusterStatusRequest {
+    #[prost(enumeration = "Option", repeated, packed = "false", tag = "1")]
+    pub options: ::prost::alloc::vec::Vec<i32>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetClusterStatusResponse {
+    #[prost(message, required, tag = "1")]
+    pub cluster_status: ClusterStatus,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct GetNamespaceDescriptorRequest {
@@ -1373,6 +1738,27 @@ pub struct ModifyColumnRequest {
 pub struct ModifyColumnResponse {
     #[prost(uint64, optional, tag = "1")]
     pub proc_id: ::core::option::Option<u64>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct MoveRegionRequest {
+    #[prost(message, required, tag = "1")]
+    pub region: RegionSpecifier,
+    #[prost(message, optional, tag = "2")]
+    pub dest_server_name: ::core::option::Option<ServerName>,
+}
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct MoveRegionResponse {}
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct SetBalancerRunningRequest {
+    #[prost(bool, required, tag = "1")]
+    pub on: bool,
+    #[prost(bool, optional, tag = "2")]
+    pub synchronous: ::core::option::Option<bool>,
+}
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct SetBalancerRunningResponse {
+    #[prost(bool, optional, tag = "1")]
+    pub prev_balance_value: ::core::option::Option<bool>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct SplitTableRegionRequest {
@@ -1591,6 +1977,68 @@ impl Consistency {
         match value {
             "STRONG" => Some(Self::Strong),
             "TIMELINE" => Some(Self::Timeline),
+            _ => None,
+        }
+    }
+}
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum Option {
+    HbaseVersion = 0,
+    ClusterId = 1,
+    LiveServers = 2,
+    DeadServers = 3,
+    Master = 4,
+    BackupMasters = 5,
+    MasterCoprocessors = 6,
+    RegionsInTransition = 7,
+    BalancerOn = 8,
+    MasterInfoPort = 9,
+    ServersName = 10,
+    TableToRegionsCount = 11,
+    Tasks = 12,
+    UnknownServers = 13,
+}
+impl Option {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::HbaseVersion => "HBASE_VERSION",
+            Self::ClusterId => "CLUSTER_ID",
+            Self::LiveServers => "LIVE_SERVERS",
+            Self::DeadServers => "DEAD_SERVERS",
+            Self::Master => "MASTER",
+            Self::BackupMasters => "BACKUP_MASTERS",
+            Self::MasterCoprocessors => "MASTER_COPROCESSORS",
+            Self::RegionsInTransition => "REGIONS_IN_TRANSITION",
+            Self::BalancerOn => "BALANCER_ON",
+            Self::MasterInfoPort => "MASTER_INFO_PORT",
+            Self::ServersName => "SERVERS_NAME",
+            Self::TableToRegionsCount => "TABLE_TO_REGIONS_COUNT",
+            Self::Tasks => "TASKS",
+            Self::UnknownServers => "UNKNOWN_SERVERS",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "HBASE_VERSION" => Some(Self::HbaseVersion),
+            "CLUSTER_ID" => Some(Self::ClusterId),
+            "LIVE_SERVERS" => Some(Self::LiveServers),
+            "DEAD_SERVERS" => Some(Self::DeadServers),
+            "MASTER" => Some(Self::Master),
+            "BACKUP_MASTERS" => Some(Self::BackupMasters),
+            "MASTER_COPROCESSORS" => Some(Self::MasterCoprocessors),
+            "REGIONS_IN_TRANSITION" => Some(Self::RegionsInTransition),
+            "BALANCER_ON" => Some(Self::BalancerOn),
+            "MASTER_INFO_PORT" => Some(Self::MasterInfoPort),
+            "SERVERS_NAME" => Some(Self::ServersName),
+            "TABLE_TO_REGIONS_COUNT" => Some(Self::TableToRegionsCount),
+            "TASKS" => Some(Self::Tasks),
+            "UNKNOWN_SERVERS" => Some(Self::UnknownServers),
             _ => None,
         }
     }
