@@ -475,6 +475,9 @@ pub(crate) struct PoolCounters {
     /// Region scanners a backend lost and reopened after the last row on its own (the native
     /// backend, whose scans cross regions; the client counts its own reopenings apart).
     pub(crate) scans_resumed: u64,
+    /// Calls a backend sent again on its own (the native backend, after a region moved or a
+    /// server was busy; the client counts its own retries apart).
+    pub(crate) resent: u64,
 }
 
 /// A store the client can talk to. Every method carries out one logical operation, given as

@@ -303,10 +303,11 @@ impl Client {
             connections_opened: c.opened,
             connections_open: c.open,
             connections_idle: c.idle,
-            retries: self
-                .inner
-                .retries
-                .load(std::sync::atomic::Ordering::Relaxed),
+            retries: c.resent
+                + self
+                    .inner
+                    .retries
+                    .load(std::sync::atomic::Ordering::Relaxed),
             scanners_open: self
                 .inner
                 .scanners_open
@@ -329,7 +330,9 @@ pub struct ClientStats {
     pub connections_open: usize,
     /// Of those, how many are idle.
     pub connections_idle: usize,
-    /// Calls sent again after a failure that could pass (see [`Config::retry_deadline`]).
+    /// Calls sent again after a failure that could pass (see [`Config::retry_deadline`]), and
+    /// the native backend's calls sent again after a region moved or a server was busy (a
+    /// batch's actions count once per round).
     pub retries: u64,
     /// Server-side scanners this client opened and has not closed yet (a scan stream closes
     /// its scanner when it ends, fails or is dropped; a dropped one closes it in the

@@ -178,6 +178,7 @@ impl NativeRpc {
                 break (response, result);
             }
             moved += 1;
+            self.core.resent.fetch_add(1, Ordering::Relaxed);
             self.core.regions.forget(table, &region);
             tokio::time::sleep(std::time::Duration::from_millis(50 * moved)).await;
         };
@@ -227,6 +228,7 @@ impl Backend for NativeRpc {
             open: core.connections.count(),
             idle: 0,
             scans_resumed: core.scans_resumed.load(Ordering::Relaxed),
+            resent: core.resent.load(Ordering::Relaxed),
         }
     }
 

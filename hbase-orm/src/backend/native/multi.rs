@@ -156,6 +156,8 @@ impl Core {
                         can_retry: true,
                     });
                 }
+                self.resent
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_secs(1));
             }

@@ -104,6 +104,9 @@ pub(crate) struct Core {
     nonce: AtomicU64,
     /// Region scanners lost and reopened after the last row returned.
     pub(crate) scans_resumed: AtomicU64,
+    /// Calls (or a batch's actions, one per round) sent again because a region moved or a
+    /// server was busy.
+    pub(crate) resent: AtomicU64,
 }
 
 /// How long calls to a region keep being sent again while it moves.
@@ -127,6 +130,7 @@ impl Core {
             nonce_group,
             nonce: AtomicU64::new(nonce_group.rotate_left(17)),
             scans_resumed: AtomicU64::new(0),
+            resent: AtomicU64::new(0),
         }
     }
 
@@ -221,6 +225,7 @@ impl Core {
                 return Err(why);
             }
             tracing::debug!(method, error = %why, "region moved or busy; sending again");
+            self.resent.fetch_add(1, Ordering::Relaxed);
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(1));
         }
