@@ -576,16 +576,41 @@ pub(crate) trait Backend: Send + Sync + 'static {
     async fn delete_family(&self, op: &DeleteFamily<'_>) -> Result<()>;
     /// Every region of the table, in any order.
     async fn region_locations(&self, op: &RegionLocations<'_>) -> Result<Vec<RegionLocation>>;
+
+    // The calls about the cluster's regions and servers. A backend that has no such calls
+    // (the Thrift gateways) keeps these: they answer `Unsupported` and send nothing.
+
     /// Splits the region holding `split_key` in two at that key, and returns once both halves
     /// serve.
-    async fn split_region(&self, op: &SplitRegion<'_>) -> Result<()>;
+    async fn split_region(&self, _op: &SplitRegion<'_>) -> Result<()> {
+        Err(no_call(self.name(), SplitRegion::NAME, "split"))
+    }
     /// Moves the region holding `key` to the server `to` (or one the master picks), and
     /// returns once it serves there.
-    async fn move_region(&self, op: &MoveRegion<'_>) -> Result<()>;
+    async fn move_region(&self, _op: &MoveRegion<'_>) -> Result<()> {
+        Err(no_call(self.name(), MoveRegion::NAME, "move"))
+    }
     /// The region servers that serve (`host:port`), in any order.
-    async fn region_servers(&self, op: &RegionServers) -> Result<Vec<String>>;
+    async fn region_servers(&self, _op: &RegionServers) -> Result<Vec<String>> {
+        Err(no_call(self.name(), RegionServers::NAME, "server list"))
+    }
     /// Runs the balancer once; whether it ran.
-    async fn balance(&self, op: &Balance) -> Result<bool>;
+    async fn balance(&self, _op: &Balance) -> Result<bool> {
+        Err(no_call(self.name(), Balance::NAME, "balancer"))
+    }
     /// Switches the balancer on or off; whether it was on.
-    async fn set_balancer(&self, op: &SetBalancer) -> Result<bool>;
+    async fn set_balancer(&self, _op: &SetBalancer) -> Result<bool> {
+        Err(no_call(self.name(), SetBalancer::NAME, "balancer"))
+    }
+}
+
+/// The error of `operation` on a backend that has no `what` call for it.
+fn no_call(backend: &'static str, operation: &str, what: &str) -> model::Error {
+    model::Error::Unsupported {
+        operation: operation.to_string(),
+        backend,
+        why: format!(
+            "{backend} has no {what} call; use the native backend (hbase://) or the HBase shell"
+        ),
+    }
 }

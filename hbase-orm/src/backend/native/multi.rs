@@ -299,6 +299,17 @@ fn read_answers<'r>(
 mod tests {
     use super::*;
 
+    /// A region called `name` on server `s:1`.
+    fn region(name: &str) -> Arc<Region> {
+        Arc::new(Region {
+            name: bytes::Bytes::copy_from_slice(name.as_bytes()),
+            start: Vec::new(),
+            end: Vec::new(),
+            id: 1,
+            server: "s:1".into(),
+        })
+    }
+
     /// Any `Multi` reply to a call of six actions in three regions, with any cell block: every
     /// action answered once, or a protocol error; never a panic.
     #[test]
@@ -306,15 +317,6 @@ mod tests {
         use super::super::cellblock::tests::arb_block;
         use super::super::convert::tests::arb_result;
         use proptest::prelude::*;
-        let region = |name: &str| {
-            Arc::new(Region {
-                name: bytes::Bytes::copy_from_slice(name.as_bytes()),
-                start: Vec::new(),
-                end: Vec::new(),
-                id: 1,
-                server: "s:1".into(),
-            })
-        };
         let regions = vec![
             (region("a"), vec![0, 1, 2]),
             (region("b"), vec![3, 4]),
@@ -378,15 +380,6 @@ mod tests {
 
     #[test]
     fn a_server_s_actions_go_out_in_calls_of_at_most_a_thousand() {
-        let region = |name: &str| {
-            Arc::new(Region {
-                name: bytes::Bytes::copy_from_slice(name.as_bytes()),
-                start: Vec::new(),
-                end: Vec::new(),
-                id: 1,
-                server: "s:1".into(),
-            })
-        };
         let regions = vec![
             (region("a"), (0..1500).collect::<Vec<usize>>()),
             (region("b"), (1500..1700).collect()),

@@ -849,37 +849,6 @@ impl Backend for Thrift1 {
             .await?;
         Ok(regions.into_iter().map(convert::region_location).collect())
     }
-
-    async fn split_region(&self, _op: &op::SplitRegion<'_>) -> Result<()> {
-        Err(no_call(op::SplitRegion::NAME, "split"))
-    }
-
-    async fn move_region(&self, _op: &op::MoveRegion<'_>) -> Result<()> {
-        Err(no_call(op::MoveRegion::NAME, "move"))
-    }
-
-    async fn region_servers(&self, _op: &op::RegionServers) -> Result<Vec<String>> {
-        Err(no_call(op::RegionServers::NAME, "server list"))
-    }
-
-    async fn balance(&self, _op: &op::Balance) -> Result<bool> {
-        Err(no_call(op::Balance::NAME, "balancer"))
-    }
-
-    async fn set_balancer(&self, _op: &op::SetBalancer) -> Result<bool> {
-        Err(no_call(op::SetBalancer::NAME, "balancer"))
-    }
-}
-
-/// The error of an operation the Thrift1 gateway has no `what` call for.
-fn no_call(operation: &str, what: &str) -> Error {
-    unsupported(
-        operation,
-        format!(
-            "the Thrift1 gateway has no {what} call; use the native backend (hbase://) or the \
-             HBase shell"
-        ),
-    )
 }
 
 /// The puts of row mutations as one put of every cell (each keeps its timestamp); `None`
