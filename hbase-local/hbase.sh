@@ -1,18 +1,48 @@
 #!/usr/bin/env bash
-# Local standalone HBase 2.6.1 + Thrift gateways (three Thrift2, one Thrift1), from Maven jars (no HBase install needed).
+# Local HBase 2.6.1 + Thrift gateways (three Thrift2, one Thrift1), from Maven jars (no HBase
+# install needed): a standalone HBase (the default), or a distributed cluster on this machine.
 #
-#   hbase-local/hbase.sh up            start (idempotent) and wait until ready
-#   hbase-local/hbase.sh down [--purge] stop (and with --purge delete the data dir)
-#   hbase-local/hbase.sh status        what runs, whether the gateways answer; exit 0 iff all up
-#   hbase-local/hbase.sh restart NAME  stop one gateway (thrift, thrift-framed, thrift1,
-#                                      thrift-short) and start it again (or start it if it was
+#   hbase-local/hbase.sh up            start standalone HBase (idempotent) and wait until ready
+#   hbase-local/hbase.sh up --cluster [N]
+#                                      start a distributed cluster instead: ZooKeeper, a master
+#                                      and N region servers (default 3, or the N the data dir's
+#                                      cluster had), each its own JVM, plus the same gateways;
+#                                      waits until ready. Idempotent: starts whichever of its
+#                                      processes are not running (after `kill rs2`, say)
+#   hbase-local/hbase.sh down [--purge] stop everything (and with --purge delete the data dir)
+#   hbase-local/hbase.sh status        each process: pid, port, whether it answers; exit 0 iff all up
+#   hbase-local/hbase.sh restart NAME  stop one process and start it again (or start it if it was
 #                                      stopped); returns once it answers (for fault tests)
-#   hbase-local/hbase.sh stop NAME     stop one gateway and leave it stopped (fault tests)
-#   hbase-local/hbase.sh logs [-f]     tail of the master and gateway logs (-f follows)
+#   hbase-local/hbase.sh stop NAME     stop one process gracefully (SIGTERM) and leave it stopped
+#   hbase-local/hbase.sh start NAME    start one stopped process; returns once it is ready
+#   hbase-local/hbase.sh kill NAME     kill -9 one process (a crash) and leave it dead
+#   hbase-local/hbase.sh logs [-f] [-n LINES]  tail of every process's log (-f follows)
 #
-# Processes (background JVMs, pid files in $DATA/run):
+# NAME is a gateway (thrift, thrift-framed, thrift1, thrift-short) in either mode; in cluster
+# mode also zookeeper, master or rs1 .. rsN. Standalone mode: `kill master` kills the whole HBase;
+# the master is otherwise started and stopped with up/down only.
+#
+# Modes. The data dir remembers the mode it was last started in ($DATA/mode: "standalone" or
+# "cluster N"; none = standalone), and status/down/stop/start/kill/logs act on that mode. `up`
+# (or `up --cluster`) refuses while the data dir runs in the other mode (or a cluster of another
+# size): `down` first. Both modes keep HBase and ZooKeeper data in the same places, so a stopped
+# data dir can be started in either. To run both at once, give the second its own HBASE_ORM_DATA
+# and ports (a port already in use makes `up` refuse too).
+#
+# Standalone processes (background JVMs, pid files in $DATA/run, logs in $DATA/logs/NAME.log):
 #   master        org.apache.hadoop.hbase.master.HMaster start  (ZooKeeper + master + region
 #                 server in one JVM, hbase.cluster.distributed=false)
+# Cluster processes (hbase.cluster.distributed=true):
+#   zookeeper     org.apache.hadoop.hbase.zookeeper.HQuorumPeer on 127.0.0.1:$HBASE_ORM_ZK_PORT.
+#                 HBase's own ZooKeeper launcher, chosen over ZooKeeperServerMain PORT DIR because
+#                 it reads everything from hbase-site.xml (port, bind address 127.0.0.1 where
+#                 ZooKeeperServerMain binds all interfaces, data dir, the session limit) and keeps
+#                 HBase's maxClientCnxns (300): plain ZooKeeper allows 60 connections per client
+#                 address, and every JVM and test client here comes from 127.0.0.1
+#   master        HMaster start, RPC 127.0.0.1:$HBASE_ORM_MASTER_PORT
+#   rs1 .. rsN    org.apache.hadoop.hbase.regionserver.HRegionServer start; rsK binds and
+#                 advertises 127.0.0.1:$((HBASE_ORM_REGIONSERVER_PORT + K - 1)) (16020, 16021, ...)
+# Both modes, the gateways:
 #   thrift        Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090), buffered + binary
 #   thrift-framed Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091), framed + compact;
 #                 it closes connections idle for $HBASE_ORM_FRAMED_IDLE_MS ms (default 3000), so
@@ -23,7 +53,31 @@
 #                 buffered + binary, whose scanners expire after $HBASE_ORM_SHORT_SCANNER_MS ms
 #                 unused (default 2000; the others: 60 s), for tests of several gateways and of
 #                 scans that outlive their scanner
+# No other port is opened: web UIs are off (info ports -1), so is ZooKeeper's admin server.
 #
+# Ready means: the master's log says "Master has completed initialization"; in cluster mode
+# also ZooKeeper answers `srvr` and each region server's log says "Serving as 127.0.0.1,PORT,..."
+# (written once the master accepted it: registered); then every gateway answers a real call
+# about hbase:namespace (hbase-local/ping.py). `status` also asks the master and each region
+# server over HBase's RPC (ping.py --rpc). A region server started while no master runs is
+# ready once it answers its RPC port; it registers when a master is back.
+#
+# Cluster facts (details in conf/hbase-site.xml; times measured on the 2-core machine):
+#   - `up --cluster` from nothing takes ~40 s (jars present): 8 JVMs starting on 2 cores.
+#   - WALs go through Hadoop's RawLocalFileSystem (fs.file.impl), whose hflush reaches the OS:
+#     writes a region server acknowledged survive its kill -9 and come back through the
+#     master's WAL split (checked under load: none lost).
+#   - A killed region server is noticed when its ZooKeeper session expires
+#     ($HBASE_ORM_ZK_SESSION_MS, 10 s here; HBase's default is 90 s); the master's crash
+#     procedure (WAL split, reassignment) then takes ~3 s: its regions serve again ~11-14 s
+#     after the kill (a client's retry backoff may add more: HBase's own client resumed at
+#     ~18 s). A graceful `stop rsK` moves its regions in ~1-2 s. The balancer moves regions
+#     every 5 minutes: look a region's server up right before killing it.
+#   - `stop master` only stops the master (SIGTERM): ZooKeeper, region servers and gateways
+#     keep serving reads and writes of regions already open (checked for 2 minutes under
+#     load); `start master` brings it back (~15 s) and it takes the region servers over.
+#     `down` asks the master to shut the whole cluster down (as bin/stop-hbase.sh does), then
+#     stops whatever is left, ZooKeeper last.
 # Environment:
 #   HBASE_ORM_DATA               data, logs, pid files     (default <repo>/.hbase-local)
 #   HBASE_ORM_CACHE              resolved jars             (default ~/.cache/hbase-orm)
@@ -33,16 +87,22 @@
 #   HBASE_ORM_THRIFT1_PORT       Thrift1 gateway           (default 9092)
 #   HBASE_ORM_THRIFT_SHORT_PORT  short-scanner gateway     (default 9093)
 #   HBASE_ORM_SHORT_SCANNER_MS   its scanner timeout       (default 2000 ms)
-#   HBASE_ORM_REGION_SCANNER_MS  the region server's scanner lease (default 10000 ms; HBase's
+#   HBASE_ORM_REGION_SCANNER_MS  the region servers' scanner lease (default 10000 ms; HBase's
 #                                own default is 60 s): a native scan paused longer than this
 #                                finds its region scanner gone, as tests of resuming need
 #   HBASE_ORM_ZK_PORT            ZooKeeper client port     (default 2181)
 #   HBASE_ORM_MASTER_PORT        master RPC port           (default 16000)
-#   HBASE_ORM_REGIONSERVER_PORT  region server RPC port    (default 16020)
-#   HBASE_ORM_UP_TIMEOUT         seconds `up` waits        (default 180)
-#   HBASE_ORM_MASTER_HEAP        master -Xmx               (default 1g)
+#   HBASE_ORM_REGIONSERVER_PORT  region server RPC port    (default 16020; cluster: rs1's, rsK
+#                                uses this + K - 1)
+#   HBASE_ORM_ZK_SESSION_MS      cluster: ZooKeeper session timeout (default 10000 ms)
+#   HBASE_ORM_UP_TIMEOUT         seconds `up` (and start/restart) waits (default 180)
+#   HBASE_ORM_MASTER_HEAP        master -Xmx               (default 1g standalone, 512m cluster)
+#   HBASE_ORM_RS_HEAP            cluster: -Xmx of each region server (default 768m)
+#   HBASE_ORM_ZK_HEAP            cluster: ZooKeeper's -Xmx (default 128m)
 #   HBASE_ORM_THRIFT_HEAP        -Xmx of each gateway      (default 512m)
 #   HBASE_ORM_MASTER_JAVA_OPTS   extra JVM options for the master (word-split)
+#   HBASE_ORM_RS_JAVA_OPTS       extra JVM options for each region server (word-split)
+#   HBASE_ORM_ZK_JAVA_OPTS       extra JVM options for ZooKeeper (word-split)
 #   HBASE_ORM_THRIFT_JAVA_OPTS   extra JVM options for each gateway (word-split)
 #   JAVA_HOME                    JDK/JRE to use (else `java` on PATH)
 set -euo pipefail
@@ -74,14 +134,18 @@ THRIFT1_PORT=${HBASE_ORM_THRIFT1_PORT:-9092}
 ZK_PORT=${HBASE_ORM_ZK_PORT:-2181}
 MASTER_RPC_PORT=${HBASE_ORM_MASTER_PORT:-16000}
 REGIONSERVER_RPC_PORT=${HBASE_ORM_REGIONSERVER_PORT:-16020}
+ZK_SESSION_MS=${HBASE_ORM_ZK_SESSION_MS:-10000}
 UP_TIMEOUT=${HBASE_ORM_UP_TIMEOUT:-180}
-MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-1g}
+RS_HEAP=${HBASE_ORM_RS_HEAP:-768m}
+ZK_HEAP=${HBASE_ORM_ZK_HEAP:-128m}
 THRIFT_HEAP=${HBASE_ORM_THRIFT_HEAP:-512m}
 STOP_TIMEOUT=30
+DEFAULT_CLUSTER_SIZE=3
+MAX_CLUSTER_SIZE=20
 
 GATEWAYS=(thrift thrift-framed thrift1 thrift-short)
-COMPONENTS=(master "${GATEWAYS[@]}")
 READY_LINE="Master has completed initialization"
+RS_READY_LINE="Serving as "
 DATA_MARKER_NAME=.hbase-orm-data
 
 # ----------------------------------------------------------------------------- helpers
@@ -90,7 +154,7 @@ say() { printf '[hbase-local] %s\n' "$*"; }
 warn() { printf '[hbase-local] %s\n' "$*" >&2; }
 die() { warn "error: $*"; exit 1; }
 
-for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT SHORT_SCANNER_MS REGION_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT UP_TIMEOUT; do
+for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT SHORT_SCANNER_MS REGION_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT ZK_SESSION_MS UP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
 
@@ -103,10 +167,96 @@ abs_data_dir() {
   DATA_DIR=${DATA_DIR%/}
   LOG_DIR=$DATA_DIR/logs
   RUN_DIR=$DATA_DIR/run
+  MODE_FILE=$DATA_DIR/mode
 }
 abs_data_dir
 
+# ----------------------------------------------------------------------------- modes
+
+# MODE (standalone | cluster), RS_COUNT (cluster: region servers) and COMPONENTS (every process
+# of the mode, in start order)
+MODE=standalone
+RS_COUNT=0
+COMPONENTS=()
+set_mode() {
+  MODE=$1
+  RS_COUNT=${2:-0}
+  COMPONENTS=()
+  if [[ "$MODE" == cluster ]]; then
+    COMPONENTS=(zookeeper master)
+    local i
+    for ((i = 1; i <= RS_COUNT; i++)); do
+      COMPONENTS+=("rs$i")
+    done
+  else
+    COMPONENTS=(master)
+  fi
+  COMPONENTS+=("${GATEWAYS[@]}")
+}
+
+# the mode the data dir was last started in (no file: standalone, as before cluster mode existed)
+load_mode() {
+  local m="" n=""
+  if [[ -f "$MODE_FILE" ]]; then
+    read -r m n <"$MODE_FILE" 2>/dev/null || true
+  fi
+  if [[ "$m" == cluster && "$n" =~ ^[0-9]+$ ]] && ((n >= 1)); then
+    set_mode cluster "$n"
+  else
+    set_mode standalone
+  fi
+}
+
+save_mode() {
+  if [[ "$MODE" == cluster ]]; then
+    printf 'cluster %s\n' "$RS_COUNT" >"$MODE_FILE"
+  else
+    printf 'standalone\n' >"$MODE_FILE"
+  fi
+}
+
+is_cluster() { [[ "$MODE" == cluster ]]; }
+
+mode_summary() {
+  if is_cluster; then
+    printf 'cluster (ZooKeeper, master, %s region servers)' "$RS_COUNT"
+  else
+    printf 'standalone (ZooKeeper, master and region server in one JVM)'
+  fi
+}
+
+# the region servers of the cluster (rs1 .. rsN), or none
+region_servers() {
+  local i
+  for ((i = 1; i <= RS_COUNT; i++)); do
+    printf 'rs%s\n' "$i"
+  done
+}
+
+is_region_server() { [[ "$1" =~ ^rs[1-9][0-9]*$ ]]; }
+
+# true if $1 names one of the gateways
+is_gateway() {
+  local name
+  for name in "${GATEWAYS[@]}"; do
+    [[ "$name" == "$1" ]] && return 0
+  done
+  return 1
+}
+
+# true if $1 is a process of the current mode
+is_component() {
+  local name
+  for name in "${COMPONENTS[@]}"; do
+    [[ "$name" == "$1" ]] && return 0
+  done
+  return 1
+}
+
+# ----------------------------------------------------------------------------- processes
+
 pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
+ready_file() { printf '%s/%s.ready' "$RUN_DIR" "$1"; }
 log_file() { printf '%s/%s.log' "$LOG_DIR" "$1"; }
 out_file() { printf '%s/%s.out' "$LOG_DIR" "$1"; }
 
@@ -128,17 +278,19 @@ component_pid() {
   printf '%s' "$pid"
 }
 
-# true if $1 names one of the gateways
-is_gateway() {
+# the running processes of the current mode, one name a line
+running_components() {
   local name
-  for name in "${GATEWAYS[@]}"; do
-    [[ "$name" == "$1" ]] && return 0
+  for name in "${COMPONENTS[@]}"; do
+    [[ -z "$(component_pid "$name")" ]] || printf '%s\n' "$name"
   done
-  return 1
 }
 
 port_of() {
   case "$1" in
+    zookeeper) printf '%s' "$ZK_PORT" ;;
+    master) printf '%s' "$MASTER_RPC_PORT" ;;
+    rs*) printf '%s' "$((REGIONSERVER_RPC_PORT + ${1#rs} - 1))" ;;
     thrift) printf '%s' "$THRIFT_PORT" ;;
     thrift-framed) printf '%s' "$THRIFT_FRAMED_PORT" ;;
     thrift1) printf '%s' "$THRIFT1_PORT" ;;
@@ -146,9 +298,27 @@ port_of() {
   esac
 }
 
-# human description of a gateway
+# every port a process listens on
+ports_of() {
+  if [[ "$1" == master ]] && ! is_cluster; then
+    printf '%s %s %s' "$ZK_PORT" "$MASTER_RPC_PORT" "$REGIONSERVER_RPC_PORT"
+  else
+    port_of "$1"
+  fi
+}
+
+# human description of a process
 describe() {
   case "$1" in
+    zookeeper) printf 'ZooKeeper 127.0.0.1:%s' "$ZK_PORT" ;;
+    master)
+      if is_cluster; then
+        printf 'master 127.0.0.1:%s' "$MASTER_RPC_PORT"
+      else
+        printf 'ZooKeeper 127.0.0.1:%s, master :%s, region server :%s' "$ZK_PORT" "$MASTER_RPC_PORT" "$REGIONSERVER_RPC_PORT"
+      fi
+      ;;
+    rs*) printf 'region server 127.0.0.1:%s' "$(port_of "$1")" ;;
     thrift) printf 'Thrift2 127.0.0.1:%s buffered/binary' "$THRIFT_PORT" ;;
     thrift-framed) printf 'Thrift2 127.0.0.1:%s framed/compact' "$THRIFT_FRAMED_PORT" ;;
     thrift1) printf 'Thrift1 127.0.0.1:%s buffered/binary' "$THRIFT1_PORT" ;;
@@ -164,12 +334,11 @@ port_in_use() {
 have_python() { command -v python3 >/dev/null 2>&1; }
 
 gateways_summary() {
-  local name out=()
+  local name sep=""
   for name in "${GATEWAYS[@]}"; do
-    out+=("$(describe "$name")")
+    printf '%s%s' "$sep" "$(describe "$name")"
+    sep="; "
   done
-  local IFS=,
-  printf '%s' "${out[*]}" | sed 's/,/, /g'
 }
 
 # real Thrift call on one gateway (quiet)
@@ -183,9 +352,6 @@ ping_component() {
   esac
 }
 
-# The master is initialized once its log (of this run: rotated at start) has $READY_LINE.
-# The first sighting is remembered in run/master.ready (with the master's pid), as the log may
-# roll over later.
 all_gateways_answer() {
   local name
   for name in "${GATEWAYS[@]}"; do
@@ -193,18 +359,68 @@ all_gateways_answer() {
   done
 }
 
-master_initialized() {
-  local pid f ready
-  pid=$(component_pid master)
+# ZooKeeper answers its `srvr` command (the one four-letter word it allows by default)
+zk_answers() {
+  (
+    exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" || exit 1
+    printf 'srvr' >&3
+    IFS= read -r -t "${1:-3}" line <&3 || exit 1
+    [[ "$line" == "Zookeeper version"* ]]
+  ) 2>/dev/null
+}
+
+# The master or a region server answers a call over HBase's RPC (MasterService.IsMasterRunning,
+# AdminService.GetServerInfo); prints the answer (a region server's name: host,port,startcode).
+# Without python3: its port accepts connections.
+rpc_answer() {
+  local name=$1 kind=regionserver port out
+  [[ "$name" == master ]] && kind=master
+  port=$(port_of "$name")
+  if ! have_python; then
+    port_in_use "$port" && printf 'port open'
+    return
+  fi
+  out=$(python3 "$PING" -t "${2:-5}" --rpc "$kind" -p "$port" 2>/dev/null) || return 1
+  printf '%s' "$out" | sed -n 's/^ok .* RPC) \(.*\) in [0-9]* ms$/\1/p'
+}
+
+# True once the log of component $1 (this run's: start_component rotates it) has the line $2.
+# The first sighting is remembered in run/<name>.ready (with the pid), as the log may roll over.
+logged_since_start() {
+  local name=$1 line=$2 pid f ready
+  pid=$(component_pid "$name")
   [[ -n "$pid" ]] || return 1
-  ready=$RUN_DIR/master.ready
+  ready=$(ready_file "$name")
   [[ -f "$ready" && "$(cat "$ready" 2>/dev/null)" == "$pid" ]] && return 0
-  f=$(log_file master)
-  if [[ -f "$f" ]] && grep -qF "$READY_LINE" "$f"; then
+  f=$(log_file "$name")
+  if [[ -f "$f" ]] && grep -qF -- "$line" "$f"; then
     printf '%s\n' "$pid" >"$ready" 2>/dev/null || true
     return 0
   fi
   return 1
+}
+
+master_initialized() { logged_since_start master "$READY_LINE"; }
+
+# a region server is registered once the master accepted its report for duty
+rs_registered() { logged_since_start "$1" "$RS_READY_LINE"; }
+
+# Is component $1 ready? ZooKeeper: answers; master: initialized; region server: registered (or,
+# while no master runs, answers its RPC port); gateway: answers a real call.
+component_ready() {
+  local name=$1
+  case "$name" in
+    zookeeper) zk_answers 3 ;;
+    master) master_initialized ;;
+    rs*)
+      if [[ -n "$(component_pid master)" ]]; then
+        rs_registered "$name"
+      else
+        [[ -n "$(rpc_answer "$name" 3)" ]]
+      fi
+      ;;
+    *) ping_component "$name" 5 ;;
+  esac
 }
 
 tail_logs() {
@@ -293,14 +509,25 @@ ensure_jars() {
 
 # ----------------------------------------------------------------------------- start / stop
 
+master_heap() {
+  if [[ -n "${HBASE_ORM_MASTER_HEAP:-}" ]]; then
+    printf '%s' "$HBASE_ORM_MASTER_HEAP"
+  elif is_cluster; then
+    printf '512m'
+  else
+    printf '1g'
+  fi
+}
+
+# JVM_OPTS for component $1 with heap $2 (and region server port $3)
 jvm_opts() {
-  local name=$1 heap=$2
+  local name=$1 heap=$2 rs_port=${3:-$REGIONSERVER_RPC_PORT}
   JVM_OPTS=(
     "-Dhbase.orm.component=$name"
     "-Dhbase.orm.data=$DATA_DIR"
     "-Dhbase.orm.zk.port=$ZK_PORT"
     "-Dhbase.orm.master.port=$MASTER_RPC_PORT"
-    "-Dhbase.orm.regionserver.port=$REGIONSERVER_RPC_PORT"
+    "-Dhbase.orm.regionserver.port=$rs_port"
     "-Xmx$heap"
     -XX:+ExitOnOutOfMemoryError
     -Djava.net.preferIPv4Stack=true
@@ -328,15 +555,36 @@ jvm_opts() {
     -Dlog4j2.shutdownHookEnabled=false
     -cp "$CONF_DIR:$LIB_DIR/*"
   )
+  if is_cluster; then
+    # conf/hbase-site.xml: distributed mode, how many region servers the master waits for at
+    # startup, the ZooKeeper session timeout (every JVM's, and ZooKeeper's upper limit)
+    JVM_OPTS+=(
+      -Dhbase.orm.distributed=true
+      "-Dhbase.orm.rs.count=$RS_COUNT"
+      "-Dhbase.orm.zk.session.ms=$ZK_SESSION_MS"
+    )
+  fi
 }
 
 start_component() {
-  local name=$1 heap main args=()
+  local name=$1 heap main args=() extra=${HBASE_ORM_THRIFT_JAVA_OPTS:-}
   case "$name" in
+    zookeeper)
+      heap=$ZK_HEAP
+      main=org.apache.hadoop.hbase.zookeeper.HQuorumPeer
+      extra=${HBASE_ORM_ZK_JAVA_OPTS:-}
+      ;;
     master)
-      heap=$MASTER_HEAP
+      heap=$(master_heap)
       main=org.apache.hadoop.hbase.master.HMaster
       args=(start)
+      extra=${HBASE_ORM_MASTER_JAVA_OPTS:-}
+      ;;
+    rs*)
+      heap=$RS_HEAP
+      main=org.apache.hadoop.hbase.regionserver.HRegionServer
+      args=(start)
+      extra=${HBASE_ORM_RS_JAVA_OPTS:-}
       ;;
     thrift)
       heap=$THRIFT_HEAP
@@ -358,29 +606,39 @@ start_component() {
       main=org.apache.hadoop.hbase.thrift2.ThriftServer
       args=(-b 127.0.0.1 -p "$THRIFT_SHORT_PORT" --infoport -1 start)
       ;;
+    *) die "unknown process $name" ;;
   esac
-  jvm_opts "$name" "$heap"
-  if [[ "$name" == thrift-short ]]; then
-    # the gateway's scanner cache drops scanners unused this long (conf/hbase-site.xml)
-    JVM_OPTS+=("-Dhbase.orm.scanner.timeout.ms=$SHORT_SCANNER_MS")
-  elif [[ "$name" == master ]]; then
-    # the region server's scanner lease (the same key, read by the region server)
-    JVM_OPTS+=("-Dhbase.orm.scanner.timeout.ms=$REGION_SCANNER_MS")
+  if is_region_server "$name"; then
+    jvm_opts "$name" "$heap" "$(port_of "$name")"
+  else
+    jvm_opts "$name" "$heap"
   fi
-  local extra
-  if [[ "$name" == master ]]; then extra=${HBASE_ORM_MASTER_JAVA_OPTS:-}; else extra=${HBASE_ORM_THRIFT_JAVA_OPTS:-}; fi
+  case "$name" in
+    thrift-short)
+      # the gateway's scanner cache drops scanners unused this long (conf/hbase-site.xml)
+      JVM_OPTS+=("-Dhbase.orm.scanner.timeout.ms=$SHORT_SCANNER_MS")
+      ;;
+    master | rs*)
+      # the region server's scanner lease (the same key, read by the region server)
+      JVM_OPTS+=("-Dhbase.orm.scanner.timeout.ms=$REGION_SCANNER_MS")
+      ;;
+    zookeeper)
+      # where the standalone master's embedded ZooKeeper keeps its data: either mode finds it
+      JVM_OPTS+=("-Dhbase.orm.zk.data=$DATA_DIR/zookeeper/zookeeper_0")
+      ;;
+  esac
   if [[ -n "$extra" ]]; then
     local extra_words
     read -r -a extra_words <<<"$extra"
     JVM_OPTS+=("${extra_words[@]}")
   fi
-  # a fresh log per run: "ready" is decided by grepping the master log
+  # a fresh log per run: "ready" is decided by grepping the logs
   local f
   for f in "$(log_file "$name")" "$(out_file "$name")"; do
     if [[ -f "$f" ]]; then mv -f "$f" "$f.prev"; fi
   done
   rm -f "$(log_file "$name")".[0-9]* # rolled-over logs of an earlier run
-  [[ "$name" != master ]] || rm -f "$RUN_DIR/master.ready"
+  rm -f "$(ready_file "$name")"
   local launcher=()
   # own session: the JVMs survive the terminal / CI step that ran `up`
   command -v setsid >/dev/null 2>&1 && launcher=(setsid)
@@ -394,7 +652,7 @@ start_component() {
 }
 
 # Stopping: term_components sends TERM without waiting (pids collected in STOP_PIDS/STOP_NAMES),
-# wait_stopped waits up to $STOP_TIMEOUT s for them, then KILLs what is left.
+# wait_stopped waits up to $STOP_TIMEOUT s (or $1 s) for them, then KILLs what is left.
 STOP_PIDS=()
 STOP_NAMES=()
 term_components() {
@@ -407,22 +665,22 @@ term_components() {
       STOP_PIDS+=("$pid")
       STOP_NAMES+=("$name")
     else
-      rm -f "$(pid_file "$name")"
+      rm -f "$(pid_file "$name")" "$(ready_file "$name")"
     fi
   done
 }
 
 wait_stopped() {
-  local waited=0 alive i
+  local waited=0 alive i limit=${1:-$STOP_TIMEOUT}
   while ((${#STOP_PIDS[@]})); do
     alive=()
     for i in "${!STOP_PIDS[@]}"; do
       kill -0 "${STOP_PIDS[$i]}" 2>/dev/null && alive+=("$i")
     done
     ((${#alive[@]} == 0)) && break
-    if ((waited >= STOP_TIMEOUT)); then
+    if ((waited >= limit)); then
       for i in "${alive[@]}"; do
-        warn "${STOP_NAMES[$i]} (pid ${STOP_PIDS[$i]}) still running after ${STOP_TIMEOUT}s: KILL"
+        warn "${STOP_NAMES[$i]} (pid ${STOP_PIDS[$i]}) still running after ${limit}s: KILL"
         kill -KILL "${STOP_PIDS[$i]}" 2>/dev/null || true
       done
       sleep 1
@@ -432,49 +690,55 @@ wait_stopped() {
     waited=$((waited + 1))
   done
   for i in "${!STOP_NAMES[@]}"; do
-    rm -f "$(pid_file "${STOP_NAMES[$i]}")"
-    [[ "${STOP_NAMES[$i]}" != master ]] || rm -f "$RUN_DIR/master.ready"
+    rm -f "$(pid_file "${STOP_NAMES[$i]}")" "$(ready_file "${STOP_NAMES[$i]}")"
   done
   STOP_PIDS=()
   STOP_NAMES=()
 }
 
-# Stops the master the way bin/stop-hbase.sh does in standalone mode: `HMaster stop
-# --shutDownCluster` asks it over RPC to shut the cluster down, so the region server leaves
-# ZooKeeper before the embedded ZooKeeper stops. (A plain TERM works too, but then the region
-# server spends ~20 s retrying the stopped ZooKeeper.) Falls back to TERM, then KILL.
-stop_master() {
-  local pid
-  pid=$(component_pid master)
-  [[ -n "$pid" ]] || { rm -f "$(pid_file master)" "$RUN_DIR/master.ready"; return 0; }
-  # an uninitialized (starting or broken) master cannot serve a shutdown request: just TERM it
-  if master_initialized && { [[ -n "$JAVA" ]] || find_java_quiet; }; then
-    say "stopping master (pid $pid): asking HBase to shut the cluster down"
-    jvm_opts master-stop 256m
-    rm -f "$(log_file master-stop)"
-    local stopper=("$JAVA" "${JVM_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster stop --shutDownCluster)
-    # the stop client tries only once; bound it anyway
-    command -v timeout >/dev/null 2>&1 && stopper=(timeout 60 "${stopper[@]}")
-    if (cd "$DATA_DIR" && exec 9>&- && exec "${stopper[@]}" >"$(out_file master-stop)" 2>&1 </dev/null); then
-      local waited=0
-      while kill -0 "$pid" 2>/dev/null && ((waited < STOP_TIMEOUT)); do
-        sleep 1
-        waited=$((waited + 1))
-      done
-      if ! kill -0 "$pid" 2>/dev/null; then
-        rm -f "$(pid_file master)" "$RUN_DIR/master.ready"
-        return 0
-      fi
-      warn "master (pid $pid) still running ${STOP_TIMEOUT}s after the shutdown request: TERM"
-    else
-      warn "'HMaster stop' failed (see $(out_file master-stop)): TERM"
-    fi
-  fi
-  term_components master
+# waits up to $STOP_TIMEOUT s for the processes of the named components to exit; false if some
+# are still running then
+wait_exit() {
+  local name pid pids=() waited=0 alive
+  for name in "$@"; do
+    pid=$(component_pid "$name")
+    [[ -z "$pid" ]] || pids+=("$pid")
+  done
+  while ((${#pids[@]})); do
+    alive=0
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null && alive=1
+    done
+    ((alive)) || return 0
+    ((waited < STOP_TIMEOUT)) || return 1
+    sleep 1
+    waited=$((waited + 1))
+  done
 }
 
 find_java_quiet() {
   (find_java) >/dev/null 2>&1 && find_java >/dev/null 2>&1
+}
+
+# Asks the running master to shut the whole cluster down, the way bin/stop-hbase.sh does
+# (`HMaster stop --shutDownCluster`, an RPC): the region servers close their regions and leave
+# ZooKeeper, then the master exits. (In standalone mode a plain TERM works too, but then the
+# region server spends ~20 s retrying the ZooKeeper that stopped with it.) False if the request
+# could not be made; an uninitialized (starting or broken) master cannot serve it.
+request_cluster_shutdown() {
+  master_initialized || return 1
+  [[ -n "$JAVA" ]] || find_java_quiet || return 1
+  say "asking HBase to shut the cluster down (master pid $(component_pid master))"
+  jvm_opts master-stop 256m
+  rm -f "$(log_file master-stop)"
+  local stopper=("$JAVA" "${JVM_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster stop --shutDownCluster)
+  # the stop client tries only once; bound it anyway
+  command -v timeout >/dev/null 2>&1 && stopper=(timeout 60 "${stopper[@]}")
+  if (cd "$DATA_DIR" && exec 9>&- && exec "${stopper[@]}" >"$(out_file master-stop)" 2>&1 </dev/null); then
+    return 0
+  fi
+  warn "'HMaster stop' failed (see $(out_file master-stop))"
+  return 1
 }
 
 stop_components() {
@@ -482,12 +746,27 @@ stop_components() {
   wait_stopped
 }
 
+# Everything of the current mode: gateways get TERM first (they are clients of the cluster), the
+# master is asked to shut the cluster down while they exit, then whatever still runs gets TERM
+# (KILL after $STOP_TIMEOUT s), ZooKeeper last. A cluster whose ZooKeeper is gone cannot shut
+# down cleanly (its servers retry ZooKeeper while they stop): TERM, and KILL after 10 s.
 stop_all() {
-  # gateways get TERM first (they are clients of the master); the master's shutdown request
-  # runs while they exit
   term_components "${GATEWAYS[@]}"
-  stop_master
-  wait_stopped
+  local servers=(master) name limit=$STOP_TIMEOUT
+  if is_cluster; then
+    while IFS= read -r name; do servers+=("$name"); done < <(region_servers)
+  fi
+  if is_cluster && [[ -z "$(component_pid zookeeper)" ]]; then
+    limit=10
+  elif [[ -n "$(component_pid master)" ]] && request_cluster_shutdown; then
+    wait_exit "${servers[@]}" ||
+      warn "still running ${STOP_TIMEOUT}s after the shutdown request: $(for name in "${servers[@]}"; do [[ -z "$(component_pid "$name")" ]] || printf '%s ' "$name"; done)(TERM)"
+  fi
+  term_components "${servers[@]}"
+  wait_stopped "$limit"
+  if is_cluster; then
+    stop_components zookeeper
+  fi
 }
 
 lock_run_dir() {
@@ -501,9 +780,57 @@ lock_run_dir() {
   fi
 }
 
+# dies if a port of the given components is taken (checked before anything starts)
+check_ports_free() {
+  local name port
+  for name in "$@"; do
+    for port in $(ports_of "$name"); do
+      port_in_use "$port" &&
+        die "port $port on 127.0.0.1 ($name) is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or choose other ports: HBASE_ORM_ZK_PORT, HBASE_ORM_MASTER_PORT, HBASE_ORM_REGIONSERVER_PORT (cluster: it and the next $((RS_COUNT > 0 ? RS_COUNT - 1 : 0))), HBASE_ORM_THRIFT_PORT, HBASE_ORM_THRIFT_FRAMED_PORT, HBASE_ORM_THRIFT1_PORT, HBASE_ORM_THRIFT_SHORT_PORT"
+    done
+  done
+  return 0
+}
+
+# dies if two processes of the mode were given the same port
+check_ports_distinct() {
+  local name port seen=" "
+  for name in "${COMPONENTS[@]}"; do
+    for port in $(ports_of "$name"); do
+      [[ "$seen" != *" $port "* ]] ||
+        die "port $port is given to two processes ($name and another); with $RS_COUNT region servers on $REGIONSERVER_RPC_PORT.. choose HBASE_ORM_REGIONSERVER_PORT / the other ports apart"
+      seen+="$port "
+    done
+  done
+}
+
 # ----------------------------------------------------------------------------- commands
 
 cmd_up() {
+  local want=standalone want_n="" arg
+  while (($#)); do
+    arg=$1
+    shift
+    case "$arg" in
+      --cluster)
+        want=cluster
+        if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+          want_n=$1
+          shift
+        fi
+        ;;
+      --cluster=*)
+        want=cluster
+        want_n=${arg#--cluster=}
+        ;;
+      *) die "unknown option for up: $arg (usage: hbase.sh up [--cluster [N]])" ;;
+    esac
+  done
+  if [[ -n "$want_n" ]]; then
+    if ! [[ "$want_n" =~ ^[0-9]+$ ]] || ((want_n < 1 || want_n > MAX_CLUSTER_SIZE)); then
+      die "--cluster takes a number of region servers from 1 to $MAX_CLUSTER_SIZE, got '$want_n'"
+    fi
+  fi
   have_python || die "python3 not found (needed for the readiness check hbase-local/ping.py): apt-get install python3"
   find_java
   ensure_jars
@@ -511,6 +838,33 @@ cmd_up() {
   touch "$DATA_DIR/$DATA_MARKER_NAME"
   lock_run_dir
 
+  # the mode the data dir runs in now, if anything runs: the other mode (or size) is refused
+  load_mode
+  if [[ "$want" == cluster && -z "$want_n" ]]; then
+    if is_cluster; then want_n=$RS_COUNT; else want_n=$DEFAULT_CLUSTER_SIZE; fi
+  fi
+  local running
+  running=$(running_components | tr '\n' ' ')
+  if [[ -n "$running" ]]; then
+    if [[ "$want" != "$MODE" ]]; then
+      die "HBase runs in $MODE mode on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down), or start the $want mode with its own HBASE_ORM_DATA and ports"
+    fi
+    if [[ "$want" == cluster ]] && ((want_n != RS_COUNT)); then
+      die "a cluster of $RS_COUNT region servers runs on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down) to start one of $want_n"
+    fi
+  fi
+  set_mode "$want" "$want_n"
+  check_ports_distinct
+  save_mode
+
+  if is_cluster; then
+    up_cluster
+  else
+    up_standalone
+  fi
+}
+
+up_standalone() {
   local name pid
   local running=()
   for name in "${COMPONENTS[@]}"; do
@@ -539,33 +893,95 @@ cmd_up() {
     done
   fi
   ((${#stale[@]} == 0)) || stop_components "${stale[@]}"
-
-  # all ports free? (checked before anything starts)
-  local port
-  for name in "${to_start[@]}"; do
-    if [[ "$name" == master ]]; then
-      for port in "$ZK_PORT" "$MASTER_RPC_PORT" "$REGIONSERVER_RPC_PORT"; do
-        port_in_use "$port" &&
-          die "port $port on 127.0.0.1 is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or set HBASE_ORM_ZK_PORT / HBASE_ORM_MASTER_PORT / HBASE_ORM_REGIONSERVER_PORT"
-      done
-    else
-      port=$(port_of "$name")
-      port_in_use "$port" &&
-        die "port $port on 127.0.0.1 is already in use by another process; stop it or set HBASE_ORM_THRIFT_PORT / HBASE_ORM_THRIFT_FRAMED_PORT / HBASE_ORM_THRIFT1_PORT / HBASE_ORM_THRIFT_SHORT_PORT"
-    fi
-  done
+  check_ports_free "${to_start[@]}"
 
   for name in "${to_start[@]}"; do
-    case "$name" in
-      master) say "starting HBase $HBASE_VERSION master (standalone: ZooKeeper 127.0.0.1:$ZK_PORT + master + region server), data in $DATA_DIR" ;;
-      thrift-framed) say "starting gateway $(describe "$name") (closes sockets idle for ${FRAMED_IDLE_MS} ms)" ;;
-      *) say "starting gateway $(describe "$name")" ;;
-    esac
+    announce_start "$name"
     start_component "$name"
   done
+  wait_all_ready "$t0"
+}
 
+up_cluster() {
+  local name pid
+  local running=()
+  for name in "${COMPONENTS[@]}"; do
+    pid=$(component_pid "$name")
+    [[ -n "$pid" ]] && running+=("$name")
+  done
+  if ((${#running[@]} == ${#COMPONENTS[@]})) && all_servers_ready && all_gateways_answer 3; then
+    say "already up: $(mode_summary); $(gateways_summary); data in $DATA_DIR"
+    return 0
+  fi
+
+  local t0=$SECONDS to_start=()
+  if [[ -z "$(component_pid zookeeper)" ]]; then
+    # without ZooKeeper, whatever still runs holds sessions of the old one: start afresh
+    if ((${#running[@]})); then
+      say "ZooKeeper is not running: stopping the rest (${running[*]}) to start everything again"
+      stop_all
+    fi
+    to_start=("${COMPONENTS[@]}")
+  else
+    for name in "${COMPONENTS[@]}"; do
+      [[ -n "$(component_pid "$name")" ]] || to_start+=("$name")
+    done
+    ((${#to_start[@]} == 0)) || say "already running: ${running[*]}"
+  fi
+  check_ports_free "${to_start[@]}"
+
+  say "starting HBase $HBASE_VERSION in $(mode_summary), data in $DATA_DIR"
+  for name in "${to_start[@]}"; do
+    announce_start "$name"
+    start_component "$name"
+    if [[ "$name" == zookeeper ]]; then
+      # the others retry until it answers, but a ZooKeeper that cannot start is better seen first
+      wait_ready zookeeper
+      say "ZooKeeper answers after $((SECONDS - t0)) s"
+    fi
+  done
+  wait_all_ready "$t0"
+}
+
+announce_start() {
+  local name=$1
+  case "$name" in
+    master)
+      if is_cluster; then
+        say "starting master ($(describe master))"
+      else
+        say "starting HBase $HBASE_VERSION master (standalone: ZooKeeper 127.0.0.1:$ZK_PORT + master + region server), data in $DATA_DIR"
+      fi
+      ;;
+    zookeeper | rs*) say "starting $name ($(describe "$name"))" ;;
+    thrift-framed) say "starting gateway $(describe "$name") (closes sockets idle for ${FRAMED_IDLE_MS} ms)" ;;
+    *) say "starting gateway $(describe "$name")" ;;
+  esac
+}
+
+# cluster: master initialized and every region server registered
+all_servers_ready() {
+  master_initialized || return 1
+  if is_cluster; then
+    zk_answers 3 || return 1
+    local name
+    while IFS= read -r name; do
+      rs_registered "$name" || return 1
+    done < <(region_servers)
+  fi
+  return 0
+}
+
+# Waits until everything of the mode is ready (master initialized, region servers registered,
+# gateways answering); on a process that dies or on the timeout, shows the logs, stops
+# everything and dies.
+wait_all_ready() {
+  local t0=$1 deadline=$((SECONDS + UP_TIMEOUT)) master_ok=0 pending name
+  local rs_left=()
+  if is_cluster; then
+    while IFS= read -r name; do rs_left+=("$name"); done < <(region_servers)
+  fi
   say "waiting for HBase to be ready (timeout ${UP_TIMEOUT}s) ..."
-  local deadline=$((SECONDS + UP_TIMEOUT)) master_ok=0 pending
   while :; do
     for name in "${COMPONENTS[@]}"; do
       if [[ -z "$(component_pid "$name")" ]]; then
@@ -579,7 +995,18 @@ cmd_up() {
       master_ok=1
       say "master initialized after $((SECONDS - t0)) s"
     fi
-    if ((master_ok)); then
+    if ((${#rs_left[@]})); then
+      local still=()
+      for name in "${rs_left[@]}"; do
+        if rs_registered "$name"; then
+          say "$name registered after $((SECONDS - t0)) s"
+        else
+          still+=("$name")
+        fi
+      done
+      rs_left=("${still[@]}")
+    fi
+    if ((master_ok && ${#rs_left[@]} == 0)); then
       # the gateways are checked in parallel (the first call of each sets up its connection)
       pending=()
       local ping_pids=() i
@@ -591,19 +1018,36 @@ cmd_up() {
         wait "${ping_pids[$i]}" || pending+=("${GATEWAYS[$i]}")
       done
       if ((${#pending[@]} == 0)); then
-        say "HBase is up after $((SECONDS - t0)) s: $(gateways_summary)"
+        if is_cluster; then
+          say "HBase cluster is up after $((SECONDS - t0)) s: ZooKeeper 127.0.0.1:$ZK_PORT, master 127.0.0.1:$MASTER_RPC_PORT, $RS_COUNT region servers on 127.0.0.1:$REGIONSERVER_RPC_PORT-$((REGIONSERVER_RPC_PORT + RS_COUNT - 1)); $(gateways_summary)"
+        else
+          say "HBase is up after $((SECONDS - t0)) s: $(gateways_summary)"
+        fi
         return 0
       fi
     else
       pending=("${GATEWAYS[@]}")
     fi
     if ((SECONDS >= deadline)); then
-      warn "error: HBase not ready after ${UP_TIMEOUT}s (master initialized: $( ((master_ok)) && echo yes || echo no); not answering: ${pending[*]})"
+      warn "error: HBase not ready after ${UP_TIMEOUT}s (master initialized: $( ((master_ok)) && echo yes || echo no); region servers not registered: ${rs_left[*]:-none}; gateways not answering: ${pending[*]})"
       tail_logs 60 >&2
       stop_all
       die "startup timed out (logs in $LOG_DIR; raise HBASE_ORM_UP_TIMEOUT if the machine is slow)"
     fi
     sleep 1
+  done
+}
+
+# waits until component $1 is ready (component_ready), up to $UP_TIMEOUT s; dies if it exits
+wait_ready() {
+  local name=$1 t0=$SECONDS
+  while ! component_ready "$name"; do
+    if [[ -z "$(component_pid "$name")" ]]; then
+      tail_logs 40 "$name" >&2
+      die "$name died while starting (logs in $LOG_DIR)"
+    fi
+    ((SECONDS - t0 < UP_TIMEOUT)) || die "$name not ready within ${UP_TIMEOUT}s (logs in $LOG_DIR)"
+    sleep 0.5
   done
 }
 
@@ -615,17 +1059,14 @@ cmd_down() {
       *) die "unknown option for down: $arg (usage: hbase.sh down [--purge])" ;;
     esac
   done
+  load_mode
   if [[ -d "$RUN_DIR" ]]; then
     lock_run_dir
-    local name any=0
-    for name in "${COMPONENTS[@]}"; do
-      [[ -n "$(component_pid "$name")" ]] && any=1
-    done
-    if ((any)); then
+    if [[ -n "$(running_components)" ]]; then
       stop_all
-      say "stopped"
+      say "stopped ($MODE mode)"
     else
-      rm -f "$RUN_DIR"/*.pid
+      rm -f "$RUN_DIR"/*.pid "$RUN_DIR"/*.ready
       say "not running"
     fi
   else
@@ -641,38 +1082,65 @@ cmd_down() {
   fi
 }
 
+# one status line: name, state, pid, what it answers, description
+status_line() {
+  printf '%-13s %-8s %-12s %s (%s)\n' "$1" "$2" "${3:+pid $3}" "$4" "$(describe "$1")"
+}
+
 cmd_status() {
-  local name pid all=1 port
+  load_mode
+  local name pid all=1 answer
   for name in "${COMPONENTS[@]}"; do
     pid=$(component_pid "$name")
-    case "$name" in
-      master) port="ZooKeeper 127.0.0.1:$ZK_PORT" ;;
-      *) port=$(describe "$name") ;;
-    esac
     if [[ -z "$pid" ]]; then
-      printf '%-14s stopped   (%s)\n' "$name" "$port"
+      status_line "$name" stopped "" ""
       all=0
       continue
     fi
     case "$name" in
-      master)
-        if master_initialized; then
-          printf '%-14s running   pid %-8s initialized (%s)\n' "$name" "$pid" "$port"
+      zookeeper)
+        if zk_answers 3; then
+          status_line "$name" running "$pid" "answers"
         else
-          printf '%-14s running   pid %-8s NOT initialized yet (%s)\n' "$name" "$pid" "$port"
+          status_line "$name" running "$pid" "NOT answering"
+          all=0
+        fi
+        ;;
+      master)
+        answer=$(rpc_answer master 3 || true)
+        if master_initialized && [[ -n "$answer" ]]; then
+          status_line "$name" running "$pid" "initialized, answers"
+        elif master_initialized; then
+          status_line "$name" running "$pid" "initialized, NOT answering"
+          all=0
+        else
+          status_line "$name" running "$pid" "NOT initialized yet${answer:+, answers}"
+          all=0
+        fi
+        ;;
+      rs*)
+        answer=$(rpc_answer "$name" 3 || true)
+        if rs_registered "$name" && [[ -n "$answer" ]]; then
+          status_line "$name" running "$pid" "registered, answers as $answer"
+        elif [[ -n "$answer" ]]; then
+          status_line "$name" running "$pid" "NOT registered yet, answers as $answer"
+          all=0
+        else
+          status_line "$name" running "$pid" "NOT answering"
           all=0
         fi
         ;;
       *)
         if have_python && ping_component "$name" 5; then
-          printf '%-14s running   pid %-8s answers  (%s)\n' "$name" "$pid" "$port"
+          status_line "$name" running "$pid" "answers"
         else
-          printf '%-14s running   pid %-8s NOT answering (%s)\n' "$name" "$pid" "$port"
+          status_line "$name" running "$pid" "NOT answering"
           all=0
         fi
         ;;
     esac
   done
+  printf 'mode: %s\n' "$(mode_summary)"
   printf 'data: %s\n' "$DATA_DIR"
   if ((all)); then
     echo "HBase is up"
@@ -693,6 +1161,7 @@ cmd_logs() {
       *) die "unknown option for logs: $arg (usage: hbase.sh logs [-f] [-n LINES])" ;;
     esac
   done
+  load_mode
   local files=() name
   for name in "${COMPONENTS[@]}"; do
     [[ -f "$(log_file "$name")" ]] && files+=("$(log_file "$name")")
@@ -704,29 +1173,118 @@ cmd_logs() {
   tail -n "$lines" "${files[@]}"
 }
 
+# the names `start`, `stop` and `restart` take in the current mode
+single_names() {
+  if is_cluster; then
+    printf '%s' "${COMPONENTS[*]}"
+  else
+    printf '%s' "${GATEWAYS[*]}"
+  fi
+}
+
+# dies unless `$1 NAME` applies to NAME in the current mode
+check_single() {
+  local cmd=$1 name=$2
+  [[ -n "$name" ]] || die "usage: hbase.sh $cmd NAME, NAME one of: $(single_names)"
+  if ! is_component "$name"; then
+    if ! is_cluster && { [[ "$name" == zookeeper ]] || is_region_server "$name"; }; then
+      die "$name exists in cluster mode only; $DATA_DIR is in $MODE mode (hbase-local/hbase.sh up --cluster)"
+    fi
+    die "no process '$name' in $MODE mode; one of: $(single_names)"
+  fi
+  if [[ "$cmd" != kill && "$name" == master ]] && ! is_cluster; then
+    die "the standalone master is the whole HBase: use hbase-local/hbase.sh down / up (or kill master)"
+  fi
+  return 0
+}
+
+# starts component $1 (not running) and waits until it is ready
+start_one() {
+  local name=$1 t0=$SECONDS
+  if is_cluster; then
+    [[ "$name" == zookeeper || -n "$(component_pid zookeeper)" ]] ||
+      die "ZooKeeper is not running: hbase-local/hbase.sh start zookeeper (or up --cluster)"
+  else
+    [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
+  fi
+  find_java >/dev/null
+  check_ports_free "$name"
+  announce_start "$name"
+  start_component "$name"
+  if is_region_server "$name" && [[ -z "$(component_pid master)" ]]; then
+    say "no master is running: waiting for $name to answer; it registers when a master starts"
+  fi
+  wait_ready "$name"
+  case "$name" in
+    master) say "master is back and initialized after $((SECONDS - t0)) s" ;;
+    rs*)
+      if rs_registered "$name"; then
+        say "$name is back and registered after $((SECONDS - t0)) s"
+      else
+        say "$name answers after $((SECONDS - t0)) s (not registered: no master)"
+      fi
+      ;;
+    *) say "$name is back after $((SECONDS - t0)) s" ;;
+  esac
+}
+
+cmd_start() {
+  local name=${1:-}
+  load_mode
+  check_single start "$name"
+  lock_run_dir
+  if [[ -n "$(component_pid "$name")" ]]; then
+    say "$name is already running (pid $(component_pid "$name"))"
+    wait_ready "$name"
+    return 0
+  fi
+  start_one "$name"
+}
+
 cmd_restart() {
   local name=${1:-}
-  is_gateway "$name" || die "usage: hbase.sh restart $(IFS='|'; printf '%s' "${GATEWAYS[*]}")"
+  load_mode
+  check_single restart "$name"
   lock_run_dir
-  [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
-  find_java >/dev/null
+  if is_cluster; then
+    [[ "$name" == zookeeper || -n "$(component_pid zookeeper)" ]] ||
+      die "ZooKeeper is not running: hbase-local/hbase.sh up --cluster"
+  else
+    [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
+  fi
   stop_components "$name"
-  local t0=$SECONDS
-  say "starting gateway $(describe "$name")"
-  start_component "$name"
-  while ! ping_component "$name" 5; do
-    [[ -n "$(component_pid "$name")" ]] || { tail_logs 40 "$name" >&2; die "$name died while starting"; }
-    ((SECONDS - t0 < UP_TIMEOUT)) || die "$name did not answer within ${UP_TIMEOUT}s"
-    sleep 0.2
-  done
-  say "$name is back after $((SECONDS - t0)) s"
+  start_one "$name"
 }
 
 cmd_stop_one() {
   local name=$1
+  load_mode
+  check_single stop "$name"
   lock_run_dir
   stop_components "$name"
-  say "$name stopped; 'hbase-local/hbase.sh restart $name' starts it again"
+  say "$name stopped; 'hbase-local/hbase.sh start $name' starts it again"
+}
+
+cmd_kill() {
+  local name=${1:-} pid
+  load_mode
+  [[ -n "$name" ]] || die "usage: hbase.sh kill NAME, NAME one of: ${COMPONENTS[*]}"
+  check_single kill "$name"
+  lock_run_dir
+  pid=$(component_pid "$name")
+  [[ -n "$pid" ]] || die "$name is not running"
+  kill -KILL "$pid" 2>/dev/null || true
+  local waited=0
+  while kill -0 "$pid" 2>/dev/null && ((waited < 50)); do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  rm -f "$(pid_file "$name")" "$(ready_file "$name")"
+  if [[ "$name" == master ]] && ! is_cluster; then
+    say "killed the standalone HBase (pid $pid) with SIGKILL; 'hbase-local/hbase.sh up' starts it again"
+  else
+    say "killed $name (pid $pid) with SIGKILL; 'hbase-local/hbase.sh start $name' starts it again"
+  fi
 }
 
 usage() {
@@ -741,8 +1299,11 @@ main() {
     up) cmd_up "$@" ;;
     down) cmd_down "$@" ;;
     stop)
-      if is_gateway "${1:-}"; then cmd_stop_one "$@"; else cmd_down "$@"; fi
+      # `stop` alone (or with --purge) is `down`
+      if [[ $# -eq 0 || "${1:-}" == --* ]]; then cmd_down "$@"; else cmd_stop_one "$@"; fi
       ;;
+    start) cmd_start "$@" ;;
+    kill) cmd_kill "$@" ;;
     status) cmd_status "$@" ;;
     logs) cmd_logs "$@" ;;
     restart) cmd_restart "$@" ;;

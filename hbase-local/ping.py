@@ -20,12 +20,17 @@ Usage:
   ping.py -p 9090              one Thrift2 gateway, buffered transport + binary protocol
   ping.py -p 9091 -f -c        one Thrift2 gateway, framed transport + compact protocol
   ping.py -p 9092 --thrift1    one Thrift1 gateway
+  ping.py --rpc regionserver -p 16020   a region server over HBase's own RPC
+                               (AdminService.GetServerInfo; prints the server name it reports)
+  ping.py --rpc master -p 16000         a master (MasterService.IsMasterRunning)
 Options:
   -H/--host HOST     host (default 127.0.0.1)
   -p/--port PORT     port (repeatable: each given port is checked with the same -f/-c)
   -f/--framed        framed transport (4-byte big-endian length prefix)
   -c/--compact       compact protocol (default: binary protocol, strict)
   --thrift1          Thrift1 gateway (service Hbase) instead of Thrift2 (THBaseService)
+  --rpc KIND         no gateway: ask a master or region server directly over HBase's RPC
+                     (KIND = master | regionserver); success = a reply without exception
   -t/--timeout SEC   connect + read timeout per gateway (default 5)
   --table NS:NAME    table to ask about (default hbase:namespace; must exist for success)
   -q/--quiet         print nothing, only set the exit status
@@ -159,7 +164,7 @@ class Reader:
         while len(buf) < n:
             chunk = self.sock.recv(n - len(buf))
             if not chunk:
-                raise ProtocolError("connection closed by the gateway (wrong transport/protocol?)")
+                raise ProtocolError("connection closed by the server (wrong transport/protocol?)")
             buf += chunk
         return bytes(buf)
 
@@ -403,6 +408,97 @@ def probe(host, port, framed, compact, timeout, call):
         return decode_reply(dec, method, seqid)
 
 
+# --------------------------------------------------------------------------- HBase RPC probe
+
+# A master or region server is asked one question over HBase's own RPC (protobuf, RPC.proto):
+#   preamble "HBas" + version 0 + auth SIMPLE (0x50), then u32 length + ConnectionHeader
+#   {1: UserInformation{1: effective_user}, 2: service_name}; the server answers nothing to it.
+#   A call: u32 total length, varint-delimited RequestHeader {1: call_id, 3: method_name,
+#   4: request_param = true}, varint-delimited request (both requests here are empty messages).
+#   The reply: u32 total length, varint-delimited ResponseHeader {1: call_id, 2: ExceptionResponse
+#   {1: exception_class_name}}, then (without exception) the varint-delimited response.
+RPC_CALLS = {
+    # kind: (service, method)
+    "regionserver": ("AdminService", "GetServerInfo"),
+    "master": ("MasterService", "IsMasterRunning"),
+}
+
+
+def pb_key(field, wire):
+    return varint((field << 3) | wire)
+
+
+def pb_bytes(field, data):
+    return pb_key(field, 2) + varint(len(data)) + data
+
+
+def pb_uint(field, n):
+    return pb_key(field, 0) + varint(n)
+
+
+def pb_fields(data):
+    """Decodes one protobuf message into {field: [values]} (ints, or bytes for wire type 2)."""
+    out = {}
+    r = Reader(data=data)
+    dec = CompactDecoder(r)                 # for its varint reader
+    while r.pos < len(data):
+        key = dec.varint()
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value = dec.varint()
+        elif wire == 1:
+            value = r.read(8)
+        elif wire == 2:
+            value = r.read(dec.varint())
+        elif wire == 5:
+            value = r.read(4)
+        else:
+            raise ProtocolError("unsupported protobuf wire type %d" % wire)
+        out.setdefault(field, []).append(value)
+    return out
+
+
+def pb_delimited(r):
+    """Reads one varint-delimited message from a Reader over a buffer."""
+    return r.read(CompactDecoder(r).varint())
+
+
+def rpc_probe(host, port, kind, timeout):
+    """Returns a short description of the server's answer or raises ProtocolError."""
+    service, method = RPC_CALLS[kind]
+    header = pb_bytes(1, pb_bytes(1, b"hbase-orm-ping")) + pb_bytes(2, service.encode())
+    preamble = b"HBas\x00\x50" + struct.pack(">I", len(header)) + header
+    call_id = 1
+    req_header = pb_uint(1, call_id) + pb_bytes(3, method.encode()) + pb_uint(4, 1)
+    body = varint(len(req_header)) + req_header + varint(0)     # empty request message
+    payload = preamble + struct.pack(">I", len(body)) + body
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.settimeout(timeout)
+        sock.sendall(payload)
+        reader = Reader(sock=sock)
+        size = reader.unpack(">I")
+        if size <= 0 or size > 16 * 1024 * 1024:
+            raise ProtocolError("bad reply size %d (not an HBase RPC server?)" % size)
+        r = Reader(data=reader.read(size))
+    resp_header = pb_fields(pb_delimited(r))
+    if resp_header.get(1, [None])[0] != call_id:
+        raise ProtocolError("reply to another call id %r" % resp_header.get(1))
+    if 2 in resp_header:
+        exc = pb_fields(resp_header[2][0])
+        name = exc.get(1, [b"?"])[0].decode("utf-8", "replace")
+        raise ProtocolError("%s.%s: %s" % (service, method, name))
+    resp = pb_fields(pb_delimited(r))
+    if kind == "regionserver":
+        info = pb_fields(resp.get(1, [b""])[0])
+        sn = pb_fields(info.get(1, [b""])[0])
+        host_name = sn.get(1, [b"?"])[0].decode("utf-8", "replace")
+        return "%s,%s,%s" % (host_name, sn.get(2, ["?"])[0], sn.get(3, ["?"])[0])
+    running = resp.get(1, [0])[0]
+    if not running:
+        raise ProtocolError("IsMasterRunning = false")
+    return "master running"
+
+
 def main(argv):
     ap = argparse.ArgumentParser(
         description="Check HBase Thrift gateways with a real call (Thrift2: tableExists, "
@@ -417,12 +513,32 @@ def main(argv):
     ap.add_argument("-c", "--compact", action="store_true", help="compact protocol")
     ap.add_argument("--thrift1", action="store_true",
                     help="Thrift1 gateway (service Hbase) instead of Thrift2 (THBaseService)")
+    ap.add_argument("--rpc", choices=sorted(RPC_CALLS),
+                    help="ask a master or region server over HBase's RPC instead of a gateway "
+                         "(needs -p)")
     ap.add_argument("-t", "--timeout", type=float, default=5.0)
     ap.add_argument("--table", default="hbase:namespace",
                     help="NS:NAME (default hbase:namespace; hbase:meta is answered without "
                          "asking the cluster)")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
+
+    if args.rpc:
+        if not args.port:
+            ap.error("--rpc needs -p PORT")
+        ok = True
+        for port in args.port:
+            where = "%s:%d (%s, HBase RPC)" % (args.host, port, args.rpc)
+            start = time.monotonic()
+            try:
+                answer = rpc_probe(args.host, port, args.rpc, args.timeout)
+                msg = "ok    %s %s in %.0f ms" % (where, answer, (time.monotonic() - start) * 1000)
+            except (OSError, ProtocolError, struct.error, IndexError) as e:
+                ok = False
+                msg = "FAIL  %s %s" % (where, e if str(e) else type(e).__name__)
+            if not args.quiet:
+                print(msg, flush=True)
+        return 0 if ok else 1
 
     if ":" in args.table:
         ns, qualifier = args.table.split(":", 1)
