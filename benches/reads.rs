@@ -191,8 +191,18 @@ fn echo_server() {
     }
 }
 
+/// The echo server's process, killed when the bench ends (or panics).
+struct Echo(std::process::Child);
+
+impl Drop for Echo {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts the echo server; its port.
-fn start_echo() -> (std::process::Child, u16) {
+fn start_echo() -> (Echo, u16) {
     use std::io::BufRead;
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .env(ECHO, "1")
@@ -201,8 +211,9 @@ fn start_echo() -> (std::process::Child, u16) {
         .unwrap();
     let mut line = String::new();
     let out = child.stdout.take().unwrap();
+    let echo = Echo(child);
     std::io::BufReader::new(out).read_line(&mut line).unwrap();
-    (child, line.trim().parse().unwrap())
+    (echo, line.trim().parse().unwrap())
 }
 
 /// `n` round trips to the echo server on one connection.
@@ -231,7 +242,7 @@ fn main() {
     if std::env::var_os(ECHO).is_some() {
         return echo_server();
     }
-    let (mut echo, echo_port) = start_echo();
+    let (echo, echo_port) = start_echo();
     let rows = env("HBASE_ORM_BENCH_ROWS", 50_000) as u64;
     let n_gets = env("HBASE_ORM_BENCH_GETS", 2_000);
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -441,7 +452,7 @@ fn main() {
         lines.push(floor_single);
         lines
     });
-    let _ = echo.kill();
+    drop(echo);
     println!();
     println!(
         "hbase-orm reads: {rows} orders of 8 columns, pages of {PAGE} rows, {} (Thrift2), fastest of {RUNS} runs (the scans in turns)",

@@ -240,7 +240,10 @@ hbase_orm_suite::conformance! {
         .await;
     }
 
-    async fn regions_move_between_servers_and_the_balancer_switches(c: Client) {
+    /// The cluster calls on one server (the standalone HBase, the in-memory store): moving a
+    /// region where it is, or where the master finds no other server, leaves it serving;
+    /// moves between servers are tests/cluster.rs's, on the local cluster.
+    async fn cluster_calls_answer_on_one_server_and_the_balancer_switches(c: Client) {
         with_table(&c, "move", vec![ColumnFamily::new("d")], &[b"m".to_vec()], |t| async move {
             let admin = t.client().admin();
             t.put(Put::new("z").column("d", "v", "1")).await.unwrap();

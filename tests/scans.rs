@@ -247,6 +247,16 @@ hbase_orm_suite::conformance! {
                 vec![2, 2, 1]
             );
             assert!(parts.iter().all(|r| r.key == b"w"));
+            // The same with a part or two per page: the parts span pages and stay as asked.
+            for caching in [1, 2] {
+                let scan = Scan::new().prefix("w").family("d").batch_size(2).caching(caching);
+                let parts: Vec<_> = t.scan(scan).try_collect().await.unwrap();
+                assert_eq!(
+                    parts.iter().map(|r| r.cells.len()).collect::<Vec<_>>(),
+                    vec![2, 2, 1],
+                    "pages of {caching}"
+                );
+            }
         })
         .await;
     }

@@ -314,9 +314,10 @@ owned_operations! {
     Balance {} -> bool,
         name "balance", safety Idempotent,
         send balance;
-    /// The balancer switched on or off; whether it was on.
+    /// The balancer switched on or off; whether it was on. Sent once: a repeat would answer
+    /// with the state the first call set.
     SetBalancer { on: bool } -> bool,
-        name "set_balancer", safety Idempotent,
+        name "set_balancer", safety UnsentOnly,
         send set_balancer;
 }
 

@@ -417,12 +417,14 @@ impl Core {
     ) -> Result<M, String> {
         let mut why = Vec::new();
         for master in masters {
-            match self
+            let answer = self
                 .call_at(master, Service::Registry, method, request)
                 .await
-            {
-                Ok(reply) => return connection::decode(&reply),
-                Err(e) => why.push(format!("{master}: {e:?}")),
+                .map_err(|e| self.call_error(method, master, e).to_string())
+                .and_then(|reply| connection::decode(&reply));
+            match answer {
+                Ok(answer) => return Ok(answer),
+                Err(e) => why.push(format!("{master}: {e}")),
             }
         }
         Err(format!("no master answered {method}: {}", why.join("; ")))
