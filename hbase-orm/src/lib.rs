@@ -1,11 +1,14 @@
 //! # hbase-orm
 //!
-//! An async data-access layer for Apache HBase on tokio, speaking to HBase's Thrift2 gateway
-//! (`THBaseService`, `thrift2://` URLs) or its Thrift1 gateway (`Hbase`, `thrift1://`), or to
-//! a store in the process with HBase's semantics for unit tests ([`Client::in_memory`]). What
-//! a backend cannot do is [`Error::Unsupported`], never a silent difference.
+//! An async data-access layer for Apache HBase on tokio, speaking HBase's own RPC straight to
+//! the region servers and the master (`hbase://` URLs with the ZooKeeper quorum, or
+//! `hbase+rpc://` with the masters), to its Thrift2 gateway (`THBaseService`, `thrift2://`) or
+//! its Thrift1 gateway (`Hbase`, `thrift1://`), or to a store in the process with HBase's
+//! semantics for unit tests ([`Client::in_memory`]). What a backend cannot do is
+//! [`Error::Unsupported`], never a silent difference.
 //!
-//! This layer is the raw client: [`Client`] (a pool of gateway connections), [`Table`] for
+//! This layer is the raw client: [`Client`] (its connections to the gateway or the region
+//! servers), [`Table`] for
 //! reads, writes and scans, [`Admin`] for namespaces and tables, and the protocol-neutral
 //! request types ([`Put`], [`Get`], [`Scan`], [`Delete`], [`Increment`], [`Append`],
 //! [`RowMutations`], [`CheckAndMutate`]) and results ([`Row`], [`Cell`]).
