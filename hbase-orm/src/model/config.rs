@@ -133,14 +133,18 @@ impl Default for Config {
 
 impl Config {
     /// Parses `thrift2://host:port?transport=framed&protocol=compact&pool_size=16&timeout_ms=5000`
-    /// (or `thrift1://host:port?...` for a Thrift1 gateway, or `hbase://zk1:2181,zk2:2181` for
-    /// HBase's own RPC with no gateway, naming the cluster's ZooKeeper quorum). Several
-    /// gateways of one HBase are listed with commas: `thrift2://gw1:9090,gw2:9090`.
+    /// (or `thrift1://host:port?...` for a Thrift1 gateway, `hbase://zk1:2181,zk2:2181` for
+    /// HBase's own RPC with no gateway, naming the cluster's ZooKeeper quorum, or
+    /// `hbase+rpc://master1:16000,master2:16000`, naming its masters). Several gateways of one
+    /// HBase are listed with commas: `thrift2://gw1:9090,gw2:9090`.
     ///
     /// Query keys (all optional): `transport` (`buffered`|`framed`), `protocol`
     /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
     /// `pool_timeout_ms`, `max_idle_ms`, `max_reply_bytes`, `retry_deadline_ms`,
     /// `retry_backoff_ms`; for `hbase://`, `znode` (the parent znode, `/hbase` by default).
+    ///
+    /// Credentials in the URL (`user:password@host`) are refused for now (no transport here
+    /// authenticates with them); an error about a URL shows it with the password as `***`.
     ///
     /// ```
     /// use hbase_orm::{Config, Transport, Protocol};
@@ -148,25 +152,35 @@ impl Config {
     /// assert_eq!(c.address, "10.0.0.5:9091");
     /// assert_eq!((c.transport, c.protocol), (Transport::Framed, Protocol::Compact));
     /// ```
-    pub fn from_url(url: &str) -> Result<Config> {
-        let (gateway, rest) = if let Some(rest) = url.strip_prefix("thrift2://") {
+    pub fn from_url(given_url: &str) -> Result<Config> {
+        // Messages show the URL with any password in it hidden.
+        let shown = redact(given_url);
+        let url = shown.as_str();
+        let given = |message: &str| Error::Config(format!("{url:?}: {message}"));
+        let (gateway, rest) = if let Some(rest) = given_url.strip_prefix("thrift2://") {
             (Gateway::Thrift2, rest)
-        } else if let Some(rest) = url.strip_prefix("thrift1://") {
+        } else if let Some(rest) = given_url.strip_prefix("thrift1://") {
             (Gateway::Thrift1, rest)
-        } else if let Some(rest) = url.strip_prefix("hbase://") {
+        } else if let Some(rest) = given_url.strip_prefix("hbase://") {
             (Gateway::NativeRpc, rest)
-        } else if let Some(rest) = url.strip_prefix("hbase+rpc://") {
+        } else if let Some(rest) = given_url.strip_prefix("hbase+rpc://") {
             (Gateway::NativeRpc, rest)
         } else {
-            return Err(Error::Config(format!(
-                "{url:?}: the URL must start with thrift2://, thrift1://, hbase:// or hbase+rpc://"
-            )));
+            return Err(given(
+                "the URL must start with thrift2://, thrift1://, hbase:// or hbase+rpc://",
+            ));
         };
-        let registry = match url.starts_with("hbase+rpc://") {
+        let registry = match given_url.starts_with("hbase+rpc://") {
             true => Registry::Masters,
             false => Registry::ZooKeeper,
         };
         let (address, query) = rest.split_once('?').unwrap_or((rest, ""));
+        if address.contains('@') {
+            return Err(given(
+                "credentials in the URL (user:password@) are not supported yet: the gateways \
+                 are reached over plain TCP and the native backend authenticates as SIMPLE",
+            ));
+        }
         if address.is_empty() || address.split(',').any(|a| !a.contains(':')) {
             return Err(Error::Config(format!(
                 "{url:?}: expected thrift2://host:port, thrift1://host:port or hbase://zk:port"
@@ -248,6 +262,21 @@ impl Config {
     }
 }
 
+/// `url` with the password of its user information (`scheme://user:password@host`) replaced
+/// by `***`, for messages: what the caller gave may hold a secret.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let Some(at) = rest[..end].rfind('@') else {
+        return url.to_string();
+    };
+    let user = rest[..at].split(':').next().unwrap_or_default();
+    let hidden = if rest[..at].contains(':') { ":***" } else { "" };
+    format!("{scheme}://{user}{hidden}{}", &rest[at..])
+}
+
 /// The value of `key` in a URL: one of two words, or an error naming both.
 fn either<T>(url: &str, key: &str, value: &str, [(a, x), (b, y)]: [(&str, T); 2]) -> Result<T> {
     match value {
@@ -295,5 +324,25 @@ mod tests {
         assert_eq!((c.address.as_str(), c.addresses.len()), ("m1:16000", 1));
         let e = Config::from_url("hbase+rpc://m1:16000?znode=/x").unwrap_err();
         assert!(e.to_string().contains("znode"), "{e}");
+    }
+
+    #[test]
+    fn a_password_in_a_url_never_shows_in_an_error() {
+        for url in [
+            "thrift2://scott:TopSecret42@127.0.0.1:9194/",
+            "thrift2://scott:TopSecret42@127.0.0.1:9194/?colour=red",
+            "thrift1://scott:TopSecret42@h:1?pool_size=x",
+            "http://scott:TopSecret42@h:1",
+            "hbase://scott:TopSecret42@zk:2181",
+        ] {
+            let e = Config::from_url(url).unwrap_err();
+            for shown in [e.to_string(), format!("{e:?}")] {
+                assert!(!shown.contains("TopSecret42"), "{shown}");
+                assert!(shown.contains("scott:***@"), "{shown}");
+            }
+        }
+        assert_eq!(redact("thrift2://h:1?x=a@b"), "thrift2://h:1?x=a@b");
+        assert_eq!(redact("thrift2://bob@h:1"), "thrift2://bob@h:1");
+        assert_eq!(redact("no scheme:pw@h"), "no scheme:pw@h");
     }
 }
