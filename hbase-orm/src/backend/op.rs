@@ -305,6 +305,18 @@ operations! {
 }
 
 owned_operations! {
+    /// Every namespace.
+    ListNamespaces {} -> Vec<String>,
+        name "list_namespaces", safety Idempotent,
+        send list_namespaces;
+    /// A scanner released.
+    CloseScanner { id: i32 } -> (),
+        name "closeScanner", safety Idempotent,
+        send close_scanner;
+    /// Whether the store still holds a scanner.
+    ScannerIsOpen { id: i32 } -> bool,
+        name "scanner_is_open", safety Idempotent,
+        send scanner_is_open;
     /// The region servers that serve, as `host:port`.
     RegionServers {} -> Vec<String>,
         name "region_servers", safety Idempotent,
@@ -347,61 +359,6 @@ on_table!(
     DeleteTable,
     RegionLocations
 );
-
-// The operations that borrow nothing, written out (the table's structs all borrow their
-// arguments).
-
-/// Every namespace.
-pub(crate) struct ListNamespaces;
-
-impl Operation for ListNamespaces {
-    type Output = Vec<String>;
-    const NAME: &'static str = "list_namespaces";
-
-    fn safety(&self) -> Safety {
-        Idempotent
-    }
-
-    fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<Vec<String>>> {
-        backend.list_namespaces(self)
-    }
-}
-
-/// A scanner released.
-pub(crate) struct CloseScanner {
-    pub(crate) id: i32,
-}
-
-impl Operation for CloseScanner {
-    type Output = ();
-    const NAME: &'static str = "closeScanner";
-
-    fn safety(&self) -> Safety {
-        Idempotent
-    }
-
-    fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<()>> {
-        backend.close_scanner(self)
-    }
-}
-
-/// Whether the store still holds a scanner.
-pub(crate) struct ScannerIsOpen {
-    pub(crate) id: i32,
-}
-
-impl Operation for ScannerIsOpen {
-    type Output = bool;
-    const NAME: &'static str = "scanner_is_open";
-
-    fn safety(&self) -> Safety {
-        Idempotent
-    }
-
-    fn send<'a>(&'a self, backend: &'a dyn Backend) -> BoxFuture<'a, Result<bool>> {
-        backend.scanner_is_open(self)
-    }
-}
 
 /// Deletes of whole rows, families and columns end the same when repeated; a delete of the
 /// latest version would remove one more version each time.

@@ -46,7 +46,7 @@ impl Admin {
 
     /// Names of all namespaces.
     pub async fn list_namespaces(&self) -> Result<Vec<String>> {
-        self.client.run(&op::ListNamespaces).await
+        self.client.run(&op::ListNamespaces {}).await
     }
 
     /// Deletes an empty namespace; HBase refuses while it still has tables.

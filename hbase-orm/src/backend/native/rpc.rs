@@ -364,47 +364,53 @@ impl Core {
 
     /// The meta region's server, from the registry the first time and after it moved.
     pub(crate) async fn meta_server(&self) -> Result<String> {
-        if let Some(address) = lock(&self.meta).clone() {
-            return Ok(address);
-        }
-        // One lookup at a time: the callers that found the cache empty together wait for the
-        // first one's answer instead of each asking the registry.
-        let _one = self.lookups.lock().await;
-        if let Some(address) = lock(&self.meta).clone() {
-            return Ok(address);
-        }
-        let address = match &self.registry {
-            Registry::ZooKeeper(zk) => zk.meta_server().await,
-            Registry::Masters(masters) => {
-                let request = proto::GetMetaRegionLocationsRequest {};
-                let answer = self.ask_masters(masters, "GetMetaRegionLocations", &request);
-                answer.await.and_then(|a| registry::meta_of(&a))
+        self.remembered(&self.meta, || async {
+            match &self.registry {
+                Registry::ZooKeeper(zk) => zk.meta_server().await,
+                Registry::Masters(masters) => {
+                    let request = proto::GetMetaRegionLocationsRequest {};
+                    let answer = self.ask_masters(masters, "GetMetaRegionLocations", &request);
+                    answer.await.and_then(|a| registry::meta_of(&a))
+                }
             }
-        }
-        .map_err(|why| registry_error(&self.registry.addresses(), why))?;
-        *lock(&self.meta) = Some(address.clone());
-        Ok(address)
+        })
+        .await
     }
 
     /// The active master's address, from the registry the first time and after it changed.
     async fn master_address(&self) -> Result<String> {
-        if let Some(address) = lock(&self.master).clone() {
+        self.remembered(&self.master, || async {
+            match &self.registry {
+                Registry::ZooKeeper(zk) => zk.master().await,
+                Registry::Masters(masters) => {
+                    let request = proto::GetActiveMasterRequest {};
+                    let answer = self.ask_masters(masters, "GetActiveMaster", &request);
+                    answer.await.and_then(|a| registry::master_of(&a))
+                }
+            }
+        })
+        .await
+    }
+
+    /// The address `slot` remembers, or the one `lookup` finds in the registry (remembered
+    /// then). One lookup at a time: the callers that found `slot` empty together wait for the
+    /// first one's answer instead of each asking the registry.
+    async fn remembered<F, Fut>(&self, slot: &Mutex<Option<String>>, lookup: F) -> Result<String>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = std::result::Result<String, String>>,
+    {
+        if let Some(address) = lock(slot).clone() {
             return Ok(address);
         }
         let _one = self.lookups.lock().await;
-        if let Some(address) = lock(&self.master).clone() {
+        if let Some(address) = lock(slot).clone() {
             return Ok(address);
         }
-        let address = match &self.registry {
-            Registry::ZooKeeper(zk) => zk.master().await,
-            Registry::Masters(masters) => {
-                let request = proto::GetActiveMasterRequest {};
-                let answer = self.ask_masters(masters, "GetActiveMaster", &request);
-                answer.await.and_then(|a| registry::master_of(&a))
-            }
-        }
-        .map_err(|why| registry_error(&self.registry.addresses(), why))?;
-        *lock(&self.master) = Some(address.clone());
+        let address = lookup()
+            .await
+            .map_err(|why| registry_error(&self.registry.addresses(), why))?;
+        *lock(slot) = Some(address.clone());
         Ok(address)
     }
 
