@@ -70,6 +70,21 @@ pub async fn counter(t: Table, pause: Duration, stop: Arc<AtomicBool>, seen: Arc
     }
 }
 
+/// The key of row `i` of the rows a fault test scans: `s00000`, `s00001`, ...
+pub fn fixed_key(i: usize) -> String {
+    format!("s{i:05}")
+}
+
+/// Writes rows `fixed_key(0..n)` (`d:v` = `x`) for a fault test to scan, a thousand a call.
+pub async fn write_fixed_rows(t: &Table, n: usize) {
+    let puts: Vec<Put> = (0..n)
+        .map(|i| Put::new(fixed_key(i)).column("d", "v", "x"))
+        .collect();
+    for chunk in puts.chunks(1000) {
+        t.put_many(chunk.to_vec()).await.unwrap();
+    }
+}
+
 /// Asserts what the load's acknowledgements promise, read through `check` (a table handle of a
 /// fresh client): every acknowledged write is there, and the counter holds the acknowledged
 /// increments plus at most one per increment whose fate is unknown.

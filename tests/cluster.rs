@@ -15,11 +15,9 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use hbase_orm::rowkey::salt_split_keys;
-use hbase_orm::{
-    Client, ColumnFamily, Config, HBaseEntity, Put, Repository, Scan, Table, TableDescriptor,
-};
+use hbase_orm::{Client, ColumnFamily, Config, HBaseEntity, Repository, Scan, Table};
 use hbase_orm_suite::load::{self, Seen};
-use hbase_orm_suite::{connect_with, gateway_address, launcher, native_url, unique_table_name};
+use hbase_orm_suite::{connect_with, gateway_address, launcher, native_url, TestTable};
 
 /// One test at a time: each moves, splits or stops parts of the one cluster.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -52,10 +50,6 @@ fn event(writer: u32, seq: u64) -> Event {
     Event { writer, seq, body }
 }
 
-fn scan_key(i: usize) -> String {
-    format!("s{i:05}")
-}
-
 /// The clients of one test: the load's two, and a native one for admin calls.
 struct Clients {
     thrift2: Client,
@@ -77,53 +71,34 @@ async fn clients() -> Clients {
 }
 
 /// The test's tables: the events (12 salt buckets, 12 regions) and the scanned rows (12
-/// regions of 500 rows, plus a counter row before them), dropped at the end.
+/// regions of 500 rows, plus a counter row before them), dropped with it (also when the test
+/// fails).
 struct Tables {
     events: hbase_orm::TableName,
     scanned: hbase_orm::TableName,
-    admin: Client,
+    _dropped_with_these: [TestTable; 2],
 }
 
 impl Tables {
     async fn create(admin: &Client, label: &str) -> Tables {
-        let a = admin.admin();
-        if !a.namespace_exists("hbase_orm_it").await.unwrap() {
-            let _ = a.create_namespace("hbase_orm_it").await;
-        }
-        let events = unique_table_name(&format!("{label}_events"));
-        let families = Event::family_descriptors();
-        let descriptor = TableDescriptor {
-            name: events.clone(),
-            families,
-        };
-        a.create_table(&descriptor, &salt_split_keys(REGIONS as u8))
-            .await
-            .unwrap();
-        let scanned = unique_table_name(&format!("{label}_scanned"));
+        let events = TestTable::create(
+            admin,
+            &format!("{label}_events"),
+            Event::family_descriptors(),
+            &salt_split_keys(REGIONS as u8),
+        )
+        .await;
         let splits: Vec<Vec<u8>> = (1..REGIONS)
-            .map(|i| scan_key(i * SCAN_ROWS / REGIONS).into_bytes())
+            .map(|i| load::fixed_key(i * SCAN_ROWS / REGIONS).into_bytes())
             .collect();
-        let descriptor = TableDescriptor::new(scanned.clone()).family(ColumnFamily::new("d"));
-        a.create_table(&descriptor, &splits).await.unwrap();
-        let t = admin.table_named(scanned.clone());
-        let puts: Vec<Put> = (0..SCAN_ROWS)
-            .map(|i| Put::new(scan_key(i)).column("d", "v", format!("value of {}", scan_key(i))))
-            .collect();
-        for chunk in puts.chunks(1000) {
-            t.put_many(chunk.to_vec()).await.unwrap();
-        }
+        let families = vec![ColumnFamily::new("d")];
+        let scanned =
+            TestTable::create(admin, &format!("{label}_scanned"), families, &splits).await;
+        load::write_fixed_rows(&admin.table_named(scanned.name.clone()), SCAN_ROWS).await;
         Tables {
-            events,
-            scanned,
-            admin: admin.clone(),
-        }
-    }
-
-    async fn drop_all(self) {
-        for t in [&self.events, &self.scanned] {
-            let a = self.admin.admin();
-            let _ = a.disable_table(t).await;
-            a.delete_table(t).await.unwrap();
+            events: events.name.clone(),
+            scanned: scanned.name.clone(),
+            _dropped_with_these: [events, scanned],
         }
     }
 }
@@ -194,9 +169,15 @@ async fn scanner(t: Table, stop: Arc<AtomicBool>, held: Arc<Mutex<Held>>) {
                     .map(|r| String::from_utf8_lossy(&r.key).into_owned())
                     .collect();
                 if keys.len() != SCAN_ROWS
-                    || keys.iter().enumerate().any(|(i, k)| *k != scan_key(i))
+                    || keys
+                        .iter()
+                        .enumerate()
+                        .any(|(i, k)| *k != load::fixed_key(i))
                 {
-                    let first_wrong = keys.iter().enumerate().find(|(i, k)| **k != scan_key(*i));
+                    let first_wrong = keys
+                        .iter()
+                        .enumerate()
+                        .find(|(i, k)| **k != load::fixed_key(*i));
                     h.bad_scans.push(format!(
                         "{} rows, first out of place: {first_wrong:?}",
                         keys.len()
@@ -408,7 +389,7 @@ impl Scene {
             n >= acked && n <= acked + unknown,
             "counter {n}: {acked} acknowledged, {unknown} unknown"
         );
-        self.tables.drop_all().await;
+        drop(self.tables);
     }
 }
 
@@ -452,7 +433,7 @@ async fn a_hot_region_split_under_load() {
     hot.extend_from_slice(&3u32.to_be_bytes());
     let a = c.admin.admin();
     a.split_region(&tables.events, &hot).await.unwrap();
-    a.split_region(&tables.scanned, scan_key(750).as_bytes())
+    a.split_region(&tables.scanned, load::fixed_key(750).as_bytes())
         .await
         .unwrap();
     println!("two regions split in {:?}", started.elapsed());

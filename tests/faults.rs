@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use hbase_orm::{ColumnFamily, HBaseEntity, Put, Repository, Scan};
-use hbase_orm_suite::load::{assert_acknowledged_are_there, counter, writer, Seen};
+use hbase_orm::{ColumnFamily, HBaseEntity, Repository, Scan};
+use hbase_orm_suite::load::{self, assert_acknowledged_are_there, counter, writer, Seen};
 use hbase_orm_suite::{client, launcher, with_table};
 
 /// Between two calls of each load task.
@@ -76,10 +76,7 @@ async fn two_gateway_restarts_lose_no_acknowledged_write_and_no_scanned_row() {
         vec![ColumnFamily::new("d")],
         &[],
         |t| async move {
-            let rows: Vec<Put> = (0..SCAN_ROWS)
-                .map(|i| Put::new(format!("s{i:05}")).column("d", "v", "x"))
-                .collect();
-            t.put_many(rows).await.unwrap();
+            load::write_fixed_rows(&t, SCAN_ROWS).await;
 
             let stop = Arc::new(AtomicBool::new(false));
             let seen = Arc::new(Mutex::new(Seen::default()));
@@ -150,7 +147,7 @@ async fn two_gateway_restarts_lose_no_acknowledged_write_and_no_scanned_row() {
             );
             assert!(stats.retries > 0, "the restarts were hidden by retries");
             let want: Vec<Vec<u8>> = (0..SCAN_ROWS)
-                .map(|i| format!("s{i:05}").into_bytes())
+                .map(|i| load::fixed_key(i).into_bytes())
                 .collect();
             assert_eq!(keys, want, "every row once, in order");
 

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use hbase_orm::{Client, ColumnFamily, Config, Put, Scan};
-use hbase_orm_suite::load::{assert_acknowledged_are_there, counter, writer, Seen};
+use hbase_orm::{Client, ColumnFamily, Config, Scan};
+use hbase_orm_suite::load::{self, assert_acknowledged_are_there, counter, writer, Seen};
 use hbase_orm_suite::{connect_with, launcher, native_url, with_table};
 
 /// Rows the paused scan reads.
@@ -37,10 +37,7 @@ async fn hbase_restarted_under_load_loses_no_acknowledged_write_and_no_scanned_r
         vec![ColumnFamily::new("d")],
         &[],
         |t| async move {
-            let rows: Vec<Put> = (0..SCAN_ROWS)
-                .map(|i| Put::new(format!("s{i:05}")).column("d", "v", "x"))
-                .collect();
-            t.put_many(rows).await.unwrap();
+            load::write_fixed_rows(&t, SCAN_ROWS).await;
 
             let stop = Arc::new(AtomicBool::new(false));
             let seen = Arc::new(Mutex::new(Seen::default()));
@@ -118,7 +115,7 @@ async fn hbase_restarted_under_load_loses_no_acknowledged_write_and_no_scanned_r
                 "the scan's region scanner went with the restart"
             );
             let want: Vec<Vec<u8>> = (0..SCAN_ROWS)
-                .map(|i| format!("s{i:05}").into_bytes())
+                .map(|i| load::fixed_key(i).into_bytes())
                 .collect();
             assert_eq!(keys, want, "every row once, in order");
 
