@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Local HBase 2.6.1 + Thrift gateways (three Thrift2, one Thrift1), from Maven jars (no HBase
-# install needed): a standalone HBase (the default), or a distributed cluster on this machine.
+# Local HBase 2.6.1 + Thrift gateways, from Maven jars (no HBase install needed): a standalone
+# HBase (the default) with eight gateways (four over plain TCP, four over HTTP or HTTPS), or a
+# distributed cluster on this machine with the four TCP ones.
 #
 #   hbase-local/hbase.sh up            start standalone HBase (idempotent) and wait until ready
 #   hbase-local/hbase.sh up --cluster [N]
 #                                      start a distributed cluster instead: ZooKeeper, a master
 #                                      and N region servers (default 3, or the N the data dir's
-#                                      cluster had), each its own JVM, plus the same gateways;
-#                                      waits until ready. Idempotent: starts whichever of its
-#                                      processes are not running (after `kill rs2`, say)
+#                                      cluster had), each its own JVM, plus the four TCP
+#                                      gateways; waits until ready. Idempotent: starts whichever
+#                                      of its processes are not running (after `kill rs2`, say)
 #   hbase-local/hbase.sh down [--purge] stop everything (and with --purge delete the data dir)
 #   hbase-local/hbase.sh status        each process: pid, port, whether it answers; exit 0 iff all up
 #   hbase-local/hbase.sh restart NAME  stop one process and start it again (or start it if it was
@@ -18,9 +19,10 @@
 #   hbase-local/hbase.sh kill NAME     kill -9 one process (a crash) and leave it dead
 #   hbase-local/hbase.sh logs [-f] [-n LINES]  tail of every process's log (-f follows)
 #
-# NAME is a gateway (thrift, thrift-framed, thrift1, thrift-short) in either mode; in cluster
-# mode also zookeeper, master or rs1 .. rsN. Standalone mode: `kill master` kills the whole HBase;
-# the master is otherwise started and stopped with up/down only.
+# NAME is a gateway: thrift, thrift-framed, thrift1, thrift-short in either mode; thrift-http,
+# thrift-https, thrift1-http, thrift1-https in standalone mode; in cluster mode also zookeeper,
+# master or rs1 .. rsN. Standalone mode: `kill master` kills the whole HBase; the master is
+# otherwise started and stopped with up/down only.
 #
 # Modes. The data dir remembers the mode it was last started in ($DATA/mode: "standalone" or
 # "cluster N"; none = standalone), and status/down/stop/start/kill/logs act on that mode. `up`
@@ -42,7 +44,7 @@
 #   master        HMaster start, RPC 127.0.0.1:$HBASE_ORM_MASTER_PORT
 #   rs1 .. rsN    org.apache.hadoop.hbase.regionserver.HRegionServer start; rsK binds and
 #                 advertises 127.0.0.1:$((HBASE_ORM_REGIONSERVER_PORT + K - 1)) (16020, 16021, ...)
-# Both modes, the gateways:
+# Both modes, the TCP gateways:
 #   thrift        Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090), buffered + binary
 #   thrift-framed Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091), framed + compact;
 #                 it closes connections idle for $HBASE_ORM_FRAMED_IDLE_MS ms (default 3000), so
@@ -53,14 +55,39 @@
 #                 buffered + binary, whose scanners expire after $HBASE_ORM_SHORT_SCANNER_MS ms
 #                 unused (default 2000; the others: 60 s), for tests of several gateways and of
 #                 scans that outlive their scanner
+# Standalone mode only, the HTTP gateways (hbase.regionserver.thrift.http=true: Jetty, one POST
+# per call, binary protocol whatever -c says; settings in conf/hbase-site.xml, chosen per
+# process with -Dhbase.orm.thrift.{http,ssl,proxyuser}=true):
+#   thrift-http   Thrift2 over HTTP  127.0.0.1:$HBASE_ORM_THRIFT_HTTP_PORT (9094), no proxy users
+#   thrift-https  Thrift2 over HTTPS 127.0.0.1:$HBASE_ORM_THRIFT_HTTPS_PORT (9095), proxy users on
+#   thrift1-http  Thrift1 over HTTP  127.0.0.1:$HBASE_ORM_THRIFT1_HTTP_PORT (9096), no proxy users
+#   thrift1-https Thrift1 over HTTPS 127.0.0.1:$HBASE_ORM_THRIFT1_HTTPS_PORT (9097), proxy users on
+#                 "proxy users on" = hbase.thrift.support.proxyuser=true: a request's `doAs: USER`
+#                 header makes USER the effective user if Hadoop's ProxyUsers rules allow it. The
+#                 rules here: the gateway's own OS user (`id -un`, or $HADOOP_USER_NAME if set)
+#                 may impersonate the user alice, from 127.0.0.1 only; any other doAs is refused
+#                 (HTTP 500). The gateways without proxy users refuse every doAs (HTTP 500).
+#                 The cluster leaves these four out: it already runs 5+ JVMs on 2 cores.
 # No other port is opened: web UIs are off (info ports -1), so is ZooKeeper's admin server.
+#
+# TLS material (standalone `up` makes what is missing, with the JDK's keytool, in $DATA/tls):
+#   gateway.p12   PKCS12 keystore of the HTTPS gateways: a self-signed EC P-256 certificate,
+#                 CN=localhost, subject alternative names DNS:localhost and IP:127.0.0.1, valid
+#                 10 years (its password is a fixed string of this script, for local tests only)
+#   ca.pem        that certificate (PEM): the CA a client trusts to reach the HTTPS gateways
+#   other-ca.pem  an unrelated self-signed certificate (PEM): a CA that must NOT be accepted
+# $DATA/gateway-conf/core-site.xml (written at each start of an HTTPS gateway, first on its
+# classpath) holds the proxy-user rules and the keystore passwords: the rules' key names carry
+# the user's name, which hbase-site.xml cannot substitute, and the passwords stay off the
+# command line.
 #
 # Ready means: the master's log says "Master has completed initialization"; in cluster mode
 # also ZooKeeper answers `srvr` and each region server's log says "Serving as 127.0.0.1,PORT,..."
 # (written once the master accepted it: registered); then every gateway answers a real call
-# about hbase:namespace (hbase-local/ping.py). `status` also asks the master and each region
-# server over HBase's RPC (ping.py --rpc). A region server started while no master runs is
-# ready once it answers its RPC port; it registers when a master is back.
+# about hbase:namespace (hbase-local/ping.py; HTTPS: verified against ca.pem). `status` also
+# asks the master and each region server over HBase's RPC (ping.py --rpc). A region server
+# started while no master runs is ready once it answers its RPC port; it registers when a
+# master is back.
 #
 # Cluster facts (details in conf/hbase-site.xml; times measured on the 2-core machine):
 #   - `up --cluster` from nothing takes ~40 s (jars present): 8 JVMs starting on 2 cores.
@@ -86,6 +113,10 @@
 #   HBASE_ORM_FRAMED_IDLE_MS     its idle-socket timeout   (default 3000 ms; the others: 60 s)
 #   HBASE_ORM_THRIFT1_PORT       Thrift1 gateway           (default 9092)
 #   HBASE_ORM_THRIFT_SHORT_PORT  short-scanner gateway     (default 9093)
+#   HBASE_ORM_THRIFT_HTTP_PORT   Thrift2 over HTTP         (default 9094; standalone only)
+#   HBASE_ORM_THRIFT_HTTPS_PORT  Thrift2 over HTTPS        (default 9095; standalone only)
+#   HBASE_ORM_THRIFT1_HTTP_PORT  Thrift1 over HTTP         (default 9096; standalone only)
+#   HBASE_ORM_THRIFT1_HTTPS_PORT Thrift1 over HTTPS        (default 9097; standalone only)
 #   HBASE_ORM_SHORT_SCANNER_MS   its scanner timeout       (default 2000 ms)
 #   HBASE_ORM_REGION_SCANNER_MS  the region servers' scanner lease (default 10000 ms; HBase's
 #                                own default is 60 s): a native scan paused longer than this
@@ -131,6 +162,10 @@ THRIFT_SHORT_PORT=${HBASE_ORM_THRIFT_SHORT_PORT:-9093}
 SHORT_SCANNER_MS=${HBASE_ORM_SHORT_SCANNER_MS:-2000}
 REGION_SCANNER_MS=${HBASE_ORM_REGION_SCANNER_MS:-10000}
 THRIFT1_PORT=${HBASE_ORM_THRIFT1_PORT:-9092}
+THRIFT_HTTP_PORT=${HBASE_ORM_THRIFT_HTTP_PORT:-9094}
+THRIFT_HTTPS_PORT=${HBASE_ORM_THRIFT_HTTPS_PORT:-9095}
+THRIFT1_HTTP_PORT=${HBASE_ORM_THRIFT1_HTTP_PORT:-9096}
+THRIFT1_HTTPS_PORT=${HBASE_ORM_THRIFT1_HTTPS_PORT:-9097}
 ZK_PORT=${HBASE_ORM_ZK_PORT:-2181}
 MASTER_RPC_PORT=${HBASE_ORM_MASTER_PORT:-16000}
 REGIONSERVER_RPC_PORT=${HBASE_ORM_REGIONSERVER_PORT:-16020}
@@ -143,7 +178,16 @@ STOP_TIMEOUT=30
 DEFAULT_CLUSTER_SIZE=3
 MAX_CLUSTER_SIZE=20
 
-GATEWAYS=(thrift thrift-framed thrift1 thrift-short)
+# the gateways of both modes (plain TCP), and those of standalone mode only (HTTP, HTTPS)
+TCP_GATEWAYS=(thrift thrift-framed thrift1 thrift-short)
+HTTP_GATEWAYS=(thrift-http thrift-https thrift1-http thrift1-https)
+# the gateways of the current mode (set_mode)
+GATEWAYS=("${TCP_GATEWAYS[@]}")
+# the one user the gateways with proxy-user support let their own OS user impersonate
+PROXY_USER_ALLOWED=alice
+# Password of the HTTPS gateways' keystore (and of its key: PKCS12 has one for both). Test
+# material on the loopback interface only; it is never printed, nor put on a command line.
+TLS_STORE_PASSWORD=hbase-orm-local-test-keystore
 READY_LINE="Master has completed initialization"
 RS_READY_LINE="Serving as "
 DATA_MARKER_NAME=.hbase-orm-data
@@ -154,7 +198,7 @@ say() { printf '[hbase-local] %s\n' "$*"; }
 warn() { printf '[hbase-local] %s\n' "$*" >&2; }
 die() { warn "error: $*"; exit 1; }
 
-for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT SHORT_SCANNER_MS REGION_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT ZK_SESSION_MS UP_TIMEOUT; do
+for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT THRIFT_HTTP_PORT THRIFT_HTTPS_PORT THRIFT1_HTTP_PORT THRIFT1_HTTPS_PORT SHORT_SCANNER_MS REGION_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT ZK_SESSION_MS UP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
 
@@ -168,6 +212,13 @@ abs_data_dir() {
   LOG_DIR=$DATA_DIR/logs
   RUN_DIR=$DATA_DIR/run
   MODE_FILE=$DATA_DIR/mode
+  # the HTTPS gateways' keystore (the path is also in conf/hbase-site.xml), the CA certificate
+  # clients trust, an unrelated one; the generated conf dir of the HTTPS gateways
+  TLS_DIR=$DATA_DIR/tls
+  KEYSTORE=$TLS_DIR/gateway.p12
+  CA_PEM=$TLS_DIR/ca.pem
+  OTHER_CA_PEM=$TLS_DIR/other-ca.pem
+  GATEWAY_CONF_DIR=$DATA_DIR/gateway-conf
 }
 abs_data_dir
 
@@ -188,8 +239,10 @@ set_mode() {
     for ((i = 1; i <= RS_COUNT; i++)); do
       COMPONENTS+=("rs$i")
     done
+    GATEWAYS=("${TCP_GATEWAYS[@]}")
   else
     COMPONENTS=(master)
+    GATEWAYS=("${TCP_GATEWAYS[@]}" "${HTTP_GATEWAYS[@]}")
   fi
   COMPONENTS+=("${GATEWAYS[@]}")
 }
@@ -295,6 +348,10 @@ port_of() {
     thrift-framed) printf '%s' "$THRIFT_FRAMED_PORT" ;;
     thrift1) printf '%s' "$THRIFT1_PORT" ;;
     thrift-short) printf '%s' "$THRIFT_SHORT_PORT" ;;
+    thrift-http) printf '%s' "$THRIFT_HTTP_PORT" ;;
+    thrift-https) printf '%s' "$THRIFT_HTTPS_PORT" ;;
+    thrift1-http) printf '%s' "$THRIFT1_HTTP_PORT" ;;
+    thrift1-https) printf '%s' "$THRIFT1_HTTPS_PORT" ;;
   esac
 }
 
@@ -323,6 +380,10 @@ describe() {
     thrift-framed) printf 'Thrift2 127.0.0.1:%s framed/compact' "$THRIFT_FRAMED_PORT" ;;
     thrift1) printf 'Thrift1 127.0.0.1:%s buffered/binary' "$THRIFT1_PORT" ;;
     thrift-short) printf 'Thrift2 127.0.0.1:%s buffered/binary, scanners expire after %s ms' "$THRIFT_SHORT_PORT" "$SHORT_SCANNER_MS" ;;
+    thrift-http) printf 'Thrift2 http://127.0.0.1:%s/ binary, no doAs' "$THRIFT_HTTP_PORT" ;;
+    thrift-https) printf 'Thrift2 https://127.0.0.1:%s/ binary, doAs %s' "$THRIFT_HTTPS_PORT" "$PROXY_USER_ALLOWED" ;;
+    thrift1-http) printf 'Thrift1 http://127.0.0.1:%s/ binary, no doAs' "$THRIFT1_HTTP_PORT" ;;
+    thrift1-https) printf 'Thrift1 https://127.0.0.1:%s/ binary, doAs %s' "$THRIFT1_HTTPS_PORT" "$PROXY_USER_ALLOWED" ;;
   esac
 }
 
@@ -332,6 +393,11 @@ port_in_use() {
 }
 
 have_python() { command -v python3 >/dev/null 2>&1; }
+
+# where a client finds the CA certificate of the HTTPS gateways (standalone mode)
+tls_summary() {
+  printf 'HTTPS gateways: CA certificate %s (%s: an unrelated one)' "$CA_PEM" "$OTHER_CA_PEM"
+}
 
 gateways_summary() {
   local name sep=""
@@ -349,6 +415,10 @@ ping_component() {
     thrift | thrift-short) python3 "$PING" -q -t "${2:-5}" -p "$port" ;;
     thrift-framed) python3 "$PING" -q -t "${2:-5}" -p "$port" -f -c ;;
     thrift1) python3 "$PING" -q -t "${2:-5}" -p "$port" --thrift1 ;;
+    thrift-http) python3 "$PING" -q -t "${2:-5}" -p "$port" --http ;;
+    thrift1-http) python3 "$PING" -q -t "${2:-5}" -p "$port" --http --thrift1 ;;
+    thrift-https) python3 "$PING" -q -t "${2:-5}" -p "$port" --https --cafile "$CA_PEM" ;;
+    thrift1-https) python3 "$PING" -q -t "${2:-5}" -p "$port" --https --cafile "$CA_PEM" --thrift1 ;;
   esac
 }
 
@@ -507,6 +577,121 @@ ensure_jars() {
   say "jars ready: $(find "$LIB_DIR" -name '*.jar' | wc -l | tr -d ' ') files in $((SECONDS - start)) s"
 }
 
+# ----------------------------------------------------------------------------- TLS material
+
+# the JDK's keytool beside $JAVA (or the one it links to), else keytool on PATH
+find_keytool() {
+  local dir
+  [[ -n "$JAVA" ]] || find_java
+  for dir in "$(dirname -- "$JAVA")" "$(dirname -- "$(readlink -f -- "$JAVA" 2>/dev/null || printf '%s' "$JAVA")")"; do
+    if [[ -x "$dir/keytool" ]]; then
+      printf '%s' "$dir/keytool"
+      return 0
+    fi
+  done
+  command -v keytool 2>/dev/null || die "keytool not found beside $JAVA nor on PATH (it comes with the JDK/JRE: apt-get install openjdk-17-jre-headless)"
+}
+
+# keytool -genkeypair of a self-signed EC P-256 certificate, valid 10 years, into PKCS12 keystore
+# $1 (alias $2, subject $3, further keytool options after), then its certificate as PEM into $4.
+# The password reaches keytool through its environment, never its command line.
+make_self_signed() {
+  local store=$1 alias=$2 dname=$3 pem=$4 keytool log
+  shift 4
+  keytool=$(find_keytool)
+  log=$TLS_DIR/keytool.log
+  if ! HBASE_ORM_KEYTOOL_PASS=$TLS_STORE_PASSWORD "$keytool" -genkeypair -alias "$alias" \
+    -keyalg EC -groupname secp256r1 -sigalg SHA256withECDSA -validity 3650 -dname "$dname" "$@" \
+    -keystore "$store" -storetype PKCS12 \
+    -storepass:env HBASE_ORM_KEYTOOL_PASS -keypass:env HBASE_ORM_KEYTOOL_PASS >"$log" 2>&1 ||
+    ! HBASE_ORM_KEYTOOL_PASS=$TLS_STORE_PASSWORD "$keytool" -exportcert -rfc -alias "$alias" \
+      -keystore "$store" -storetype PKCS12 -storepass:env HBASE_ORM_KEYTOOL_PASS \
+      -file "$pem" >>"$log" 2>&1; then
+    cat "$log" >&2
+    die "keytool could not make a test certificate in $TLS_DIR (output above; $keytool)"
+  fi
+  rm -f "$log"
+}
+
+# Makes the HTTPS gateways' TLS material in $TLS_DIR unless it is there: the keystore with the
+# server certificate and that certificate as ca.pem (made together, into temporary names first,
+# so that they always match), and other-ca.pem, an unrelated certificate.
+ensure_tls() {
+  mkdir -p "$TLS_DIR"
+  chmod 755 "$TLS_DIR"
+  rm -rf "$TLS_DIR"/.new.* # left by a keytool that failed
+  local tmp
+  if [[ ! -s "$KEYSTORE" || ! -s "$CA_PEM" ]]; then
+    tmp=$(mktemp -d "$TLS_DIR/.new.XXXXXX")
+    make_self_signed "$tmp/gateway.p12" gateway "CN=localhost, OU=HTTPS gateways, O=hbase-orm local test" \
+      "$tmp/ca.pem" -ext SAN=DNS:localhost,IP:127.0.0.1 -ext KU=digitalSignature -ext EKU=serverAuth
+    chmod 600 "$tmp/gateway.p12"
+    chmod 644 "$tmp/ca.pem"
+    mv -f "$tmp/gateway.p12" "$KEYSTORE"
+    mv -f "$tmp/ca.pem" "$CA_PEM"
+    rm -rf "$tmp"
+    say "made a self-signed certificate for localhost/127.0.0.1: keystore $KEYSTORE, CA certificate $CA_PEM"
+  fi
+  if [[ ! -s "$OTHER_CA_PEM" ]]; then
+    tmp=$(mktemp -d "$TLS_DIR/.new.XXXXXX")
+    make_self_signed "$tmp/other.p12" other "CN=hbase-orm unrelated test CA, O=hbase-orm local test" \
+      "$tmp/other-ca.pem" -ext SAN=DNS:localhost,IP:127.0.0.1
+    chmod 644 "$tmp/other-ca.pem"
+    mv -f "$tmp/other-ca.pem" "$OTHER_CA_PEM"
+    rm -rf "$tmp"
+    say "made an unrelated certificate for wrong-CA tests: $OTHER_CA_PEM"
+  fi
+}
+
+# The user the gateways run as, as Hadoop sees it (simple authentication: $HADOOP_USER_NAME
+# if set, else the OS user): the "real user" of a doAs request.
+gateway_os_user() {
+  local user=${HADOOP_USER_NAME:-}
+  [[ -n "$user" ]] || user=$(id -un 2>/dev/null || true)
+  [[ -n "$user" ]] || user=${USER:-}
+  [[ "$user" =~ ^[A-Za-z0-9._][A-Za-z0-9._@-]*$ ]] ||
+    die "cannot name the proxy-user rule after the user '$user' (id -un)"
+  printf '%s' "$user"
+}
+
+# $GATEWAY_CONF_DIR/core-site.xml for the HTTPS gateways: Hadoop's proxy-user rules (their key
+# names carry the real user's name) and the keystore passwords. Hadoop reads core-site.xml
+# from the classpath before hbase-site.xml, which does not set these keys.
+write_gateway_conf() {
+  local user tmp
+  user=$(gateway_os_user)
+  mkdir -p "$GATEWAY_CONF_DIR"
+  chmod 700 "$GATEWAY_CONF_DIR"
+  tmp=$(mktemp "$GATEWAY_CONF_DIR/.core-site.XXXXXX")
+  chmod 600 "$tmp"
+  cat >"$tmp" <<XML
+<?xml version="1.0"?>
+<!-- Written by hbase-local/hbase.sh at each start of an HTTPS gateway (edits are lost). -->
+<configuration>
+  <!-- ProxyUsers: the gateway's own user ($user) may act as $PROXY_USER_ALLOWED (doAs header),
+       from 127.0.0.1 only; read where hbase.thrift.support.proxyuser=true -->
+  <property>
+    <name>hadoop.proxyuser.$user.hosts</name>
+    <value>127.0.0.1</value>
+  </property>
+  <property>
+    <name>hadoop.proxyuser.$user.users</name>
+    <value>$PROXY_USER_ALLOWED</value>
+  </property>
+  <!-- the keystore $KEYSTORE (conf/hbase-site.xml); PKCS12: one password for store and key -->
+  <property>
+    <name>hbase.thrift.ssl.keystore.password</name>
+    <value>$TLS_STORE_PASSWORD</value>
+  </property>
+  <property>
+    <name>hbase.thrift.ssl.keystore.keypassword</name>
+    <value>$TLS_STORE_PASSWORD</value>
+  </property>
+</configuration>
+XML
+  mv -f "$tmp" "$GATEWAY_CONF_DIR/core-site.xml"
+}
+
 # ----------------------------------------------------------------------------- start / stop
 
 master_heap() {
@@ -521,7 +706,11 @@ master_heap() {
 
 # JVM_OPTS for component $1 with heap $2 (and region server port $3)
 jvm_opts() {
-  local name=$1 heap=$2 rs_port=${3:-$REGIONSERVER_RPC_PORT}
+  local name=$1 heap=$2 rs_port=${3:-$REGIONSERVER_RPC_PORT} classpath="$CONF_DIR:$LIB_DIR/*"
+  case "$name" in
+    # their generated core-site.xml (proxy-user rules, keystore passwords), first on the path
+    thrift-https | thrift1-https) classpath="$GATEWAY_CONF_DIR:$classpath" ;;
+  esac
   JVM_OPTS=(
     "-Dhbase.orm.component=$name"
     "-Dhbase.orm.data=$DATA_DIR"
@@ -553,7 +742,7 @@ jvm_opts() {
     "-Dhbase.log.dir=$LOG_DIR"
     "-Dhbase.log.file=$name.log"
     -Dlog4j2.shutdownHookEnabled=false
-    -cp "$CONF_DIR:$LIB_DIR/*"
+    -cp "$classpath"
   )
   if is_cluster; then
     # conf/hbase-site.xml: distributed mode, how many region servers the master waits for at
@@ -606,6 +795,16 @@ start_component() {
       main=org.apache.hadoop.hbase.thrift2.ThriftServer
       args=(-b 127.0.0.1 -p "$THRIFT_SHORT_PORT" --infoport -1 start)
       ;;
+    thrift-http | thrift-https)
+      heap=$THRIFT_HEAP
+      main=org.apache.hadoop.hbase.thrift2.ThriftServer
+      args=(-b 127.0.0.1 -p "$(port_of "$name")" --infoport -1 start)
+      ;;
+    thrift1-http | thrift1-https)
+      heap=$THRIFT_HEAP
+      main=org.apache.hadoop.hbase.thrift.ThriftServer
+      args=(-b 127.0.0.1 -p "$(port_of "$name")" --infoport -1 start)
+      ;;
     *) die "unknown process $name" ;;
   esac
   if is_region_server "$name"; then
@@ -625,6 +824,16 @@ start_component() {
     zookeeper)
       # where the standalone master's embedded ZooKeeper keeps its data: either mode finds it
       JVM_OPTS+=("-Dhbase.orm.zk.data=$DATA_DIR/zookeeper/zookeeper_0")
+      ;;
+    thrift-http | thrift1-http)
+      # hbase.regionserver.thrift.http (conf/hbase-site.xml)
+      JVM_OPTS+=(-Dhbase.orm.thrift.http=true)
+      ;;
+    thrift-https | thrift1-https)
+      # HTTP, TLS with $KEYSTORE (hbase.thrift.ssl.*), doAs (hbase.thrift.support.proxyuser)
+      ensure_tls
+      write_gateway_conf
+      JVM_OPTS+=(-Dhbase.orm.thrift.http=true -Dhbase.orm.thrift.ssl=true -Dhbase.orm.thrift.proxyuser=true)
       ;;
   esac
   if [[ -n "$extra" ]]; then
@@ -786,7 +995,7 @@ check_ports_free() {
   for name in "$@"; do
     for port in $(ports_of "$name"); do
       port_in_use "$port" &&
-        die "port $port on 127.0.0.1 ($name) is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or choose other ports: HBASE_ORM_ZK_PORT, HBASE_ORM_MASTER_PORT, HBASE_ORM_REGIONSERVER_PORT (cluster: it and the next $((RS_COUNT > 0 ? RS_COUNT - 1 : 0))), HBASE_ORM_THRIFT_PORT, HBASE_ORM_THRIFT_FRAMED_PORT, HBASE_ORM_THRIFT1_PORT, HBASE_ORM_THRIFT_SHORT_PORT"
+        die "port $port on 127.0.0.1 ($name) is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or choose other ports: HBASE_ORM_ZK_PORT, HBASE_ORM_MASTER_PORT, HBASE_ORM_REGIONSERVER_PORT (cluster: it and the next $((RS_COUNT > 0 ? RS_COUNT - 1 : 0))), HBASE_ORM_THRIFT_PORT, HBASE_ORM_THRIFT_FRAMED_PORT, HBASE_ORM_THRIFT1_PORT, HBASE_ORM_THRIFT_SHORT_PORT, HBASE_ORM_THRIFT_HTTP_PORT, HBASE_ORM_THRIFT_HTTPS_PORT, HBASE_ORM_THRIFT1_HTTP_PORT, HBASE_ORM_THRIFT1_HTTPS_PORT"
     done
   done
   return 0
@@ -874,6 +1083,7 @@ up_standalone() {
 
   if ((${#running[@]} == ${#COMPONENTS[@]})) && master_initialized && all_gateways_answer 3; then
     say "already up: $(gateways_summary); data in $DATA_DIR"
+    say "$(tls_summary)"
     return 0
   fi
 
@@ -894,6 +1104,8 @@ up_standalone() {
   fi
   ((${#stale[@]} == 0)) || stop_components "${stale[@]}"
   check_ports_free "${to_start[@]}"
+  # the HTTPS gateways' certificate, before anything starts (a keytool failure stops `up` here)
+  ensure_tls
 
   for name in "${to_start[@]}"; do
     announce_start "$name"
@@ -1022,6 +1234,7 @@ wait_all_ready() {
           say "HBase cluster is up after $((SECONDS - t0)) s: ZooKeeper 127.0.0.1:$ZK_PORT, master 127.0.0.1:$MASTER_RPC_PORT, $RS_COUNT region servers on 127.0.0.1:$REGIONSERVER_RPC_PORT-$((REGIONSERVER_RPC_PORT + RS_COUNT - 1)); $(gateways_summary)"
         else
           say "HBase is up after $((SECONDS - t0)) s: $(gateways_summary)"
+          say "$(tls_summary)"
         fi
         return 0
       fi
@@ -1142,6 +1355,13 @@ cmd_status() {
   done
   printf 'mode: %s\n' "$(mode_summary)"
   printf 'data: %s\n' "$DATA_DIR"
+  if ! is_cluster; then
+    if [[ -s "$CA_PEM" ]]; then
+      printf 'tls:  %s (CA certificate of the HTTPS gateways)\n' "$CA_PEM"
+    else
+      printf 'tls:  %s not made yet (hbase-local/hbase.sh up makes it)\n' "$CA_PEM"
+    fi
+  fi
   if ((all)); then
     echo "HBase is up"
     return 0
@@ -1189,6 +1409,9 @@ check_single() {
   if ! is_component "$name"; then
     if ! is_cluster && { [[ "$name" == zookeeper ]] || is_region_server "$name"; }; then
       die "$name exists in cluster mode only; $DATA_DIR is in $MODE mode (hbase-local/hbase.sh up --cluster)"
+    fi
+    if is_cluster && [[ " ${HTTP_GATEWAYS[*]} " == *" $name "* ]]; then
+      die "$name runs in standalone mode only (the cluster starts the TCP gateways: ${TCP_GATEWAYS[*]})"
     fi
     die "no process '$name' in $MODE mode; one of: $(single_names)"
   fi

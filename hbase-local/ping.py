@@ -12,7 +12,7 @@ for hbase:meta seconds before the master has even initialized. hbase:namespace (
 in HBase 2.x) is looked up in hbase:meta on the region server, so `true` means meta is online.
 
 Usage:
-  ping.py                      check the local gateways started by hbase.sh:
+  ping.py                      check the local TCP gateways started by hbase.sh:
                                  127.0.0.1:$HBASE_ORM_THRIFT_PORT (default 9090), Thrift2, buffered + binary
                                  127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (default 9091), Thrift2, framed + compact
                                  127.0.0.1:$HBASE_ORM_THRIFT1_PORT (default 9092), Thrift1, buffered + binary
@@ -20,6 +20,12 @@ Usage:
   ping.py -p 9090              one Thrift2 gateway, buffered transport + binary protocol
   ping.py -p 9091 -f -c        one Thrift2 gateway, framed transport + compact protocol
   ping.py -p 9092 --thrift1    one Thrift1 gateway
+  ping.py -p 9094 --http       one Thrift2 gateway over HTTP (hbase.regionserver.thrift.http):
+                               the call is POSTed to / as application/x-thrift, binary protocol
+  ping.py -p 9095 --https      the same over HTTPS, the server's certificate verified against
+                               --cafile (default: $HBASE_ORM_DATA/tls/ca.pem, made by hbase.sh)
+  ping.py -p 9096 --http --thrift1      a Thrift1 gateway over HTTP
+  ping.py -p 9095 --https --doas alice  with the header "doAs: alice" (proxy-user support)
   ping.py --rpc regionserver -p 16020   a region server over HBase's own RPC
                                (AdminService.GetServerInfo; prints the server name it reports)
   ping.py --rpc master -p 16000         a master (MasterService.IsMasterRunning)
@@ -28,6 +34,11 @@ Options:
   -p/--port PORT     port (repeatable: each given port is checked with the same -f/-c)
   -f/--framed        framed transport (4-byte big-endian length prefix)
   -c/--compact       compact protocol (default: binary protocol, strict)
+  --http             Thrift over HTTP: one POST per call (-f does not apply)
+  --https            Thrift over HTTPS (host name and chain verified)
+  --cafile PEM       CA certificate(s) to trust for --https (default as above)
+  --doas USER        send the header "doAs: USER" (HTTP only)
+  --path PATH        HTTP request path (default /)
   --thrift1          Thrift1 gateway (service Hbase) instead of Thrift2 (THBaseService)
   --rpc KIND         no gateway: ask a master or region server directly over HBase's RPC
                      (KIND = master | regionserver); success = a reply without exception
@@ -38,8 +49,11 @@ Exit status: 0 if every checked gateway answered true, 1 otherwise, 2 on bad usa
 """
 
 import argparse
+import http.client
 import os
+import re
 import socket
+import ssl
 import struct
 import sys
 import time
@@ -408,6 +422,67 @@ def probe(host, port, framed, compact, timeout, call):
         return decode_reply(dec, method, seqid)
 
 
+def default_cafile():
+    """$HBASE_ORM_DATA/tls/ca.pem, the data dir as hbase.sh resolves it."""
+    data = os.environ.get("HBASE_ORM_DATA") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".hbase-local")
+    return os.path.join(os.path.abspath(data), "tls", "ca.pem")
+
+
+def http_error_text(body, limit=200):
+    """The reason in a gateway's error page, on one line. Jetty answers an error in the first
+    type the request accepts of text/html, text/plain and application/json (with none of them
+    acceptable: no body at all). The text/plain page has a line "MESSAGE: <exception>"."""
+    text = body.decode("utf-8", "replace")
+    m = re.search(r"^MESSAGE: (.*)$", text, re.M)
+    if m:
+        text = m.group(1)
+    else:
+        text = re.sub(r"<[^>]*>", " ", text)
+    text = " ".join(text.split()) or "(no body)"
+    return text[:limit] + ("..." if len(text) > limit else "")
+
+
+def probe_http(host, port, tls, cafile, timeout, call, compact=False, doas=None, path="/"):
+    """POSTs call = (method, args) to an HTTP(S) gateway and returns the bool it answers."""
+    method, call_args = call
+    seqid = int(time.time() * 1000) & 0x7FFFFFFF
+    if compact:
+        payload = encode_compact_call(method, seqid, call_args)
+    else:
+        payload = encode_binary_call(method, seqid, call_args)
+    if tls:
+        if not os.path.isfile(cafile):
+            raise ProtocolError("CA certificate %s not found (hbase-local/hbase.sh up makes it)"
+                                % cafile)
+        # verifies the chain against cafile and the certificate's names against host
+        ctx = ssl.create_default_context(cafile=cafile)
+        conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ctx)
+    else:
+        conn = http.client.HTTPConnection(host, port, timeout=timeout)
+    # text/plain: the error pages come as text (with only x-thrift accepted they are empty)
+    headers = {"Content-Type": "application/x-thrift",
+               "Accept": "application/x-thrift, text/plain;q=0.5"}
+    if doas is not None:
+        headers["doAs"] = doas
+    try:
+        conn.request("POST", path, body=payload, headers=headers)
+        resp = conn.getresponse()
+        body = resp.read()
+    except http.client.RemoteDisconnected:
+        raise ProtocolError("connection closed without an HTTP reply (not an HTTP gateway?)")
+    except http.client.BadStatusLine as e:
+        raise ProtocolError("not an HTTP reply: %r (an HTTPS port? a TCP gateway?)"
+                            % (e.line if hasattr(e, "line") else str(e))[:40])
+    finally:
+        conn.close()
+    if resp.status != 200:
+        raise ProtocolError("HTTP %d %s: %s" % (resp.status, resp.reason, http_error_text(body)))
+    reader = Reader(data=body)
+    dec = CompactDecoder(reader) if compact else BinaryDecoder(reader)
+    return decode_reply(dec, method, seqid)
+
+
 # --------------------------------------------------------------------------- HBase RPC probe
 
 # A master or region server is asked one question over HBase's own RPC (protobuf, RPC.proto):
@@ -503,16 +578,28 @@ def main(argv):
     ap = argparse.ArgumentParser(
         description="Check HBase Thrift gateways with a real call (Thrift2: tableExists, "
                     "Thrift1: isTableEnabled).",
-        epilog="Without -p, checks 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090, Thrift2 buffered+binary), "
+        epilog="Without -p, checks the four TCP gateways: 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090, Thrift2 buffered+binary), "
                "127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091, Thrift2 framed+compact) and "
                "127.0.0.1:$HBASE_ORM_THRIFT1_PORT (9092, Thrift1 buffered+binary) and "
-               "127.0.0.1:$HBASE_ORM_THRIFT_SHORT_PORT (9093, a second Thrift2 buffered+binary).")
+               "127.0.0.1:$HBASE_ORM_THRIFT_SHORT_PORT (9093, a second Thrift2 buffered+binary). "
+               "The HTTP(S) gateways of hbase.sh's standalone mode are checked one port at a "
+               "time: -p 9094 --http, -p 9095 --https, -p 9096 --http --thrift1, "
+               "-p 9097 --https --thrift1.")
     ap.add_argument("-H", "--host", default="127.0.0.1")
     ap.add_argument("-p", "--port", type=int, action="append")
     ap.add_argument("-f", "--framed", action="store_true", help="framed transport")
     ap.add_argument("-c", "--compact", action="store_true", help="compact protocol")
     ap.add_argument("--thrift1", action="store_true",
                     help="Thrift1 gateway (service Hbase) instead of Thrift2 (THBaseService)")
+    ap.add_argument("--http", action="store_true",
+                    help="Thrift over HTTP: the call is POSTed as application/x-thrift")
+    ap.add_argument("--https", action="store_true",
+                    help="Thrift over HTTPS, the certificate verified against --cafile")
+    ap.add_argument("--cafile", default=None,
+                    help="CA certificate(s) (PEM) for --https (default: "
+                         "$HBASE_ORM_DATA/tls/ca.pem, else <repo>/.hbase-local/tls/ca.pem)")
+    ap.add_argument("--doas", metavar="USER", help="send the HTTP header doAs: USER")
+    ap.add_argument("--path", default="/", help="HTTP request path (default /)")
     ap.add_argument("--rpc", choices=sorted(RPC_CALLS),
                     help="ask a master or region server over HBase's RPC instead of a gateway "
                          "(needs -p)")
@@ -540,6 +627,17 @@ def main(argv):
                 print(msg, flush=True)
         return 0 if ok else 1
 
+    if args.http and args.https:
+        ap.error("--http and --https exclude each other")
+    over_http = args.http or args.https
+    if over_http and args.framed:
+        ap.error("-f/--framed does not apply over HTTP")
+    if not over_http and (args.doas is not None or args.cafile or args.path != "/"):
+        ap.error("--doas, --cafile and --path need --http or --https")
+    if over_http and not args.port:
+        ap.error("--http/--https need -p PORT")
+    cafile = args.cafile or default_cafile()
+
     if ":" in args.table:
         ns, qualifier = args.table.split(":", 1)
     else:
@@ -561,22 +659,31 @@ def main(argv):
 
     ok = True
     for port, framed, compact, thrift1 in targets:
-        mode = "%s %s/%s" % ("Thrift1" if thrift1 else "Thrift2",
-                             "framed" if framed else "buffered",
+        if over_http:
+            transport = "HTTPS" if args.https else "HTTP"
+        else:
+            transport = "framed" if framed else "buffered"
+        mode = "%s %s/%s" % ("Thrift1" if thrift1 else "Thrift2", transport,
                              "compact" if compact else "binary")
+        if args.doas is not None:
+            mode += ", doAs %s" % args.doas
         where = "%s:%d (%s)" % (args.host, port, mode)
         call = (thrift1_is_table_enabled if thrift1 else thrift2_table_exists)(ns, qualifier)
         what = "%s(%s)" % (call[0], args.table)
         start = time.monotonic()
         try:
-            answer = probe(args.host, port, framed, compact, args.timeout, call)
+            if over_http:
+                answer = probe_http(args.host, port, args.https, cafile, args.timeout, call,
+                                    compact=compact, doas=args.doas, path=args.path)
+            else:
+                answer = probe(args.host, port, framed, compact, args.timeout, call)
             ms = (time.monotonic() - start) * 1000
             if answer:
                 msg = "ok    %s %s = true in %.0f ms" % (where, what, ms)
             else:
                 ok = False
                 msg = "FAIL  %s %s = false" % (where, what)
-        except (OSError, ProtocolError, struct.error) as e:
+        except (OSError, ProtocolError, struct.error, http.client.HTTPException) as e:
             ok = False
             msg = "FAIL  %s %s" % (where, e if str(e) else type(e).__name__)
         if not args.quiet:
