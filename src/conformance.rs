@@ -1,14 +1,15 @@
 //! The conformance suite's frame: one test body, run on every backend.
 //!
-//! A test file wraps its tests in [`conformance!`](crate::conformance!); each test becomes five
-//! tests, `thrift2_buffered::NAME`, `thrift2_framed::NAME`, `thrift1::NAME`, `native::NAME`
-//! and `memory::NAME`, each given a client of that backend. A difference between backends is a
-//! failing test; what a backend cannot do is asserted with [`unsupported_on`]. The `memory::`
-//! tests need no HBase: `cargo test memory::` runs them alone.
+//! A test file wraps its tests in [`conformance!`](crate::conformance!); each test becomes nine
+//! tests, `thrift2_buffered::NAME`, `thrift2_framed::NAME`, `thrift2_http::NAME`,
+//! `thrift2_https::NAME`, `thrift1::NAME`, `thrift1_http::NAME`, `thrift1_https::NAME`,
+//! `native::NAME` and `memory::NAME`, each given a client of that backend. A difference between
+//! backends is a failing test; what a backend cannot do is asserted with [`unsupported_on`].
+//! The `memory::` tests need no HBase: `cargo test memory::` runs them alone.
 
 use hbase_orm::{Client, Config, Error, Gateway, Protocol, Transport};
 
-use crate::{connect_with, framed_gateway_address, thrift1_gateway_address};
+use crate::{connect_with, framed_gateway_address, http_gateway_url, thrift1_gateway_address};
 
 /// What a conformance test runs against: a backend and, for a gateway, how the client speaks
 /// to it (not to be confused with the `Backend` trait inside the library that each store
@@ -19,8 +20,17 @@ pub enum Target {
     Thrift2Buffered,
     /// The Thrift2 gateway with framed transport and compact protocol.
     Thrift2Framed,
+    /// The Thrift2 gateway serving Thrift over HTTP.
+    Thrift2Http,
+    /// The Thrift2 gateway serving Thrift over HTTPS (its certificate checked against the
+    /// launcher's CA).
+    Thrift2Https,
     /// The Thrift1 gateway.
     Thrift1,
+    /// The Thrift1 gateway serving Thrift over HTTP.
+    Thrift1Http,
+    /// The Thrift1 gateway serving Thrift over HTTPS.
+    Thrift1Https,
     /// The in-memory store.
     Memory,
     /// HBase's own RPC, no gateway.
@@ -57,6 +67,10 @@ impl Target {
                 ))
                 .await
             }
+            Target::Thrift2Http => connect_with(http_config("thrift2", false)).await,
+            Target::Thrift2Https => connect_with(http_config("thrift2", true)).await,
+            Target::Thrift1Http => connect_with(http_config("thrift1", false)).await,
+            Target::Thrift1Https => connect_with(http_config("thrift1", true)).await,
             Target::Memory => Client::in_memory(),
             Target::Native => {
                 let mut config =
@@ -68,18 +82,48 @@ impl Target {
     }
 }
 
+/// The settings of the launcher's HTTP (`tls` false) or HTTPS gateway of `service`
+/// (`thrift2` or `thrift1`).
+fn http_config(service: &str, tls: bool) -> Config {
+    let url = http_gateway_url(service, tls);
+    Config::from_url(&url).unwrap_or_else(|e| panic!("{url}: {e}"))
+}
+
 /// Which of the suite's backends `client` is: `thrift2_buffered`, `thrift2_framed`,
-/// `thrift1`, `native` or `memory` (the names of the suite's modules).
+/// `thrift2_http`, `thrift2_https`, `thrift1`, `thrift1_http`, `thrift1_https`, `native` or
+/// `memory` (the names of the suite's modules).
 pub fn label(client: &Client) -> &'static str {
-    match (client.backend_name(), client.config().transport) {
-        ("thrift2", Transport::Framed) => "thrift2_framed",
-        ("thrift2", _) => "thrift2_buffered",
-        (other, _) => other,
+    let config = client.config();
+    match (
+        client.backend_name(),
+        config.transport,
+        config.tls.is_some(),
+    ) {
+        ("thrift2", Transport::Framed, _) => "thrift2_framed",
+        ("thrift2", Transport::Http, false) => "thrift2_http",
+        ("thrift2", Transport::Http, true) => "thrift2_https",
+        ("thrift2", _, _) => "thrift2_buffered",
+        ("thrift1", Transport::Http, false) => "thrift1_http",
+        ("thrift1", Transport::Http, true) => "thrift1_https",
+        (other, _, _) => other,
     }
 }
 
+/// Whether `label` is one of `backends`: named itself, or, for a gateway over HTTP(S), by
+/// its service (`thrift1` covers `thrift1_http` and `thrift1_https`: the service decides what
+/// a gateway can do, not how calls reach it).
+fn named(backends: &[&str], label: &str) -> bool {
+    backends.iter().any(|b| {
+        *b == label
+            || label
+                .strip_prefix(b)
+                .is_some_and(|rest| rest == "_http" || rest == "_https")
+    })
+}
+
 /// What `result` must be: [`Error::Unsupported`] on the backends named in `backends` (by
-/// [`label`]: `thrift2_buffered`, `thrift2_framed`, `thrift1`, `native`, `memory`), and a success on the
+/// [`label`]: `thrift2_buffered`, `thrift2_framed`, `thrift1`, `native`, `memory`, ...; a
+/// service's name covers its gateways over HTTP(S), see [`label`]), and a success on the
 /// others, which is returned.
 ///
 /// ```no_run
@@ -98,7 +142,7 @@ pub fn unsupported_on<T>(
     result: hbase_orm::Result<T>,
 ) -> Option<T> {
     let backend = label(client);
-    if backends.contains(&backend) {
+    if named(backends, backend) {
         match result {
             Err(Error::Unsupported { .. }) => None,
             Err(e) => panic!("{backend}: expected an Unsupported error, got: {e}"),
@@ -135,11 +179,43 @@ macro_rules! conformance {
             })*
         }
 
+        /// The suite on the Thrift2 gateway over HTTP.
+        mod thrift2_http {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name($crate::Target::Thrift2Http.client().await).await
+            })*
+        }
+
+        /// The suite on the Thrift2 gateway over HTTPS.
+        mod thrift2_https {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name($crate::Target::Thrift2Https.client().await).await
+            })*
+        }
+
         /// The suite on the Thrift1 gateway.
         mod thrift1 {
             $(#[tokio::test]
             async fn $name() {
                 super::$name($crate::Target::Thrift1.client().await).await
+            })*
+        }
+
+        /// The suite on the Thrift1 gateway over HTTP.
+        mod thrift1_http {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name($crate::Target::Thrift1Http.client().await).await
+            })*
+        }
+
+        /// The suite on the Thrift1 gateway over HTTPS.
+        mod thrift1_https {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name($crate::Target::Thrift1Https.client().await).await
             })*
         }
 

@@ -48,6 +48,43 @@ pub fn thrift1_gateway_address() -> String {
     std::env::var("HBASE_ORM_THRIFT1_ADDR").unwrap_or_else(|_| "127.0.0.1:9092".into())
 }
 
+/// The URL of the launcher's gateway of `service` (`thrift2` or `thrift1`) serving Thrift over
+/// HTTP (`tls` false: ports 9094 and 9096) or HTTPS (9095 and 9097, its certificate trusted
+/// through the launcher's `ca.pem`). `$HBASE_ORM_THRIFT2_HTTP_URL`, `$HBASE_ORM_THRIFT2_HTTPS_URL`,
+/// `$HBASE_ORM_THRIFT1_HTTP_URL` and `$HBASE_ORM_THRIFT1_HTTPS_URL` override them.
+pub fn http_gateway_url(service: &str, tls: bool) -> String {
+    let scheme = if tls { "https" } else { "http" };
+    let variable = format!(
+        "HBASE_ORM_{}_{}_URL",
+        service.to_ascii_uppercase(),
+        scheme.to_ascii_uppercase()
+    );
+    if let Ok(url) = std::env::var(&variable) {
+        return url;
+    }
+    let port = match (service, tls) {
+        ("thrift2", false) => 9094,
+        ("thrift2", true) => 9095,
+        (_, false) => 9096,
+        (_, true) => 9097,
+    };
+    match tls {
+        false => format!("{service}+http://127.0.0.1:{port}/"),
+        true => format!(
+            "{service}+https://127.0.0.1:{port}/?ca_file={}",
+            tls_dir().join("ca.pem").display()
+        ),
+    }
+}
+
+/// Where the launcher keeps its TLS files (`ca.pem`, `other-ca.pem`): `$HBASE_ORM_DATA/tls`,
+/// by default `.hbase-local/tls` in the workspace.
+pub fn tls_dir() -> std::path::PathBuf {
+    let data = std::env::var("HBASE_ORM_DATA")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.hbase-local").into());
+    std::path::Path::new(&data).join("tls")
+}
+
 /// Address of the second Thrift2 gateway process (buffered, binary), whose scanners expire
 /// after 2 s unused: `$HBASE_ORM_THRIFT_SHORT_ADDR` or `127.0.0.1:9093`. Tests of several
 /// gateways and of scans that outlive their scanner use it.
@@ -157,7 +194,7 @@ pub struct TestTable {
 /// pre-split tables, see `Error::Unsupported` there).
 pub async fn admin_client(client: &Client) -> Client {
     match conformance::label(client) {
-        "thrift1" | "thrift2_framed" => self::client().await,
+        "thrift1" | "thrift1_http" | "thrift1_https" | "thrift2_framed" => self::client().await,
         _ => client.clone(),
     }
 }

@@ -214,7 +214,7 @@ hbase_orm_suite::conformance! {
             t.put_many(puts.collect()).await.unwrap();
             let split = admin.split_region(t.name(), b"m").await;
             // The Thrift gateways have no split call.
-            let gateways = ["thrift2_buffered", "thrift2_framed", "thrift1"];
+            let gateways = ["thrift2_buffered", "thrift2_framed", "thrift2_http", "thrift2_https", "thrift1"];
             if unsupported_on(t.client(), &gateways, split).is_none() {
                 return;
             }
@@ -248,7 +248,7 @@ hbase_orm_suite::conformance! {
             let admin = t.client().admin();
             t.put(Put::new("z").column("d", "v", "1")).await.unwrap();
             // The Thrift gateways have no call for any of this.
-            let gateways = ["thrift2_buffered", "thrift2_framed", "thrift1"];
+            let gateways = ["thrift2_buffered", "thrift2_framed", "thrift2_http", "thrift2_https", "thrift1"];
             let servers = admin.region_servers().await;
             let Some(servers) = unsupported_on(t.client(), &gateways, servers) else {
                 let moved = admin.move_region(t.name(), b"z", None).await;

@@ -139,11 +139,12 @@ pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
 #[doc(hidden)]
 pub use model::family_option;
 pub use model::{
-    filter_literal, prefix_end, printable_key, Append, BloomFilter, Cell, CheckAndMutate, Column,
-    ColumnFamily, CompareOp, Compression, Config, DataBlockEncoding, Delete, DeleteTarget,
-    Durability, Error, Gateway, Get, Increment, KeepDeletedCells, Mutation, Protocol, Put, PutCell,
-    RegionLocation, Registry, Result, Row, RowMutations, Scan, TableDescriptor, TableName,
-    TimeRange, Transport,
+    filter_literal, prefix_end, printable_key, Append, BloomFilter, Cell, CheckAndMutate,
+    ClientIdentity, Column, ColumnFamily, CompareOp, Compression, Config, Credentials,
+    CredentialsAs, DataBlockEncoding, Delete, DeleteTarget, Durability, Error, Gateway, Get,
+    HttpOptions, Increment, KeepDeletedCells, Mutation, Protocol, Put, PutCell, RegionLocation,
+    Registry, Result, Row, RowMutations, Scan, Secret, TableDescriptor, TableName, TimeRange,
+    TlsOptions, Transport, TrustRoots,
 };
 pub use schema::{
     render_table_template, table_template_start, template_period_ms, EnsureReport, OptionChange,

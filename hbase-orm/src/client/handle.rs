@@ -13,7 +13,10 @@ use crate::backend::native::NativeRpc;
 use crate::backend::thrift1::Thrift1;
 use crate::backend::thrift2::Thrift2;
 use crate::backend::Backend;
-use crate::model::{Config, Gateway, Protocol, Result, Transport};
+use crate::model::{
+    Config, Credentials, CredentialsAs, Error, Gateway, Protocol, Result, Secret, TlsOptions,
+    Transport, TrustRoots,
+};
 
 /// Builds a [`Client`]; every setting has a default (see [`Config`]).
 ///
@@ -31,6 +34,8 @@ use crate::model::{Config, Gateway, Protocol, Result, Transport};
 #[derive(Clone, Debug, Default)]
 pub struct ClientBuilder {
     config: Config,
+    /// How credentials travel, if [`ClientBuilder::credentials_in_headers`] said.
+    credentials_as: Option<CredentialsAs>,
 }
 
 impl ClientBuilder {
@@ -120,10 +125,90 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends the header `name: value` with every call over HTTP (a proxy's token, a cloud
+    /// provider's key); its value never shows in `Debug` output or errors.
+    pub fn http_header(mut self, name: impl Into<String>, value: impl Into<Secret>) -> Self {
+        self.config.http.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sends `user` and `password` with every call over HTTP, as HTTP basic credentials
+    /// unless [`ClientBuilder::credentials_in_headers`] says otherwise (a
+    /// `thrift2+http://user:password@host` URL sets the same).
+    pub fn credentials(mut self, user: impl Into<String>, password: impl Into<Secret>) -> Self {
+        self.config.http.credentials = Some(Credentials {
+            user: user.into(),
+            password: password.into(),
+            send_as: CredentialsAs::Basic,
+        });
+        self
+    }
+
+    /// Sends the credentials as two headers of these names, the user's and the password's,
+    /// instead of HTTP basic (as some cloud providers' gateways want them).
+    ///
+    /// ```
+    /// # async fn demo() -> hbase_orm::Result<()> {
+    /// let client = hbase_orm::Client::builder()
+    ///     .config(hbase_orm::Config::from_url("thrift2+https://hb.example.com:443/")?)
+    ///     .credentials("app", "s3cret")
+    ///     .credentials_in_headers("X-HBase-User", "X-HBase-Password");
+    /// # Ok(()) }
+    /// ```
+    pub fn credentials_in_headers(
+        mut self,
+        user_header: impl Into<String>,
+        password_header: impl Into<String>,
+    ) -> Self {
+        self.credentials_as = Some(CredentialsAs::Headers {
+            user: user_header.into(),
+            password: password_header.into(),
+        });
+        self
+    }
+
+    /// Asks an HTTP gateway to act for `user` (header `doAs`; the gateway needs
+    /// `hbase.thrift.support.proxyuser=true`, and Hadoop's proxy-user rules decide whether its
+    /// own user may act for this one).
+    pub fn do_as(mut self, user: impl Into<String>) -> Self {
+        self.config.http.do_as = Some(user.into());
+        self
+    }
+
+    /// Speaks TLS with these settings (HTTPS: it also sets [`Transport::Http`]).
+    pub fn tls(mut self, tls: TlsOptions) -> Self {
+        self.config.transport = Transport::Http;
+        self.config.tls = Some(tls);
+        self
+    }
+
+    /// Speaks TLS trusting only the certificates in this PEM file (HTTPS: it also sets
+    /// [`Transport::Http`]); other TLS settings stay as they were.
+    pub fn ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.config.transport = Transport::Http;
+        self.config
+            .tls
+            .get_or_insert_with(TlsOptions::default)
+            .roots = TrustRoots::PemFile(path.into());
+        self
+    }
+
     /// Connects: opens one connection and checks that the gateway serves the service the
     /// settings name ([`Config::gateway`]), so a wrong address or gateway fails here rather
     /// than at the first call.
-    pub async fn build(self) -> Result<Client> {
+    pub async fn build(mut self) -> Result<Client> {
+        if let Some(send_as) = self.credentials_as.take() {
+            match self.config.http.credentials.as_mut() {
+                Some(c) => c.send_as = send_as,
+                None => {
+                    return Err(Error::Config(
+                        "credentials_in_headers needs credentials: call credentials(user, \
+                         password) or put them in the URL"
+                            .into(),
+                    ))
+                }
+            }
+        }
         self.config.validate()?;
         let backend: Box<dyn Backend> = match self.config.gateway {
             Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),

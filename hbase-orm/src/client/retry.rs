@@ -36,9 +36,15 @@ fn worth_retrying(e: &Error, safety: Safety) -> bool {
                 operation: "connect",
                 ..
             }
+            // Over HTTP: the gateway (or a proxy before it) says it did nothing, not now.
+            | Error::HttpStatus { status: 503, .. }
     );
     let passing = match e {
         Error::Transport { .. } | Error::Timeout { .. } => true,
+        // A proxy before an HTTP gateway lost it or timed out: the call may have been done.
+        Error::HttpStatus {
+            status: 502 | 504, ..
+        } => true,
         Error::Server { message, .. } => TRANSIENT.iter().any(|t| message.contains(t)),
         _ => false,
     };

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::access::{Credentials, CredentialsAs, HttpOptions, Secret, TlsOptions, TrustRoots};
 use super::error::{Error, Result};
 
 /// How Thrift messages are delimited on the socket. Must match the gateway's setting.
@@ -13,6 +14,11 @@ pub enum Transport {
     /// Each message prefixed by its 4-byte length (gateway started with `-f`, or with
     /// `-hsha`, `-nonblocking`, `-threadedselector`).
     Framed,
+    /// Each call the body of an HTTP POST and each reply the body of its answer (gateway
+    /// started with `hbase.regionserver.thrift.http=true`; binary protocol only). URL
+    /// `thrift2+http://` or, over TLS, `thrift2+https://`; see [`Config::http`] and
+    /// [`Config::tls`].
+    Http,
 }
 
 /// How Thrift values are encoded. Must match the gateway's setting.
@@ -107,6 +113,12 @@ pub struct Config {
     pub retry_deadline: Duration,
     /// The first wait between two attempts; later waits double, up to 2 s.
     pub retry_backoff: Duration,
+    /// Headers, credentials and impersonation for [`Transport::Http`] (unused otherwise:
+    /// setting them for another transport is an error).
+    pub http: HttpOptions,
+    /// TLS, for [`Transport::Http`] (HBase's gateways offer TLS over HTTP only); `None` is
+    /// plain text.
+    pub tls: Option<TlsOptions>,
 }
 
 impl Default for Config {
@@ -127,6 +139,8 @@ impl Default for Config {
             max_reply_bytes: 256 * 1024 * 1024,
             retry_deadline: Duration::from_secs(30),
             retry_backoff: Duration::from_millis(50),
+            http: HttpOptions::default(),
+            tls: None,
         }
     }
 }
@@ -138,13 +152,21 @@ impl Config {
     /// `hbase+rpc://master1:16000,master2:16000`, naming its masters). Several gateways of one
     /// HBase are listed with commas: `thrift2://gw1:9090,gw2:9090`.
     ///
+    /// A gateway serving Thrift over HTTP is `thrift2+http://host:port/path` (or
+    /// `thrift1+http://`), over HTTPS `thrift2+https://host:port` ([`Transport::Http`]);
+    /// `user:password@` before the host sends credentials with every call (HTTP basic unless
+    /// the builder says otherwise, see [`crate::ClientBuilder::credentials_in_headers`]; a `@`
+    /// or `:` in them is written `%40`, `%3A`).
+    ///
     /// Query keys (all optional): `transport` (`buffered`|`framed`), `protocol`
     /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
     /// `pool_timeout_ms`, `max_idle_ms`, `max_reply_bytes`, `retry_deadline_ms`,
-    /// `retry_backoff_ms`; for `hbase://`, `znode` (the parent znode, `/hbase` by default).
+    /// `retry_backoff_ms`; for `hbase://`, `znode` (the parent znode, `/hbase` by default);
+    /// over HTTP, `do_as` (see [`HttpOptions::do_as`]); over HTTPS, `ca_file` (a PEM file of
+    /// the CAs to trust instead of the system's) and `server_name` (see
+    /// [`TlsOptions::server_name`]).
     ///
-    /// Credentials in the URL (`user:password@host`) are refused for now (no transport here
-    /// authenticates with them); an error about a URL shows it with the password as `***`.
+    /// An error about a URL shows it with the password as `***`.
     ///
     /// ```
     /// use hbase_orm::{Config, Transport, Protocol};
@@ -157,36 +179,63 @@ impl Config {
         let shown = redact(given_url);
         let url = shown.as_str();
         let given = |message: &str| Error::Config(format!("{url:?}: {message}"));
-        let (gateway, rest) = if let Some(rest) = given_url.strip_prefix("thrift2://") {
-            (Gateway::Thrift2, rest)
-        } else if let Some(rest) = given_url.strip_prefix("thrift1://") {
-            (Gateway::Thrift1, rest)
-        } else if let Some(rest) = given_url.strip_prefix("hbase://") {
-            (Gateway::NativeRpc, rest)
-        } else if let Some(rest) = given_url.strip_prefix("hbase+rpc://") {
-            (Gateway::NativeRpc, rest)
-        } else {
-            return Err(given(
-                "the URL must start with thrift2://, thrift1://, hbase:// or hbase+rpc://",
-            ));
+        let (scheme, rest) = given_url.split_once("://").unwrap_or(("", ""));
+        let (gateway, transport, tls) = match scheme {
+            "thrift2" => (Gateway::Thrift2, None, false),
+            "thrift1" => (Gateway::Thrift1, None, false),
+            "thrift2+http" => (Gateway::Thrift2, Some(Transport::Http), false),
+            "thrift1+http" => (Gateway::Thrift1, Some(Transport::Http), false),
+            "thrift2+https" => (Gateway::Thrift2, Some(Transport::Http), true),
+            "thrift1+https" => (Gateway::Thrift1, Some(Transport::Http), true),
+            "hbase" | "hbase+rpc" => (Gateway::NativeRpc, None, false),
+            _ => {
+                return Err(given(
+                    "the URL must start with thrift2://, thrift1://, thrift2+http://, \
+                     thrift2+https://, thrift1+http://, thrift1+https://, hbase:// or \
+                     hbase+rpc://",
+                ))
+            }
         };
-        let registry = match given_url.starts_with("hbase+rpc://") {
-            true => Registry::Masters,
-            false => Registry::ZooKeeper,
+        let registry = match scheme {
+            "hbase+rpc" => Registry::Masters,
+            _ => Registry::ZooKeeper,
         };
-        let (address, query) = rest.split_once('?').unwrap_or((rest, ""));
-        if address.contains('@') {
-            return Err(given(
-                "credentials in the URL (user:password@) are not supported yet: the gateways \
-                 are reached over plain TCP and the native backend authenticates as SIMPLE",
-            ));
-        }
+        let (before_query, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let (authority, path) = match before_query.find('/') {
+            Some(slash) => before_query.split_at(slash),
+            None => (before_query, ""),
+        };
+        let (user_info, address) = match authority.rfind('@') {
+            Some(at) => (Some(&authority[..at]), &authority[at + 1..]),
+            None => (None, authority),
+        };
+        let credentials = match user_info {
+            None => None,
+            Some(_) if transport.is_none() => {
+                return Err(given(
+                    "credentials in the URL (user:password@) are sent over HTTP only: use \
+                     thrift2+http:// or thrift2+https:// for a gateway behind HTTP (plain TCP \
+                     gateways take none, and the native backend authenticates as SIMPLE)",
+                ))
+            }
+            Some(info) => {
+                let (user, password) = info.split_once(':').unwrap_or((info, ""));
+                Some(Credentials {
+                    user: percent_decode(user).map_err(|m| given(&m))?,
+                    password: Secret::new(percent_decode(password).map_err(|m| given(&m))?),
+                    send_as: CredentialsAs::Basic,
+                })
+            }
+        };
         if address.is_empty() || address.split(',').any(|a| !a.contains(':')) {
             return Err(Error::Config(format!(
                 "{url:?}: expected thrift2://host:port, thrift1://host:port or hbase://zk:port"
             )));
         }
-        let mut hosts = address.trim_end_matches('/').split(',').map(str::to_string);
+        if transport.is_none() && !path.trim_matches('/').is_empty() {
+            return Err(given("a path after host:port is meaningful over HTTP only"));
+        }
+        let mut hosts = address.split(',').map(str::to_string);
         let mut config = Config {
             address: hosts.next().unwrap_or_default(),
             addresses: hosts.collect(),
@@ -194,6 +243,16 @@ impl Config {
             registry,
             ..Config::default()
         };
+        if let Some(t) = transport {
+            config.transport = t;
+            config.http.credentials = credentials;
+            if !path.is_empty() {
+                config.http.path = path.to_string();
+            }
+        }
+        if tls {
+            config.tls = Some(TlsOptions::default());
+        }
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair
                 .split_once('=')
@@ -207,7 +266,7 @@ impl Config {
             };
             let ms = |v: u64| Duration::from_millis(v);
             match key {
-                "transport" => {
+                "transport" if transport.is_none() => {
                     config.transport = either(
                         url,
                         key,
@@ -237,6 +296,17 @@ impl Config {
                 "znode" if registry == Registry::ZooKeeper && gateway == Gateway::NativeRpc => {
                     config.znode_parent = value.to_string()
                 }
+                "do_as" if transport.is_some() => config.http.do_as = Some(value.to_string()),
+                "ca_file" if tls => {
+                    if let Some(t) = config.tls.as_mut() {
+                        t.roots = TrustRoots::PemFile(value.into())
+                    }
+                }
+                "server_name" if tls => {
+                    if let Some(t) = config.tls.as_mut() {
+                        t.server_name = Some(value.to_string())
+                    }
+                }
                 _ => return Err(Error::Config(format!("{url:?}: unknown option {key:?}"))),
             }
         }
@@ -258,6 +328,39 @@ impl Config {
                 "max_reply_bytes must be at least 1024".into(),
             ));
         }
+        let http = self.transport == Transport::Http;
+        if self.gateway == Gateway::NativeRpc && (http || self.tls.is_some()) {
+            return Err(Error::Config(
+                "HTTP and TLS are settings of the Thrift gateways: the native backend speaks \
+                 HBase's RPC over plain TCP"
+                    .into(),
+            ));
+        }
+        if !http && self.tls.is_some() {
+            return Err(Error::Config(
+                "TLS is offered by HBase's gateways over HTTP only: use Transport::Http \
+                 (thrift2+https://)"
+                    .into(),
+            ));
+        }
+        if !http && self.http.is_set() {
+            return Err(Error::Config(
+                "HTTP headers, credentials, doAs and path need Transport::Http \
+                 (thrift2+http:// or thrift2+https://)"
+                    .into(),
+            ));
+        }
+        if http && self.protocol == Protocol::Compact {
+            return Err(Error::Config(
+                "HBase's gateways speak the binary protocol over HTTP".into(),
+            ));
+        }
+        if !self.http.path.starts_with('/') {
+            return Err(Error::Config(format!(
+                "the HTTP path must start with /, got {:?}",
+                self.http.path
+            )));
+        }
         Ok(())
     }
 }
@@ -275,6 +378,27 @@ fn redact(url: &str) -> String {
     let user = rest[..at].split(':').next().unwrap_or_default();
     let hidden = if rest[..at].contains(':') { ":***" } else { "" };
     format!("{scheme}://{user}{hidden}{}", &rest[at..])
+}
+
+/// `text` with its `%XX` escapes decoded (user and password in a URL).
+fn percent_decode(text: &str) -> std::result::Result<String, String> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut bytes = text.bytes();
+    while let Some(b) = bytes.next() {
+        if b != b'%' {
+            out.push(b);
+            continue;
+        }
+        let hex = [bytes.next(), bytes.next()];
+        let value = match hex {
+            [Some(h), Some(l)] => std::str::from_utf8(&[h, l])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok()),
+            _ => None,
+        };
+        out.push(value.ok_or("a % in the user or password must start an escape such as %40")?);
+    }
+    String::from_utf8(out).map_err(|_| "the user or password is not UTF-8 once decoded".into())
 }
 
 /// The value of `key` in a URL: one of two words, or an error naming both.

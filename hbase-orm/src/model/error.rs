@@ -112,6 +112,64 @@ pub enum Error {
         why: String,
     },
 
+    /// TLS with a gateway behind HTTPS failed; `step` says where (loading the trusted
+    /// certificates, the handshake, checking the gateway's certificate). Nothing secret is in
+    /// the message.
+    #[error("TLS with the gateway at {address} failed while {step}: {message}")]
+    Tls {
+        /// The gateway's `host:port`.
+        address: String,
+        /// What was being done.
+        step: &'static str,
+        /// Why, and what to change.
+        message: String,
+    },
+
+    /// A gateway behind HTTP wants credentials it did not get or did not accept (HTTP 401).
+    /// `challenge` is what it asks for (its `WWW-Authenticate`, e.g. `Negotiate` for
+    /// Kerberos, `Basic realm=...`).
+    #[error(
+        "the gateway at {address} refused {method} without valid credentials (HTTP 401{}): \
+         {message}",
+        challenge.as_deref().map(|c| format!(", it asks for {c}")).unwrap_or_default()
+    )]
+    Unauthenticated {
+        /// The gateway's `host:port`.
+        address: String,
+        /// The Thrift method refused.
+        method: &'static str,
+        /// Its `WWW-Authenticate` header, if any.
+        challenge: Option<String>,
+        /// The gateway's own words (an excerpt of its answer).
+        message: String,
+    },
+
+    /// A gateway behind HTTP knows who is calling but does not let them (HTTP 403; e.g. a
+    /// `doAs` user the gateway's proxy-user rules do not allow).
+    #[error("the gateway at {address} forbade {method} (HTTP 403): {message}")]
+    Forbidden {
+        /// The gateway's `host:port`.
+        address: String,
+        /// The Thrift method refused.
+        method: &'static str,
+        /// The gateway's own words (an excerpt of its answer).
+        message: String,
+    },
+
+    /// A gateway behind HTTP answered with another status than 200 (and not 401 or 403): a
+    /// server error (5xx), a wrong path (404), a proxy in front of it that failed (502-504).
+    #[error("the gateway at {address} answered {method} with HTTP {status}: {message}")]
+    HttpStatus {
+        /// The gateway's `host:port`.
+        address: String,
+        /// The Thrift method in flight.
+        method: &'static str,
+        /// The status code.
+        status: u16,
+        /// The gateway's own words (an excerpt of its answer).
+        message: String,
+    },
+
     /// The connection broke mid-call (reset, closed by the server).
     #[error("connection to the gateway failed during {method}: {source}")]
     Transport {
@@ -307,6 +365,8 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Connect { .. } | Error::Timeout { .. } => true,
+            // The gateway (or a proxy before it) is overloaded or starting: nothing was done.
+            Error::HttpStatus { status: 503, .. } => true,
             Error::Server { can_retry, .. } => *can_retry,
             _ => false,
         }

@@ -12,7 +12,8 @@
 //! - `page.rs`: inside the crate, a scanner page kept in the buffer its reply arrived in;
 //! - `table.rs`, `family.rs`: a table's descriptor, name and regions, a column family and its
 //!   options;
-//! - `config.rs`: the client's settings; `error.rs`: [`Error`];
+//! - `config.rs`: the client's settings; `access.rs`: those of a gateway behind HTTP or TLS
+//!   and the [`Secret`] that keeps passwords out of messages; `error.rs`: [`Error`];
 //! - `check.rs`: inside the crate, the checks every request passes before a backend sees it.
 
 /// Builder methods that each set one optional field of a request: `name(value)` stores
@@ -29,6 +30,7 @@ macro_rules! optional_setters {
     };
 }
 
+mod access;
 mod check;
 mod config;
 mod error;
@@ -41,6 +43,9 @@ mod rows;
 mod table;
 mod text;
 
+pub use access::{
+    ClientIdentity, Credentials, CredentialsAs, HttpOptions, Secret, TlsOptions, TrustRoots,
+};
 pub use config::{Config, Gateway, Protocol, Registry, Transport};
 pub(crate) use error::BatchFailures;
 pub use error::{Error, Result};

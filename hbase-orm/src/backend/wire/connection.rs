@@ -1,14 +1,17 @@
-//! One TCP connection to the gateway, carrying one call at a time.
+//! One connection to the gateway, carrying one call at a time: a TCP socket with the
+//! messages framed or not, or an HTTP/1.1 connection (see [`super::http`]).
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::http::{HttpLink, HttpSettings};
 use super::probe::{Fault, Probe, Prober};
 use super::{checked, Feed, ReplyReader, WireCall, WireProtocol, WireTransport};
-use crate::model::Error;
+use crate::model::{Error, Result};
 
 /// Socket reads grow the buffer by at least this much.
 const READ_CHUNK: usize = 64 * 1024;
@@ -18,12 +21,22 @@ const READ_CHUNK: usize = 64 * 1024;
 const KEPT_BUFFER: usize = 4 * 1024 * 1024;
 
 /// Transport, protocol and limits of a connection.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone)]
 pub(crate) struct WireConfig {
     pub(crate) transport: WireTransport,
     pub(crate) protocol: WireProtocol,
     /// Largest reply accepted, in bytes.
     pub(crate) max_reply_bytes: usize,
+    /// What every call carries over HTTP ([`WireTransport::Http`] only).
+    pub(crate) http: Option<Arc<HttpSettings>>,
+}
+
+/// What a connection's calls travel on.
+enum Link {
+    /// Thrift messages on the socket, framed or not.
+    Socket(TcpStream),
+    /// Each call an HTTP POST.
+    Http(HttpLink),
 }
 
 /// A failed call, with whether it is safe to send it again on another connection.
@@ -40,7 +53,7 @@ pub(crate) struct CallFailure {
 /// If a call's future is dropped half way (a timeout, a cancelled task), `in_flight` stays set
 /// and the pool discards the connection instead of reading someone else's reply from it.
 pub(crate) struct Connection {
-    stream: TcpStream,
+    link: Link,
     config: WireConfig,
     seq: i32,
     write_buf: Vec<u8>,
@@ -52,12 +65,23 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    /// Opens a TCP connection (no call is made).
-    pub(crate) async fn open(address: &str, config: WireConfig) -> std::io::Result<Connection> {
-        let stream = TcpStream::connect(address).await?;
-        stream.set_nodelay(true)?;
+    /// Opens a connection (TCP, and over HTTP(S) the TLS handshake and HTTP's), no call made.
+    pub(crate) async fn open(address: &str, config: WireConfig) -> Result<Connection> {
+        let link = match &config.http {
+            Some(settings) => Link::Http(HttpLink::open(address, settings.clone()).await?),
+            None => {
+                let stream = TcpStream::connect(address)
+                    .await
+                    .and_then(|s| s.set_nodelay(true).map(|()| s))
+                    .map_err(|source| Error::Connect {
+                        address: address.to_string(),
+                        source,
+                    })?;
+                Link::Socket(stream)
+            }
+        };
         Ok(Connection {
-            stream,
+            link,
             config,
             seq: 0,
             write_buf: Vec::with_capacity(4096),
@@ -80,8 +104,12 @@ impl Connection {
         if self.in_flight || self.broken {
             return false;
         }
+        let stream = match &self.link {
+            Link::Socket(stream) => stream,
+            Link::Http(link) => return link.is_open(),
+        };
         let mut probe = [0u8; 1];
-        match self.stream.try_read(&mut probe) {
+        match stream.try_read(&mut probe) {
             // Nothing to read: the socket is open and idle, as it should be.
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => true,
             // End of stream (closed by the gateway), stray bytes, or a socket error.
@@ -90,7 +118,10 @@ impl Connection {
     }
 
     /// Sends one call and waits for its reply.
-    pub(crate) async fn call<C: WireCall>(&mut self, call: &C) -> Result<C::Reply, CallFailure> {
+    pub(crate) async fn call<C: WireCall>(
+        &mut self,
+        call: &C,
+    ) -> std::result::Result<C::Reply, CallFailure> {
         let method = call.method();
         let fail = |error| CallFailure {
             error,
@@ -102,11 +133,44 @@ impl Connection {
 
         self.in_flight = true;
         let reused = self.calls > 0;
+        if let Link::Http(link) = &mut self.link {
+            let body = Bytes::copy_from_slice(&self.write_buf);
+            let max = self.config.max_reply_bytes;
+            let reply = match link.exchange(method, body, max, !reused).await {
+                Ok(reply) => reply,
+                Err(failure) => {
+                    self.in_flight = false;
+                    self.broken |= !failure.reusable;
+                    return Err(CallFailure {
+                        stale: reused && failure.nothing_received,
+                        error: failure.error,
+                    });
+                }
+            };
+            self.in_flight = false;
+            self.calls += 1;
+            self.last_used = Instant::now();
+            let protocol = self.config.protocol;
+            let decoded = probe_frame(&reply, protocol, max)
+                .map_err(|e| Error::Protocol {
+                    method,
+                    message: e.to_string(),
+                })
+                .and_then(|()| {
+                    checked::with_reply_limit(max, || call.decode(protocol, self.seq, &reply))
+                });
+            return decoded.map_err(|error| {
+                if matches!(error, Error::Protocol { .. }) {
+                    self.broken = true;
+                }
+                fail(error)
+            });
+        }
         let mut arriving = match self.config.transport {
             WireTransport::Buffered => {
                 call.reader(self.config.protocol, self.seq, self.config.max_reply_bytes)
             }
-            WireTransport::Framed => None,
+            WireTransport::Framed | WireTransport::Http => None,
         };
         let (reply_start, reply_len) = match self.exchange(&mut arriving).await {
             Ok(at) => at,
@@ -175,9 +239,12 @@ impl Connection {
     async fn exchange<T>(
         &mut self,
         arriving: &mut Option<Box<dyn ReplyReader<T>>>,
-    ) -> Result<(usize, usize), (std::io::Error, bool)> {
+    ) -> std::result::Result<(usize, usize), (std::io::Error, bool)> {
         self.read_buf.clear();
-        self.stream
+        let Link::Socket(stream) = &mut self.link else {
+            return Err((std::io::Error::other("not a socket connection"), true));
+        };
+        stream
             .write_all(&self.write_buf)
             .await
             .map_err(|e| (e, true))?;
@@ -189,6 +256,9 @@ impl Connection {
                 let mut want = READ_CHUNK;
                 if let Some(prefix) = self.read_buf.first_chunk::<FRAME_PREFIX>() {
                     let len = u32::from_be_bytes(*prefix) as usize;
+                    if prefix == HTTP_ANSWER {
+                        return Err((http_answer(), false));
+                    }
                     if len > max {
                         return Err((too_large(len, max), false));
                     }
@@ -205,9 +275,9 @@ impl Connection {
                     want = end - self.read_buf.len();
                 }
                 self.read_buf.reserve(want);
-                self.read_more().await?;
+                read_more(stream, &mut self.read_buf).await?;
             },
-            WireTransport::Buffered => {
+            WireTransport::Buffered | WireTransport::Http => {
                 // The prober resumes where the previous read left it: probing costs time
                 // linear in the reply's size, however many reads it arrives in. A call with a
                 // reader of its own (a scanner page) reads the reply as it comes instead, a
@@ -224,6 +294,9 @@ impl Connection {
                     };
                     match probe {
                         Probe::Complete(n) => return Ok((0, n)),
+                        Probe::Malformed(_) if self.read_buf.starts_with(HTTP_ANSWER) => {
+                            return Err((http_answer(), false))
+                        }
                         Probe::Malformed(fault) => return Err((not_a_reply(fault, max), false)),
                         Probe::Incomplete if self.read_buf.len() > max => {
                             return Err((too_large(self.read_buf.len(), max), false))
@@ -231,32 +304,44 @@ impl Connection {
                         Probe::Incomplete => {}
                     }
                     self.read_buf.reserve(READ_CHUNK);
-                    self.read_more().await?;
+                    read_more(stream, &mut self.read_buf).await?;
                 }
             }
         }
     }
+}
 
-    /// Reads what the socket has into the read buffer (at least one byte). On failure also
-    /// says whether no byte of the reply had arrived.
-    async fn read_more(&mut self) -> Result<(), (std::io::Error, bool)> {
-        let before = self.read_buf.is_empty();
-        let n = self
-            .stream
-            .read_buf(&mut self.read_buf)
-            .await
-            .map_err(|e| (e, before))?;
-        if n == 0 {
-            return Err((
-                std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "the gateway closed the connection",
-                ),
-                before,
-            ));
-        }
-        Ok(())
+/// Reads what the socket has into the read buffer (at least one byte). On failure also says
+/// whether no byte of the reply had arrived.
+async fn read_more(
+    stream: &mut TcpStream,
+    read_buf: &mut BytesMut,
+) -> std::result::Result<(), (std::io::Error, bool)> {
+    let before = read_buf.is_empty();
+    let n = stream.read_buf(read_buf).await.map_err(|e| (e, before))?;
+    if n == 0 {
+        return Err((
+            std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the gateway closed the connection",
+            ),
+            before,
+        ));
     }
+    Ok(())
+}
+
+/// How an HTTP answer starts: what a gateway serving Thrift over HTTP sends back to the bytes
+/// of a plain Thrift call.
+const HTTP_ANSWER: &[u8; 4] = b"HTTP";
+
+/// The error for an HTTP answer on a plain TCP connection.
+fn http_answer() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "the gateway answered in HTTP: it serves Thrift over HTTP, connect with \
+         thrift2+http:// (thrift1+http:// for a Thrift1 gateway, +https:// if it speaks TLS)",
+    )
 }
 
 /// Bytes of a frame's length prefix.

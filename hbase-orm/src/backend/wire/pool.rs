@@ -12,6 +12,7 @@ use deadpool::managed::{self, Metrics, PoolError, RecycleError, RecycleResult};
 use tracing::Instrument;
 
 use super::connection::{Connection, WireConfig};
+use super::http::HttpSettings;
 use super::scanners::{Outages, ScannerIds};
 use super::WireCall;
 use crate::backend::op::Safety;
@@ -87,6 +88,7 @@ impl<H: Handshake> WirePool<H> {
             transport: config.transport,
             protocol: config.protocol,
             max_reply_bytes: config.max_reply_bytes,
+            http: HttpSettings::new(&config)?,
         };
         let mut members = Vec::new();
         let addresses: Vec<String> = config.all_addresses().map(str::to_string).collect();
@@ -97,7 +99,7 @@ impl<H: Handshake> WirePool<H> {
                 gateway,
                 outages: outages.clone(),
                 opened: Arc::default(),
-                wire,
+                wire: wire.clone(),
                 config: config.clone(),
                 handshake: handshake.clone(),
             };
@@ -295,15 +297,10 @@ impl<H: Handshake> managed::Manager for Manager<H> {
             operation: "connect",
             after: limit,
         };
-        let opened = tokio::time::timeout(limit, Connection::open(address, self.wire))
+        let opened = tokio::time::timeout(limit, Connection::open(address, self.wire.clone()))
             .await
             .map_err(|_| timed_out())
-            .and_then(|r| {
-                r.map_err(|source| Error::Connect {
-                    address: address.clone(),
-                    source,
-                })
-            });
+            .and_then(|r| r);
         // A refused or failed connect says the gateway process is gone; a connect that only
         // timed out may be a slow gateway, whose scanners are still there.
         if matches!(opened, Err(Error::Connect { .. })) {
