@@ -1,0 +1,696 @@
+#!/usr/bin/env bash
+# Kerberos-secured HBase 2.6.1 on this machine, with secured Thrift gateways, for testing
+# clients against SPNEGO and SASL/GSSAPI. Nothing to install by hand: missing Debian packages
+# are installed with apt-get (as root), the HBase jars with Maven (the same pom and cache
+# directory as hbase-local/hbase.sh).
+#
+#   hbase-local/secure/secure.sh up              start KDC, HBase, gateways; wait until each
+#                                                answers a real authenticated call (idempotent)
+#   hbase-local/secure/secure.sh down [--purge]  stop everything (--purge: delete the data dir,
+#                                                KDC database, keytabs and certificates too)
+#   hbase-local/secure/secure.sh status          pid and port of each process, and a real call
+#                                                through every gateway; exit 0 iff all answer
+#   hbase-local/secure/secure.sh logs [-n N]     the last N (default 40) lines of every log
+#   hbase-local/secure/secure.sh env             shell exports for a client (eval "$(... env)")
+#
+# Processes (pid files in $DATA/run, logs in $DATA/logs):
+#   kdc       MIT krb5kdc, realm $HBASE_ORM_SECURE_REALM, 127.0.0.1:$KDC_PORT (TCP and UDP)
+#   master    HMaster standalone (ZooKeeper + master + region server), Kerberos RPC
+#   gateways  one JVM, every Thrift gateway (java/SecureGateways.java):
+#     thrift2-https      Thrift2, HTTPS + SPNEGO, doAs header allowed   127.0.0.1:9290
+#     thrift2-sasl-auth  Thrift2, SASL GSSAPI, QOP auth (buffered, binary)     9291
+#     thrift2-sasl-int   Thrift2, SASL GSSAPI, QOP auth-int                    9292
+#     thrift2-sasl-conf  Thrift2, SASL GSSAPI, QOP auth-conf                   9293
+#     thrift1-https      Thrift1, HTTPS + SPNEGO, doAs header allowed          9294
+#     thrift1-sasl-conf  Thrift1, SASL GSSAPI, QOP auth-conf                   9295
+# Generated in the data dir: krb5.conf, keytabs/{hbase,client,alice}.keytab, tls/ca.pem
+# (the CA that signed the HTTPS certificate), client.ccache (after `up`: a ticket of client@REALM).
+# See README.md beside this file for principals, settings and how clients authenticate.
+#
+# Environment:
+#   HBASE_ORM_SECURE_DATA     data dir                      (default /tmp/hbase-orm-secure)
+#   HBASE_ORM_SECURE_REALM    Kerberos realm                (default EXAMPLE.COM)
+#   HBASE_ORM_SECURE_KDC_PORT KDC port, TCP and UDP         (default 6088)
+#   HBASE_ORM_SECURE_ZK_PORT  ZooKeeper                     (default 2381)
+#   HBASE_ORM_SECURE_MASTER_PORT / _REGIONSERVER_PORT       (default 16200 / 16220)
+#   HBASE_ORM_SECURE_PORT_BASE first gateway port; the others follow (default 9290)
+#   HBASE_ORM_SECURE_UP_TIMEOUT seconds `up` waits for readiness (default 180)
+#   HBASE_ORM_SECURE_MASTER_HEAP / _GATEWAY_HEAP            (default 1g / 512m)
+#   HBASE_ORM_CACHE           where the jars are cached (shared with hbase.sh;
+#                             default ~/.cache/hbase-orm)
+set -euo pipefail
+
+HBASE_VERSION=2.6.1
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+LOCAL_DIR=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
+POM=$LOCAL_DIR/pom.xml
+CONF_SRC=$SCRIPT_DIR/conf
+JAVA_SRC=$SCRIPT_DIR/java
+
+if [[ -z "${HOME:-}" ]]; then
+  HOME=$(getent passwd "$(id -u)" 2>/dev/null | cut -d: -f6 || true)
+  HOME=${HOME:-/tmp}
+fi
+LIB_DIR=${HBASE_ORM_CACHE:-$HOME/.cache/hbase-orm}/hbase-$HBASE_VERSION/lib
+
+DATA=${HBASE_ORM_SECURE_DATA:-/tmp/hbase-orm-secure}
+case "$DATA" in /*) ;; *) DATA=$PWD/$DATA ;; esac
+DATA=${DATA%/}
+REALM=${HBASE_ORM_SECURE_REALM:-EXAMPLE.COM}
+KDC_PORT=${HBASE_ORM_SECURE_KDC_PORT:-6088}
+ZK_PORT=${HBASE_ORM_SECURE_ZK_PORT:-2381}
+MASTER_PORT=${HBASE_ORM_SECURE_MASTER_PORT:-16200}
+RS_PORT=${HBASE_ORM_SECURE_REGIONSERVER_PORT:-16220}
+PORT_BASE=${HBASE_ORM_SECURE_PORT_BASE:-9290}
+UP_TIMEOUT=${HBASE_ORM_SECURE_UP_TIMEOUT:-180}
+MASTER_HEAP=${HBASE_ORM_SECURE_MASTER_HEAP:-1g}
+GATEWAY_HEAP=${HBASE_ORM_SECURE_GATEWAY_HEAP:-512m}
+# the host name in every service principal, and the one clients connect to
+SVC_HOST=localhost
+
+HTTPS2_PORT=$PORT_BASE
+SASL_AUTH_PORT=$((PORT_BASE + 1))
+SASL_INT_PORT=$((PORT_BASE + 2))
+SASL_CONF_PORT=$((PORT_BASE + 3))
+HTTPS1_PORT=$((PORT_BASE + 4))
+SASL1_CONF_PORT=$((PORT_BASE + 5))
+
+LOG_DIR=$DATA/logs
+RUN_DIR=$DATA/run
+KRB5_CONF=$DATA/krb5.conf
+KDC_DIR=$DATA/kdc
+KEYTABS=$DATA/keytabs
+TLS_DIR=$DATA/tls
+CLASSES=$DATA/classes
+CCACHE=$DATA/client.ccache
+MARKER=$DATA/.hbase-orm-secure-data
+COMPONENTS=(kdc master gateways)
+READY_LINE="Master has completed initialization"
+
+say() { printf '[secure] %s\n' "$*"; }
+warn() { printf '[secure] %s\n' "$*" >&2; }
+die() { warn "error: $*"; exit 1; }
+
+for v in KDC_PORT ZK_PORT MASTER_PORT RS_PORT PORT_BASE UP_TIMEOUT; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
+done
+[[ "$REALM" =~ ^[A-Z0-9.-]+$ ]] || die "realm must be upper case letters, digits, dots: $REALM"
+
+# ----------------------------------------------------------------------------- prerequisites
+
+# command -> Debian package that provides it
+declare -A PKG_OF=(
+  [krb5kdc]=krb5-kdc [kdb5_util]=krb5-kdc [kadmin.local]=krb5-admin-server
+  [kinit]=krb5-user [klist]=krb5-user [curl]=curl [java]=openjdk-17-jdk-headless
+  [javac]=openjdk-17-jdk-headless [keytool]=openjdk-17-jdk-headless [mvn]=maven
+  [ss]=iproute2
+)
+
+have() { command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" ]]; }
+
+ensure_packages() {
+  local cmd missing=() pkgs=()
+  for cmd in "${!PKG_OF[@]}"; do
+    have "$cmd" || missing+=("$cmd")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  for cmd in "${missing[@]}"; do
+    [[ " ${pkgs[*]} " == *" ${PKG_OF[$cmd]} "* ]] || pkgs+=("${PKG_OF[$cmd]}")
+  done
+  if [[ $(id -u) != 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+    die "missing: ${missing[*]}; install: apt-get install ${pkgs[*]}"
+  fi
+  say "installing ${pkgs[*]} (missing: ${missing[*]}) ..."
+  local start=$SECONDS
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >"$DATA/apt.log" 2>&1 ||
+    { cat "$DATA/apt.log" >&2; die "apt-get install failed"; }
+  say "installed in $((SECONDS - start)) s"
+}
+
+sbin() { if command -v "$1" >/dev/null 2>&1; then command -v "$1"; else echo "/usr/sbin/$1"; fi; }
+
+# The HBase jars: the same Maven call and cache dir as hbase.sh (its marker file holds the
+# pom's sha256), so whichever script runs first downloads them and the other reuses them.
+ensure_jars() {
+  local want
+  want=$(sha256sum "$POM" | cut -d' ' -f1)
+  if [[ -f "$LIB_DIR/.complete" && "$(cat "$LIB_DIR/.complete")" == "$want" ]]; then
+    return 0
+  fi
+  say "resolving HBase $HBASE_VERSION jars with Maven into $LIB_DIR (first time only) ..."
+  local tmp start=$SECONDS
+  mkdir -p "$(dirname "$LIB_DIR")"
+  tmp=$(mktemp -d "$(dirname "$LIB_DIR")/lib.tmp.XXXXXX")
+  chmod 755 "$tmp"
+  if ! mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies \
+    -DoutputDirectory="$tmp" >"$tmp.log" 2>&1 </dev/null; then
+    cat "$tmp.log" >&2
+    rm -rf "$tmp" "$tmp.log"
+    die "mvn dependency:copy-dependencies failed"
+  fi
+  rm -f "$tmp.log"
+  printf '%s\n' "$want" >"$tmp/.complete"
+  if [[ -f "$LIB_DIR/.complete" && "$(cat "$LIB_DIR/.complete")" == "$want" ]]; then
+    rm -rf "$tmp" # hbase.sh finished the same download meanwhile
+  else
+    rm -rf "$LIB_DIR"
+    mv "$tmp" "$LIB_DIR"
+  fi
+  say "jars ready in $((SECONDS - start)) s"
+}
+
+# compile java/*.java into $DATA/classes (again only when a source changed)
+ensure_classes() {
+  local want
+  want=$(cat "$JAVA_SRC"/*.java | sha256sum | cut -d' ' -f1)
+  if [[ -f "$CLASSES/.sources" && "$(cat "$CLASSES/.sources")" == "$want" ]]; then
+    return 0
+  fi
+  rm -rf "$CLASSES"
+  mkdir -p "$CLASSES"
+  javac -nowarn -encoding UTF-8 -cp "$LIB_DIR/*" -d "$CLASSES" "$JAVA_SRC"/*.java ||
+    die "javac failed"
+  printf '%s\n' "$want" >"$CLASSES/.sources"
+}
+
+# ----------------------------------------------------------------------------- Kerberos
+
+write_krb5_conf() {
+  cat >"$KRB5_CONF" <<EOF
+# generated by hbase-local/secure/secure.sh: clients use it with KRB5_CONFIG=$KRB5_CONF,
+# the JVMs with -Djava.security.krb5.conf=$KRB5_CONF
+[libdefaults]
+  default_realm = $REALM
+  # no DNS: the KDC is given below, every host maps to the realm
+  dns_lookup_kdc = false
+  dns_lookup_realm = false
+  # a service name HTTP@localhost or hbase@localhost becomes exactly HTTP/localhost, with no
+  # forward (canonical name) or reverse lookup that could turn localhost into the machine name
+  dns_canonicalize_hostname = false
+  rdns = false
+  # TCP only: no UDP retries, and large tickets never hit the UDP size limit
+  udp_preference_limit = 1
+  default_ccache_name = FILE:$CCACHE
+  ticket_lifetime = 24h
+  renew_lifetime = 7d
+  forwardable = true
+
+[realms]
+  $REALM = {
+    kdc = 127.0.0.1:$KDC_PORT
+  }
+
+[domain_realm]
+  localhost = $REALM
+  .localhost = $REALM
+  127.0.0.1 = $REALM
+EOF
+}
+
+kdc_env() {
+  export KRB5_CONFIG=$KRB5_CONF
+  export KRB5_KDC_PROFILE=$KDC_DIR/kdc.conf
+}
+
+init_kdc() {
+  [[ -f "$KDC_DIR/principal" ]] && return 0
+  say "creating realm $REALM and principals ..."
+  rm -rf "$KDC_DIR" "$KEYTABS"
+  mkdir -p "$KDC_DIR" "$KEYTABS"
+  chmod 700 "$KDC_DIR" "$KEYTABS"
+  cat >"$KDC_DIR/kdc.conf" <<EOF
+# generated by hbase-local/secure/secure.sh (used with KRB5_KDC_PROFILE)
+[kdcdefaults]
+  kdc_listen = 127.0.0.1:$KDC_PORT
+  kdc_tcp_listen = 127.0.0.1:$KDC_PORT
+
+[realms]
+  $REALM = {
+    database_name = $KDC_DIR/principal
+    key_stash_file = $KDC_DIR/stash
+    acl_file = $KDC_DIR/kadm5.acl
+    max_life = 24h
+    max_renewable_life = 7d
+    # what MIT krb5 and Java 17 both do by default; no DES/RC4
+    supported_enctypes = aes256-cts-hmac-sha1-96:normal aes128-cts-hmac-sha1-96:normal
+  }
+
+[logging]
+  kdc = FILE:$KDC_DIR/kdc.log
+EOF
+  : >"$KDC_DIR/kadm5.acl"
+  kdc_env
+  local pw
+  pw=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+  "$(sbin kdb5_util)" create -s -r "$REALM" -P "$pw" -W >"$KDC_DIR/init.log" 2>&1 ||
+    { cat "$KDC_DIR/init.log" >&2; die "kdb5_util create failed"; }
+  # random keys; the keytabs are the only way to authenticate
+  "$(sbin kadmin.local)" -r "$REALM" >>"$KDC_DIR/init.log" 2>&1 <<EOF ||
+addprinc -randkey hbase/$SVC_HOST
+addprinc -randkey HTTP/$SVC_HOST
+addprinc -randkey client
+addprinc -randkey alice
+ktadd -k $KEYTABS/hbase.keytab hbase/$SVC_HOST HTTP/$SVC_HOST
+ktadd -k $KEYTABS/client.keytab client
+ktadd -k $KEYTABS/alice.keytab alice
+EOF
+    { cat "$KDC_DIR/init.log" >&2; die "kadmin.local failed"; }
+  [[ -s "$KEYTABS/client.keytab" && -s "$KEYTABS/hbase.keytab" ]] ||
+    { cat "$KDC_DIR/init.log" >&2; die "keytabs were not written"; }
+}
+
+# ----------------------------------------------------------------------------- TLS
+
+init_tls() {
+  [[ -f "$TLS_DIR/server.p12" && -f "$TLS_DIR/ca.pem" ]] && return 0
+  say "creating a CA and the HTTPS certificate (localhost, 127.0.0.1) ..."
+  rm -rf "$TLS_DIR"
+  mkdir -p "$TLS_DIR"
+  chmod 700 "$TLS_DIR"
+  local pw kt=(keytool -noprompt -storetype pkcs12)
+  pw=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+  printf '%s\n' "$pw" >"$TLS_DIR/password"
+  (
+    cd "$TLS_DIR"
+    # a CA of its own (clients trust ca.pem), and a server certificate it signs: TLS libraries
+    # such as rustls refuse a self-signed certificate that is its own trust anchor
+    "${kt[@]}" -genkeypair -alias ca -keyalg RSA -keysize 2048 -validity 3650 \
+      -dname "CN=hbase-orm secure test CA" -ext bc:c -keystore ca.p12 -storepass "$pw"
+    "${kt[@]}" -exportcert -rfc -alias ca -keystore ca.p12 -storepass "$pw" -file ca.pem
+    "${kt[@]}" -genkeypair -alias server -keyalg RSA -keysize 2048 -validity 3650 \
+      -dname "CN=localhost" -keystore server.p12 -storepass "$pw"
+    "${kt[@]}" -certreq -alias server -keystore server.p12 -storepass "$pw" -file server.csr
+    "${kt[@]}" -gencert -alias ca -keystore ca.p12 -storepass "$pw" -infile server.csr \
+      -outfile server.pem -rfc -validity 3650 \
+      -ext SAN=dns:localhost,ip:127.0.0.1 -ext EKU=serverAuth \
+      -ext KU=digitalSignature,keyEncipherment
+    "${kt[@]}" -importcert -alias ca -file ca.pem -keystore server.p12 -storepass "$pw"
+    "${kt[@]}" -importcert -alias server -file server.pem -keystore server.p12 -storepass "$pw"
+    rm -f server.csr
+  ) >"$DATA/logs/tls.log" 2>&1 || { cat "$DATA/logs/tls.log" >&2; die "keytool failed"; }
+}
+
+# ----------------------------------------------------------------------------- processes
+
+pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
+log_file() {
+  case "$1" in
+    kdc) printf '%s/kdc.log' "$KDC_DIR" ;;
+    *) printf '%s/%s.log' "$LOG_DIR" "$1" ;;
+  esac
+}
+out_file() { printf '%s/%s.out' "$LOG_DIR" "$1"; }
+
+component_pid() {
+  local f pid
+  f=$(pid_file "$1")
+  [[ -f "$f" ]] || return 1
+  pid=$(cat "$f")
+  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+  # a pid file outlives a reboot or a crash, and pids are reused: only a process whose command
+  # line names our data dir is ours (every JVM has -Dhbase.orm.secure.data=, krb5kdc -P)
+  if [[ -r "/proc/$pid/cmdline" ]]; then
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$DATA/" || return 1
+  fi
+  printf '%s' "$pid"
+}
+
+ports_of() {
+  case "$1" in
+    kdc) echo "$KDC_PORT" ;;
+    master) echo "$ZK_PORT $MASTER_PORT $RS_PORT" ;;
+    gateways) echo "$HTTPS2_PORT $SASL_AUTH_PORT $SASL_INT_PORT $SASL_CONF_PORT $HTTPS1_PORT $SASL1_CONF_PORT" ;;
+  esac
+}
+
+port_listening() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+
+JAVA_OPTS=()
+jvm_opts() {
+  local name=$1 heap=$2
+  JAVA_OPTS=(
+    "-Xmx$heap" -XX:+ExitOnOutOfMemoryError
+    -Djava.net.preferIPv4Stack=true -Djava.awt.headless=true
+    # Kerberos: our krb5.conf; the JVM's host name resolves to localhost from our own hosts
+    # file (HBase puts the resolved host name into the Thrift SASL server name)
+    "-Djava.security.krb5.conf=$KRB5_CONF"
+    "-Djdk.net.hosts.file=$DATA/conf/hosts"
+    # ZooKeeper (embedded in the master) runs without SASL
+    -Dzookeeper.sasl.client=false
+    # run-time values substituted into conf/hbase-site.xml
+    "-Dhbase.orm.secure.data=$DATA" "-Dhbase.orm.secure.realm=$REALM"
+    "-Dhbase.orm.secure.host=$SVC_HOST" "-Dhbase.orm.secure.zk.port=$ZK_PORT"
+    "-Dhbase.orm.secure.master.port=$MASTER_PORT"
+    "-Dhbase.orm.secure.regionserver.port=$RS_PORT"
+    "-Dhbase.orm.secure.tls.password=$(cat "$TLS_DIR/password")"
+    # as bin/hbase on JDK >= 11
+    -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
+    --add-modules jdk.unsupported
+    --add-opens java.base/java.io=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED
+    --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
+    --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
+    --add-opens java.base/java.lang.reflect=ALL-UNNAMED
+    --add-opens java.base/java.util=ALL-UNNAMED
+    --add-opens java.base/java.util.concurrent=ALL-UNNAMED
+    --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+    --add-exports java.base/sun.net.dns=ALL-UNNAMED
+    --add-exports java.base/sun.net.util=ALL-UNNAMED
+    --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
+    "-Dlog4j2.configurationFile=$CONF_SRC/log4j2.properties"
+    "-Dhbase.log.dir=$LOG_DIR" "-Dhbase.log.file=$name.log" -Dlog4j2.shutdownHookEnabled=false
+    -cp "$CONF_SRC:$CLASSES:$LIB_DIR/*"
+  )
+}
+
+# run "$@" in the background in its own session, output to $2's .out, pid into its pid file
+spawn() {
+  local name=$1
+  shift
+  local f
+  for f in "$(log_file "$name")" "$(out_file "$name")"; do
+    [[ -f "$f" ]] && mv -f "$f" "$f.prev"
+  done
+  (
+    cd "$DATA"
+    exec setsid nohup "$@" >"$(out_file "$name")" 2>&1 </dev/null
+  ) &
+  printf '%s\n' "$!" >"$(pid_file "$name")"
+}
+
+start_kdc() {
+  kdc_env
+  # -n: stay in the foreground (our pid file holds the real pid); -P puts the data dir into
+  # its command line, which component_pid checks
+  spawn kdc "$(sbin krb5kdc)" -n -r "$REALM" -P "$KDC_DIR/krb5kdc.pid"
+}
+
+start_master() {
+  jvm_opts master "$MASTER_HEAP"
+  spawn master java "${JAVA_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster start
+}
+
+start_gateways() {
+  jvm_opts gateways "$GATEWAY_HEAP"
+  local https="hbase.regionserver.thrift.http=true,hbase.thrift.ssl.enabled=true"
+  https+=",hbase.thrift.support.proxyuser=true"
+  spawn gateways java "${JAVA_OPTS[@]}" SecureGateways \
+    "thrift2-https,thrift2,$HTTPS2_PORT,$https" \
+    "thrift2-sasl-auth,thrift2,$SASL_AUTH_PORT,hbase.thrift.security.qop=authentication" \
+    "thrift2-sasl-int,thrift2,$SASL_INT_PORT,hbase.thrift.security.qop=integrity" \
+    "thrift2-sasl-conf,thrift2,$SASL_CONF_PORT,hbase.thrift.security.qop=privacy" \
+    "thrift1-https,thrift1,$HTTPS1_PORT,$https" \
+    "thrift1-sasl-conf,thrift1,$SASL1_CONF_PORT,hbase.thrift.security.qop=privacy"
+}
+
+# Ask HBase to shut down the way bin/stop-hbase.sh does (`HMaster stop --shutDownCluster`, a
+# client JVM logged in as hbase/localhost from a ticket cache of its own). A plain SIGTERM to a
+# standalone HMaster stops the master first; the region server in the same JVM then waits for
+# it until Hadoop's shutdown-hook timeout (30 s) runs out.
+request_shutdown() {
+  grep -q "$READY_LINE" "$(log_file master)" 2>/dev/null || return 1
+  component_pid kdc >/dev/null || return 1
+  local cc=$RUN_DIR/hbase-stop.ccache
+  KRB5_CONFIG=$KRB5_CONF KRB5CCNAME=FILE:$cc kinit -kt "$KEYTABS/hbase.keytab" \
+    "hbase/$SVC_HOST@$REALM" >/dev/null 2>&1 || return 1
+  jvm_opts master-stop 256m
+  say "asking HBase to shut down"
+  KRB5CCNAME=FILE:$cc timeout 60 java "${JAVA_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster \
+    stop --shutDownCluster >"$(out_file master-stop)" 2>&1 </dev/null
+  local rc=$?
+  rm -f "$cc"
+  return "$rc"
+}
+
+wait_gone() { # wait_gone SECONDS PID...
+  local limit=$1 i p alive
+  shift
+  for ((i = 0; i < limit * 10; i++)); do
+    alive=0
+    for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    ((alive)) || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+stop_all() {
+  local name pid pids=() names=() i gw=""
+  if gw=$(component_pid gateways); then
+    kill -TERM "$gw" 2>/dev/null || true
+  fi
+  if pid=$(component_pid master) && request_shutdown; then
+    if wait_gone 30 "$pid"; then
+      say "stopped master (pid $pid)"
+    else
+      warn "master still running 30 s after the shutdown request"
+    fi
+  fi
+  if [[ -n "$gw" ]] && wait_gone 10 "$gw"; then
+    say "stopped gateways (pid $gw)"
+  fi
+  # whatever is left, in reverse start order; TERM first
+  for name in gateways master kdc; do
+    if pid=$(component_pid "$name"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+      names+=("$name")
+    fi
+  done
+  if ((${#pids[@]})); then wait_gone 30 "${pids[@]}" || true; fi
+  for i in "${!pids[@]}"; do
+    if kill -0 "${pids[$i]}" 2>/dev/null; then
+      warn "${names[$i]} (pid ${pids[$i]}) ignored TERM for 30 s: kill -9"
+      kill -KILL "${pids[$i]}" 2>/dev/null || true
+    fi
+    say "stopped ${names[$i]} (pid ${pids[$i]})"
+  done
+  rm -f "$RUN_DIR"/*.pid 2>/dev/null || true
+}
+
+# ----------------------------------------------------------------------------- probes
+
+# the Thrift binary-protocol bytes of one call, to stdout
+#   thrift2: tableExists(TTableName{ns=hbase, qualifier=namespace})
+#   thrift1: isTableEnabled("hbase:namespace")
+call_bytes() {
+  case "$1" in
+    thrift2)
+      printf '\x80\x01\x00\x01\x00\x00\x00\x0btableExists\x00\x00\x00\x01'
+      printf '\x0c\x00\x01\x0b\x00\x01\x00\x00\x00\x05hbase\x0b\x00\x02\x00\x00\x00\x09namespace'
+      printf '\x00\x00'
+      ;;
+    thrift1)
+      printf '\x80\x01\x00\x01\x00\x00\x00\x0eisTableEnabled\x00\x00\x00\x01'
+      printf '\x0b\x00\x01\x00\x00\x00\x0fhbase:namespace\x00'
+      ;;
+  esac
+}
+
+client_ticket() {
+  KRB5_CONFIG=$KRB5_CONF KRB5CCNAME=FILE:$CCACHE kinit -kt "$KEYTABS/client.keytab" \
+    "client@$REALM" >/dev/null 2>&1
+}
+
+# true iff an HTTPS gateway answers the call with a REPLY whose bool field 0 is true
+https_answers() {
+  local port=$1 kind=$2 reply
+  reply=$(call_bytes "$kind" | KRB5_CONFIG=$KRB5_CONF KRB5CCNAME=FILE:$CCACHE \
+    curl -s --max-time 10 --negotiate -u : --cacert "$TLS_DIR/ca.pem" \
+    -H 'Content-Type: application/x-thrift' --data-binary @- \
+    "https://$SVC_HOST:$port/" | od -An -tx1 | tr -d ' \n') || return 1
+  # 80010002 + name + seqid, then field 0 (bool) = 1, stop
+  [[ "$reply" == 80010002* && "$reply" == *0200000100 ]]
+}
+
+# one JVM asks every SASL gateway
+sasl_answer() {
+  java -Djava.security.krb5.conf="$KRB5_CONF" -cp "$CLASSES" SaslProbe \
+    --keytab "$KEYTABS/client.keytab" --principal "client@$REALM" "$@"
+}
+
+SASL_TARGETS=()
+set_sasl_targets() {
+  SASL_TARGETS=("auth:$SASL_AUTH_PORT" "auth-int:$SASL_INT_PORT" "auth-conf:$SASL_CONF_PORT"
+    "t1:auth-conf:$SASL1_CONF_PORT")
+}
+
+# ----------------------------------------------------------------------------- commands
+
+check_data_dir() {
+  if [[ -d "$DATA" && ! -f "$MARKER" ]] && [[ -n "$(ls -A "$DATA" 2>/dev/null)" ]]; then
+    die "$DATA exists and was not made by this script (no $(basename "$MARKER")): choose another HBASE_ORM_SECURE_DATA"
+  fi
+  mkdir -p "$DATA" "$LOG_DIR" "$RUN_DIR" "$DATA/conf"
+  touch "$MARKER"
+}
+
+cmd_up() {
+  local t0=$SECONDS name
+  check_data_dir
+  local to_start=()
+  for name in "${COMPONENTS[@]}"; do
+    component_pid "$name" >/dev/null || to_start+=("$name")
+  done
+  if ((${#to_start[@]})); then
+    local p
+    for name in "${to_start[@]}"; do
+      for p in $(ports_of "$name"); do
+        port_listening "$p" && die "port $p (for $name) is in use by another process"
+      done
+    done
+    ensure_packages
+    ensure_jars
+    ensure_classes
+    write_krb5_conf
+    init_kdc
+    init_tls
+    # the JVMs' view of host names (-Djdk.net.hosts.file): this machine's name is localhost
+    printf '127.0.0.1 localhost %s\n' "$(hostname)" >"$DATA/conf/hosts"
+    say "prepared in $((SECONDS - t0)) s; starting: ${to_start[*]}"
+    for name in "${to_start[@]}"; do
+      case "$name" in
+        kdc) start_kdc ;;
+        master) start_master ;;
+        gateways) start_gateways ;;
+      esac
+    done
+  else
+    say "already running"
+  fi
+  wait_ready "$t0"
+}
+
+wait_ready() {
+  local t0=$1 deadline=$((SECONDS + UP_TIMEOUT)) name
+  # the KDC
+  until port_listening "$KDC_PORT" && client_ticket; do
+    component_pid kdc >/dev/null || { tail -n 20 "$(log_file kdc)" "$(out_file kdc)" >&2; die "the KDC exited"; }
+    ((SECONDS < deadline)) || die "no ticket from the KDC after $UP_TIMEOUT s"
+    sleep 0.2
+  done
+  say "KDC ready ($((SECONDS - t0)) s); client@$REALM ticket in $CCACHE"
+  until grep -q "$READY_LINE" "$(log_file master)" 2>/dev/null; do
+    for name in master gateways; do
+      component_pid "$name" >/dev/null ||
+        { tail -n 30 "$(out_file "$name")" "$(log_file "$name")" >&2 2>/dev/null; die "$name exited"; }
+    done
+    ((SECONDS < deadline)) || die "master not initialized after $UP_TIMEOUT s (logs: $LOG_DIR)"
+    sleep 1
+  done
+  say "master initialized ($((SECONDS - t0)) s)"
+  set_sasl_targets
+  local ok=0
+  while ((SECONDS < deadline)); do
+    component_pid gateways >/dev/null ||
+      { tail -n 30 "$(out_file gateways)" >&2; die "the gateways JVM exited"; }
+    if https_answers "$HTTPS2_PORT" thrift2 && https_answers "$HTTPS1_PORT" thrift1 &&
+      sasl_answer "${SASL_TARGETS[@]}" >"$RUN_DIR/probe.out" 2>&1; then
+      ok=1
+      break
+    fi
+    sleep 1
+  done
+  ((ok)) || { cat "$RUN_DIR/probe.out" >&2 2>/dev/null; die "gateways not answering after $UP_TIMEOUT s"; }
+  say "all gateways answer as client@$REALM ($((SECONDS - t0)) s from start)"
+  describe
+}
+
+describe() {
+  cat <<EOF
+[secure] realm $REALM, KDC 127.0.0.1:$KDC_PORT, krb5.conf $KRB5_CONF
+[secure] HBase: ZooKeeper 127.0.0.1:$ZK_PORT, master $MASTER_PORT, region server $RS_PORT
+[secure]   principal hbase/$SVC_HOST@$REALM ($KEYTABS/hbase.keytab)
+[secure] Thrift2 HTTPS+SPNEGO   https://$SVC_HOST:$HTTPS2_PORT/   (HTTP/$SVC_HOST@$REALM, CA $TLS_DIR/ca.pem, doAs: client may act as alice)
+[secure] Thrift2 SASL auth      127.0.0.1:$SASL_AUTH_PORT   (service hbase@$SVC_HOST)
+[secure] Thrift2 SASL auth-int  127.0.0.1:$SASL_INT_PORT
+[secure] Thrift2 SASL auth-conf 127.0.0.1:$SASL_CONF_PORT
+[secure] Thrift1 HTTPS+SPNEGO   https://$SVC_HOST:$HTTPS1_PORT/
+[secure] Thrift1 SASL auth-conf 127.0.0.1:$SASL1_CONF_PORT
+[secure] users: client@$REALM ($KEYTABS/client.keytab, HBase superuser), alice@$REALM ($KEYTABS/alice.keytab)
+[secure] client setup: eval "\$($0 env)"   # then e.g. klist
+EOF
+}
+
+cmd_env() {
+  cat <<EOF
+export KRB5_CONFIG=$KRB5_CONF
+export KRB5CCNAME=FILE:$CCACHE
+export HBASE_ORM_SECURE_CA=$TLS_DIR/ca.pem
+export HBASE_ORM_SECURE_REALM=$REALM
+export HBASE_ORM_SECURE_CLIENT_KEYTAB=$KEYTABS/client.keytab
+export HBASE_ORM_SECURE_HTTPS_URL=https://$SVC_HOST:$HTTPS2_PORT/
+export HBASE_ORM_SECURE_SASL_AUTH=127.0.0.1:$SASL_AUTH_PORT
+export HBASE_ORM_SECURE_SASL_INT=127.0.0.1:$SASL_INT_PORT
+export HBASE_ORM_SECURE_SASL_CONF=127.0.0.1:$SASL_CONF_PORT
+EOF
+}
+
+cmd_down() {
+  local purge=0
+  [[ "${1:-}" == --purge ]] && purge=1
+  [[ -d "$DATA" ]] || { say "nothing to stop ($DATA does not exist)"; return 0; }
+  [[ -f "$MARKER" ]] || die "$DATA was not made by this script; not touching it"
+  stop_all
+  if ((purge)); then
+    rm -rf "$DATA"
+    say "removed $DATA"
+  fi
+}
+
+cmd_status() {
+  local name pid p all=0
+  for name in "${COMPONENTS[@]}"; do
+    if pid=$(component_pid "$name"); then
+      local ports=""
+      for p in $(ports_of "$name"); do
+        if port_listening "$p"; then ports+=" $p"; else ports+=" $p(closed)"; all=1; fi
+      done
+      printf '%-9s pid %-7s ports%s\n' "$name" "$pid" "$ports"
+    else
+      printf '%-9s not running\n' "$name"
+      all=1
+    fi
+  done
+  if ((all == 0)); then
+    client_ticket || { echo "kinit: no ticket for client@$REALM"; all=1; }
+    local kind port
+    for kind in thrift2:$HTTPS2_PORT thrift1:$HTTPS1_PORT; do
+      port=${kind#*:}
+      if https_answers "$port" "${kind%%:*}"; then
+        echo "$port https+spnego (${kind%%:*}): true"
+      else
+        echo "$port https+spnego (${kind%%:*}): FAILED"
+        all=1
+      fi
+    done
+    set_sasl_targets
+    sasl_answer "${SASL_TARGETS[@]}" || all=1
+  fi
+  return "$all"
+}
+
+cmd_logs() {
+  local n=40 name f
+  [[ "${1:-}" == -n ]] && n=${2:-40}
+  for name in "${COMPONENTS[@]}"; do
+    for f in "$(log_file "$name")" "$(out_file "$name")"; do
+      [[ -s "$f" ]] || continue
+      printf '==> %s <==\n' "$f"
+      tail -n "$n" "$f"
+    done
+  done
+}
+
+usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}"; }
+
+case "${1:-}" in
+  up) shift; cmd_up "$@" ;;
+  down | stop) shift; cmd_down "$@" ;;
+  status) shift; cmd_status "$@" ;;
+  logs) shift; cmd_logs "$@" ;;
+  env) cmd_env ;;
+  -h | --help | help) usage ;;
+  *) usage >&2; exit 2 ;;
+esac
