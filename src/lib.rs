@@ -9,6 +9,7 @@
 mod conformance;
 pub mod example;
 pub mod load;
+pub mod relay;
 pub mod workload;
 
 pub use conformance::{label, unsupported_on, Target};

@@ -7,46 +7,14 @@
 //! the stopped one must go on elsewhere. Other tests put a TCP relay in front of a gateway and
 //! stop the relay.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use hbase_orm::{Client, ColumnFamily, Config, Get, Put, Scan};
+use hbase_orm_suite::relay::Relay;
 use hbase_orm_suite::{connect_with, gateway_address, launcher, short_gateway_address, with_table};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
-
-/// A relay to `target` on a free local port: its address, a switch that stops it for good,
-/// and how many connections it carried.
-async fn relay(target: String) -> (String, watch::Sender<bool>, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap().to_string();
-    let (stop, mut stopped) = watch::channel(false);
-    let carried = Arc::new(AtomicUsize::new(0));
-    let count = carried.clone();
-    tokio::spawn(async move {
-        let mut links = tokio::task::JoinSet::new();
-        loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    let Ok((mut inbound, _)) = accepted else { break };
-                    count.fetch_add(1, Ordering::Relaxed);
-                    let target = target.clone();
-                    links.spawn(async move {
-                        if let Ok(mut outbound) = TcpStream::connect(target).await {
-                            let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-                        }
-                    });
-                }
-                _ = stopped.changed() => break,
-            }
-        }
-        // The port closes with the listener, and every relayed connection breaks.
-        links.abort_all();
-    });
-    (address, stop, carried)
-}
 
 async fn client_of(address: String, more: Vec<String>) -> Client {
     connect_with(Config {
@@ -139,7 +107,9 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
                     let mut rows = t.scan(Scan::new().prefix("s").caching(10));
                     while let Some(row) = rows.next().await {
                         keys.push(row.expect("the scan goes on").key);
-                        tokio::time::sleep(Duration::from_millis(2)).await;
+                        // Slow enough (1.5 s a scan) to be open well after the stop, which
+                        // comes at 0.4 s but may take a while on a loaded machine.
+                        tokio::time::sleep(Duration::from_millis(5)).await;
                     }
                     keys
                 }));
@@ -191,7 +161,8 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
 
 #[tokio::test]
 async fn a_handle_sets_its_own_retry_deadline() {
-    let (relayed, stop, _) = relay(gateway_address()).await;
+    let relay = Relay::start(gateway_address()).await;
+    let relayed = relay.address.clone();
     let real = hbase_orm_suite::client().await;
     with_table(
         &real,
@@ -206,7 +177,7 @@ async fn a_handle_sets_its_own_retry_deadline() {
                 .put(Put::new("r").column("d", "v", "x"))
                 .await
                 .unwrap();
-            stop.send(true).unwrap();
+            relay.stop();
             tokio::time::sleep(Duration::from_millis(100)).await;
 
             let started = std::time::Instant::now();

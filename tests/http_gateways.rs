@@ -11,8 +11,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use hbase_orm::{Client, Config, Error, Get, Put, TrustRoots};
-use hbase_orm_suite::{gateway_address, http_gateway_url, tls_dir, with_table};
+use hbase_orm::{Client, ColumnFamily, Config, Error, Get, Put, TrustRoots};
+use hbase_orm_suite::relay::Relay;
+use hbase_orm_suite::{gateway_address, http_gateway_url, tls_dir, with_table, TestTable};
 
 /// The launcher's Thrift2 HTTPS gateway's settings.
 fn https() -> Config {
@@ -128,7 +129,7 @@ async fn do_as_is_passed_through_and_refused_where_not_allowed() {
     with_table(
         &client,
         "doas",
-        vec![hbase_orm::ColumnFamily::new("d")],
+        vec![ColumnFamily::new("d")],
         &[],
         |t| async move {
             t.put(Put::new("k").column("d", "v", "1")).await.unwrap();
@@ -162,6 +163,43 @@ async fn do_as_is_passed_through_and_refused_where_not_allowed() {
             )
         }
         other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn over_https_no_call_crosses_in_clear() {
+    // The same put and get through a relay in front of the HTTP and the HTTPS gateway: the
+    // marker crosses the first in clear, never the second.
+    for (config, in_clear) in [(http(), true), (https(), false)] {
+        let relay = Relay::start(config.address.clone()).await;
+        let mut through = config.clone();
+        through.address = relay.address.clone();
+        if let Some(tls) = through.tls.as_mut() {
+            // The certificate names 127.0.0.1, the gateway's address, not the relay's port.
+            tls.server_name = Some("127.0.0.1".into());
+        }
+        let client = Client::builder().config(through).build().await.unwrap();
+        let marker = format!("MARKER-{}-51c0ffee", relay.address);
+        // The table is made and dropped without the relay (its drop runs on a runtime of its
+        // own, where the relay does not).
+        let direct = Client::builder()
+            .config(config.clone())
+            .build()
+            .await
+            .unwrap();
+        let made = TestTable::create(&direct, "clear", vec![ColumnFamily::new("d")], &[]).await;
+        let t = client.table_named(made.name.clone());
+        t.put(Put::new(marker.as_str()).column("d", "v", marker.as_str()))
+            .await
+            .unwrap();
+        let row = t.get(Get::new(marker.as_str())).await.unwrap().unwrap();
+        assert_eq!(row.value("d", "v"), Some(marker.as_bytes()));
+        drop(made);
+        assert!(
+            relay.seen().len() > 500,
+            "the relay saw too little to prove anything"
+        );
+        assert_eq!(relay.saw(marker.as_bytes()), in_clear, "{}", config.address);
     }
 }
 

@@ -162,3 +162,56 @@ pub struct TlsOptions {
     /// A client certificate, for a server that asks for one.
     pub client_identity: Option<ClientIdentity>,
 }
+
+/// The protection a SASL GSSAPI connection must have at least (HBase's
+/// `hbase.thrift.security.qop` on the gateway); the client takes the strongest the gateway
+/// offers and refuses a gateway that offers only weaker ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Qop {
+    /// Authentication only (`auth`): calls travel in clear after the handshake.
+    #[default]
+    Auth,
+    /// Every call signed (`auth-int`): tampering is detected, the bytes are readable.
+    AuthInt,
+    /// Every call signed and encrypted (`auth-conf`).
+    AuthConf,
+}
+
+/// Kerberos authentication to a secured gateway (cargo feature `kerberos`): SPNEGO
+/// (`Authorization: Negotiate`, a fresh token per call) over HTTP(S), SASL GSSAPI over a
+/// buffered TCP connection. Credentials are the user's own, as every Kerberos client finds
+/// them: the ticket cache (`kinit`; `KRB5CCNAME`), or a client keytab (`KRB5_CLIENT_KTNAME`),
+/// with `KRB5_CONFIG` naming the realm's settings.
+///
+/// In a URL: `thrift2://gw.example:9090/?auth=kerberos&qop=auth-conf` (SASL, principal
+/// `hbase/gw.example`), `thrift2+https://gw.example:9090/?auth=kerberos` (SPNEGO, principal
+/// `HTTP/gw.example`).
+///
+/// ```
+/// use hbase_orm::{KerberosOptions, Qop, Transport};
+/// let k = KerberosOptions { qop: Qop::AuthConf, ..KerberosOptions::default() };
+/// assert_eq!(k.service_name(&Transport::Buffered), "hbase");
+/// assert_eq!(k.service_name(&Transport::Http), "HTTP");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KerberosOptions {
+    /// The gateway's service name: the first part of its principal (`hbase` for SASL over
+    /// TCP, `HTTP` for SPNEGO when unset).
+    pub service: Option<String>,
+    /// The host part of the gateway's principal, when it is not the host of the address
+    /// dialed (a gateway reached by IP address, whose principal names its host).
+    pub host: Option<String>,
+    /// The least protection accepted over SASL (TCP); HTTPS protects calls itself.
+    pub qop: Qop,
+}
+
+impl KerberosOptions {
+    /// The service name used over `transport`: [`KerberosOptions::service`] or its default.
+    pub fn service_name(&self, transport: &crate::Transport) -> &str {
+        match (&self.service, transport) {
+            (Some(s), _) => s,
+            (None, crate::Transport::Http) => "HTTP",
+            (None, _) => "hbase",
+        }
+    }
+}

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use super::access::{Credentials, CredentialsAs, HttpOptions, Secret, TlsOptions, TrustRoots};
+use super::access::{
+    Credentials, CredentialsAs, HttpOptions, KerberosOptions, Qop, Secret, TlsOptions, TrustRoots,
+};
 use super::error::{Error, Result};
 
 /// How Thrift messages are delimited on the socket. Must match the gateway's setting.
@@ -119,6 +121,9 @@ pub struct Config {
     /// TLS, for [`Transport::Http`] (HBase's gateways offer TLS over HTTP only); `None` is
     /// plain text.
     pub tls: Option<TlsOptions>,
+    /// Kerberos authentication to a secured gateway (cargo feature `kerberos`); `None`
+    /// authenticates as nobody (an open gateway).
+    pub kerberos: Option<KerberosOptions>,
 }
 
 impl Default for Config {
@@ -141,6 +146,7 @@ impl Default for Config {
             retry_backoff: Duration::from_millis(50),
             http: HttpOptions::default(),
             tls: None,
+            kerberos: None,
         }
     }
 }
@@ -164,7 +170,10 @@ impl Config {
     /// `retry_backoff_ms`; for `hbase://`, `znode` (the parent znode, `/hbase` by default);
     /// over HTTP, `do_as` (see [`HttpOptions::do_as`]); over HTTPS, `ca_file` (a PEM file of
     /// the CAs to trust instead of the system's) and `server_name` (see
-    /// [`TlsOptions::server_name`]).
+    /// [`TlsOptions::server_name`]); with the cargo feature `kerberos`, `auth=kerberos`
+    /// (SPNEGO over HTTP(S), SASL GSSAPI over TCP; see [`KerberosOptions`]) with
+    /// `kerberos_service`, `kerberos_host` and, over TCP, `qop` (`auth`|`auth-int`|`auth-conf`,
+    /// the least protection accepted).
     ///
     /// An error about a URL shows it with the password as `***`.
     ///
@@ -302,6 +311,27 @@ impl Config {
                         t.roots = TrustRoots::PemFile(value.into())
                     }
                 }
+                "auth" if gateway != Gateway::NativeRpc => match value {
+                    "kerberos" => {
+                        config.kerberos.get_or_insert_with(KerberosOptions::default);
+                    }
+                    _ => return Err(given("auth must be kerberos")),
+                },
+                "kerberos_service" | "kerberos_host" | "qop" if config.kerberos.is_some() => {
+                    let k = config.kerberos.get_or_insert_with(KerberosOptions::default);
+                    match key {
+                        "kerberos_service" => k.service = Some(value.to_string()),
+                        "kerberos_host" => k.host = Some(value.to_string()),
+                        _ => {
+                            k.qop = match value {
+                                "auth" => Qop::Auth,
+                                "auth-int" => Qop::AuthInt,
+                                "auth-conf" => Qop::AuthConf,
+                                _ => return Err(given("qop must be auth, auth-int or auth-conf")),
+                            }
+                        }
+                    }
+                }
                 "server_name" if tls => {
                     if let Some(t) = config.tls.as_mut() {
                         t.server_name = Some(value.to_string())
@@ -329,10 +359,13 @@ impl Config {
             ));
         }
         let http = self.transport == Transport::Http;
-        if self.gateway == Gateway::NativeRpc && (http || self.tls.is_some()) {
+        if self.gateway == Gateway::NativeRpc
+            && (http || self.tls.is_some() || self.kerberos.is_some())
+        {
             return Err(Error::Config(
-                "HTTP and TLS are settings of the Thrift gateways: the native backend speaks \
-                 HBase's RPC over plain TCP"
+                "HTTP, TLS and Kerberos are settings of the Thrift gateways: the native backend \
+                 speaks HBase's RPC over plain TCP and authenticates as SIMPLE (Kerberos for it \
+                 is not written yet)"
                     .into(),
             ));
         }
@@ -349,6 +382,27 @@ impl Config {
                  (thrift2+http:// or thrift2+https://)"
                     .into(),
             ));
+        }
+        if let Some(k) = &self.kerberos {
+            if !cfg!(feature = "kerberos") {
+                return Err(Error::Config(
+                    "Kerberos needs hbase-orm built with the cargo feature `kerberos` (which \
+                     needs the system's Kerberos libraries, libkrb5-dev, to build)"
+                        .into(),
+                ));
+            }
+            if self.transport == Transport::Framed {
+                return Err(Error::Config(
+                    "Kerberos over TCP is SASL, which HBase's gateways speak over the buffered \
+                     transport only"
+                        .into(),
+                ));
+            }
+            if http && k.qop != Qop::Auth {
+                return Err(Error::Config(
+                    "qop is a setting of SASL over TCP: over HTTPS, TLS protects the calls".into(),
+                ));
+            }
         }
         if http && self.protocol == Protocol::Compact {
             return Err(Error::Config(

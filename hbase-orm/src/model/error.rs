@@ -125,6 +125,20 @@ pub enum Error {
         message: String,
     },
 
+    /// Kerberos authentication failed before any call was made: no credentials (no ticket in
+    /// the cache, no client keytab), a gateway principal the KDC does not know, a SASL
+    /// handshake the gateway refused, or a protection ([`crate::Qop`]) it does not offer.
+    /// `step` says which.
+    #[error("Kerberos authentication to the gateway at {address} failed while {step}: {message}")]
+    Kerberos {
+        /// The gateway's `host:port`.
+        address: String,
+        /// What was being done.
+        step: &'static str,
+        /// Why (the GSSAPI library's words, or the gateway's).
+        message: String,
+    },
+
     /// A gateway behind HTTP wants credentials it did not get or did not accept (HTTP 401).
     /// `challenge` is what it asks for (its `WWW-Authenticate`, e.g. `Negotiate` for
     /// Kerberos, `Basic realm=...`).

@@ -9,6 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::http::{HttpLink, HttpSettings};
+use super::kerberos::{KerberosTarget, SaslLayer};
 use super::probe::{Fault, Probe, Prober};
 use super::{checked, Feed, ReplyReader, WireCall, WireProtocol, WireTransport};
 use crate::model::{Error, Result};
@@ -29,12 +30,17 @@ pub(crate) struct WireConfig {
     pub(crate) max_reply_bytes: usize,
     /// What every call carries over HTTP ([`WireTransport::Http`] only).
     pub(crate) http: Option<Arc<HttpSettings>>,
+    /// Kerberos over TCP (SASL); over HTTP it is in [`HttpSettings`].
+    pub(crate) kerberos: Option<crate::model::KerberosOptions>,
 }
 
 /// What a connection's calls travel on.
 enum Link {
     /// Thrift messages on the socket, framed or not.
     Socket(TcpStream),
+    /// Thrift messages on the socket after a SASL handshake: each one length-prefixed and
+    /// passed through the security layer (see [`super::kerberos`]).
+    Sasl(TcpStream, SaslLayer),
     /// Each call an HTTP POST.
     Http(HttpLink),
 }
@@ -70,14 +76,21 @@ impl Connection {
         let link = match &config.http {
             Some(settings) => Link::Http(HttpLink::open(address, settings.clone()).await?),
             None => {
-                let stream = TcpStream::connect(address)
+                let mut stream = TcpStream::connect(address)
                     .await
                     .and_then(|s| s.set_nodelay(true).map(|()| s))
                     .map_err(|source| Error::Connect {
                         address: address.to_string(),
                         source,
                     })?;
-                Link::Socket(stream)
+                match &config.kerberos {
+                    Some(options) => {
+                        let target = KerberosTarget::new(options, &config.transport, address);
+                        let layer = target.sasl_handshake(&mut stream).await?;
+                        Link::Sasl(stream, layer)
+                    }
+                    None => Link::Socket(stream),
+                }
             }
         };
         Ok(Connection {
@@ -105,7 +118,7 @@ impl Connection {
             return false;
         }
         let stream = match &self.link {
-            Link::Socket(stream) => stream,
+            Link::Socket(stream) | Link::Sasl(stream, _) => stream,
             Link::Http(link) => return link.is_open(),
         };
         let mut probe = [0u8; 1];
@@ -166,11 +179,12 @@ impl Connection {
                 fail(error)
             });
         }
-        let mut arriving = match self.config.transport {
-            WireTransport::Buffered => {
+        let mut arriving = match (&self.link, self.config.transport) {
+            (Link::Sasl(..), _) => None,
+            (_, WireTransport::Buffered) => {
                 call.reader(self.config.protocol, self.seq, self.config.max_reply_bytes)
             }
-            WireTransport::Framed | WireTransport::Http => None,
+            (_, WireTransport::Framed | WireTransport::Http) => None,
         };
         let (reply_start, reply_len) = match self.exchange(&mut arriving).await {
             Ok(at) => at,
@@ -241,8 +255,23 @@ impl Connection {
         arriving: &mut Option<Box<dyn ReplyReader<T>>>,
     ) -> std::result::Result<(usize, usize), (std::io::Error, bool)> {
         self.read_buf.clear();
-        let Link::Socket(stream) = &mut self.link else {
-            return Err((std::io::Error::other("not a socket connection"), true));
+        let stream = match &mut self.link {
+            Link::Socket(stream) => stream,
+            Link::Sasl(stream, layer) => {
+                let max = self.config.max_reply_bytes;
+                let protocol = self.config.protocol;
+                return sasl_exchange(
+                    stream,
+                    layer,
+                    &self.write_buf,
+                    &mut self.read_buf,
+                    protocol,
+                    max,
+                )
+                .await
+                .map(|len| (0, len));
+            }
+            Link::Http(_) => return Err((std::io::Error::other("not a socket connection"), true)),
         };
         stream
             .write_all(&self.write_buf)
@@ -310,6 +339,65 @@ impl Connection {
         }
     }
 }
+
+/// Sends one call through a SASL security layer and reads its reply's messages until the
+/// reply is whole; returns the reply's length, at the start of `read_buf`. On failure also
+/// says whether no byte of the reply had arrived.
+async fn sasl_exchange(
+    stream: &mut TcpStream,
+    layer: &mut SaslLayer,
+    call: &[u8],
+    read_buf: &mut BytesMut,
+    protocol: WireProtocol,
+    max: usize,
+) -> std::result::Result<usize, (std::io::Error, bool)> {
+    let wrapped = layer.wrap(call).map_err(|e| (e, true))?;
+    let len = u32::try_from(wrapped.len()).map_err(|e| (std::io::Error::other(e), true))?;
+    let mut out = Vec::with_capacity(FRAME_PREFIX + wrapped.len());
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&wrapped);
+    stream.write_all(&out).await.map_err(|e| (e, true))?;
+    let mut prober = Prober::new(protocol, max);
+    let mut first = true;
+    loop {
+        let mut prefix = [0u8; FRAME_PREFIX];
+        stream
+            .read_exact(&mut prefix)
+            .await
+            .map_err(|e| (e, first))?;
+        first = false;
+        let len = u32::from_be_bytes(prefix) as usize;
+        // A wrapped message is its content and a few dozen bytes of checksum and padding.
+        if len > max.saturating_add(SASL_OVERHEAD) {
+            return Err((too_large(len, max), false));
+        }
+        let mut message = vec![0u8; len];
+        stream
+            .read_exact(&mut message)
+            .await
+            .map_err(|e| (e, false))?;
+        let plain = layer.unwrap(&message).map_err(|e| (e, false))?;
+        read_buf.extend_from_slice(&plain);
+        match prober.feed(read_buf) {
+            Probe::Complete(n) if n == read_buf.len() => return Ok(n),
+            Probe::Complete(n) => {
+                return Err((
+                    malformed(format!("{} bytes after the reply", read_buf.len() - n)),
+                    false,
+                ))
+            }
+            Probe::Malformed(fault) => return Err((not_a_reply(fault, max), false)),
+            Probe::Incomplete if read_buf.len() > max => {
+                return Err((too_large(read_buf.len(), max), false))
+            }
+            Probe::Incomplete => {}
+        }
+    }
+}
+
+/// What GSSAPI's wrapping may add to a message (a Kerberos wrap token's header, checksum and
+/// padding take well under this).
+const SASL_OVERHEAD: usize = 1024;
 
 /// Reads what the socket has into the read buffer (at least one byte). On failure also says
 /// whether no byte of the reply had arrived.

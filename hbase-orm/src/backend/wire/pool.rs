@@ -89,6 +89,10 @@ impl<H: Handshake> WirePool<H> {
             protocol: config.protocol,
             max_reply_bytes: config.max_reply_bytes,
             http: HttpSettings::new(&config)?,
+            kerberos: match config.transport {
+                crate::model::Transport::Http => None,
+                _ => config.kerberos.clone(),
+            },
         };
         let mut members = Vec::new();
         let addresses: Vec<String> = config.all_addresses().map(str::to_string).collect();

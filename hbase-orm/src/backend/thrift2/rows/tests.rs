@@ -878,6 +878,7 @@ async fn a_connection_reads_pages_as_they_arrive_and_errors_as_before() {
         protocol: WireProtocol::Binary,
         max_reply_bytes: 1 << 20,
         http: None,
+        kerberos: None,
     };
     let mut connection = Connection::open(&address, config).await.unwrap();
     let call = THBaseServiceGetScannerRowsArgs {

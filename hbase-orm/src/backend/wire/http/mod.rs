@@ -19,8 +19,9 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+use super::kerberos::KerberosTarget;
 use super::tls::TlsSettings;
-use crate::model::{Config, CredentialsAs, Error, Result, Transport};
+use crate::model::{Config, CredentialsAs, Error, KerberosOptions, Result, Transport};
 
 /// The most of a refusal's body kept for its error message.
 const EXCERPT_BYTES: usize = 4096;
@@ -33,6 +34,8 @@ pub(crate) struct HttpSettings {
     path: String,
     headers: HeaderMap,
     tls: Option<TlsSettings>,
+    /// SPNEGO: a fresh `Authorization: Negotiate` token with every call.
+    kerberos: Option<KerberosOptions>,
 }
 
 impl HttpSettings {
@@ -94,6 +97,7 @@ impl HttpSettings {
             path: http.path.clone(),
             headers,
             tls,
+            kerberos: config.kerberos.clone(),
         })))
     }
 }
@@ -130,6 +134,8 @@ pub(crate) struct HttpLink {
     sender: SendRequest<Full<Bytes>>,
     address: String,
     settings: Arc<HttpSettings>,
+    /// The gateway's principal, when calls carry SPNEGO tokens.
+    negotiate: Option<KerberosTarget>,
 }
 
 impl HttpLink {
@@ -146,10 +152,15 @@ impl HttpLink {
             Some(tls) => handshake(address, tls.connect(address, tcp).await?).await?,
             None => handshake(address, tcp).await?,
         };
+        let negotiate = settings
+            .kerberos
+            .as_ref()
+            .map(|k| KerberosTarget::new(k, &Transport::Http, address));
         Ok(HttpLink {
             sender,
             address: address.to_string(),
             settings,
+            negotiate,
         })
     }
 
@@ -188,6 +199,13 @@ impl HttpLink {
                 .iter()
                 .map(|(n, v)| (n.clone(), v.clone())),
         );
+        if let Some(target) = &self.negotiate {
+            let token = target.negotiate().await.map_err(|e| broken(e, true))?;
+            let value = secret_value("Authorization", &token).map_err(|e| broken(e, true))?;
+            request
+                .headers_mut()
+                .insert(http::header::AUTHORIZATION, value);
+        }
         if let Err(e) = self.sender.ready().await {
             return Err(broken(self.hyper_error(method, &e, fresh), true));
         }

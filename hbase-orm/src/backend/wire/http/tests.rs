@@ -275,6 +275,7 @@ fn wire(config: &Config, max: usize) -> WireConfig {
         protocol: WireProtocol::Binary,
         max_reply_bytes: max,
         http: HttpSettings::new(config).unwrap(),
+        kerberos: None,
     }
 }
 
@@ -459,7 +460,10 @@ fn an_endless_chunked_reply_stops_at_the_limit_with_memory_bounded() {
             let mut conn = Connection::open(&address, wire(&config, 64 * 1024))
                 .await
                 .unwrap();
-            conn.call(&ServerType).await.map(|_| ()).map_err(|f| f.error)
+            conn.call(&ServerType)
+                .await
+                .map(|_| ())
+                .map_err(|f| f.error)
         })
     });
     let e = result.unwrap_err();

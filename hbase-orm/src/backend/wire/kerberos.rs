@@ -1,0 +1,374 @@
+//! Kerberos to secured gateways (cargo feature `kerberos`, through the system's GSSAPI):
+//! SPNEGO over HTTP (a fresh `Authorization: Negotiate` token per call: HBase's gateway checks
+//! each request on its own and refuses a token it has seen), and SASL GSSAPI over TCP.
+//!
+//! SASL as Thrift's SASL transport carries it (what HBase's gateways speak with
+//! `hbase.thrift.security.qop` set): every handshake message is a status byte (START 1, OK 2,
+//! BAD 3, ERROR 4, COMPLETE 5), a 4-byte big-endian length and the payload. The client sends
+//! START with the mechanism name `GSSAPI`, then the GSSAPI tokens as OK until its context is
+//! complete; the gateway then offers its security layers (RFC 4752: a wrapped 4 bytes, the
+//! layers it offers as a bit mask, 1 none, 2 integrity, 4 confidentiality, and the largest
+//! message it takes); the client answers COMPLETE with the wrapped choice (the layer and its
+//! own largest message; no authorization id: HBase refuses one that is not the principal
+//! itself), and the gateway says COMPLETE. From then on every message either way is a 4-byte
+//! length and the message, wrapped by GSSAPI under integrity (signed) and confidentiality
+//! (signed and encrypted).
+//!
+//! Without the feature the types are here but no value of them can be made: a configuration
+//! that asks for Kerberos is refused before a connection is opened (`Config::validate`).
+
+// Built without the feature, only the refusals below use the target, and the handshake's
+// constants are used by the tests alone.
+#![cfg_attr(not(feature = "kerberos"), allow(dead_code))]
+
+use crate::model::{Error, KerberosOptions, Qop, Result, Transport};
+
+/// The gateway principal the client authenticates to, and what it accepts.
+pub(crate) struct KerberosTarget {
+    /// `service@host`, a GSSAPI host-based service name.
+    principal: String,
+    /// The gateway's `host:port`, for errors.
+    address: String,
+    /// The least protection accepted (SASL).
+    qop: Qop,
+}
+
+impl KerberosTarget {
+    /// The target for the gateway at `address` (`host:port`) reached over `transport`.
+    pub(crate) fn new(options: &KerberosOptions, transport: &Transport, address: &str) -> Self {
+        let dialed = address.rsplit_once(':').map_or(address, |(h, _)| h);
+        let host = options.host.as_deref().unwrap_or(dialed);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        KerberosTarget {
+            principal: format!("{}@{host}", options.service_name(transport)),
+            address: address.to_string(),
+            qop: options.qop,
+        }
+    }
+
+    fn failed(&self, step: &'static str, message: impl std::fmt::Display) -> Error {
+        Error::Kerberos {
+            address: self.address.clone(),
+            step,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// Handshake status bytes of Thrift's SASL transport.
+const START: u8 = 1;
+const OK: u8 = 2;
+const BAD: u8 = 3;
+const ERROR: u8 = 4;
+const COMPLETE: u8 = 5;
+
+/// RFC 4752's security layers.
+const LAYER_NONE: u8 = 1;
+const LAYER_INTEGRITY: u8 = 2;
+const LAYER_CONFIDENTIALITY: u8 = 4;
+
+/// The largest message the client takes under a security layer, as it tells the gateway (the
+/// most three bytes hold; replies are bounded by the client's reply limit anyway).
+const CLIENT_MAX_MESSAGE: u32 = 0x00FF_FFFF;
+
+/// The largest handshake message read (a Kerberos ticket with a large PAC is a few KB).
+const MAX_HANDSHAKE_MESSAGE: usize = 1 << 20;
+
+/// The strongest layer among `offered` (a bit mask) that `qop` accepts, if any.
+fn choose_layer(offered: u8, qop: Qop) -> Option<u8> {
+    let acceptable: &[u8] = match qop {
+        Qop::Auth => &[LAYER_CONFIDENTIALITY, LAYER_INTEGRITY, LAYER_NONE],
+        Qop::AuthInt => &[LAYER_CONFIDENTIALITY, LAYER_INTEGRITY],
+        Qop::AuthConf => &[LAYER_CONFIDENTIALITY],
+    };
+    acceptable.iter().copied().find(|l| offered & l != 0)
+}
+
+/// The names of the layers in a bit mask, for errors.
+fn layer_names(mask: u8) -> String {
+    let names: Vec<&str> = [
+        (LAYER_NONE, "auth"),
+        (LAYER_INTEGRITY, "auth-int"),
+        (LAYER_CONFIDENTIALITY, "auth-conf"),
+    ]
+    .iter()
+    .filter(|(bit, _)| mask & bit != 0)
+    .map(|(_, name)| *name)
+    .collect();
+    if names.is_empty() {
+        "nothing".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+#[cfg(feature = "kerberos")]
+mod gss {
+    use base64::Engine as _;
+    use libgssapi::context::{ClientCtx, CtxFlags, SecurityContext};
+    use libgssapi::name::Name;
+    use libgssapi::oid::{GSS_MECH_KRB5, GSS_MECH_SPNEGO, GSS_NT_HOSTBASED_SERVICE};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
+
+    use super::*;
+
+    impl KerberosTarget {
+        /// A fresh SPNEGO token for one HTTP request, as the `Authorization` header's value.
+        pub(crate) async fn negotiate(&self) -> Result<String> {
+            let principal = self.principal.clone();
+            // The first token of a principal asks the KDC for a service ticket: blocking I/O.
+            let token = tokio::task::spawn_blocking(move || {
+                let name = Name::new(principal.as_bytes(), Some(GSS_NT_HOSTBASED_SERVICE))?;
+                let mut ctx = ClientCtx::new(
+                    None,
+                    name,
+                    CtxFlags::GSS_C_MUTUAL_FLAG,
+                    Some(GSS_MECH_SPNEGO),
+                );
+                ctx.step(None, None).map(|t| t.map(|t| t.to_vec()))
+            })
+            .await
+            .map_err(|e| self.failed("making a SPNEGO token", e))?
+            .map_err(|e| self.failed("making a SPNEGO token", e))?
+            .ok_or_else(|| self.failed("making a SPNEGO token", "GSSAPI gave no token"))?;
+            Ok(format!(
+                "Negotiate {}",
+                base64::engine::general_purpose::STANDARD.encode(token)
+            ))
+        }
+
+        /// Runs the SASL GSSAPI handshake on a fresh connection and returns the security
+        /// layer every later message goes through.
+        pub(crate) async fn sasl_handshake(&self, stream: &mut TcpStream) -> Result<SaslLayer> {
+            let principal = self.principal.clone();
+            let step = "starting the GSSAPI context (are there credentials: kinit, or \
+                        KRB5_CLIENT_KTNAME?)";
+            let (mut ctx, first) = tokio::task::spawn_blocking(move || {
+                let name = Name::new(principal.as_bytes(), Some(GSS_NT_HOSTBASED_SERVICE))?;
+                let flags = CtxFlags::GSS_C_MUTUAL_FLAG
+                    | CtxFlags::GSS_C_INTEG_FLAG
+                    | CtxFlags::GSS_C_CONF_FLAG;
+                let mut ctx = ClientCtx::new(None, name, flags, Some(GSS_MECH_KRB5));
+                let first = ctx
+                    .step(None, None)?
+                    .map(|t| t.to_vec())
+                    .unwrap_or_default();
+                Ok::<_, libgssapi::error::Error>((ctx, first))
+            })
+            .await
+            .map_err(|e| self.failed(step, e))?
+            .map_err(|e| self.failed(step, e))?;
+            let io = |e: std::io::Error| self.failed("the SASL handshake", e);
+            send(stream, START, b"GSSAPI").await.map_err(io)?;
+            send(stream, OK, &first).await.map_err(io)?;
+            while !ctx.is_complete() {
+                let token = self.receive(stream).await?;
+                let next = ctx
+                    .step(Some(&token), None)
+                    .map_err(|e| self.failed("authenticating the gateway", e))?;
+                send(stream, OK, next.as_deref().unwrap_or_default())
+                    .await
+                    .map_err(io)?;
+            }
+            let offer = self.receive(stream).await?;
+            let offer = ctx
+                .unwrap(&offer)
+                .map_err(|e| self.failed("reading the gateway's security layers", e))?;
+            let Some(&offered) = offer.first() else {
+                return Err(self.failed("reading the gateway's security layers", "empty offer"));
+            };
+            let layer = choose_layer(offered, self.qop).ok_or_else(|| {
+                self.failed(
+                    "choosing a security layer",
+                    format!(
+                        "the gateway offers {} but at least {:?} is required",
+                        layer_names(offered),
+                        self.qop
+                    ),
+                )
+            })?;
+            let max = if layer == LAYER_NONE {
+                0
+            } else {
+                CLIENT_MAX_MESSAGE
+            };
+            let mut choice = max.to_be_bytes();
+            choice[0] = layer;
+            let choice = ctx
+                .wrap(false, &choice)
+                .map_err(|e| self.failed("choosing a security layer", e))?;
+            send(stream, COMPLETE, &choice).await.map_err(io)?;
+            let (status, _) = receive_raw(stream).await.map_err(io)?;
+            if status != COMPLETE {
+                return Err(self.failed(
+                    "the SASL handshake",
+                    format!("the gateway ended it with status {status}"),
+                ));
+            }
+            Ok(SaslLayer { ctx, layer })
+        }
+
+        /// One handshake message from the gateway; a BAD or ERROR status is its refusal.
+        async fn receive(&self, stream: &mut TcpStream) -> Result<Vec<u8>> {
+            let (status, payload) = receive_raw(stream)
+                .await
+                .map_err(|e| self.failed("the SASL handshake", e))?;
+            match status {
+                OK | COMPLETE => Ok(payload),
+                BAD | ERROR => Err(self.failed(
+                    "the SASL handshake",
+                    format!(
+                        "the gateway refused: {}",
+                        String::from_utf8_lossy(&payload)
+                            .chars()
+                            .take(300)
+                            .collect::<String>()
+                    ),
+                )),
+                other => Err(self.failed(
+                    "the SASL handshake",
+                    format!("status byte {other} is not SASL's: is this a SASL gateway?"),
+                )),
+            }
+        }
+    }
+
+    /// Sends one handshake message.
+    async fn send(stream: &mut TcpStream, status: u8, payload: &[u8]) -> std::io::Result<()> {
+        let len = u32::try_from(payload.len()).map_err(std::io::Error::other)?;
+        let mut message = Vec::with_capacity(5 + payload.len());
+        message.push(status);
+        message.extend_from_slice(&len.to_be_bytes());
+        message.extend_from_slice(payload);
+        stream.write_all(&message).await
+    }
+
+    /// Reads one handshake message: its status and payload.
+    async fn receive_raw(stream: &mut TcpStream) -> std::io::Result<(u8, Vec<u8>)> {
+        let mut head = [0u8; 5];
+        stream.read_exact(&mut head).await.map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                std::io::Error::new(
+                    e.kind(),
+                    "the gateway closed the connection: does it speak SASL (is its \
+                     hbase.thrift.security.qop set)?",
+                )
+            } else {
+                e
+            }
+        })?;
+        let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        if len > MAX_HANDSHAKE_MESSAGE {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a handshake message of {len} bytes: not a SASL gateway?"),
+            ));
+        }
+        let mut payload = vec![0u8; len];
+        stream.read_exact(&mut payload).await?;
+        Ok((head[0], payload))
+    }
+
+    /// The security layer a SASL connection's messages go through.
+    pub(crate) struct SaslLayer {
+        ctx: ClientCtx,
+        layer: u8,
+    }
+
+    impl SaslLayer {
+        /// A message as it goes on the wire (without its length).
+        pub(crate) fn wrap(&mut self, message: &[u8]) -> std::io::Result<Vec<u8>> {
+            match self.layer {
+                LAYER_NONE => Ok(message.to_vec()),
+                layer => self
+                    .ctx
+                    .wrap(layer == LAYER_CONFIDENTIALITY, message)
+                    .map(|b| b.to_vec())
+                    .map_err(|e| std::io::Error::other(format!("GSSAPI wrap: {e}"))),
+            }
+        }
+
+        /// A message as it came off the wire (without its length), unwrapped.
+        pub(crate) fn unwrap(&mut self, message: &[u8]) -> std::io::Result<Vec<u8>> {
+            match self.layer {
+                LAYER_NONE => Ok(message.to_vec()),
+                _ => self.ctx.unwrap(message).map(|b| b.to_vec()).map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("GSSAPI unwrap (a message changed on the way?): {e}"),
+                    )
+                }),
+            }
+        }
+    }
+}
+
+#[cfg(feature = "kerberos")]
+pub(crate) use gss::SaslLayer;
+
+/// Without the feature: no layer can exist (see the module's documentation).
+#[cfg(not(feature = "kerberos"))]
+pub(crate) enum SaslLayer {}
+
+#[cfg(not(feature = "kerberos"))]
+impl SaslLayer {
+    pub(crate) fn wrap(&mut self, _: &[u8]) -> std::io::Result<Vec<u8>> {
+        match *self {}
+    }
+
+    pub(crate) fn unwrap(&mut self, _: &[u8]) -> std::io::Result<Vec<u8>> {
+        match *self {}
+    }
+}
+
+#[cfg(not(feature = "kerberos"))]
+impl KerberosTarget {
+    /// Refused: the crate was built without Kerberos.
+    pub(crate) async fn negotiate(&self) -> Result<String> {
+        Err(self.failed(
+            "making a SPNEGO token",
+            "built without the feature `kerberos`",
+        ))
+    }
+
+    /// Refused: the crate was built without Kerberos.
+    pub(crate) async fn sasl_handshake(&self, _: &mut tokio::net::TcpStream) -> Result<SaslLayer> {
+        Err(self.failed("the SASL handshake", "built without the feature `kerberos`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_strongest_acceptable_layer_is_chosen() {
+        let all = LAYER_NONE | LAYER_INTEGRITY | LAYER_CONFIDENTIALITY;
+        assert_eq!(choose_layer(all, Qop::Auth), Some(LAYER_CONFIDENTIALITY));
+        assert_eq!(choose_layer(LAYER_NONE, Qop::Auth), Some(LAYER_NONE));
+        assert_eq!(
+            choose_layer(LAYER_INTEGRITY, Qop::Auth),
+            Some(LAYER_INTEGRITY)
+        );
+        assert_eq!(choose_layer(LAYER_NONE, Qop::AuthInt), None);
+        assert_eq!(choose_layer(LAYER_INTEGRITY, Qop::AuthConf), None);
+        assert_eq!(layer_names(LAYER_NONE | LAYER_INTEGRITY), "auth, auth-int");
+    }
+
+    #[test]
+    fn the_principal_is_the_service_at_the_host_dialed_or_named() {
+        let options = KerberosOptions::default();
+        let t = KerberosTarget::new(&options, &Transport::Buffered, "gw.example:9090");
+        assert_eq!(t.principal, "hbase@gw.example");
+        let t = KerberosTarget::new(&options, &Transport::Http, "[::1]:9090");
+        assert_eq!(t.principal, "HTTP@::1");
+        let named = KerberosOptions {
+            host: Some("localhost".into()),
+            service: Some("thrift".into()),
+            ..options
+        };
+        let t = KerberosTarget::new(&named, &Transport::Buffered, "127.0.0.1:9291");
+        assert_eq!(t.principal, "thrift@localhost");
+    }
+}

@@ -1,0 +1,279 @@
+//! Kerberos against the secured HBase of `hbase-local/secure/secure.sh up`: SPNEGO over HTTPS
+//! (Thrift2 and Thrift1) and SASL GSSAPI over TCP with each protection (`auth`, `auth-int`,
+//! `auth-conf`), each doing puts, gets, a scan and an entity round trip; what no credentials,
+//! a missing token and a protection the gateway does not offer give; `doAs` passed through
+//! (the user it names has no rights there, so her writes are refused by HBase itself); and a
+//! capture of the bytes on the wire, which shows a marker value in clear under `auth` and
+//! `auth-int` and never under `auth-conf`.
+//!
+//! Built with `--features kerberos` (the system's GSSAPI: libkrb5-dev); the environment comes
+//! from `eval "$(hbase-local/secure/secure.sh env)"` (the realm's krb5.conf, a ticket cache
+//! holding the test user's ticket, the gateways' CA). `.ci/run` runs them so.
+
+use futures::TryStreamExt;
+use hbase_orm::{
+    Client, ColumnFamily, Config, Error, Get, HBaseEntity, Put, Scan, TableDescriptor, TableName,
+};
+use hbase_orm_suite::relay::Relay;
+use hbase_orm_suite::TestTable;
+
+/// The environment the secured HBase's launcher prints, or a panic that says how to get it.
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!(
+            "{name} is not set: start the secured HBase and take its environment first:\n  \
+             hbase-local/secure/secure.sh up && eval \"$(hbase-local/secure/secure.sh env)\""
+        )
+    })
+}
+
+/// The port of a secured gateway (from the launcher's environment).
+fn port(variable: &str) -> String {
+    let address = env(variable);
+    address
+        .rsplit_once(':')
+        .map(|(_, p)| p.to_string())
+        .unwrap()
+}
+
+/// A SASL client of the gateway at `variable` requiring `qop`. The gateways' principal is
+/// `hbase/localhost`: the client dials `localhost`.
+fn sasl_url(variable: &str, qop: &str) -> String {
+    format!(
+        "thrift2://localhost:{}/?auth=kerberos&qop={qop}",
+        port(variable)
+    )
+}
+
+/// A SPNEGO client of the HTTPS gateway of `service` (its principal is `HTTP/localhost`).
+fn spnego_url(service: &str) -> String {
+    let https = env("HBASE_ORM_SECURE_HTTPS_URL");
+    let port: u16 = https
+        .trim_end_matches('/')
+        .rsplit_once(':')
+        .map(|(_, p)| p.parse().unwrap())
+        .unwrap();
+    // The Thrift1 HTTPS gateway is the fifth of the launcher's gateways.
+    let port = if service == "thrift1" { port + 4 } else { port };
+    format!(
+        "{service}+https://localhost:{port}/?auth=kerberos&ca_file={}",
+        env("HBASE_ORM_SECURE_CA")
+    )
+}
+
+/// Tests that change the process's Kerberos environment take this for writing; the others
+/// for reading.
+static ENVIRONMENT: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+async fn connect(url: &str) -> hbase_orm::Result<Client> {
+    let mut config = Config::from_url(url)?;
+    config.retry_deadline = std::time::Duration::ZERO;
+    Client::builder().config(config).build().await
+}
+
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(namespace = "hbase_orm_it", table = "kerberos", family = "d")]
+struct Note {
+    #[hbase(key)]
+    id: u64,
+    text: String,
+}
+
+/// Puts, gets, a scan and an entity round trip through `client`.
+async fn round_trip(client: &Client, label: &str) {
+    let t = TestTable::create(client, label, vec![ColumnFamily::new("d")], &[]).await;
+    let table = client.table_named(t.name.clone());
+    for k in ["a", "b", "c"] {
+        table
+            .put(Put::new(k).column("d", "v", format!("value {k}")))
+            .await
+            .unwrap();
+    }
+    let row = table.get(Get::new("b")).await.unwrap().unwrap();
+    assert_eq!(row.value("d", "v"), Some(&b"value b"[..]));
+    let rows: Vec<_> = table.scan(Scan::new()).try_collect().await.unwrap();
+    assert_eq!(rows.len(), 3);
+    drop(t);
+
+    let t = TestTable::for_entity::<Note>(client, label).await;
+    let notes = client.repository::<Note>().on_table(t.name.clone());
+    let note = Note {
+        id: 7,
+        text: "é".repeat(3000),
+    };
+    notes.save(&note).await.unwrap();
+    assert_eq!(notes.get(&note.key()).await.unwrap(), Some(note));
+}
+
+#[tokio::test]
+async fn every_sasl_protection_carries_calls() {
+    let _env = ENVIRONMENT.read().await;
+    for (variable, qop) in [
+        ("HBASE_ORM_SECURE_SASL_AUTH", "auth"),
+        ("HBASE_ORM_SECURE_SASL_INT", "auth-int"),
+        ("HBASE_ORM_SECURE_SASL_CONF", "auth-conf"),
+    ] {
+        let client = connect(&sasl_url(variable, qop)).await.unwrap();
+        round_trip(&client, &format!("sasl_{}", qop.replace('-', "_"))).await;
+    }
+}
+
+#[tokio::test]
+async fn spnego_carries_calls_to_both_gateways() {
+    let _env = ENVIRONMENT.read().await;
+    let thrift2 = connect(&spnego_url("thrift2")).await.unwrap();
+    round_trip(&thrift2, "spnego").await;
+    // Thrift1 has no namespaces: a table in the default one, made through Thrift2.
+    let thrift1 = connect(&spnego_url("thrift1")).await.unwrap();
+    let name = TableName::new(
+        "default",
+        format!("hbase_orm_kerberos_{}", std::process::id()),
+    );
+    let admin = thrift2.admin();
+    admin
+        .create_table(
+            &TableDescriptor::new(name.clone()).family(ColumnFamily::new("d")),
+            &[],
+        )
+        .await
+        .unwrap();
+    let table = thrift1.table_named(name.clone());
+    table
+        .put(Put::new("k").column("d", "v", "1"))
+        .await
+        .unwrap();
+    let row = table.get(Get::new("k")).await.unwrap().unwrap();
+    admin.delete_table(&name).await.unwrap();
+    assert_eq!(row.value("d", "v"), Some(&b"1"[..]));
+}
+
+#[tokio::test]
+async fn a_protection_the_gateway_does_not_offer_is_refused() {
+    let _env = ENVIRONMENT.read().await;
+    match connect(&sasl_url("HBASE_ORM_SECURE_SASL_AUTH", "auth-conf")).await {
+        Err(Error::Kerberos { step, message, .. }) => {
+            assert_eq!(step, "choosing a security layer");
+            assert!(
+                message.contains("offers auth but at least AuthConf"),
+                "{message}"
+            );
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[tokio::test]
+async fn without_credentials_or_a_token_the_errors_say_so() {
+    // No token at all: the gateway asks for one.
+    let https = spnego_url("thrift2").replace("auth=kerberos&", "");
+    match connect(&https).await {
+        Err(Error::Unauthenticated { challenge, .. }) => {
+            assert_eq!(challenge.as_deref(), Some("Negotiate"))
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    // No credentials: an empty ticket cache and no client keytab.
+    let _env = ENVIRONMENT.write().await;
+    let (cache, keytab) = (
+        std::env::var_os("KRB5CCNAME"),
+        std::env::var_os("KRB5_CLIENT_KTNAME"),
+    );
+    let empty = std::env::temp_dir().join(format!("hbase-orm-no-ticket-{}", std::process::id()));
+    std::env::set_var("KRB5CCNAME", format!("FILE:{}", empty.display()));
+    std::env::set_var("KRB5_CLIENT_KTNAME", empty.with_extension("keytab"));
+    let sasl = connect(&sasl_url("HBASE_ORM_SECURE_SASL_CONF", "auth-conf")).await;
+    let spnego = connect(&spnego_url("thrift2")).await;
+    match cache {
+        Some(v) => std::env::set_var("KRB5CCNAME", v),
+        None => std::env::remove_var("KRB5CCNAME"),
+    }
+    match keytab {
+        Some(v) => std::env::set_var("KRB5_CLIENT_KTNAME", v),
+        None => std::env::remove_var("KRB5_CLIENT_KTNAME"),
+    }
+    for result in [sasl, spnego] {
+        match result {
+            Err(Error::Kerberos { message, .. }) => {
+                assert!(message.to_lowercase().contains("credentials"), "{message}")
+            }
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+    }
+}
+
+#[tokio::test]
+async fn do_as_acts_as_the_user_it_names() {
+    let _env = ENVIRONMENT.read().await;
+    let client = connect(&spnego_url("thrift2")).await.unwrap();
+    let t = TestTable::create(&client, "do_as", vec![ColumnFamily::new("d")], &[]).await;
+    let mut config = Config::from_url(&spnego_url("thrift2")).unwrap();
+    config.http.do_as = Some("alice".into());
+    config.retry_deadline = std::time::Duration::ZERO;
+    let alice = Client::builder()
+        .config(config.clone())
+        .build()
+        .await
+        .unwrap();
+    // alice has no rights in this HBase: HBase itself refuses her write.
+    let e = alice
+        .table_named(t.name.clone())
+        .put(Put::new("k").column("d", "v", "1"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("AccessDeniedException"), "{e}");
+    assert!(e.to_string().contains("alice"), "{e}");
+    // The test user itself may write.
+    client
+        .table_named(t.name.clone())
+        .put(Put::new("k").column("d", "v", "1"))
+        .await
+        .unwrap();
+    // mallory is no one the test user may act for.
+    config.http.do_as = Some("mallory".into());
+    match Client::builder().config(config).build().await {
+        Err(Error::Forbidden { message, .. }) => {
+            assert!(
+                message.contains("not allowed to impersonate mallory"),
+                "{message}"
+            )
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[tokio::test]
+async fn only_auth_conf_hides_the_calls_on_the_wire() {
+    let _env = ENVIRONMENT.read().await;
+    let admin = connect(&sasl_url("HBASE_ORM_SECURE_SASL_CONF", "auth-conf"))
+        .await
+        .unwrap();
+    let t = TestTable::create(&admin, "wire", vec![ColumnFamily::new("d")], &[]).await;
+    for (variable, qop, in_clear) in [
+        ("HBASE_ORM_SECURE_SASL_AUTH", "auth", true),
+        ("HBASE_ORM_SECURE_SASL_INT", "auth-int", true),
+        ("HBASE_ORM_SECURE_SASL_CONF", "auth-conf", false),
+    ] {
+        let marker = format!("MARKER-{qop}-7f3a9c");
+        let relay = Relay::start(env(variable)).await;
+        let relay_port = relay.address.rsplit_once(':').unwrap().1.to_string();
+        // Through the relay, naming the gateway's principal's host.
+        let url = format!(
+            "thrift2://127.0.0.1:{relay_port}/?auth=kerberos&qop={qop}&kerberos_host=localhost"
+        );
+        let client = connect(&url).await.unwrap();
+        let table = client.table_named(t.name.clone());
+        table
+            .put(Put::new(marker.as_str()).column("d", "v", marker.as_str()))
+            .await
+            .unwrap();
+        let row = table.get(Get::new(marker.as_str())).await.unwrap().unwrap();
+        assert_eq!(row.value("d", "v"), Some(marker.as_bytes()));
+        let seen = relay.seen().len();
+        let found = relay.saw(marker.as_bytes());
+        assert!(seen > 200, "{qop}: the relay saw {seen} bytes");
+        assert_eq!(
+            found, in_clear,
+            "{qop}: marker in clear on the wire: {found}"
+        );
+    }
+}
