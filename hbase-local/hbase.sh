@@ -142,6 +142,8 @@ HBASE_VERSION=2.6.1
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 REPO_ROOT=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
+# JVM flags every HBase process needs on JDK 11 and later
+mapfile -t JDK_FLAGS < <(grep -v '^#' "$SCRIPT_DIR/jdk-flags")
 CONF_DIR=$SCRIPT_DIR/conf
 POM=$SCRIPT_DIR/pom.xml
 PING=$SCRIPT_DIR/ping.py
@@ -721,21 +723,8 @@ jvm_opts() {
     -XX:+ExitOnOutOfMemoryError
     -Djava.net.preferIPv4Stack=true
     -Djava.awt.headless=true
-    # what bin/hbase adds on JDK >= 11
-    -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-    --add-modules jdk.unsupported
-    --add-opens java.base/java.io=ALL-UNNAMED
-    --add-opens java.base/java.nio=ALL-UNNAMED
-    --add-opens java.base/sun.nio.ch=ALL-UNNAMED
-    --add-opens java.base/java.lang=ALL-UNNAMED
-    --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-    --add-opens java.base/java.lang.reflect=ALL-UNNAMED
-    --add-opens java.base/java.util=ALL-UNNAMED
-    --add-opens java.base/java.util.concurrent=ALL-UNNAMED
-    --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-    --add-exports java.base/sun.net.dns=ALL-UNNAMED
-    --add-exports java.base/sun.net.util=ALL-UNNAMED
-    --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
+    # what bin/hbase adds on JDK 11 and later (hbase-local/jdk-flags)
+    "${JDK_FLAGS[@]}"
     # logging: conf/log4j2.properties -> $DATA/logs/<name>.log
     "-Dlog4j.configurationFile=$CONF_DIR/log4j2.properties"
     "-Dlog4j2.configurationFile=$CONF_DIR/log4j2.properties"

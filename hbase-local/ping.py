@@ -399,14 +399,18 @@ def decode_reply(dec, method, seqid):
 
 # --------------------------------------------------------------------------- probe
 
+def encode_call(method, call_args, compact):
+    """A call message with a fresh sequence id: (seqid, bytes)."""
+    seqid = int(time.time() * 1000) & 0x7FFFFFFF
+    if compact:
+        return seqid, encode_compact_call(method, seqid, call_args)
+    return seqid, encode_binary_call(method, seqid, call_args)
+
+
 def probe(host, port, framed, compact, timeout, call):
     """Sends call = (method, args) and returns the bool it answers."""
     method, call_args = call
-    seqid = int(time.time() * 1000) & 0x7FFFFFFF
-    if compact:
-        payload = encode_compact_call(method, seqid, call_args)
-    else:
-        payload = encode_binary_call(method, seqid, call_args)
+    seqid, payload = encode_call(method, call_args, compact)
     if framed:
         payload = struct.pack(">i", len(payload)) + payload
     with socket.create_connection((host, port), timeout=timeout) as sock:
@@ -446,11 +450,7 @@ def http_error_text(body, limit=200):
 def probe_http(host, port, tls, cafile, timeout, call, compact=False, doas=None, path="/"):
     """POSTs call = (method, args) to an HTTP(S) gateway and returns the bool it answers."""
     method, call_args = call
-    seqid = int(time.time() * 1000) & 0x7FFFFFFF
-    if compact:
-        payload = encode_compact_call(method, seqid, call_args)
-    else:
-        payload = encode_binary_call(method, seqid, call_args)
+    seqid, payload = encode_call(method, call_args, compact)
     if tls:
         if not os.path.isfile(cafile):
             raise ProtocolError("CA certificate %s not found (hbase-local/hbase.sh up makes it)"

@@ -196,7 +196,7 @@ async fn over_https_no_call_crosses_in_clear() {
         assert_eq!(row.value("d", "v"), Some(marker.as_bytes()));
         drop(made);
         assert!(
-            relay.seen().len() > 500,
+            relay.relayed() > 500,
             "the relay saw too little to prove anything"
         );
         assert_eq!(relay.saw(marker.as_bytes()), in_clear, "{}", config.address);

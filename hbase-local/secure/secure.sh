@@ -43,6 +43,8 @@ set -euo pipefail
 HBASE_VERSION=2.6.1
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 LOCAL_DIR=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
+# JVM flags every HBase process needs on JDK 11 and later
+mapfile -t JDK_FLAGS < <(grep -v '^#' "$LOCAL_DIR/jdk-flags")
 POM=$LOCAL_DIR/pom.xml
 CONF_SRC=$SCRIPT_DIR/conf
 JAVA_SRC=$SCRIPT_DIR/java
@@ -345,19 +347,8 @@ jvm_opts() {
     "-Dhbase.orm.secure.master.port=$MASTER_PORT"
     "-Dhbase.orm.secure.regionserver.port=$RS_PORT"
     "-Dhbase.orm.secure.tls.password=$(cat "$TLS_DIR/password")"
-    # as bin/hbase on JDK >= 11
-    -Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true
-    --add-modules jdk.unsupported
-    --add-opens java.base/java.io=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED
-    --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
-    --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
-    --add-opens java.base/java.lang.reflect=ALL-UNNAMED
-    --add-opens java.base/java.util=ALL-UNNAMED
-    --add-opens java.base/java.util.concurrent=ALL-UNNAMED
-    --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
-    --add-exports java.base/sun.net.dns=ALL-UNNAMED
-    --add-exports java.base/sun.net.util=ALL-UNNAMED
-    --add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED
+    # what bin/hbase adds on JDK 11 and later (hbase-local/jdk-flags)
+    "${JDK_FLAGS[@]}"
     "-Dlog4j2.configurationFile=$CONF_SRC/log4j2.properties"
     "-Dhbase.log.dir=$LOG_DIR" "-Dhbase.log.file=$name.log" -Dlog4j2.shutdownHookEnabled=false
     -cp "$CONF_SRC:$CLASSES:$LIB_DIR/*"

@@ -7,6 +7,12 @@
 //! semantics for unit tests ([`Client::in_memory`]). What a backend cannot do is
 //! [`Error::Unsupported`], never a silent difference.
 //!
+//! Secured gateways are reached the same way: Thrift over HTTP and HTTPS
+//! (`thrift2+http://`, `thrift2+https://`: [`Transport::Http`], [`TlsOptions`], credentials,
+//! headers and `doAs` in [`HttpOptions`]), and, with the cargo feature `kerberos`, Kerberos
+//! ([`KerberosOptions`]: SPNEGO over HTTP(S), SASL GSSAPI over TCP with each [`Qop`]).
+//! Passwords and header values are [`Secret`]s: never in `Debug` output or errors.
+//!
 //! This layer is the raw client: [`Client`] (its connections to the gateway or the region
 //! servers), [`Table`] for
 //! reads, writes and scans, [`Admin`] for namespaces and tables, and the protocol-neutral
@@ -43,7 +49,7 @@
 //! | `mapping/` | how a struct is stored, no I/O: the [`HBaseEntity`] contract, codecs, row-key parts, cells to fields and back, indexes and record sets as declared | `schema`, `model` |
 //! | `schema/` | table descriptors from declarations, the ensure report, per-period table names; no I/O | `model` |
 //! | `client/` | [`Client`], [`Table`], [`Admin`], scan streams and their plan, retries under a deadline | `backend`, `model` |
-//! | `backend/` | the wire boundary: the `Backend` trait, each operation a value with its name, retry safety and checks (`op.rs`); the stores `thrift2/`, `thrift1/` (with `wire/`, what the two gateways share), `native/` (HBase's own RPC to the region servers and the master) and `memory/`; `filter_language/`, HBase's filter language parsed for the backends that read it | `model` |
+//! | `backend/` | the wire boundary: the `Backend` trait, each operation a value with its name, retry safety and checks (`op.rs`); the stores `thrift2/`, `thrift1/` (with `wire/`, what the two gateways share: connections over TCP, HTTP(S) and Kerberos, pools, the checked readers), `native/` (HBase's own RPC to the region servers and the master) and `memory/`; `filter_language/`, HBase's filter language parsed for the backends that read it | `model` |
 //! | `model/` | the vocabulary every layer speaks: requests, rows and cells, scanner pages, tables and families, [`Config`], [`Error`] | nothing of the crate |
 //!
 //! Unit tests sit at the end of the file they test while short (up to about 150 lines);

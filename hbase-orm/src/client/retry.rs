@@ -36,14 +36,13 @@ fn worth_retrying(e: &Error, safety: Safety) -> bool {
                 operation: "connect",
                 ..
             }
-            // Over HTTP: the gateway (or a proxy before it) says it did nothing, not now.
-            | Error::HttpStatus { status: 503, .. }
     );
     let passing = match e {
         Error::Transport { .. } | Error::Timeout { .. } => true,
-        // A proxy before an HTTP gateway lost it or timed out: the call may have been done.
+        // Over HTTP: the gateway is busy or starting, or a proxy before it lost it or timed out.
+        // A proxy may answer so after it passed the call on: it may have been done.
         Error::HttpStatus {
-            status: 502 | 504, ..
+            status: 502..=504, ..
         } => true,
         Error::Server { message, .. } => TRANSIENT.iter().any(|t| message.contains(t)),
         _ => false,
@@ -167,6 +166,18 @@ mod tests {
             message: "bad".into(),
         };
         assert!(!worth_retrying(&illegal, Safety::Idempotent));
+        // Over HTTP, a busy gateway or a failing proxy: only calls safe to repeat go again (a
+        // proxy may have passed the call on before it answered).
+        for status in [502, 503, 504] {
+            let busy = Error::HttpStatus {
+                address: "gw:9095".into(),
+                method: "increment",
+                status,
+                message: "busy".into(),
+            };
+            assert!(worth_retrying(&busy, Safety::Idempotent), "{status}");
+            assert!(!worth_retrying(&busy, Safety::UnsentOnly), "{status}");
+        }
     }
 
     #[test]

@@ -236,7 +236,17 @@ impl Config {
                 })
             }
         };
-        if address.is_empty() || address.split(',').any(|a| !a.contains(':')) {
+        if path.contains('@') {
+            return Err(given(
+                "a '@' after the host: a '/', '?' or '#' in a user or password must be written \
+                 %2F, %3F, %23",
+            ));
+        }
+        let port_ok = |a: &str| {
+            a.rsplit_once(':')
+                .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+        };
+        if address.is_empty() || !address.split(',').all(port_ok) {
             return Err(Error::Config(format!(
                 "{url:?}: expected thrift2://host:port, thrift1://host:port or hbase://zk:port"
             )));
@@ -262,10 +272,20 @@ impl Config {
         if tls {
             config.tls = Some(TlsOptions::default());
         }
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
+        // Kerberos first: its options may come before `auth=kerberos` in the query.
+        let pairs: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
+        let mut ordered: Vec<&str> = pairs
+            .iter()
+            .copied()
+            .filter(|p| p.starts_with("auth="))
+            .collect();
+        ordered.extend(pairs.iter().copied().filter(|p| !p.starts_with("auth=")));
+        for pair in ordered {
             let (key, value) = pair
                 .split_once('=')
                 .ok_or_else(|| Error::Config(format!("{url:?}: {pair:?} is not key=value")))?;
+            let decoded = percent_decode(value).map_err(|m| given(&m))?;
+            let value = decoded.as_str();
             let number = || {
                 value.parse::<u64>().map_err(|_| {
                     Error::Config(format!(
@@ -383,6 +403,13 @@ impl Config {
                     .into(),
             ));
         }
+        if self.kerberos.is_some() && self.http.credentials.is_some() {
+            return Err(Error::Config(
+                "Kerberos and a user and password both: a call carries one Authorization, \
+                 choose one"
+                    .into(),
+            ));
+        }
         if let Some(k) = &self.kerberos {
             if !cfg!(feature = "kerberos") {
                 return Err(Error::Config(
@@ -420,18 +447,25 @@ impl Config {
 }
 
 /// `url` with the password of its user information (`scheme://user:password@host`) replaced
-/// by `***`, for messages: what the caller gave may hold a secret.
+/// by `***`, for messages: what the caller gave may hold a secret. Cautious: everything from
+/// the scheme to the last `@` before the query's first `=` counts as user information (a
+/// password may hold an unescaped `/` or `?`), and a user name that holds one is hidden too.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let end = rest.find('=').unwrap_or(rest.len());
     let Some(at) = rest[..end].rfind('@') else {
         return url.to_string();
     };
-    let user = rest[..at].split(':').next().unwrap_or_default();
-    let hidden = if rest[..at].contains(':') { ":***" } else { "" };
-    format!("{scheme}://{user}{hidden}{}", &rest[at..])
+    let info = &rest[..at];
+    let shown = match info.split_once(':') {
+        Some((user, _)) if !user.contains(['/', '?', '#']) => format!("{user}:***"),
+        Some(_) => "***".to_string(),
+        None if info.contains(['/', '?', '#']) => "***".to_string(),
+        None => info.to_string(),
+    };
+    format!("{scheme}://{shown}{}", &rest[at..])
 }
 
 /// `text` with its `%XX` escapes decoded (user and password in a URL).
@@ -505,6 +539,43 @@ mod tests {
     }
 
     #[test]
+    fn http_urls_carry_credentials_paths_and_options() {
+        let c = Config::from_url(
+            "thrift1+https://app%40corp:p%3Ass%2Fw@gw.example:8443/thrift?do_as=al%20ice&\
+             ca_file=%2Fetc%2Fmy%20ca.pem&server_name=gw.internal",
+        )
+        .unwrap();
+        assert_eq!(
+            (c.gateway, c.transport),
+            (Gateway::Thrift1, Transport::Http)
+        );
+        assert_eq!(c.address, "gw.example:8443");
+        assert_eq!(c.http.path, "/thrift");
+        let credentials = c.http.credentials.clone().unwrap();
+        assert_eq!(credentials.user, "app@corp");
+        assert_eq!(credentials.password.expose(), "p:ss/w");
+        assert_eq!(c.http.do_as.as_deref(), Some("al ice"));
+        let tls = c.tls.unwrap();
+        assert_eq!(tls.roots, TrustRoots::PemFile("/etc/my ca.pem".into()));
+        assert_eq!(tls.server_name.as_deref(), Some("gw.internal"));
+        // Options of HTTPS or of HTTP refused where they mean nothing.
+        for url in [
+            "thrift2+http://gw:9090/?ca_file=/x.pem",
+            "thrift2://gw:9090/?do_as=alice",
+            "thrift2://gw:9090/thrift",
+            "thrift2+http://gw:9090/?transport=framed",
+            "thrift2+https://gw:notaport/",
+            "thrift2+http://gw:9090/?protocol=compact",
+            "hbase://zk:2181/?auth=kerberos",
+        ] {
+            assert!(Config::from_url(url).is_err(), "{url}");
+        }
+        // A doAs naming a Kerberos principal keeps its '@'.
+        let c = Config::from_url("thrift2+http://gw:9090/?do_as=alice@EXAMPLE.COM").unwrap();
+        assert_eq!(c.http.do_as.as_deref(), Some("alice@EXAMPLE.COM"));
+    }
+
+    #[test]
     fn a_password_in_a_url_never_shows_in_an_error() {
         for url in [
             "thrift2://scott:TopSecret42@127.0.0.1:9194/",
@@ -517,6 +588,18 @@ mod tests {
             for shown in [e.to_string(), format!("{e:?}")] {
                 assert!(!shown.contains("TopSecret42"), "{shown}");
                 assert!(shown.contains("scott:***@"), "{shown}");
+            }
+        }
+        // A '/' or '?' left unescaped in a password: refused, and the password hidden still.
+        for url in [
+            "thrift2+http://app:pa/TopSecret42@gw:9090/",
+            "thrift2+http://app:pa?TopSecret42@gw:9090/",
+            "thrift2://app:pa/TopSecret42@gw:9090/",
+            "thrift2+http://app/TopSecret42:x@gw:9090/",
+        ] {
+            let e = Config::from_url(url).unwrap_err();
+            for shown in [e.to_string(), format!("{e:?}")] {
+                assert!(!shown.contains("TopSecret42"), "{shown}");
             }
         }
         assert_eq!(redact("thrift2://h:1?x=a@b"), "thrift2://h:1?x=a@b");

@@ -158,12 +158,15 @@ pub enum Error {
         message: String,
     },
 
-    /// A gateway behind HTTP knows who is calling but does not let them (HTTP 403; e.g. a
-    /// `doAs` user the gateway's proxy-user rules do not allow).
-    #[error("the gateway at {address} forbade {method} (HTTP 403): {message}")]
+    /// A gateway behind HTTP knows who is calling but does not let them (HTTP 403; or a
+    /// `doAs` user the gateway's proxy-user rules do not allow, which HBase's gateway answers
+    /// with a 500 naming the refusal).
+    #[error("the gateway at {address} forbade {method} (HTTP {status}): {message}")]
     Forbidden {
         /// The gateway's `host:port`.
         address: String,
+        /// The status it answered with.
+        status: u16,
         /// The Thrift method refused.
         method: &'static str,
         /// The gateway's own words (an excerpt of its answer).
@@ -379,8 +382,6 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Connect { .. } | Error::Timeout { .. } => true,
-            // The gateway (or a proxy before it) is overloaded or starting: nothing was done.
-            Error::HttpStatus { status: 503, .. } => true,
             Error::Server { can_retry, .. } => *can_retry,
             _ => false,
         }

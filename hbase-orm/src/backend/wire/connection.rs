@@ -76,13 +76,7 @@ impl Connection {
         let link = match &config.http {
             Some(settings) => Link::Http(HttpLink::open(address, settings.clone()).await?),
             None => {
-                let mut stream = TcpStream::connect(address)
-                    .await
-                    .and_then(|s| s.set_nodelay(true).map(|()| s))
-                    .map_err(|source| Error::Connect {
-                        address: address.to_string(),
-                        source,
-                    })?;
+                let mut stream = super::connect_tcp(address).await?;
                 match &config.kerberos {
                     Some(options) => {
                         let target = KerberosTarget::new(options, &config.transport, address);
@@ -154,6 +148,11 @@ impl Connection {
                 Err(failure) => {
                     self.in_flight = false;
                     self.broken |= !failure.reusable;
+                    if failure.reusable {
+                        // A complete refusal: the connection carried a call.
+                        self.calls += 1;
+                        self.last_used = Instant::now();
+                    }
                     return Err(CallFailure {
                         stale: reused && failure.nothing_received,
                         error: failure.error,
@@ -358,24 +357,44 @@ async fn sasl_exchange(
     out.extend_from_slice(&wrapped);
     stream.write_all(&out).await.map_err(|e| (e, true))?;
     let mut prober = Prober::new(protocol, max);
-    let mut first = true;
+    let mut received = 0usize;
     loop {
         let mut prefix = [0u8; FRAME_PREFIX];
-        stream
-            .read_exact(&mut prefix)
-            .await
-            .map_err(|e| (e, first))?;
-        first = false;
+        let mut filled = 0;
+        while filled < FRAME_PREFIX {
+            let n = match stream.read(&mut prefix[filled..]).await {
+                Ok(0) => Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the gateway closed the connection",
+                )),
+                other => other,
+            }
+            // Stale only if not a byte of the reply came.
+            .map_err(|e| (e, received == 0))?;
+            filled += n;
+            received += n;
+        }
         let len = u32::from_be_bytes(prefix) as usize;
         // A wrapped message is its content and a few dozen bytes of checksum and padding.
         if len > max.saturating_add(SASL_OVERHEAD) {
             return Err((too_large(len, max), false));
         }
-        let mut message = vec![0u8; len];
-        stream
-            .read_exact(&mut message)
+        // Room grows as the message comes: a length alone reserves no more than a chunk.
+        let mut message = Vec::with_capacity(len.min(READ_CHUNK));
+        (&mut *stream)
+            .take(len as u64)
+            .read_to_end(&mut message)
             .await
             .map_err(|e| (e, false))?;
+        if message.len() < len {
+            return Err((
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the gateway closed the connection inside a message",
+                ),
+                false,
+            ));
+        }
         let plain = layer.unwrap(&message).map_err(|e| (e, false))?;
         read_buf.extend_from_slice(&plain);
         match prober.feed(read_buf) {

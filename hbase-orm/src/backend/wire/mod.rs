@@ -81,6 +81,17 @@ pub(crate) enum Feed {
     GiveUp,
 }
 
+/// Opens a TCP connection to a gateway, Nagle off (calls are small and wait for their reply).
+pub(crate) async fn connect_tcp(address: &str) -> Result<tokio::net::TcpStream> {
+    tokio::net::TcpStream::connect(address)
+        .await
+        .and_then(|s| s.set_nodelay(true).map(|()| s))
+        .map_err(|source| Error::Connect {
+            address: address.to_string(),
+            source,
+        })
+}
+
 /// HBase's per-mutation TTL (`Mutation.setTTL`) as both gateways pass it: attribute `_ttl`,
 /// milliseconds as an 8-byte big-endian long (a TTL past `i64::MAX` ms is forever anyway).
 pub(crate) fn ttl_attribute(ttl: std::time::Duration) -> (Vec<u8>, Vec<u8>) {

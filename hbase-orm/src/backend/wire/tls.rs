@@ -138,7 +138,49 @@ fn handshake_error(address: &str, e: std::io::Error) -> Error {
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
     let (step, message) = match tls {
-        Some(rustls::Error::InvalidCertificate(why)) => {
+        Some(tls) => describe(address, tls),
+        None if e.kind() == std::io::ErrorKind::UnexpectedEof => (
+            "the handshake",
+            "the server closed the connection during the handshake: is it a TLS port?".to_string(),
+        ),
+        None => ("the handshake", e.to_string()),
+    };
+    Error::Tls {
+        address: address.to_string(),
+        step,
+        message,
+    }
+}
+
+/// The TLS failure somewhere in `e`'s causes (an HTTP exchange's error), as the error to give:
+/// with TLS 1.3 a server refuses a client's certificate (or its absence) only after the
+/// client's side of the handshake, so the refusal arrives with the first reply.
+pub(crate) fn failure_in(address: &str, e: &(dyn std::error::Error + 'static)) -> Option<Error> {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let tls = c.downcast_ref::<rustls::Error>().or_else(|| {
+            c.downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        });
+        if let Some(tls) = tls {
+            let (step, message) = describe(address, tls);
+            return Some(Error::Tls {
+                address: address.to_string(),
+                step,
+                message,
+            });
+        }
+        cause = c.source();
+    }
+    None
+}
+
+/// What step a TLS failure happened in, and what to change.
+fn describe(address: &str, tls: &rustls::Error) -> (&'static str, String) {
+    use rustls::AlertDescription as Alert;
+    match tls {
+        rustls::Error::InvalidCertificate(why) => {
             let message = match why {
                 rustls::CertificateError::UnknownIssuer => {
                     "the gateway's certificate is not signed by a trusted CA (give its CA's PEM \
@@ -159,24 +201,25 @@ fn handshake_error(address: &str, e: std::io::Error) -> Error {
             };
             ("checking the gateway's certificate", message)
         }
-        Some(rustls::Error::InvalidMessage(_))
-        | Some(rustls::Error::InappropriateMessage { .. }) => (
+        rustls::Error::AlertReceived(
+            Alert::CertificateRequired
+            | Alert::BadCertificate
+            | Alert::UnknownCA
+            | Alert::HandshakeFailure,
+        ) => (
+            "the handshake",
+            format!(
+                "the gateway refused the connection ({tls}): it wants a client certificate it \
+                 trusts (TlsOptions::client_identity)"
+            ),
+        ),
+        rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateMessage { .. } => (
             "the handshake",
             "the server did not answer in TLS: is it a plain HTTP gateway (thrift2+http://) or \
              a plain TCP one (thrift2://)?"
                 .to_string(),
         ),
-        Some(other) => ("the handshake", other.to_string()),
-        None if e.kind() == std::io::ErrorKind::UnexpectedEof => (
-            "the handshake",
-            "the server closed the connection during the handshake: is it a TLS port?".to_string(),
-        ),
-        None => ("the handshake", e.to_string()),
-    };
-    Error::Tls {
-        address: address.to_string(),
-        step,
-        message,
+        other => ("the handshake", other.to_string()),
     }
 }
 

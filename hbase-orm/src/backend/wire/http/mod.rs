@@ -17,7 +17,6 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
 
 use super::kerberos::KerberosTarget;
 use super::tls::TlsSettings;
@@ -57,7 +56,13 @@ impl HttpSettings {
             HeaderValue::from_static("application/x-thrift, text/plain;q=0.5"),
         );
         for (name, value) in &http.headers {
-            headers.append(header_name(name)?, secret_value(name, value.expose())?);
+            let checked = header_name(name)?;
+            if RESERVED_HEADERS.contains(&checked) {
+                return Err(Error::Config(format!(
+                    "header {name:?} is the client's own to set (it frames or routes each call)"
+                )));
+            }
+            headers.append(checked, secret_value(name, value.expose())?);
         }
         if let Some(c) = &http.credentials {
             match &c.send_as {
@@ -102,6 +107,17 @@ impl HttpSettings {
     }
 }
 
+/// Headers the client sets itself: a user's copy would break the framing of calls or send
+/// them elsewhere.
+const RESERVED_HEADERS: [HeaderName; 6] = [
+    http::header::HOST,
+    http::header::CONTENT_LENGTH,
+    http::header::TRANSFER_ENCODING,
+    http::header::CONNECTION,
+    http::header::CONTENT_TYPE,
+    http::header::UPGRADE,
+];
+
 /// A header name given by the user, checked.
 fn header_name(name: &str) -> Result<HeaderName> {
     HeaderName::from_bytes(name.as_bytes())
@@ -141,13 +157,7 @@ pub(crate) struct HttpLink {
 impl HttpLink {
     /// Opens a connection to `address` (TLS first, if the settings say so); no call is made.
     pub(crate) async fn open(address: &str, settings: Arc<HttpSettings>) -> Result<HttpLink> {
-        let tcp = TcpStream::connect(address)
-            .await
-            .and_then(|s| s.set_nodelay(true).map(|()| s))
-            .map_err(|source| Error::Connect {
-                address: address.to_string(),
-                source,
-            })?;
+        let tcp = super::connect_tcp(address).await?;
         let sender = match &settings.tls {
             Some(tls) => handshake(address, tls.connect(address, tcp).await?).await?,
             None => handshake(address, tcp).await?,
@@ -199,9 +209,15 @@ impl HttpLink {
                 .iter()
                 .map(|(n, v)| (n.clone(), v.clone())),
         );
+        // A failure here is the client's own: nothing went out and the connection is fine.
+        let local = |error| HttpFailure {
+            error,
+            nothing_received: false,
+            reusable: true,
+        };
         if let Some(target) = &self.negotiate {
-            let token = target.negotiate().await.map_err(|e| broken(e, true))?;
-            let value = secret_value("Authorization", &token).map_err(|e| broken(e, true))?;
+            let token = target.negotiate().await.map_err(local)?;
+            let value = secret_value("Authorization", &token).map_err(local)?;
             request
                 .headers_mut()
                 .insert(http::header::AUTHORIZATION, value);
@@ -212,7 +228,9 @@ impl HttpLink {
         let response = match self.sender.send_request(request).await {
             Ok(r) => r,
             Err(e) => {
-                let nothing = e.is_incomplete_message() || e.is_canceled() || e.is_closed();
+                // Not "incomplete message": hyper says so too when part of the answer came,
+                // and then the gateway has carried the call out.
+                let nothing = e.is_canceled() || e.is_closed();
                 return Err(broken(self.hyper_error(method, &e, fresh), nothing));
             }
         };
@@ -233,7 +251,8 @@ impl HttpLink {
             return Err(broken(Error::Protocol { method, message }, false));
         }
         let mut read =
-            BytesMut::with_capacity(declared.map_or(8192, |n| n.min(limit as u64) as usize));
+            // Room grows as the body comes: a declared length alone reserves at most a chunk.
+            BytesMut::with_capacity(declared.map_or(8192, |n| n.min(limit.min(64 * 1024) as u64) as usize));
         let mut complete = true;
         while let Some(frame) = body.frame().await {
             let frame = match frame {
@@ -280,6 +299,9 @@ impl HttpLink {
 
     /// A hyper error said in terms of what the user may have got wrong.
     fn hyper_error(&self, method: &'static str, e: &hyper::Error, fresh: bool) -> Error {
+        if let Some(tls) = super::tls::failure_in(&self.address, e) {
+            return tls;
+        }
         let hint = if e.is_parse() {
             "; the answer is not HTTP: is the gateway's port a plain TCP one (thrift2://) or \
              a TLS one (thrift2+https://)?"
@@ -340,6 +362,7 @@ fn refusal(
         },
         403 => Error::Forbidden {
             address,
+            status,
             method,
             message,
         },
@@ -347,6 +370,7 @@ fn refusal(
         // refusal: the caller can act on it as on a 403.
         500 if IMPERSONATION_REFUSED.iter().any(|m| message.contains(m)) => Error::Forbidden {
             address,
+            status,
             method,
             message,
         },

@@ -51,9 +51,10 @@ fn statuses_become_typed_errors() {
         refusal("gw:9095", "get", 500, &HeaderMap::new(), refused),
         Error::Forbidden { .. }
     ));
+    // A 503 may come from a proxy that passed the call on: not "nothing was done".
     let e = refusal("gw:9095", "get", 503, &HeaderMap::new(), b"busy");
     assert!(matches!(e, Error::HttpStatus { status: 503, .. }));
-    assert!(e.is_retryable());
+    assert!(!e.is_retryable());
 }
 
 #[test]
@@ -225,7 +226,9 @@ async fn fake_gateway(answers: Vec<(Answer, bool)>) -> FakeGateway {
 }
 
 /// Reads one HTTP request with a declared length: its head (as text) and body.
-async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec<u8>)> {
+async fn read_request(
+    socket: &mut (impl tokio::io::AsyncRead + Unpin),
+) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let head_end = loop {
         if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -642,4 +645,128 @@ proptest! {
             Err(other) => prop_assert!(false, "unexpected {other:?}"),
         }
     }
+}
+
+// ------------------------------------------------------------------ a TLS proxy asking for a
+// client certificate
+
+/// A CA, a server certificate for `localhost` and a client certificate, all signed by the CA,
+/// written as PEM files into a fresh folder: (folder, server chain DER, server key DER).
+fn certificates() -> (
+    std::path::PathBuf,
+    rustls::pki_types::CertificateDer<'static>,
+    rustls::pki_types::PrivateKeyDer<'static>,
+) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+    let dir = std::env::temp_dir().join(format!(
+        "hbase-orm-tls-{}-{}",
+        std::process::id(),
+        NEXT_DIR.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let server_key = KeyPair::generate().unwrap();
+    let server = CertificateParams::new(vec!["localhost".to_string()])
+        .unwrap()
+        .signed_by(&server_key, &ca, &ca_key)
+        .unwrap();
+    let client_key = KeyPair::generate().unwrap();
+    let client = CertificateParams::new(vec!["hbase-orm-client".to_string()])
+        .unwrap()
+        .signed_by(&client_key, &ca, &ca_key)
+        .unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+    std::fs::write(dir.join("client.pem"), client.pem()).unwrap();
+    std::fs::write(dir.join("client.key"), client_key.serialize_pem()).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(server_key.serialize_der().into());
+    (dir, server.der().clone(), key)
+}
+
+static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
+
+/// A TLS server on a port of its own that wants a client certificate signed by the CA in
+/// `dir`, and answers each call on it with a Thrift reply over HTTP.
+async fn tls_gateway_wanting_client_certificates(
+    dir: &std::path::Path,
+    chain: rustls::pki_types::CertificateDer<'static>,
+    key: rustls::pki_types::PrivateKeyDer<'static>,
+) -> String {
+    use rustls::pki_types::pem::PemObject;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_file_iter(dir.join("ca.pem")).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(vec![chain], key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(socket).await else {
+                    return;
+                };
+                while let Some((_, body)) = read_request(&mut tls).await {
+                    let reply = ok(&thrift_reply(call_seq(&body)));
+                    if tls.write_all(&reply).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    address
+}
+
+#[tokio::test]
+async fn a_client_certificate_is_shown_to_a_server_that_asks_for_one() {
+    let (dir, chain, key) = certificates();
+    let address = tls_gateway_wanting_client_certificates(&dir, chain, key).await;
+    let url = format!(
+        "thrift2+https://{address}/?ca_file={}&server_name=localhost",
+        dir.join("ca.pem").display()
+    );
+    let mut config = Config::from_url(&url).unwrap();
+    // Without a certificate the server refuses, and the error says what it wanted.
+    let mut conn = Connection::open(&address, wire(&config, 1 << 20)).await;
+    let e = match &mut conn {
+        Ok(conn) => conn.call(&ServerType).await.map(|_| ()).unwrap_err().error,
+        Err(_) => conn.map(|_| ()).unwrap_err(),
+    };
+    match e {
+        Error::Tls { message, .. } => {
+            assert!(message.contains("client certificate"), "{message}")
+        }
+        other => panic!("{other:?}"),
+    }
+    if let Some(tls) = config.tls.as_mut() {
+        tls.client_identity = Some(crate::model::ClientIdentity {
+            certificate_chain: dir.join("client.pem"),
+            private_key: dir.join("client.key"),
+        });
+    }
+    let mut conn = Connection::open(&address, wire(&config, 1 << 20))
+        .await
+        .unwrap();
+    assert_eq!(
+        conn.call(&ServerType).await.map_err(|f| f.error).unwrap(),
+        2
+    );
+    std::fs::remove_dir_all(dir).unwrap();
 }
