@@ -147,6 +147,42 @@ async fn spnego_carries_calls_to_both_gateways() {
     assert_eq!(row.value("d", "v"), Some(&b"1"[..]));
 }
 
+/// A native client of the secured HBase (HBase's own RPC, SASL GSSAPI): its ZooKeeper from the
+/// launcher's environment; the servers' principal is `hbase/localhost`, their address 127.0.0.1.
+fn native_url() -> String {
+    format!(
+        "hbase://127.0.0.1:{}/?auth=kerberos&kerberos_host=localhost",
+        env("HBASE_ORM_SECURE_ZK_PORT")
+    )
+}
+
+#[tokio::test]
+async fn the_native_backend_authenticates_with_kerberos() {
+    let _env = ENVIRONMENT.read().await;
+    let started = std::time::Instant::now();
+    let client = connect(&native_url()).await.unwrap();
+    round_trip(&client, "native").await;
+    println!("native round trip with Kerberos: {:?}", started.elapsed());
+    let started = std::time::Instant::now();
+    // Without Kerberos the secured servers refuse the SIMPLE connection.
+    let simple = native_url().replace("auth=kerberos&kerberos_host=localhost", "");
+    let client = connect(&simple).await.unwrap();
+    let e = client
+        .table_named(TableName::new("hbase", "namespace"))
+        .get(Get::new("default"))
+        .await
+        .unwrap_err();
+    println!(
+        "a SIMPLE client of the secured HBase: {e} ({:?})",
+        started.elapsed()
+    );
+    assert!(matches!(e, Error::Unauthenticated { .. }), "{e}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "not tried again and again"
+    );
+}
+
 #[tokio::test]
 async fn a_protection_the_gateway_does_not_offer_is_refused() {
     let _env = ENVIRONMENT.read().await;

@@ -11,11 +11,15 @@
 //! [`wire`] is the machinery both Thrift gateways share: one socket per call in flight,
 //! framed or buffered, binary or compact, a pool with timeouts and replies bounded in size.
 //!
+//! [`kerberos`] authenticates to secured servers (cargo feature `kerberos`): SPNEGO and SASL
+//! for the gateways, SASL in HBase's own RPC for the native backend.
+//!
 //! [`filter_language`] parses HBase's filter language (the text of `Get::filter` and
 //! `Scan::filter`) for the backends that must understand it rather than pass it on: the
 //! in-memory store evaluates it, the native backend sends it as protobuf filters.
 
 pub(crate) mod filter_language;
+pub(crate) mod kerberos;
 pub(crate) mod memory;
 pub(crate) mod native;
 pub(crate) mod op;

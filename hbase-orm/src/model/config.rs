@@ -171,7 +171,7 @@ impl Config {
     /// over HTTP, `do_as` (see [`HttpOptions::do_as`]); over HTTPS, `ca_file` (a PEM file of
     /// the CAs to trust instead of the system's) and `server_name` (see
     /// [`TlsOptions::server_name`]); with the cargo feature `kerberos`, `auth=kerberos`
-    /// (SPNEGO over HTTP(S), SASL GSSAPI over TCP; see [`KerberosOptions`]) with
+    /// (SPNEGO over HTTP(S), SASL GSSAPI over TCP and for `hbase://`; see [`KerberosOptions`]) with
     /// `kerberos_service`, `kerberos_host` and, over TCP, `qop` (`auth`|`auth-int`|`auth-conf`,
     /// the least protection accepted).
     ///
@@ -331,7 +331,7 @@ impl Config {
                         t.roots = TrustRoots::PemFile(value.into())
                     }
                 }
-                "auth" if gateway != Gateway::NativeRpc => match value {
+                "auth" => match value {
                     "kerberos" => {
                         config.kerberos.get_or_insert_with(KerberosOptions::default);
                     }
@@ -379,13 +379,10 @@ impl Config {
             ));
         }
         let http = self.transport == Transport::Http;
-        if self.gateway == Gateway::NativeRpc
-            && (http || self.tls.is_some() || self.kerberos.is_some())
-        {
+        if self.gateway == Gateway::NativeRpc && (http || self.tls.is_some()) {
             return Err(Error::Config(
-                "HTTP, TLS and Kerberos are settings of the Thrift gateways: the native backend \
-                 speaks HBase's RPC over plain TCP and authenticates as SIMPLE (Kerberos for it \
-                 is not written yet)"
+                "HTTP and TLS are settings of the Thrift gateways: the native backend speaks \
+                 HBase's RPC over TCP"
                     .into(),
             ));
         }
@@ -566,7 +563,6 @@ mod tests {
             "thrift2+http://gw:9090/?transport=framed",
             "thrift2+https://gw:notaport/",
             "thrift2+http://gw:9090/?protocol=compact",
-            "hbase://zk:2181/?auth=kerberos",
         ] {
             assert!(Config::from_url(url).is_err(), "{url}");
         }

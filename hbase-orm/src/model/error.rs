@@ -139,13 +139,13 @@ pub enum Error {
         message: String,
     },
 
-    /// A gateway behind HTTP wants credentials it did not get or did not accept (HTTP 401).
-    /// `challenge` is what it asks for (its `WWW-Authenticate`, e.g. `Negotiate` for
+    /// A server wants credentials it did not get or did not accept: a gateway behind HTTP
+    /// (HTTP 401), or a secured HBase server reached by the native backend without Kerberos.
+    /// `challenge` is what it asks for (a gateway's `WWW-Authenticate`, e.g. `Negotiate` for
     /// Kerberos, `Basic realm=...`).
     #[error(
-        "the gateway at {address} refused {method} without valid credentials (HTTP 401{}): \
-         {message}",
-        challenge.as_deref().map(|c| format!(", it asks for {c}")).unwrap_or_default()
+        "the server at {address} refused {method} without valid credentials{}: {message}",
+        challenge.as_deref().map(|c| format!(" (it asks for {c})")).unwrap_or_default()
     )]
     Unauthenticated {
         /// The gateway's `host:port`.

@@ -24,6 +24,8 @@ use tokio::sync::oneshot;
 
 use super::frame::{self, BadFrame, Reply, Service};
 use super::proto;
+use crate::backend::kerberos::KerberosTarget;
+use crate::model::Transport;
 
 /// Why a call got no reply message.
 #[derive(Debug)]
@@ -37,6 +39,17 @@ pub(crate) enum CallError {
     Timeout(Duration),
     /// The server answered with an exception.
     Remote(proto::ExceptionResponse),
+    /// Kerberos authentication failed while opening the connection (nothing was sent).
+    Auth(crate::model::Error),
+}
+
+/// Who the client is to the servers.
+#[derive(Clone, Debug)]
+pub(crate) enum Identity {
+    /// SIMPLE authentication: the name given is believed.
+    Simple(String),
+    /// Kerberos (SASL GSSAPI): the user of the ticket cache or client keytab.
+    Kerberos(crate::model::KerberosOptions),
 }
 
 /// The calls waiting for a reply, by id, and whether the connection still works.
@@ -157,21 +170,41 @@ impl Connection {
     pub(crate) async fn open(
         address: &str,
         service: Service,
-        user: &str,
+        identity: &Identity,
         connect_timeout: Duration,
         max_reply_bytes: usize,
     ) -> Result<Connection, CallError> {
         let dial = async {
-            let mut stream = TcpStream::connect(address).await?;
-            stream.set_nodelay(true)?;
-            stream
-                .write_all(&frame::connection_preamble(service, user))
-                .await?;
-            Ok::<_, std::io::Error>(stream)
+            let mut stream = TcpStream::connect(address)
+                .await
+                .map_err(CallError::Connect)?;
+            stream.set_nodelay(true).map_err(CallError::Connect)?;
+            match identity {
+                Identity::Simple(user) => stream
+                    .write_all(&frame::connection_preamble(service, user))
+                    .await
+                    .map_err(CallError::Connect)?,
+                Identity::Kerberos(options) => {
+                    stream
+                        .write_all(&frame::preamble(frame::AUTH_KERBEROS))
+                        .await
+                        .map_err(CallError::Connect)?;
+                    let target = KerberosTarget::new(options, &Transport::Buffered, address);
+                    target
+                        .hbase_rpc_sasl(&mut stream)
+                        .await
+                        .map_err(CallError::Auth)?;
+                    stream
+                        .write_all(&frame::connection_header(service, None))
+                        .await
+                        .map_err(CallError::Connect)?;
+                }
+            }
+            Ok::<_, CallError>(stream)
         };
         let stream = match tokio::time::timeout(connect_timeout, dial).await {
             Ok(Ok(stream)) => stream,
-            Ok(Err(e)) => return Err(CallError::Connect(e)),
+            Ok(Err(e)) => return Err(e),
             Err(_) => {
                 return Err(CallError::Connect(std::io::Error::new(
                     std::io::ErrorKind::TimedOut,
@@ -320,11 +353,27 @@ impl Connection {
                 Ok(reply) if reply.call_id < 0 => {
                     // A reply to no call: the server refuses the connection itself.
                     let exception = reply.exception.unwrap_or_default();
-                    format!(
-                        "the server closed the connection: {} {}",
-                        exception.exception_class_name.unwrap_or_default(),
-                        exception.stack_trace.unwrap_or_default()
-                    )
+                    let class = exception.exception_class_name.unwrap_or_default();
+                    let text = exception.stack_trace.unwrap_or_default();
+                    let why = format!("the server closed the connection: {class} {text}");
+                    if class.ends_with("AccessDeniedException") {
+                        // A secured server and a client that did not authenticate (or as
+                        // someone it refuses): no use trying again.
+                        self.shared.fail_all(&why);
+                        return Err(CallError::Auth(crate::model::Error::Unauthenticated {
+                            address: self.address.clone(),
+                            method: "the connection",
+                            challenge: Some(
+                                "Kerberos (ClientBuilder Config::kerberos, URL auth=kerberos)"
+                                    .into(),
+                            ),
+                            message: format!(
+                                "{class}: {}",
+                                text.lines().next().unwrap_or_default()
+                            ),
+                        }));
+                    }
+                    why
                 }
                 Ok(reply) => {
                     let waiting = self.shared.lock().remove(&reply.call_id);
@@ -357,7 +406,7 @@ const IDLE_CHECK_MS: u64 = 1000;
 /// when they die.
 pub(crate) struct Connections {
     open: Mutex<HashMap<(String, Service), Arc<Connection>>>,
-    user: String,
+    identity: Identity,
     connect_timeout: Duration,
     max_reply_bytes: usize,
     /// Connections opened since the client was made.
@@ -365,11 +414,15 @@ pub(crate) struct Connections {
 }
 
 impl Connections {
-    /// No connection yet; `user` is the name given to the servers.
-    pub(crate) fn new(user: String, connect_timeout: Duration, max_reply_bytes: usize) -> Self {
+    /// No connection yet; `identity` is who the client is to the servers.
+    pub(crate) fn new(
+        identity: Identity,
+        connect_timeout: Duration,
+        max_reply_bytes: usize,
+    ) -> Self {
         Connections {
             open: Mutex::new(HashMap::new()),
-            user,
+            identity,
             connect_timeout,
             max_reply_bytes,
             opened: AtomicU64::new(0),
@@ -394,7 +447,7 @@ impl Connections {
             Connection::open(
                 address,
                 service,
-                &self.user,
+                &self.identity,
                 self.connect_timeout,
                 self.max_reply_bytes,
             )
@@ -431,6 +484,10 @@ pub(crate) fn decode<M: prost::Message + Default>(reply: &Reply) -> Result<M, St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn simple() -> Identity {
+        Identity::Simple("t".into())
+    }
     use tokio::net::TcpListener;
 
     /// Accepts one client and reads its preamble and connection header.
@@ -482,9 +539,15 @@ mod tests {
 
     async fn one_call(reply: Vec<u8>) -> Result<Reply, CallError> {
         let address = hostile_server(reply).await;
-        let c = Connection::open(&address, Service::Client, "t", Duration::from_secs(5), 1024)
-            .await
-            .unwrap();
+        let c = Connection::open(
+            &address,
+            Service::Client,
+            &simple(),
+            Duration::from_secs(5),
+            1024,
+        )
+        .await
+        .unwrap();
         let result = c
             .call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
             .await;
@@ -552,9 +615,15 @@ mod tests {
             }
             tokio::time::sleep(Duration::from_secs(5)).await;
         });
-        let c = Connection::open(&address, Service::Client, "t", Duration::from_secs(5), 1024)
-            .await
-            .unwrap();
+        let c = Connection::open(
+            &address,
+            Service::Client,
+            &simple(),
+            Duration::from_secs(5),
+            1024,
+        )
+        .await
+        .unwrap();
         let calls = (0..64).map(|_| {
             let c = &c;
             async move {
@@ -603,7 +672,7 @@ mod tests {
                 });
             }
         });
-        let connections = Connections::new("t".into(), Duration::from_secs(5), 1024);
+        let connections = Connections::new(simple(), Duration::from_secs(5), 1024);
         let call = |c: Arc<Connection>| async move {
             c.call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
                 .await
@@ -633,9 +702,15 @@ mod tests {
             socket.write_all(&reply_to(1, b"second")).await.unwrap();
             tokio::time::sleep(Duration::from_secs(5)).await;
         });
-        let c = Connection::open(&address, Service::Client, "t", Duration::from_secs(5), 1024)
-            .await
-            .unwrap();
+        let c = Connection::open(
+            &address,
+            Service::Client,
+            &simple(),
+            Duration::from_secs(5),
+            1024,
+        )
+        .await
+        .unwrap();
         let get = proto::GetRequest::default();
         let first = c.call("Get", &get, Duration::from_millis(100)).await;
         assert!(matches!(first, Err(CallError::Timeout(_))), "{first:?}");

@@ -46,8 +46,25 @@ impl Service {
 
 /// What a client sends before its first call: the preamble and the connection header.
 pub(crate) fn connection_preamble(service: Service, user: &str) -> Vec<u8> {
+    let mut out = preamble(AUTH_SIMPLE).to_vec();
+    out.extend_from_slice(&connection_header(service, Some(user)));
+    out
+}
+
+/// The six bytes that open a connection: `HBas`, version 0, the authentication method.
+pub(crate) fn preamble(auth: u8) -> [u8; 6] {
+    [b'H', b'B', b'a', b's', 0, auth]
+}
+
+/// The authentication method of a Kerberos (SASL GSSAPI) connection.
+pub(crate) const AUTH_KERBEROS: u8 = 0x51;
+
+/// The connection header (length-prefixed) that follows the preamble, or the SASL exchange of
+/// a Kerberos connection. With Kerberos no user is named: the server knows it from the ticket
+/// (a user named there that is not the ticket's would ask to act for them).
+pub(crate) fn connection_header(service: Service, user: Option<&str>) -> Vec<u8> {
     let header = proto::ConnectionHeader {
-        user_info: Some(proto::UserInformation {
+        user_info: user.map(|user| proto::UserInformation {
             effective_user: user.to_string(),
             real_user: None,
         }),
@@ -66,10 +83,7 @@ pub(crate) fn connection_preamble(service: Service, user: &str) -> Vec<u8> {
         ..Default::default()
     };
     let header = header.encode_to_vec();
-    let mut out = Vec::with_capacity(10 + header.len());
-    out.extend_from_slice(b"HBas");
-    out.push(0);
-    out.push(AUTH_SIMPLE);
+    let mut out = Vec::with_capacity(4 + header.len());
     out.extend_from_slice(&(header.len() as u32).to_be_bytes());
     out.extend_from_slice(&header);
     out

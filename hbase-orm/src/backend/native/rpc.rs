@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-use super::connection::{self, CallError, Connections};
+use super::connection::{self, CallError, Connections, Identity};
 use super::frame::{Reply, Service};
 use super::proto;
 use super::regions::{self, MetaRow, Region, RegionCache};
@@ -115,8 +115,12 @@ pub(crate) const RELOCATE_FOR: Duration = Duration::from_secs(60);
 impl Core {
     /// The state of a client of the cluster `registry` tells of.
     pub(crate) fn new(config: Config, registry: Registry) -> Core {
-        let user = std::env::var("USER").unwrap_or_else(|_| "hbase-orm".into());
-        let connections = Connections::new(user, config.connect_timeout, config.max_reply_bytes);
+        let identity = match &config.kerberos {
+            Some(options) => Identity::Kerberos(options.clone()),
+            None => Identity::Simple(std::env::var("USER").unwrap_or_else(|_| "hbase-orm".into())),
+        };
+        let connections =
+            Connections::new(identity, config.connect_timeout, config.max_reply_bytes);
         let seed = std::collections::hash_map::RandomState::new();
         let nonce_group = std::hash::BuildHasher::hash_one(&seed, std::process::id());
         Core {
@@ -173,6 +177,7 @@ impl Core {
                 after,
             },
             CallError::Remote(exception) => server_error(method, exception),
+            CallError::Auth(e) => e,
         }
     }
 
@@ -351,6 +356,8 @@ impl Core {
                 Err(CallError::Remote(e)) if remedy(&e) == Remedy::Fail => {
                     return Err(server_error(METHOD, e))
                 }
+                // Not let in: asking again will not change that.
+                Err(CallError::Auth(e)) => return Err(e),
                 Err(e) => self.call_error(METHOD, &meta, e),
             };
             // The meta region moved, or its server is gone: ask the registry again.

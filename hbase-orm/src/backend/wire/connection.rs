@@ -9,9 +9,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::http::{HttpLink, HttpSettings};
-use super::kerberos::{KerberosTarget, SaslLayer};
 use super::probe::{Fault, Probe, Prober};
 use super::{checked, Feed, ReplyReader, WireCall, WireProtocol, WireTransport};
+use crate::backend::kerberos::{KerberosTarget, SaslLayer};
 use crate::model::{Error, Result};
 
 /// Socket reads grow the buffer by at least this much.
@@ -39,7 +39,7 @@ enum Link {
     /// Thrift messages on the socket, framed or not.
     Socket(TcpStream),
     /// Thrift messages on the socket after a SASL handshake: each one length-prefixed and
-    /// passed through the security layer (see [`super::kerberos`]).
+    /// passed through the security layer (see [`crate::backend::kerberos`]).
     Sasl(TcpStream, SaslLayer),
     /// Each call an HTTP POST.
     Http(HttpLink),

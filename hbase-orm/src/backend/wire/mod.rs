@@ -1,6 +1,6 @@
 //! What HBase's two Thrift gateways share: a connection carrying one call at a time
 //! ([`connection`]: a TCP socket, or HTTP/1.1 ([`http`]), over TLS ([`tls`]) or not, with
-//! Kerberos ([`kerberos`]) or not),
+//! Kerberos ([`crate::backend::kerberos`]) or not),
 //! finding the end of an unframed reply ([`probe`]), reading a reply with
 //! every length checked ([`checked`]), and a pool of connections with timeouts ([`pool`]). A
 //! backend describes each call as a [`WireCall`]: how its message is written and how its reply
@@ -17,7 +17,6 @@
 pub(crate) mod checked;
 pub(crate) mod connection;
 pub(crate) mod http;
-pub(crate) mod kerberos;
 pub(crate) mod pool;
 pub(crate) mod probe;
 pub(crate) mod scanners;

@@ -18,8 +18,8 @@ use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 
-use super::kerberos::KerberosTarget;
 use super::tls::TlsSettings;
+use crate::backend::kerberos::KerberosTarget;
 use crate::model::{Config, CredentialsAs, Error, KerberosOptions, Result, Transport};
 
 /// The most of a refusal's body kept for its error message.

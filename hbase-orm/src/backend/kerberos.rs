@@ -1,4 +1,5 @@
-//! Kerberos to secured gateways (cargo feature `kerberos`, through the system's GSSAPI):
+//! Kerberos for the backends that speak to secured servers (cargo feature `kerberos`, through
+//! the system's GSSAPI). For the gateways ([`super::wire`]):
 //! SPNEGO over HTTP (a fresh `Authorization: Negotiate` token per call: HBase's gateway checks
 //! each request on its own and refuses a token it has seen), and SASL GSSAPI over TCP.
 //!
@@ -13,6 +14,15 @@
 //! itself), and the gateway says COMPLETE. From then on every message either way is a 4-byte
 //! length and the message, wrapped by GSSAPI under integrity (signed) and confidentiality
 //! (signed and encrypted).
+//!
+//! HBase's own RPC (the native backend) runs the same GSSAPI exchange in its own framing:
+//! after the preamble (`HBas`, version 0, authentication method 0x51 for Kerberos) the client
+//! sends each token as a 4-byte length and the token; the server answers each with a 4-byte
+//! status (0 success, else an exception's class and message follow as Hadoop strings), a
+//! 4-byte length and its token. Once the client's last message (the wrapped layer choice) is
+//! sent, the connection header follows and calls go as on a SIMPLE connection. Only the `auth`
+//! layer (`hbase.rpc.protection=authentication`, HBase's default) is spoken there yet: a
+//! server that requires integrity or privacy is refused with an error that says so.
 //!
 //! Without the feature the types are here but no value of them can be made: a configuration
 //! that asks for Kerberos is refused before a connection is opened (`Config::validate`).
@@ -70,6 +80,9 @@ const LAYER_CONFIDENTIALITY: u8 = 4;
 /// The largest message the client takes under a security layer, as it tells the gateway (the
 /// most three bytes hold; replies are bounded by the client's reply limit anyway).
 const CLIENT_MAX_MESSAGE: u32 = 0x00FF_FFFF;
+
+/// What an HBase server answers in place of a token's length when it is not secured.
+const SWITCH_TO_SIMPLE: i32 = -88;
 
 /// The largest handshake message read (a Kerberos ticket with a large PAC is a few KB).
 const MAX_HANDSHAKE_MESSAGE: usize = 1 << 20;
@@ -137,28 +150,7 @@ mod gss {
         /// Runs the SASL GSSAPI handshake on a fresh connection and returns the security
         /// layer every later message goes through.
         pub(crate) async fn sasl_handshake(&self, stream: &mut TcpStream) -> Result<SaslLayer> {
-            let principal = self.principal.clone();
-            let step = "starting the GSSAPI context (are there credentials: kinit, or \
-                        KRB5_CLIENT_KTNAME?)";
-            let (mut ctx, first) = tokio::task::spawn_blocking(move || {
-                let name = Name::new(principal.as_bytes(), Some(GSS_NT_HOSTBASED_SERVICE))?;
-                // Replay and sequence checks too: without them a message wrapped under
-                // integrity or confidentiality could be sent again by someone on the path.
-                let flags = CtxFlags::GSS_C_MUTUAL_FLAG
-                    | CtxFlags::GSS_C_INTEG_FLAG
-                    | CtxFlags::GSS_C_CONF_FLAG
-                    | CtxFlags::GSS_C_REPLAY_FLAG
-                    | CtxFlags::GSS_C_SEQUENCE_FLAG;
-                let mut ctx = ClientCtx::new(None, name, flags, Some(GSS_MECH_KRB5));
-                let first = ctx
-                    .step(None, None)?
-                    .map(|t| t.to_vec())
-                    .unwrap_or_default();
-                Ok::<_, libgssapi::error::Error>((ctx, first))
-            })
-            .await
-            .map_err(|e| self.failed(step, e))?
-            .map_err(|e| self.failed(step, e))?;
+            let (mut ctx, first) = self.start().await?;
             let io = |e: std::io::Error| self.failed("the SASL handshake", e);
             send(stream, START, b"GSSAPI").await.map_err(io)?;
             send(stream, OK, &first).await.map_err(io)?;
@@ -233,6 +225,116 @@ mod gss {
             Ok(SaslLayer { ctx, layer })
         }
 
+        /// Runs the SASL GSSAPI exchange of HBase's own RPC on a fresh connection to a region
+        /// server or master, after its preamble; the connection header is the caller's.
+        pub(crate) async fn hbase_rpc_sasl(&self, stream: &mut TcpStream) -> Result<()> {
+            let (mut ctx, first) = self.start().await?;
+            let io = |e: std::io::Error| self.failed("the SASL exchange", e);
+            let mut out = (first.len() as u32).to_be_bytes().to_vec();
+            out.extend_from_slice(&first);
+            stream.write_all(&out).await.map_err(io)?;
+            loop {
+                let token = self.rpc_receive(stream).await?;
+                if !ctx.is_complete() {
+                    let next = ctx
+                        .step(Some(&token), None)
+                        .map_err(|e| self.failed("authenticating the server", e))?;
+                    let next = next.as_deref().unwrap_or_default();
+                    let mut out = (next.len() as u32).to_be_bytes().to_vec();
+                    out.extend_from_slice(next);
+                    stream.write_all(&out).await.map_err(io)?;
+                    continue;
+                }
+                // The context is made: this is the server's offer of security layers.
+                let offer = ctx
+                    .unwrap(&token)
+                    .map_err(|e| self.failed("reading the server's security layers", e))?;
+                let &[offered, _, _, _] = &offer[..] else {
+                    return Err(self.failed(
+                        "reading the server's security layers",
+                        format!("an offer of {} bytes, not 4", offer.len()),
+                    ));
+                };
+                if offered & LAYER_NONE == 0 {
+                    return Err(self.failed(
+                        "choosing a security layer",
+                        format!(
+                            "the server requires {} (hbase.rpc.protection integrity or \
+                             privacy), which the native backend does not speak yet; use a \
+                             gateway, or hbase.rpc.protection=authentication",
+                            layer_names(offered)
+                        ),
+                    ));
+                }
+                let choice = ctx
+                    .wrap(false, &[LAYER_NONE, 0, 0, 0])
+                    .map_err(|e| self.failed("choosing a security layer", e))?;
+                let mut out = (choice.len() as u32).to_be_bytes().to_vec();
+                out.extend_from_slice(&choice);
+                stream.write_all(&out).await.map_err(io)?;
+                return Ok(());
+            }
+        }
+
+        /// Starts a GSSAPI context for SASL (blocking: it may ask the KDC for a ticket) and
+        /// returns it with its first token.
+        async fn start(&self) -> Result<(ClientCtx, Vec<u8>)> {
+            let principal = self.principal.clone();
+            let step = "starting the GSSAPI context (are there credentials: kinit, or \
+                        KRB5_CLIENT_KTNAME?)";
+            tokio::task::spawn_blocking(move || {
+                let name = Name::new(principal.as_bytes(), Some(GSS_NT_HOSTBASED_SERVICE))?;
+                // Replay and sequence checks too: without them a message wrapped under
+                // integrity or confidentiality could be sent again by someone on the path.
+                let flags = CtxFlags::GSS_C_MUTUAL_FLAG
+                    | CtxFlags::GSS_C_INTEG_FLAG
+                    | CtxFlags::GSS_C_CONF_FLAG
+                    | CtxFlags::GSS_C_REPLAY_FLAG
+                    | CtxFlags::GSS_C_SEQUENCE_FLAG;
+                let mut ctx = ClientCtx::new(None, name, flags, Some(GSS_MECH_KRB5));
+                let first = ctx
+                    .step(None, None)?
+                    .map(|t| t.to_vec())
+                    .unwrap_or_default();
+                Ok::<_, libgssapi::error::Error>((ctx, first))
+            })
+            .await
+            .map_err(|e| self.failed(step, e))?
+            .map_err(|e| self.failed(step, e))
+        }
+
+        /// One SASL answer of an HBase server: its token, or its refusal as an error.
+        async fn rpc_receive(&self, stream: &mut TcpStream) -> Result<Vec<u8>> {
+            let io = |e: std::io::Error| self.failed("the SASL exchange", e);
+            let status = stream.read_i32().await.map_err(io)?;
+            if status != 0 {
+                // An exception's class and message, as Hadoop writes strings.
+                let class = read_hadoop_string(stream).await.map_err(io)?;
+                let message = read_hadoop_string(stream).await.map_err(io)?;
+                return Err(self.failed(
+                    "the SASL exchange",
+                    format!("the server refused: {class}: {message}"),
+                ));
+            }
+            let len = stream.read_i32().await.map_err(io)?;
+            if len == SWITCH_TO_SIMPLE {
+                return Err(self.failed(
+                    "the SASL exchange",
+                    "the server asks for SIMPLE authentication: it is not secured, connect \
+                     without Kerberos",
+                ));
+            }
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|&n| n <= MAX_HANDSHAKE_MESSAGE)
+                .ok_or_else(|| {
+                    self.failed("the SASL exchange", format!("a token of {len} bytes"))
+                })?;
+            let mut token = vec![0u8; len];
+            stream.read_exact(&mut token).await.map_err(io)?;
+            Ok(token)
+        }
+
         /// One handshake message from the gateway; a BAD or ERROR status is its refusal.
         async fn receive(&self, stream: &mut TcpStream) -> Result<Vec<u8>> {
             let (status, payload) = receive_raw(stream)
@@ -256,6 +358,37 @@ mod gss {
                 )),
             }
         }
+    }
+
+    /// Reads a string as Hadoop writes one (`WritableUtils.writeString`): a variable-length
+    /// int (its byte count, -1 for none), then UTF-8.
+    async fn read_hadoop_string(stream: &mut TcpStream) -> std::io::Result<String> {
+        let first = stream.read_i8().await?;
+        let len: i64 = if first >= -112 {
+            i64::from(first)
+        } else {
+            // Hadoop's zero-compressed encoding: the first byte says how many follow and the
+            // sign.
+            let negative = first < -120;
+            let count = if negative {
+                -(i32::from(first) + 120)
+            } else {
+                -(i32::from(first) + 112)
+            };
+            let mut value: i64 = 0;
+            for _ in 0..count {
+                value = (value << 8) | i64::from(stream.read_u8().await?);
+            }
+            if negative {
+                !value
+            } else {
+                value
+            }
+        };
+        let len = usize::try_from(len).unwrap_or(0).min(MAX_HANDSHAKE_MESSAGE);
+        let mut bytes = vec![0u8; len];
+        stream.read_exact(&mut bytes).await?;
+        Ok(String::from_utf8_lossy(&bytes).chars().take(300).collect())
     }
 
     /// Sends one handshake message.
@@ -354,6 +487,11 @@ impl KerberosTarget {
             "making a SPNEGO token",
             "built without the feature `kerberos`",
         ))
+    }
+
+    /// Refused: the crate was built without Kerberos.
+    pub(crate) async fn hbase_rpc_sasl(&self, _: &mut tokio::net::TcpStream) -> Result<()> {
+        Err(self.failed("the SASL exchange", "built without the feature `kerberos`"))
     }
 
     /// Refused: the crate was built without Kerberos.
