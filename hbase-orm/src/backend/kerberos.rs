@@ -50,7 +50,10 @@ impl KerberosTarget {
         let host = options.host.as_deref().unwrap_or(dialed);
         let host = host.trim_start_matches('[').trim_end_matches(']');
         KerberosTarget {
-            principal: format!("{}@{host}", options.service_name(transport)),
+            principal: format!(
+                "{}@{host}",
+                options.service_name(*transport == Transport::Http)
+            ),
             address: address.to_string(),
             qop: options.qop,
         }

@@ -189,10 +189,10 @@ pub enum Qop {
 /// `HTTP/gw.example`).
 ///
 /// ```
-/// use hbase_orm::{KerberosOptions, Qop, Transport};
+/// use hbase_orm::{KerberosOptions, Qop};
 /// let k = KerberosOptions { qop: Qop::AuthConf, ..KerberosOptions::default() };
-/// assert_eq!(k.service_name(&Transport::Buffered), "hbase");
-/// assert_eq!(k.service_name(&Transport::Http), "HTTP");
+/// assert_eq!(k.service_name(false), "hbase");
+/// assert_eq!(k.service_name(true), "HTTP");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KerberosOptions {
@@ -207,12 +207,13 @@ pub struct KerberosOptions {
 }
 
 impl KerberosOptions {
-    /// The service name used over `transport`: [`KerberosOptions::service`] or its default.
-    pub fn service_name(&self, transport: &crate::Transport) -> &str {
-        match (&self.service, transport) {
+    /// The service name used over HTTP (`over_http`) or TCP: [`KerberosOptions::service`] or
+    /// its default.
+    pub fn service_name(&self, over_http: bool) -> &str {
+        match (&self.service, over_http) {
             (Some(s), _) => s,
-            (None, crate::Transport::Http) => "HTTP",
-            (None, _) => "hbase",
+            (None, true) => "HTTP",
+            (None, false) => "hbase",
         }
     }
 }
