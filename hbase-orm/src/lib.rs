@@ -161,3 +161,8 @@ pub use schema::{
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeExample;
+
+/// The crate's own README (what crates.io shows), compiled as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadmeExample;
