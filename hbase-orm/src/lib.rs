@@ -13,6 +13,11 @@
 //! ([`KerberosOptions`]: SPNEGO over HTTP(S), SASL GSSAPI over TCP with each [`Qop`]).
 //! Passwords and header values are [`Secret`]s: never in `Debug` output or errors.
 //!
+//! Cargo features: `thrift1`, `native` and `memory` (the Thrift1 backend, HBase's own RPC, the
+//! in-memory store) are on by default; `kerberos` is not (it needs the system's Kerberos
+//! headers, `libkrb5-dev`, to build). The Thrift2 backend is always built. A client asked for a
+//! backend left out fails at `build()` with an error naming the feature.
+//!
 //! This layer is the raw client: [`Client`] (its connections to the gateway or the region
 //! servers), [`Table`] for
 //! reads, writes and scans, [`Admin`] for namespaces and tables, and the protocol-neutral

@@ -18,11 +18,15 @@
 //! `Scan::filter`) for the backends that must understand it rather than pass it on: the
 //! in-memory store evaluates it, the native backend sends it as protobuf filters.
 
+#[cfg(any(feature = "memory", feature = "native"))]
 pub(crate) mod filter_language;
 pub(crate) mod kerberos;
+#[cfg(feature = "memory")]
 pub(crate) mod memory;
+#[cfg(feature = "native")]
 pub(crate) mod native;
 pub(crate) mod op;
+#[cfg(feature = "thrift1")]
 pub(crate) mod thrift1;
 pub(crate) mod thrift2;
 pub(crate) mod wire;

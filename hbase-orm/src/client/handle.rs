@@ -9,7 +9,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "native")]
 use crate::backend::native::NativeRpc;
+#[cfg(feature = "thrift1")]
 use crate::backend::thrift1::Thrift1;
 use crate::backend::thrift2::Thrift2;
 use crate::backend::Backend;
@@ -212,11 +214,28 @@ impl ClientBuilder {
         self.config.validate()?;
         let backend: Box<dyn Backend> = match self.config.gateway {
             Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),
+            #[cfg(feature = "thrift1")]
             Gateway::Thrift1 => Box::new(Thrift1::connect(self.config.clone()).await?),
+            #[cfg(feature = "native")]
             Gateway::NativeRpc => Box::new(NativeRpc::connect(self.config.clone()).await?),
+            #[allow(unreachable_patterns)] // with every backend built in
+            other => return Err(without(other)),
         };
         Ok(Client::over(backend, self.config))
     }
+}
+
+/// The error for a backend left out of this build.
+#[allow(dead_code)] // with every backend built in
+fn without(gateway: Gateway) -> Error {
+    let feature = match gateway {
+        Gateway::Thrift1 => "thrift1",
+        Gateway::NativeRpc => "native",
+        Gateway::Thrift2 => "thrift2",
+    };
+    Error::Config(format!(
+        "{gateway:?} needs hbase-orm built with the cargo feature `{feature}` (on by default)"
+    ))
 }
 
 /// Per-client state of the layers above, by type and key (see [`Client::shared`]).
@@ -360,6 +379,7 @@ impl Client {
     /// assert_eq!(row.value("d", "name"), Some(&b"Ada"[..]));
     /// # Ok(()) }
     /// ```
+    #[cfg(feature = "memory")]
     pub fn in_memory() -> Client {
         Client::over(
             Box::new(crate::backend::memory::Memory::new()),

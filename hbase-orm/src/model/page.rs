@@ -246,11 +246,13 @@ impl ScannerPage {
     }
 
     /// The key of the last row, if the page has one.
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
     pub(crate) fn last_key(&self) -> Option<&[u8]> {
         self.len().checked_sub(1).map(|i| self.key(i))
     }
 
     /// Keeps the first `n` rows.
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
     pub(crate) fn truncate(&mut self, n: usize) {
         if n < self.rows.len() {
             self.rows.truncate(n);
@@ -260,6 +262,7 @@ impl ScannerPage {
     }
 
     /// Takes the last row out, as a [`Row`] sharing the page's buffer.
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
     pub(crate) fn pop_row(&mut self) -> Option<Row> {
         let last = self.len().checked_sub(1)?;
         let row = self.row(last);
@@ -268,12 +271,14 @@ impl ScannerPage {
     }
 
     /// The key of the first row, if the page has one.
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
     pub(crate) fn first_key(&self) -> Option<&[u8]> {
         (!self.is_empty()).then(|| self.key(0))
     }
 
     /// Takes the first row out, as a [`Row`] sharing the page's buffer (the others' places
     /// move down; nothing is copied).
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
     pub(crate) fn pop_first_row(&mut self) -> Option<Row> {
         if self.is_empty() {
             return None;

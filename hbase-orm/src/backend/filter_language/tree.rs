@@ -153,6 +153,7 @@ impl Comparator {
     /// An [`Error::IllegalArgument`] about this comparator of the filter `filter` in `text`,
     /// worded as the parser words its own (for what a backend checks later, such as whether
     /// the pattern compiles).
+    #[cfg_attr(not(feature = "memory"), allow(dead_code))] // the in-memory store's
     pub(crate) fn error(&self, text: &[u8], filter: &str, why: &str) -> Error {
         super::lex::argument_error(text, self.at, self.argument, filter, why)
     }
