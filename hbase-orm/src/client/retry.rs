@@ -44,7 +44,9 @@ fn worth_retrying(e: &Error, safety: Safety) -> bool {
         Error::HttpStatus {
             status: 502..=504, ..
         } => true,
-        Error::Server { message, .. } => TRANSIENT.iter().any(|t| message.contains(t)),
+        Error::Server { message, .. } => {
+            TRANSIENT.iter().any(|t| message.contains(t)) || message.contains(GATEWAY_INTERNAL)
+        }
         _ => false,
     };
     unsent || (safety == Safety::Idempotent && passing)
@@ -63,6 +65,11 @@ const TRANSIENT: &[&str] = &[
     "CallQueueTooBigException",
     "PleaseHoldException",
 ];
+
+/// How a Thrift gateway's own failure reads (an application exception of kind InternalError:
+/// an exception inside the gateway, not an answer of HBase's). Seen on a cluster while a region
+/// splits: `getAllRegionLocations` fails so for a moment. A call safe to repeat goes again.
+const GATEWAY_INTERNAL: &str = "the gateway failed the call (InternalError)";
 
 /// A pseudo-random fraction in `[0, 1)` for the jitter: every `RandomState` is seeded
 /// afresh, which is random enough to spread clients apart.
@@ -93,7 +100,7 @@ impl Client {
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            let error = match op.send(self.backend()).await {
+            let error = match self.attempt(op).await {
                 Ok(v) => return Ok(v),
                 Err(e) => e,
             };
@@ -111,6 +118,7 @@ impl Client {
                 });
             }
             self.count_retry();
+            crate::observe::retry(O::NAME, error.kind());
             tracing::debug!(operation = O::NAME, attempts, error = %error, ?wait, "retrying");
             tokio::time::sleep(wait).await;
             step = (step * 2).min(MAX_BACKOFF);
@@ -121,7 +129,16 @@ impl Client {
     /// again (a scanner lives in one gateway process; a lost one is replaced, not retried).
     pub(crate) async fn send<O: Operation>(&self, op: &O) -> Result<O::Output> {
         op.check()?;
-        op.send(self.backend()).await
+        self.attempt(op).await
+    }
+
+    /// Sends `op` once, counted and timed for the metrics.
+    async fn attempt<O: Operation>(&self, op: &O) -> Result<O::Output> {
+        let started = Instant::now();
+        let result = op.send(self.backend()).await;
+        let outcome = result.as_ref().map_or_else(Error::kind, |_| "ok");
+        crate::observe::call(self.backend_name(), O::NAME, outcome, started.elapsed());
+        result
     }
 }
 
@@ -162,6 +179,13 @@ mod tests {
             !worth_retrying(&missing, Safety::Idempotent),
             "canRetry is no guide"
         );
+        let internal = Error::Server {
+            method: "getAllRegionLocations",
+            message: format!("{GATEWAY_INTERNAL}: Internal error processing getAllRegionLocations"),
+            can_retry: false,
+        };
+        assert!(worth_retrying(&internal, Safety::Idempotent));
+        assert!(!worth_retrying(&internal, Safety::UnsentOnly));
         let illegal = Error::IllegalArgument {
             message: "bad".into(),
         };
