@@ -13,6 +13,10 @@
 //! ([`KerberosOptions`]: SPNEGO over HTTP(S), SASL GSSAPI over TCP with each [`Qop`]).
 //! Passwords and header values are [`Secret`]s: never in `Debug` output or errors.
 //!
+//! Metrics (calls and their latency per operation and backend, retries and their causes,
+//! scanners, pool waits, bytes read) go through the `metrics` facade to whatever recorder the
+//! application installs: see [`observe`] for the names and labels.
+//!
 //! Cargo features: `thrift1`, `native` and `memory` (the Thrift1 backend, HBase's own RPC, the
 //! in-memory store) are on by default; `kerberos` is not (it needs the system's Kerberos
 //! headers, `libkrb5-dev`, to build). The Thrift2 backend is always built. A client asked for a
@@ -70,6 +74,7 @@ mod client;
 pub mod entity;
 mod mapping;
 mod model;
+pub mod observe;
 mod repository;
 mod schema;
 

@@ -299,6 +299,7 @@ impl Client {
     /// Counts a scanner opened (`+1`) or closed (`-1`) for [`ClientStats::scanners_open`].
     pub(crate) fn count_scanner(&self, opened: bool) {
         use std::sync::atomic::Ordering::Relaxed;
+        crate::observe::scanner(self.backend_name(), opened);
         if opened {
             self.inner.scanners_open.fetch_add(1, Relaxed);
         } else {
@@ -315,6 +316,7 @@ impl Client {
 
     /// Counts a scan that reopened after losing its scanner for [`ClientStats::scans_resumed`].
     pub(crate) fn count_resume(&self) {
+        crate::observe::scan_resumed(self.backend_name());
         self.inner
             .scans_resumed
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

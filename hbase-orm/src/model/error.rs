@@ -378,6 +378,41 @@ impl Error {
         }
     }
 
+    /// The variant's name in snake case (`connect`, `timeout`, `server`, ...): the `outcome`
+    /// and `cause` labels of the client's metrics (see [`crate::observe`]).
+    ///
+    /// ```
+    /// let e = hbase_orm::Error::Config("bad".into());
+    /// assert_eq!(e.kind(), "config");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Connect { .. } => "connect",
+            Error::Timeout { .. } => "timeout",
+            Error::Server { .. } => "server",
+            Error::IllegalArgument { .. } => "illegal_argument",
+            Error::TableNotFound { .. } => "table_not_found",
+            Error::NamespaceNotFound { .. } => "namespace_not_found",
+            Error::AlreadyExists { .. } => "already_exists",
+            Error::WrongGateway { .. } => "wrong_gateway",
+            Error::Retried { .. } => "retried",
+            Error::Unsupported { .. } => "unsupported",
+            Error::Tls { .. } => "tls",
+            Error::Kerberos { .. } => "kerberos",
+            Error::Unauthenticated { .. } => "unauthenticated",
+            Error::Forbidden { .. } => "forbidden",
+            Error::HttpStatus { .. } => "http_status",
+            Error::Transport { .. } => "transport",
+            Error::Protocol { .. } => "protocol",
+            Error::PartialBatch { .. } => "partial_batch",
+            Error::Decode { .. } => "decode",
+            Error::Encode { .. } => "encode",
+            Error::Conflict { .. } => "conflict",
+            Error::IndexWrite { .. } => "index_write",
+            Error::Config(_) => "config",
+        }
+    }
+
     /// Whether the error means the request never reached HBase or may be retried safely.
     pub fn is_retryable(&self) -> bool {
         match self {

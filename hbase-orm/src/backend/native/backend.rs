@@ -179,6 +179,7 @@ impl NativeRpc {
             }
             moved += 1;
             self.core.resent.fetch_add(1, Ordering::Relaxed);
+            crate::observe::retry(METHOD, "region_moved");
             self.core.regions.forget(table, &region);
             tokio::time::sleep(std::time::Duration::from_millis(50 * moved)).await;
         };

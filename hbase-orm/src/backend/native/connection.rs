@@ -111,6 +111,7 @@ impl ReadSide {
                 .read_buf(&mut self.buf)
                 .await
                 .map_err(|e| format!("reading from the server failed: {e}"))?;
+            crate::observe::bytes_read("native", n);
             if n == 0 {
                 return Err("the server closed the connection".into());
             }

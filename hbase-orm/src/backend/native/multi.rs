@@ -158,6 +158,7 @@ impl Core {
                 }
                 self.resent
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                crate::observe::retry("multi", "region_moved");
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_secs(1));
             }

@@ -231,6 +231,7 @@ impl Core {
             }
             tracing::debug!(method, error = %why, "region moved or busy; sending again");
             self.resent.fetch_add(1, Ordering::Relaxed);
+            crate::observe::retry(method, "region_moved");
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(1));
         }

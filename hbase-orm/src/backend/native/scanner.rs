@@ -316,6 +316,7 @@ impl Scanner {
             return Err(core.call_error(METHOD, &region.server, e));
         }
         tracing::debug!(error = ?e, "region scanner lost; reopening after the last row");
+        crate::observe::scan_resumed("native");
         core.scans_resumed
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let CallError::Remote(_) = e {

@@ -162,6 +162,7 @@ impl Connection {
             self.in_flight = false;
             self.calls += 1;
             self.last_used = Instant::now();
+            crate::observe::bytes_read("thrift", reply.len());
             let protocol = self.config.protocol;
             let decoded = probe_frame(&reply, protocol, max)
                 .map_err(|e| Error::Protocol {
@@ -204,6 +205,7 @@ impl Connection {
         self.in_flight = false;
         self.calls += 1;
         self.last_used = Instant::now();
+        crate::observe::bytes_read("thrift", reply_start + reply_len);
 
         if self.read_buf.len() > reply_start + reply_len {
             // Bytes beyond the reply mean the stream is out of step: never reuse it.

@@ -213,7 +213,11 @@ impl<H: Handshake> WirePool<H> {
     /// Waits for a pooled connection to gateway `i` (opening one if its pool has room).
     async fn checkout(&self, i: usize) -> Result<managed::Object<Manager<H>>> {
         let limit = self.config.pool_timeout;
-        match tokio::time::timeout(limit, self.members[i].pool.get()).await {
+        let started = Instant::now();
+        let got = tokio::time::timeout(limit, self.members[i].pool.get()).await;
+        let status = self.members[i].pool.status();
+        crate::observe::pool_wait(started.elapsed(), status.size, status.available);
+        match got {
             Err(_) => Err(Error::Timeout {
                 operation: "pool wait",
                 after: limit,
