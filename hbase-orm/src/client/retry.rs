@@ -44,8 +44,11 @@ fn worth_retrying(e: &Error, safety: Safety) -> bool {
         Error::HttpStatus {
             status: 502..=504, ..
         } => true,
-        Error::Server { message, .. } => {
-            TRANSIENT.iter().any(|t| message.contains(t)) || message.contains(GATEWAY_INTERNAL)
+        Error::Server {
+            method, message, ..
+        } => {
+            TRANSIENT.iter().any(|t| message.contains(t))
+                || (message.contains(GATEWAY_INTERNAL) && PASSING_INTERNAL.contains(method))
         }
         _ => false,
     };
@@ -67,9 +70,13 @@ const TRANSIENT: &[&str] = &[
 ];
 
 /// How a Thrift gateway's own failure reads (an application exception of kind InternalError:
-/// an exception inside the gateway, not an answer of HBase's). Seen on a cluster while a region
-/// splits: `getAllRegionLocations` fails so for a moment. A call safe to repeat goes again.
+/// an exception inside the gateway, not an answer of HBase's).
 const GATEWAY_INTERNAL: &str = "the gateway failed the call (InternalError)";
+
+/// The gateway calls whose internal errors pass: seen on a cluster while a region splits,
+/// `getAllRegionLocations` fails so for a moment. (Others are lasting: the gateway fails so on
+/// an empty row mutation, say.)
+const PASSING_INTERNAL: &[&str] = &["getAllRegionLocations", "getRegionLocation"];
 
 /// A pseudo-random fraction in `[0, 1)` for the jitter: every `RandomState` is seeded
 /// afresh, which is random enough to spread clients apart.
@@ -186,6 +193,12 @@ mod tests {
         };
         assert!(worth_retrying(&internal, Safety::Idempotent));
         assert!(!worth_retrying(&internal, Safety::UnsentOnly));
+        let lasting = Error::Server {
+            method: "mutateRow",
+            message: format!("{GATEWAY_INTERNAL}: Internal error processing mutateRow"),
+            can_retry: false,
+        };
+        assert!(!worth_retrying(&lasting, Safety::Idempotent));
         let illegal = Error::IllegalArgument {
             message: "bad".into(),
         };
