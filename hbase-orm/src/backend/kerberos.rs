@@ -167,28 +167,82 @@ mod gss {
                     .map_err(io)?;
             }
             let offer = self.receive(stream).await?;
-            let offer = ctx
-                .unwrap(&offer)
-                .map_err(|e| self.failed("reading the gateway's security layers", e))?;
-            // The layers as a bit mask and the largest message the gateway takes (3 bytes; not
-            // enforced: HBase's gateway takes a call of any size in one message, and Thrift's
-            // SASL transport cannot split one).
-            let &[offered, _, _, _] = &offer[..] else {
-                return Err(self.failed(
-                    "reading the gateway's security layers",
-                    format!("an offer of {} bytes, not 4", offer.len()),
-                ));
-            };
-            let layer = choose_layer(offered, self.qop).ok_or_else(|| {
-                self.failed(
-                    "choosing a security layer",
+            let (layer, choice) = self.answer_offer(&mut ctx, &offer, |offered| {
+                choose_layer(offered, self.qop).ok_or_else(|| {
                     format!(
                         "the gateway offers {} but at least {:?} is required",
                         layer_names(offered),
                         self.qop
-                    ),
-                )
+                    )
+                })
             })?;
+            send(stream, COMPLETE, &choice).await.map_err(io)?;
+            let (status, _) = receive_raw(stream).await.map_err(io)?;
+            if status != COMPLETE {
+                return Err(self.failed(
+                    "the SASL handshake",
+                    format!("the gateway ended it with status {status}"),
+                ));
+            }
+            Ok(SaslLayer { ctx, layer })
+        }
+
+        /// Runs the SASL GSSAPI exchange of HBase's own RPC on a fresh connection to a region
+        /// server or master, after its preamble; the connection header is the caller's.
+        pub(crate) async fn hbase_rpc_sasl(&self, stream: &mut TcpStream) -> Result<()> {
+            let (mut ctx, first) = self.start().await?;
+            let io = |e: std::io::Error| self.failed("the SASL exchange", e);
+            send_token(stream, &first).await.map_err(io)?;
+            loop {
+                let token = self.rpc_receive(stream).await?;
+                if !ctx.is_complete() {
+                    let next = ctx
+                        .step(Some(&token), None)
+                        .map_err(|e| self.failed("authenticating the server", e))?;
+                    send_token(stream, next.as_deref().unwrap_or_default())
+                        .await
+                        .map_err(io)?;
+                    continue;
+                }
+                // The context is made: this is the server's offer of security layers.
+                let (_, choice) = self.answer_offer(&mut ctx, &token, |offered| {
+                    if offered & LAYER_NONE != 0 {
+                        return Ok(LAYER_NONE);
+                    }
+                    Err(format!(
+                        "the server requires {} (hbase.rpc.protection integrity or privacy), \
+                         which the native backend does not speak yet; use a gateway, or \
+                         hbase.rpc.protection=authentication",
+                        layer_names(offered)
+                    ))
+                })?;
+                send_token(stream, &choice).await.map_err(io)?;
+                return Ok(());
+            }
+        }
+
+        /// Answers a server's offer of security layers (RFC 4752: a wrapped 4 bytes, the layers
+        /// as a bit mask and the largest message it takes, not enforced: HBase takes a call of
+        /// any size in one message, and Thrift's SASL transport cannot split one): `pick`
+        /// chooses the layer from the mask or says why none will do; the context must give
+        /// what that layer promises. Returns the layer and the wrapped choice to send.
+        fn answer_offer(
+            &self,
+            ctx: &mut ClientCtx,
+            offer: &[u8],
+            pick: impl FnOnce(u8) -> std::result::Result<u8, String>,
+        ) -> Result<(u8, Vec<u8>)> {
+            let offer = ctx
+                .unwrap(offer)
+                .map_err(|e| self.failed("reading the server's security layers", e))?;
+            let &[offered, _, _, _] = &offer[..] else {
+                return Err(self.failed(
+                    "reading the server's security layers",
+                    format!("an offer of {} bytes, not 4", offer.len()),
+                ));
+            };
+            let layer =
+                pick(offered).map_err(|why| self.failed("choosing a security layer", why))?;
             if layer != LAYER_NONE {
                 // What the context really gives must be what the layer promises.
                 let granted = ctx
@@ -217,66 +271,7 @@ mod gss {
             let choice = ctx
                 .wrap(false, &choice)
                 .map_err(|e| self.failed("choosing a security layer", e))?;
-            send(stream, COMPLETE, &choice).await.map_err(io)?;
-            let (status, _) = receive_raw(stream).await.map_err(io)?;
-            if status != COMPLETE {
-                return Err(self.failed(
-                    "the SASL handshake",
-                    format!("the gateway ended it with status {status}"),
-                ));
-            }
-            Ok(SaslLayer { ctx, layer })
-        }
-
-        /// Runs the SASL GSSAPI exchange of HBase's own RPC on a fresh connection to a region
-        /// server or master, after its preamble; the connection header is the caller's.
-        pub(crate) async fn hbase_rpc_sasl(&self, stream: &mut TcpStream) -> Result<()> {
-            let (mut ctx, first) = self.start().await?;
-            let io = |e: std::io::Error| self.failed("the SASL exchange", e);
-            let mut out = (first.len() as u32).to_be_bytes().to_vec();
-            out.extend_from_slice(&first);
-            stream.write_all(&out).await.map_err(io)?;
-            loop {
-                let token = self.rpc_receive(stream).await?;
-                if !ctx.is_complete() {
-                    let next = ctx
-                        .step(Some(&token), None)
-                        .map_err(|e| self.failed("authenticating the server", e))?;
-                    let next = next.as_deref().unwrap_or_default();
-                    let mut out = (next.len() as u32).to_be_bytes().to_vec();
-                    out.extend_from_slice(next);
-                    stream.write_all(&out).await.map_err(io)?;
-                    continue;
-                }
-                // The context is made: this is the server's offer of security layers.
-                let offer = ctx
-                    .unwrap(&token)
-                    .map_err(|e| self.failed("reading the server's security layers", e))?;
-                let &[offered, _, _, _] = &offer[..] else {
-                    return Err(self.failed(
-                        "reading the server's security layers",
-                        format!("an offer of {} bytes, not 4", offer.len()),
-                    ));
-                };
-                if offered & LAYER_NONE == 0 {
-                    return Err(self.failed(
-                        "choosing a security layer",
-                        format!(
-                            "the server requires {} (hbase.rpc.protection integrity or \
-                             privacy), which the native backend does not speak yet; use a \
-                             gateway, or hbase.rpc.protection=authentication",
-                            layer_names(offered)
-                        ),
-                    ));
-                }
-                let choice = ctx
-                    .wrap(false, &[LAYER_NONE, 0, 0, 0])
-                    .map_err(|e| self.failed("choosing a security layer", e))?;
-                let mut out = (choice.len() as u32).to_be_bytes().to_vec();
-                out.extend_from_slice(&choice);
-                stream.write_all(&out).await.map_err(io)?;
-                return Ok(());
-            }
+            Ok((layer, choice.to_vec()))
         }
 
         /// Starts a GSSAPI context for SASL (blocking: it may ask the KDC for a ticket) and
@@ -392,6 +387,14 @@ mod gss {
         let mut bytes = vec![0u8; len];
         stream.read_exact(&mut bytes).await?;
         Ok(String::from_utf8_lossy(&bytes).chars().take(300).collect())
+    }
+
+    /// Sends one token of HBase's RPC exchange: its length, then the token.
+    async fn send_token(stream: &mut TcpStream, token: &[u8]) -> std::io::Result<()> {
+        let mut out = Vec::with_capacity(4 + token.len());
+        out.extend_from_slice(&(token.len() as u32).to_be_bytes());
+        out.extend_from_slice(token);
+        stream.write_all(&out).await
     }
 
     /// Sends one handshake message.

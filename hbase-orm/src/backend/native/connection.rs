@@ -364,10 +364,7 @@ impl Connection {
                         return Err(CallError::Auth(crate::model::Error::Unauthenticated {
                             address: self.address.clone(),
                             method: "the connection",
-                            challenge: Some(
-                                "Kerberos (ClientBuilder Config::kerberos, URL auth=kerberos)"
-                                    .into(),
-                            ),
+                            challenge: Some("Kerberos: Config::kerberos, URL auth=kerberos".into()),
                             message: format!(
                                 "{class}: {}",
                                 text.lines().next().unwrap_or_default()
@@ -489,6 +486,19 @@ mod tests {
     fn simple() -> Identity {
         Identity::Simple("t".into())
     }
+
+    /// A SIMPLE connection to a test server, 1 KiB replies at most.
+    async fn open_plain(address: &str) -> Connection {
+        Connection::open(
+            address,
+            Service::Client,
+            &simple(),
+            Duration::from_secs(5),
+            1024,
+        )
+        .await
+        .unwrap()
+    }
     use tokio::net::TcpListener;
 
     /// Accepts one client and reads its preamble and connection header.
@@ -540,15 +550,7 @@ mod tests {
 
     async fn one_call(reply: Vec<u8>) -> Result<Reply, CallError> {
         let address = hostile_server(reply).await;
-        let c = Connection::open(
-            &address,
-            Service::Client,
-            &simple(),
-            Duration::from_secs(5),
-            1024,
-        )
-        .await
-        .unwrap();
+        let c = open_plain(&address).await;
         let result = c
             .call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
             .await;
@@ -616,15 +618,7 @@ mod tests {
             }
             tokio::time::sleep(Duration::from_secs(5)).await;
         });
-        let c = Connection::open(
-            &address,
-            Service::Client,
-            &simple(),
-            Duration::from_secs(5),
-            1024,
-        )
-        .await
-        .unwrap();
+        let c = open_plain(&address).await;
         let calls = (0..64).map(|_| {
             let c = &c;
             async move {
@@ -703,15 +697,7 @@ mod tests {
             socket.write_all(&reply_to(1, b"second")).await.unwrap();
             tokio::time::sleep(Duration::from_secs(5)).await;
         });
-        let c = Connection::open(
-            &address,
-            Service::Client,
-            &simple(),
-            Duration::from_secs(5),
-            1024,
-        )
-        .await
-        .unwrap();
+        let c = open_plain(&address).await;
         let get = proto::GetRequest::default();
         let first = c.call("Get", &get, Duration::from_millis(100)).await;
         assert!(matches!(first, Err(CallError::Timeout(_))), "{first:?}");

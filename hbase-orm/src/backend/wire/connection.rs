@@ -14,6 +14,9 @@ use super::{checked, Feed, ReplyReader, WireCall, WireProtocol, WireTransport};
 use crate::backend::kerberos::{KerberosTarget, SaslLayer};
 use crate::model::{Error, Result};
 
+/// Room a connection's request buffer starts with.
+const WRITE_BUF: usize = 4096;
+
 /// Socket reads grow the buffer by at least this much.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -91,7 +94,7 @@ impl Connection {
             link,
             config,
             seq: 0,
-            write_buf: Vec::with_capacity(4096),
+            write_buf: Vec::with_capacity(WRITE_BUF),
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             in_flight: false,
             broken: false,
@@ -141,7 +144,10 @@ impl Connection {
         self.in_flight = true;
         let reused = self.calls > 0;
         if let Link::Http(link) = &mut self.link {
-            let body = Bytes::copy_from_slice(&self.write_buf);
+            // The request goes out as it is, not copied; the next call encodes into a fresh
+            // buffer (a large batch is not copied, a small call costs the same one allocation).
+            let fresh = Vec::with_capacity(WRITE_BUF);
+            let body = Bytes::from(std::mem::replace(&mut self.write_buf, fresh));
             let max = self.config.max_reply_bytes;
             let reply = match link.exchange(method, body, max, !reused).await {
                 Ok(reply) => reply,
@@ -150,8 +156,7 @@ impl Connection {
                     self.broken |= !failure.reusable;
                     if failure.reusable {
                         // A complete refusal: the connection carried a call.
-                        self.calls += 1;
-                        self.last_used = Instant::now();
+                        self.carried();
                     }
                     return Err(CallFailure {
                         stale: reused && failure.nothing_received,
@@ -160,24 +165,17 @@ impl Connection {
                 }
             };
             self.in_flight = false;
-            self.calls += 1;
-            self.last_used = Instant::now();
+            self.carried();
             crate::observe::bytes_read("thrift", reply.len());
-            let protocol = self.config.protocol;
-            let decoded = probe_frame(&reply, protocol, max)
-                .map_err(|e| Error::Protocol {
+            // The body is the whole message: walked as a frame is before it is decoded.
+            if let Err(e) = probe_frame(&reply, self.config.protocol, max) {
+                self.broken = true;
+                return Err(fail(Error::Protocol {
                     method,
                     message: e.to_string(),
-                })
-                .and_then(|()| {
-                    checked::with_reply_limit(max, || call.decode(protocol, self.seq, &reply))
-                });
-            return decoded.map_err(|error| {
-                if matches!(error, Error::Protocol { .. }) {
-                    self.broken = true;
-                }
-                fail(error)
-            });
+                }));
+            }
+            return self.decode(call, None, &reply).map_err(fail);
         }
         let mut arriving = match (&self.link, self.config.transport) {
             (Link::Sasl(..), _) => None,
@@ -203,8 +201,7 @@ impl Connection {
             }
         };
         self.in_flight = false;
-        self.calls += 1;
-        self.last_used = Instant::now();
+        self.carried();
         crate::observe::bytes_read("thrift", reply_start + reply_len);
 
         if self.read_buf.len() > reply_start + reply_len {
@@ -213,18 +210,33 @@ impl Connection {
         }
         self.read_buf.advance(reply_start);
         let reply = take_reply(&mut self.read_buf, reply_len);
+        self.decode(call, arriving, &reply).map_err(fail)
+    }
+
+    /// Notes a call carried to its end (a reply, or a complete refusal).
+    fn carried(&mut self) {
+        self.calls += 1;
+        self.last_used = Instant::now();
+    }
+
+    /// Reads a whole reply with the reader that took it as it arrived, or the call's decoder
+    /// under the reply limit. A reply that does not decode leaves the connection out of use.
+    fn decode<C: WireCall>(
+        &mut self,
+        call: &C,
+        arriving: Option<Box<dyn ReplyReader<C::Reply>>>,
+        reply: &Bytes,
+    ) -> Result<C::Reply> {
         let decoded = match arriving {
-            Some(reader) => reader.finish(&reply),
+            Some(reader) => reader.finish(reply),
             None => checked::with_reply_limit(self.config.max_reply_bytes, || {
-                call.decode(self.config.protocol, self.seq, &reply)
+                call.decode(self.config.protocol, self.seq, reply)
             }),
         };
-        decoded.map_err(|error| {
-            if matches!(error, Error::Protocol { .. }) {
-                self.broken = true;
-            }
-            fail(error)
-        })
+        if matches!(decoded, Err(Error::Protocol { .. })) {
+            self.broken = true;
+        }
+        decoded
     }
 
     fn encode<C: WireCall>(&mut self, call: &C) -> thrift::Result<()> {

@@ -30,7 +30,8 @@ const EXCERPT_CHARS: usize = 300;
 
 /// What every HTTP call of a pool carries, built once from the [`Config`].
 pub(crate) struct HttpSettings {
-    path: String,
+    /// Where calls are posted (checked once, here).
+    path: http::Uri,
     headers: HeaderMap,
     tls: Option<TlsSettings>,
     /// SPNEGO: a fresh `Authorization: Negotiate` token with every call.
@@ -56,13 +57,7 @@ impl HttpSettings {
             HeaderValue::from_static("application/x-thrift, text/plain;q=0.5"),
         );
         for (name, value) in &http.headers {
-            let checked = header_name(name)?;
-            if RESERVED_HEADERS.contains(&checked) {
-                return Err(Error::Config(format!(
-                    "header {name:?} is the client's own to set (it frames or routes each call)"
-                )));
-            }
-            headers.append(checked, secret_value(name, value.expose())?);
+            headers.append(header_name(name)?, secret_value(name, value.expose())?);
         }
         if let Some(c) = &http.credentials {
             match &c.send_as {
@@ -98,8 +93,10 @@ impl HttpSettings {
             Some(options) => Some(TlsSettings::new(options, &config.address)?),
             None => None,
         };
+        let path = http::Uri::try_from(http.path.as_str())
+            .map_err(|e| Error::Config(format!("HTTP path {:?}: {e}", http.path)))?;
         Ok(Some(Arc::new(HttpSettings {
-            path: http.path.clone(),
+            path,
             headers,
             tls,
             kerberos: config.kerberos.clone(),
@@ -118,10 +115,17 @@ const RESERVED_HEADERS: [HeaderName; 6] = [
     http::header::UPGRADE,
 ];
 
-/// A header name given by the user, checked.
+/// A header name given by the user (an extra header, or one that carries credentials),
+/// checked: valid, and not one of the client's own.
 fn header_name(name: &str) -> Result<HeaderName> {
-    HeaderName::from_bytes(name.as_bytes())
-        .map_err(|_| Error::Config(format!("{name:?} is not a valid HTTP header name")))
+    let checked = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| Error::Config(format!("{name:?} is not a valid HTTP header name")))?;
+    if RESERVED_HEADERS.contains(&checked) {
+        return Err(Error::Config(format!(
+            "header {name:?} is the client's own to set (it frames or routes each call)"
+        )));
+    }
+    Ok(checked)
 }
 
 /// A header value that may be secret: marked sensitive (hyper keeps it out of its own
@@ -149,6 +153,8 @@ pub(crate) struct HttpFailure {
 pub(crate) struct HttpLink {
     sender: SendRequest<Full<Bytes>>,
     address: String,
+    /// The `Host` header of every call.
+    host: HeaderValue,
     settings: Arc<HttpSettings>,
     /// The gateway's principal, when calls carry SPNEGO tokens.
     negotiate: Option<KerberosTarget>,
@@ -166,8 +172,11 @@ impl HttpLink {
             .kerberos
             .as_ref()
             .map(|k| KerberosTarget::new(k, &Transport::Http, address));
+        let host = HeaderValue::from_str(address)
+            .map_err(|_| Error::Config(format!("{address:?} cannot be a Host header")))?;
         Ok(HttpLink {
             sender,
+            host,
             address: address.to_string(),
             settings,
             negotiate,
@@ -194,21 +203,13 @@ impl HttpLink {
             nothing_received,
             reusable: false,
         };
-        let mut request = http::Request::post(self.settings.path.as_str())
-            .header(http::header::HOST, self.address.as_str())
-            .body(Full::new(body))
-            .map_err(|e| {
-                broken(
-                    Error::Config(format!("HTTP path {:?}: {e}", self.settings.path)),
-                    true,
-                )
-            })?;
-        request.headers_mut().extend(
-            self.settings
-                .headers
-                .iter()
-                .map(|(n, v)| (n.clone(), v.clone())),
-        );
+        let mut request = http::Request::new(Full::new(body));
+        *request.method_mut() = http::Method::POST;
+        *request.uri_mut() = self.settings.path.clone();
+        *request.headers_mut() = self.settings.headers.clone();
+        request
+            .headers_mut()
+            .insert(http::header::HOST, self.host.clone());
         // A failure here is the client's own: nothing went out and the connection is fine.
         let local = |error| HttpFailure {
             error,
