@@ -215,6 +215,15 @@ impl tracing::field::Visit for Recorder {
 }
 
 impl tracing::Subscriber for Recorder {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::always()
+    }
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::TRACE)
+    }
     fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
         true
     }
@@ -239,7 +248,11 @@ fn secrets_never_show_in_errors_debug_or_tracing() {
     let token = "Tok-5150-secret";
     let recorder = Recorder::default();
     let seen = recorder.0.clone();
-    let shown = tracing::subscriber::with_default(recorder, || {
+    // The process's subscriber, not a scoped one: a callsite that another test's thread met
+    // first (with no subscriber) could otherwise stay silent here. What the other tests of
+    // this binary trace is recorded too, and must hold no secret either.
+    tracing::subscriber::set_global_default(recorder).expect("the only subscriber here");
+    let shown = {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -278,7 +291,7 @@ fn secrets_never_show_in_errors_debug_or_tracing() {
             assert_eq!(base.address, client.config().address);
             shown
         })
-    });
+    };
     let traced = seen.lock().unwrap().clone();
     assert!(
         !traced.is_empty(),
