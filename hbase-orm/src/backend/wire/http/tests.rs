@@ -616,8 +616,9 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     /// Whatever a gateway answers, the call ends (within the test's timeout) in a reply or an
-    /// error, never a panic; a reply comes only from a 200 whose body is a whole message; a
-    /// refusal is a typed error for its status.
+    /// error, never a panic; a reply comes only from a 200 whose body is a whole message (the
+    /// gateway's own value when the body was not touched); a refusal is a typed error for its
+    /// status.
     #[test]
     fn any_answer_is_a_reply_or_an_error(h in hostile()) {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -636,7 +637,11 @@ proptest! {
         match outcome {
             Ok(kind) => {
                 prop_assert_eq!(h.status, 200);
-                prop_assert_eq!(kind, 2);
+                // A mutated or random body can still be a whole message carrying another
+                // value; an untouched one carries the gateway's.
+                if matches!(h.body, BodyKind::Valid) {
+                    prop_assert_eq!(kind, 2);
+                }
             }
             Err(Error::Unauthenticated { .. }) => prop_assert_eq!(h.status, 401),
             Err(Error::Forbidden { .. }) => prop_assert_eq!(h.status, 403),
