@@ -3,7 +3,7 @@
 //! three of the running HBase) and the in-memory store.
 //! Not a test: it asserts nothing about speed, it prints a table.
 //!
-//!     hbase-local/hbase.sh up
+//!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
 //!     cargo bench --bench client
 //!
 //! Environment: `HBASE_ORM_THRIFT_ADDR` (default 127.0.0.1:9090), `HBASE_ORM_THRIFT1_ADDR`

@@ -6,7 +6,7 @@
 //! client share the machine's cores, so the ratio is what parallel reads win here, not on a
 //! cluster of machines.
 //!
-//!     hbase-local/hbase.sh up --cluster
+//!     HBASE_ORM_JIT=full hbase-local/hbase.sh up --cluster
 //!     cargo bench --features cluster --bench cluster
 //!
 //! `HBASE_ORM_BENCH_ROWS` sets the rows (default 60,000 orders of 8 columns).

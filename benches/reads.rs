@@ -3,7 +3,7 @@
 //! salted against unsalted scans. Not a test:
 //! it asserts nothing about speed, it prints one table, every row measured in this run.
 //!
-//!     hbase-local/hbase.sh up
+//!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
 //!     cargo bench --bench reads
 //!
 //! The workload is an 8-column order (family `d`; key `[customer u64][order u64]`; two `i64`,

@@ -3,7 +3,7 @@
 //! key-ordered stream, next to a plain scan of an unsalted table. Prints a table; asserts only
 //! that every scan returns all rows in order.
 //!
-//!     hbase-local/hbase.sh up
+//!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
 //!     cargo bench --bench salted
 //!
 //! `HBASE_ORM_BENCH_ROWS` (default 50000) sets the row count.

@@ -1,7 +1,7 @@
 //! Memory of a long scan: the peak resident set of this process while an entity scan streams
 //! ten million rows from the running HBase. Not a test: it prints what it measured.
 //!
-//!     HBASE_ORM_MASTER_HEAP=4g hbase-local/hbase.sh up
+//!     HBASE_ORM_JIT=full HBASE_ORM_MASTER_HEAP=4g hbase-local/hbase.sh up
 //!     cargo bench --bench scan_memory
 //!
 //! The rows are the `reads` bench's 8-column orders, written into

@@ -98,18 +98,21 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
                     written
                 }));
             }
-            // Scans opened on either gateway, read slowly across the stop.
+            // Scans opened on either gateway, each waiting after 50 rows, its scanner open,
+            // until the gateway has stopped: they span the stop by construction, however long
+            // the stop takes on a loaded machine.
+            let (stopped, stop_seen) = tokio::sync::watch::channel(false);
             let mut scans = Vec::new();
             for _ in 0..4 {
-                let t = t.clone();
+                let (t, mut stop_seen) = (t.clone(), stop_seen.clone());
                 scans.push(tokio::spawn(async move {
                     let mut keys = Vec::new();
                     let mut rows = t.scan(Scan::new().prefix("s").caching(10));
                     while let Some(row) = rows.next().await {
                         keys.push(row.expect("the scan goes on").key);
-                        // Slow enough (1.5 s a scan) to be open well after the stop, which
-                        // comes at 0.4 s but may take a while on a loaded machine.
-                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        if keys.len() == 50 {
+                            stop_seen.wait_for(|done| *done).await.unwrap();
+                        }
                     }
                     keys
                 }));
@@ -124,6 +127,7 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
             tokio::task::spawn_blocking(|| launcher(&["stop", "thrift-short"]))
                 .await
                 .unwrap();
+            stopped.send(true).unwrap();
             tokio::time::sleep(Duration::from_millis(600)).await;
             running.store(false, Ordering::Relaxed);
 

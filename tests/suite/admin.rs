@@ -5,7 +5,9 @@ use hbase_orm::{
     BloomFilter, ColumnFamily, Compression, DataBlockEncoding, Error, Get, KeepDeletedCells, Put,
     TableDescriptor, TableName,
 };
-use hbase_orm_suite::{ensure_test_namespace, unique_table_name, unsupported_on, with_table};
+use hbase_orm_suite::{
+    ensure_test_namespace, label, unique_table_name, unsupported_on, with_table,
+};
 
 /// The family `name` of `table` as described now.
 async fn family(
@@ -25,7 +27,8 @@ async fn family(
 hbase_orm_suite::conformance! {
     async fn namespaces_are_created_listed_and_deleted(c: Client) {
         let admin = c.admin();
-        let ns = format!("hbase_orm_ns_{}", std::process::id());
+        // One namespace per backend: the backends' tests run at the same time.
+        let ns = format!("hbase_orm_ns_{}_{}", label(&c), std::process::id());
         // Thrift1 has no namespace calls.
         if unsupported_on(&c, &["thrift1"], admin.create_namespace(&ns).await).is_none() {
             unsupported_on(&c, &["thrift1"], admin.namespace_exists(&ns).await);
