@@ -180,9 +180,10 @@ pub enum Qop {
 /// Kerberos authentication to a secured gateway or, for the native backend, to HBase's region
 /// servers and master (cargo feature `kerberos`): SPNEGO (`Authorization: Negotiate`, a fresh
 /// token per call) over HTTP(S), SASL GSSAPI over a buffered TCP connection or in HBase's own
-/// RPC (there with `hbase.rpc.protection=authentication` only, HBase's default). Credentials are the user's own, as every Kerberos client finds
-/// them: the ticket cache (`kinit`; `KRB5CCNAME`), or a client keytab (`KRB5_CLIENT_KTNAME`),
-/// with `KRB5_CONFIG` naming the realm's settings.
+/// RPC (there with `hbase.rpc.protection=authentication` only, HBase's default). Credentials
+/// are the user's own, as every Kerberos client finds them: the ticket cache (`kinit`;
+/// `KRB5CCNAME`), or a client keytab (`KRB5_CLIENT_KTNAME`), with `KRB5_CONFIG` naming the
+/// realm's settings.
 ///
 /// In a URL: `thrift2://gw.example:9090/?auth=kerberos&qop=auth-conf` (SASL, principal
 /// `hbase/gw.example`), `thrift2+https://gw.example:9090/?auth=kerberos` (SPNEGO, principal

@@ -171,9 +171,9 @@ impl Config {
     /// over HTTP, `do_as` (see [`HttpOptions::do_as`]); over HTTPS, `ca_file` (a PEM file of
     /// the CAs to trust instead of the system's) and `server_name` (see
     /// [`TlsOptions::server_name`]); with the cargo feature `kerberos`, `auth=kerberos`
-    /// (SPNEGO over HTTP(S), SASL GSSAPI over TCP and for `hbase://`; see [`KerberosOptions`]) with
-    /// `kerberos_service`, `kerberos_host` and, over TCP, `qop` (`auth`|`auth-int`|`auth-conf`,
-    /// the least protection accepted).
+    /// (SPNEGO over HTTP(S), SASL GSSAPI over TCP and for `hbase://`; see
+    /// [`KerberosOptions`]) with `kerberos_service`, `kerberos_host` and, over TCP, `qop`
+    /// (`auth`|`auth-int`|`auth-conf`, the least protection accepted).
     ///
     /// An error about a URL shows it with the password as `***`.
     ///

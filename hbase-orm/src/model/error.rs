@@ -148,13 +148,13 @@ pub enum Error {
         challenge.as_deref().map(|c| format!(" (it asks for {c})")).unwrap_or_default()
     )]
     Unauthenticated {
-        /// The gateway's `host:port`.
+        /// The server's `host:port`.
         address: String,
-        /// The Thrift method refused.
+        /// The Thrift method refused (`the connection` when a native connection was refused).
         method: &'static str,
-        /// Its `WWW-Authenticate` header, if any.
+        /// What the server asks for: a gateway's `WWW-Authenticate` header, if any.
         challenge: Option<String>,
-        /// The gateway's own words (an excerpt of its answer).
+        /// The server's own words (an excerpt of its answer).
         message: String,
     },
 

@@ -482,6 +482,7 @@ pub(crate) fn decode<M: prost::Message + Default>(reply: &Reply) -> Result<M, St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::net::TcpListener;
 
     fn simple() -> Identity {
         Identity::Simple("t".into())
@@ -499,7 +500,6 @@ mod tests {
         .await
         .unwrap()
     }
-    use tokio::net::TcpListener;
 
     /// Accepts one client and reads its preamble and connection header.
     async fn accept(listener: TcpListener) -> TcpStream {
