@@ -11,7 +11,7 @@
 //! toolchain upgrade), regenerate them and review the diff:
 //!
 //! ```text
-//! TRYBUILD=overwrite cargo test -p hbase-orm-derive --test derive_ui
+//! TRYBUILD=overwrite cargo test -p hbase-orm-derive-ui --test derive_ui
 //! ```
 
 #[test]
