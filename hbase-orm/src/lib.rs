@@ -158,9 +158,9 @@ pub use model::{
     filter_literal, prefix_end, printable_key, Append, BloomFilter, Cell, CheckAndMutate,
     ClientIdentity, Column, ColumnFamily, CompareOp, Compression, Config, Credentials,
     CredentialsAs, DataBlockEncoding, Delete, DeleteTarget, Durability, Error, Gateway, Get,
-    HttpOptions, Increment, KeepDeletedCells, KerberosOptions, Mutation, Protocol, Put, PutCell,
-    Qop, RegionLocation, Registry, Result, Row, RowMutations, Scan, Secret, TableDescriptor,
-    TableName, TimeRange, TlsOptions, Transport, TrustRoots,
+    HttpOptions, Increment, KeepDeletedCells, KerberosMechanism, KerberosOptions, Mutation,
+    Protocol, Put, PutCell, Qop, RegionLocation, Registry, Result, Row, RowMutations, Scan, Secret,
+    TableDescriptor, TableName, TimeRange, TlsOptions, Transport, TrustRoots,
 };
 pub use schema::{
     render_table_template, table_template_start, template_period_ms, EnsureReport, OptionChange,

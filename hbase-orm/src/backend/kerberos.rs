@@ -31,7 +31,7 @@
 // constants are used by the tests alone; without the native backend, its exchange is unused.
 #![cfg_attr(not(all(feature = "kerberos", feature = "native")), allow(dead_code))]
 
-use crate::model::{Error, KerberosOptions, Qop, Result, Transport};
+use crate::model::{Error, KerberosMechanism, KerberosOptions, Qop, Result};
 
 /// The gateway principal the client authenticates to, and what it accepts.
 pub(crate) struct KerberosTarget {
@@ -44,16 +44,17 @@ pub(crate) struct KerberosTarget {
 }
 
 impl KerberosTarget {
-    /// The target for the gateway at `address` (`host:port`) reached over `transport`.
-    pub(crate) fn new(options: &KerberosOptions, transport: &Transport, address: &str) -> Self {
+    /// The target for the server at `address` (`host:port`), whose tokens go by `mechanism`.
+    pub(crate) fn new(
+        options: &KerberosOptions,
+        mechanism: KerberosMechanism,
+        address: &str,
+    ) -> Self {
         let dialed = address.rsplit_once(':').map_or(address, |(h, _)| h);
         let host = options.host.as_deref().unwrap_or(dialed);
         let host = host.trim_start_matches('[').trim_end_matches(']');
         KerberosTarget {
-            principal: format!(
-                "{}@{host}",
-                options.service_name(*transport == Transport::Http)
-            ),
+            principal: format!("{}@{host}", options.service_name(mechanism)),
             address: address.to_string(),
             qop: options.qop,
         }
@@ -527,16 +528,16 @@ mod tests {
     #[test]
     fn the_principal_is_the_service_at_the_host_dialed_or_named() {
         let options = KerberosOptions::default();
-        let t = KerberosTarget::new(&options, &Transport::Buffered, "gw.example:9090");
+        let t = KerberosTarget::new(&options, KerberosMechanism::Sasl, "gw.example:9090");
         assert_eq!(t.principal, "hbase@gw.example");
-        let t = KerberosTarget::new(&options, &Transport::Http, "[::1]:9090");
+        let t = KerberosTarget::new(&options, KerberosMechanism::Spnego, "[::1]:9090");
         assert_eq!(t.principal, "HTTP@::1");
         let named = KerberosOptions {
             host: Some("localhost".into()),
             service: Some("thrift".into()),
             ..options
         };
-        let t = KerberosTarget::new(&named, &Transport::Buffered, "127.0.0.1:9291");
+        let t = KerberosTarget::new(&named, KerberosMechanism::Sasl, "127.0.0.1:9291");
         assert_eq!(t.principal, "thrift@localhost");
     }
 }

@@ -190,10 +190,10 @@ pub enum Qop {
 /// `HTTP/gw.example`).
 ///
 /// ```
-/// use hbase_orm::{KerberosOptions, Qop};
+/// use hbase_orm::{KerberosMechanism, KerberosOptions, Qop};
 /// let k = KerberosOptions { qop: Qop::AuthConf, ..KerberosOptions::default() };
-/// assert_eq!(k.service_name(false), "hbase");
-/// assert_eq!(k.service_name(true), "HTTP");
+/// assert_eq!(k.service_name(KerberosMechanism::Sasl), "hbase");
+/// assert_eq!(k.service_name(KerberosMechanism::Spnego), "HTTP");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KerberosOptions {
@@ -208,13 +208,29 @@ pub struct KerberosOptions {
 }
 
 impl KerberosOptions {
-    /// The service name used over HTTP (`over_http`) or TCP: [`KerberosOptions::service`] or
-    /// its default.
-    pub fn service_name(&self, over_http: bool) -> &str {
-        match (&self.service, over_http) {
+    /// The service name, the first part of the server's principal, for `mechanism`:
+    /// [`KerberosOptions::service`] or its default (`HTTP` for SPNEGO, `hbase` for SASL).
+    pub fn service_name(&self, mechanism: KerberosMechanism) -> &str {
+        match (&self.service, mechanism) {
             (Some(s), _) => s,
-            (None, true) => "HTTP",
-            (None, false) => "hbase",
+            (None, KerberosMechanism::Spnego) => "HTTP",
+            (None, KerberosMechanism::Sasl) => "hbase",
         }
     }
+}
+
+/// How Kerberos tokens reach a server, which decides the default service name of its principal
+/// ([`KerberosOptions::service_name`]).
+///
+/// ```
+/// use hbase_orm::{KerberosMechanism, KerberosOptions};
+/// let k = KerberosOptions { service: Some("thrift".into()), ..KerberosOptions::default() };
+/// assert_eq!(k.service_name(KerberosMechanism::Spnego), "thrift");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KerberosMechanism {
+    /// SASL GSSAPI: a gateway over buffered TCP, or HBase's own RPC (service `hbase`).
+    Sasl,
+    /// SPNEGO (`Authorization: Negotiate`): a gateway over HTTP or HTTPS (service `HTTP`).
+    Spnego,
 }

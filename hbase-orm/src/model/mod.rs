@@ -44,8 +44,8 @@ mod table;
 mod text;
 
 pub use access::{
-    ClientIdentity, Credentials, CredentialsAs, HttpOptions, KerberosOptions, Qop, Secret,
-    TlsOptions, TrustRoots,
+    ClientIdentity, Credentials, CredentialsAs, HttpOptions, KerberosMechanism, KerberosOptions,
+    Qop, Secret, TlsOptions, TrustRoots,
 };
 pub use config::{Config, Gateway, Protocol, Registry, Transport};
 pub(crate) use error::BatchFailures;

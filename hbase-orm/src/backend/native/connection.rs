@@ -25,7 +25,7 @@ use tokio::sync::oneshot;
 use super::frame::{self, BadFrame, Reply, Service};
 use super::proto;
 use crate::backend::kerberos::KerberosTarget;
-use crate::model::Transport;
+use crate::model::KerberosMechanism;
 
 /// Why a call got no reply message.
 #[derive(Debug)]
@@ -190,7 +190,7 @@ impl Connection {
                         .write_all(&frame::preamble(frame::AUTH_KERBEROS))
                         .await
                         .map_err(CallError::Connect)?;
-                    let target = KerberosTarget::new(options, &Transport::Buffered, address);
+                    let target = KerberosTarget::new(options, KerberosMechanism::Sasl, address);
                     target
                         .hbase_rpc_sasl(&mut stream)
                         .await

@@ -12,7 +12,7 @@ use super::http::{HttpLink, HttpSettings};
 use super::probe::{Fault, Probe, Prober};
 use super::{checked, Feed, ReplyReader, WireCall, WireProtocol, WireTransport};
 use crate::backend::kerberos::{KerberosTarget, SaslLayer};
-use crate::model::{Error, Result};
+use crate::model::{Error, KerberosMechanism, Result};
 
 /// Room a connection's request buffer starts with.
 const WRITE_BUF: usize = 4096;
@@ -82,7 +82,7 @@ impl Connection {
                 let mut stream = super::connect_tcp(address).await?;
                 match &config.kerberos {
                     Some(options) => {
-                        let target = KerberosTarget::new(options, &config.transport, address);
+                        let target = KerberosTarget::new(options, KerberosMechanism::Sasl, address);
                         let layer = target.sasl_handshake(&mut stream).await?;
                         Link::Sasl(stream, layer)
                     }

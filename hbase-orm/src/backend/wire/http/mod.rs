@@ -20,7 +20,9 @@ use hyper_util::rt::TokioIo;
 
 use super::tls::TlsSettings;
 use crate::backend::kerberos::KerberosTarget;
-use crate::model::{Config, CredentialsAs, Error, KerberosOptions, Result, Transport};
+use crate::model::{
+    Config, CredentialsAs, Error, KerberosMechanism, KerberosOptions, Result, Transport,
+};
 
 /// The most of a refusal's body kept for its error message.
 const EXCERPT_BYTES: usize = 4096;
@@ -171,7 +173,7 @@ impl HttpLink {
         let negotiate = settings
             .kerberos
             .as_ref()
-            .map(|k| KerberosTarget::new(k, &Transport::Http, address));
+            .map(|k| KerberosTarget::new(k, KerberosMechanism::Spnego, address));
         let host = HeaderValue::from_str(address)
             .map_err(|_| Error::Config(format!("{address:?} cannot be a Host header")))?;
         Ok(HttpLink {
