@@ -126,8 +126,10 @@ if [ "$lanes" -ne 0 ]; then
   exit
 fi
 
-other_lane="cargo test --workspace ${test_targets[*]}; cargo test --workspace ${unit_targets[*]}"
-other_lane+="; cargo test --workspace --doc"
+other_lane="cargo test --workspace ${unit_targets[*]}; cargo test --workspace --doc"
+if [ "${#test_targets[@]}" -gt 0 ]; then
+  other_lane="cargo test --workspace ${test_targets[*]}; $other_lane"
+fi
 set -m # the other lane gets a process group of its own, which cleanup can stop as a whole
 (
   rc=0
