@@ -39,7 +39,8 @@
 //!
 //!     hbase-local/hbase.sh up && cargo run --example customer_orders
 //!
-//! `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default 127.0.0.1:9090). The tables
+//! `HBASE_ORM_URL` picks the store (`Client::from_env`: `thrift2://127.0.0.1:9090` when unset,
+//! `hbase://127.0.0.1:2181` for HBase's own RPC, `memory://` for the in-memory store). The tables
 //! `example:customer_orders_*` are recreated from the entities' declarations at the start of
 //! every run and left for inspection (`hbase shell`, `scan 'example:customer_orders_typed'`).
 
@@ -1564,6 +1565,7 @@ async fn main() -> ExitCode {
          record types, denormalized line items, and one BLOB. Each loads it back whole and \
          says what it costs. Then customers and orders in one table (CUSTOMER++), and \
          composite keys with MD5 parts and a numeric substitute.",
+        Client::from_env().await,
     )
     .await;
     let mut footprints = Vec::new();

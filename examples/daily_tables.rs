@@ -31,7 +31,7 @@ use std::process::ExitCode;
 
 use futures::TryStreamExt;
 use hbase_orm::rowkey::{MillisOfDay, MinuteOfDay};
-use hbase_orm::{HBaseEntity, Scan, Table, TableName};
+use hbase_orm::{Client, HBaseEntity, Scan, Table, TableName};
 use hbase_orm_suite::example::{Example, Lcg};
 
 const DAY: i64 = 86_400_000;
@@ -181,6 +181,7 @@ async fn main() -> ExitCode {
         "Transactions and per-minute statistics in one table per day: the table name carries \
          the date, so 6-byte keys hold a 2-byte spread field and the time of day \
          (transactions) or a 4-byte series and the minute (statistics).",
+        Client::from_env().await,
     )
     .await;
     let day_key = |day: i64| TxKey { spread: 0, ts: day };

@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use futures::{StreamExt, TryStreamExt};
-use hbase_orm::{HBaseEntity, Repository};
+use hbase_orm::{Client, HBaseEntity, Repository};
 use hbase_orm_suite::example::Example;
 
 /// Values per page, as the application reads them.
@@ -319,6 +319,7 @@ async fn main() -> ExitCode {
         "A user's list read 30 values at a time, stored tall (a row per value), wide (a column \
          per value) and middle (a row per page of 30). Tall is the simple default: any page \
          is a short scan from any value id, and inserts touch one row.",
+        Client::from_env().await,
     )
     .await;
     let tall = ex.fresh::<ListValue>().await;

@@ -30,14 +30,17 @@
 //! The row key is repeated in every cell, so its length is paid on every column of every row.
 //!
 //! Run it against the local HBase: `hbase-local/hbase.sh up && cargo run --example log_data`.
-//! `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default 127.0.0.1:9090). The tables
+//! `HBASE_ORM_URL` picks the store (`Client::from_env`: `thrift2://127.0.0.1:9090` when unset,
+//! `hbase://127.0.0.1:2181` for HBase's own RPC, `memory://` for the in-memory store). The tables
 //! `example:log_data_*` are recreated from the entities' declarations at the start of every
 //! run and left for inspection.
 
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{printable_key, DictName, Dictionary, HBaseEntity, Repository, Scan, TableName};
+use hbase_orm::{
+    printable_key, Client, DictName, Dictionary, HBaseEntity, Repository, Scan, TableName,
+};
 use hbase_orm_suite::example::Example;
 use hbase_orm_suite::{region_starts, row_keys};
 
@@ -622,6 +625,7 @@ async fn main() -> ExitCode {
          different read: host-led with reverse timestamps for a host's latest events; time-led\n\
          in buckets (ts mod 4) for time ranges over all hosts without one hot region; hashed\n\
          parts and dictionary ids for keys of fixed, short width whatever the names' lengths.",
+        Client::from_env().await,
     )
     .await;
     let ran = run(&mut ex).await;

@@ -19,7 +19,8 @@
 //!
 //!     hbase-local/hbase.sh up && cargo run --example many_to_many
 //!
-//! `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default 127.0.0.1:9090). The tables
+//! `HBASE_ORM_URL` picks the store (`Client::from_env`: `thrift2://127.0.0.1:9090` when unset,
+//! `hbase://127.0.0.1:2181` for HBase's own RPC, `memory://` for the in-memory store). The tables
 //! `example:many_to_many_*` are recreated from the entities' declarations at the start of every
 //! run and left for inspection.
 
@@ -27,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{HBaseEntity, Repository, Result};
+use hbase_orm::{Client, HBaseEntity, Repository, Result};
 use hbase_orm_suite::example::Example;
 
 /// A student: row key `[id reversed]`; the courses taken in family `c` (course id -> title).
@@ -565,6 +566,7 @@ async fn main() -> ExitCode {
          family of its own (one cell per link, with a copy of the other side's name), so \
          either side's list is one row read and no join is needed. Adding or removing a link \
          writes both rows.",
+        Client::from_env().await,
     )
     .await;
     let ran = students_and_courses(&mut ex).await;

@@ -15,8 +15,8 @@ async fn main() -> hbase_orm::Result<()> {
         .install_recorder()
         .expect("no other recorder is installed");
 
-    let url = std::env::var("HBASE_ORM_URL").unwrap_or_else(|_| "thrift2://127.0.0.1:9090".into());
-    let client = Client::connect(&url).await?;
+    // HBASE_ORM_URL, or the Thrift2 gateway at 127.0.0.1:9090 when it is not set.
+    let client = Client::from_env().await?;
     let admin = client.admin();
     let name = TableName::new("default", format!("metrics_example_{}", std::process::id()));
     admin

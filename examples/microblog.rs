@@ -21,7 +21,8 @@
 //!
 //!     hbase-local/hbase.sh up && cargo run --example microblog
 //!
-//! `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default 127.0.0.1:9090). The tables
+//! `HBASE_ORM_URL` picks the store (`Client::from_env`: `thrift2://127.0.0.1:9090` when unset,
+//! `hbase://127.0.0.1:2181` for HBase's own RPC, `memory://` for the in-memory store). The tables
 //! `example:microblog_*` are recreated from the entities' declarations at the start of every
 //! run and left for inspection.
 
@@ -29,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{HBaseEntity, ReadOptions, Repository, Result, Versions};
+use hbase_orm::{Client, HBaseEntity, ReadOptions, Repository, Result, Versions};
 use hbase_orm_suite::example::Example;
 
 /// A user: `[id]`; follows in family `f`, followers in family `r` (user id -> name).
@@ -380,6 +381,7 @@ async fn main() -> ExitCode {
          changed together; posts are keyed [author][i64::MAX - ts] so an author's newest come \
          first; and every post is copied on write into its followers' inboxes, one cell with \
          10,000 versions whose timestamps are the posts', so a home timeline is one read.",
+        Client::from_env().await,
     )
     .await;
     let ran = run(&mut ex).await;

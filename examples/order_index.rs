@@ -28,7 +28,9 @@
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{printable_key, Delete, Get, HBaseEntity, Index, IndexRepair, Repository, Scan};
+use hbase_orm::{
+    printable_key, Client, Delete, Get, HBaseEntity, Index, IndexRepair, Repository, Scan,
+};
 use hbase_orm_suite::example::Example;
 use hbase_orm_suite::row_keys;
 
@@ -401,6 +403,7 @@ async fn main() -> ExitCode {
          by_time [create_time][order_id][city_id] turns a time range into one key range;\n\
          by_city [city_id][create_time][order_id] does the same for \"city X between t0 and t1\".\n\
          The library keeps both in step on save and delete; readers skip rows left behind.",
+        Client::from_env().await,
     )
     .await;
     let ran = run(&mut ex).await;

@@ -19,7 +19,8 @@
 //!
 //!     hbase-local/hbase.sh up && cargo run --example org_tree
 //!
-//! `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default 127.0.0.1:9090). The table
+//! `HBASE_ORM_URL` picks the store (`Client::from_env`: `thrift2://127.0.0.1:9090` when unset,
+//! `hbase://127.0.0.1:2181` for HBase's own RPC, `memory://` for the in-memory store). The table
 //! `example:org_tree_departments` is recreated from the entity's declaration at the start of
 //! every run and left for inspection.
 
@@ -27,7 +28,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{printable_key, EntityKey, Get, HBaseEntity, KeyRef, Repository, Result};
+use hbase_orm::{printable_key, Client, EntityKey, Get, HBaseEntity, KeyRef, Repository, Result};
 use hbase_orm_suite::example::Example;
 
 /// Top-level departments.
@@ -389,6 +390,7 @@ async fn main() -> ExitCode {
          one prefix scan (level 0), a department's direct children are one row read (a \
          family holding one cell per child), and its parent's row key sits in a column, so a \
          move or delete knows which list to change.",
+        Client::from_env().await,
     )
     .await;
     let ran = run(&mut ex).await;

@@ -4,9 +4,8 @@
 //!     hbase-local/hbase.sh up
 //!     cargo run --example quickstart
 //!
-//! `HBASE_ORM_URL` connects with a URL instead (`hbase://127.0.0.1:2181` for the native
-//! backend); else `HBASE_ORM_THRIFT_ADDR` overrides the gateway address (default
-//! 127.0.0.1:9090).
+//! `HBASE_ORM_URL` picks the store (`Client::from_env`: `thrift2://127.0.0.1:9090` when unset,
+//! `hbase://127.0.0.1:2181` for HBase's own RPC, `memory://` for the in-memory store).
 
 use futures::TryStreamExt;
 use hbase_orm::{
@@ -26,24 +25,14 @@ fn check(what: &str, ok: bool) -> AnyResult<()> {
 
 #[tokio::main]
 async fn main() -> AnyResult<()> {
-    let client = match std::env::var("HBASE_ORM_URL") {
-        Ok(url) => {
-            let client = Client::connect(&url).await?;
-            println!("connected to {url}");
-            client
-        }
-        Err(_) => {
-            let address =
-                std::env::var("HBASE_ORM_THRIFT_ADDR").unwrap_or_else(|_| "127.0.0.1:9090".into());
-            let client = Client::builder()
-                .address(&address)
-                .pool_size(4)
-                .build()
-                .await?;
-            println!("connected to the Thrift2 gateway at {address}");
-            client
-        }
-    };
+    // The store comes from the environment: HBASE_ORM_URL, or the Thrift2 gateway at
+    // 127.0.0.1:9090 when it is not set.
+    let client = Client::from_env().await?;
+    println!(
+        "connected to the {:?} backend at {}",
+        client.config().gateway,
+        client.config().address
+    );
 
     let admin = client.admin();
     if !admin.namespace_exists("example").await? {

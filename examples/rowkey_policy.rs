@@ -30,7 +30,7 @@ use std::process::ExitCode;
 
 use futures::TryStreamExt;
 use hbase_orm::rowkey::KeyCodec;
-use hbase_orm::{Error, HBaseEntity, Repository, Scan};
+use hbase_orm::{Client, Error, HBaseEntity, Repository, Scan};
 use hbase_orm_suite::example::Example;
 use hbase_orm_suite::row_keys;
 
@@ -339,6 +339,7 @@ async fn main() -> ExitCode {
          separate with '.'): every key has the same shape, so keys sort by publish time then\n\
          data type, and one time or a time range is a contiguous scan. Each column's policy\n\
          is a small KeyCodec; gets and scans take the source text and format it the same way.",
+        Client::from_env().await,
     )
     .await;
     let ran = run(&mut ex).await;

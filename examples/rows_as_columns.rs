@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{HBaseEntity, Scan};
+use hbase_orm::{Client, HBaseEntity, Scan};
 use hbase_orm_suite::example::{Example, Lcg};
 
 /// Width of a bucket row: five minutes.
@@ -116,6 +116,7 @@ async fn main() -> ExitCode {
         "Events land one row each ([host][event][ts]); a batch step packs them into one row \
          per host, event and 5-minute bucket with one column per time offset, so reading a \
          window touches a handful of rows instead of hundreds.",
+        Client::from_env().await,
     )
     .await;
     let events = ex.fresh::<LogEvent>().await;

@@ -8,7 +8,8 @@
 //! # #[derive(hbase_orm::HBaseEntity, Debug, Clone, PartialEq)]
 //! # #[hbase(namespace = "example", table = "t", family = "d")]
 //! # struct Thing { #[hbase(key)] id: u64, name: String }
-//! let mut ex = Example::start("things", "why this design fits").await;
+//! let client = hbase_orm::Client::from_env().await;
+//! let mut ex = Example::start("things", "why this design fits", client).await;
 //! let things = ex.fresh::<Thing>().await;
 //! things.save(&Thing { id: 1, name: "a".into() }).await.unwrap();
 //! let back = things.get(&ThingKey { id: 1 }).await.unwrap();
@@ -21,9 +22,7 @@
 use std::fmt::Debug;
 use std::process::ExitCode;
 
-use hbase_orm::{advice, Client, Config, HBaseEntity, Repository, TableName};
-
-use crate::connect_with;
+use hbase_orm::{advice, Client, HBaseEntity, Repository, TableName};
 
 /// The namespace the examples' tables live in.
 pub const EXAMPLE_NAMESPACE: &str = "example";
@@ -37,22 +36,25 @@ pub struct Example {
 }
 
 impl Example {
-    /// Prints the example's title and the design it shows, and connects to HBase: to the URL
-    /// in `$HBASE_ORM_URL` if it is set (`hbase://127.0.0.1:2181` for the native backend, say),
-    /// else to the Thrift2 gateway (`$HBASE_ORM_THRIFT_ADDR`, default 127.0.0.1:9090); panics
-    /// with instructions if HBase is not running.
-    pub async fn start(name: &'static str, design: &str) -> Example {
+    /// Prints the example's title and the design it shows, and takes the client the example
+    /// connected with (`Client::from_env()`: the URL in `$HBASE_ORM_URL`, the Thrift2 gateway
+    /// at 127.0.0.1:9090 when unset); panics with instructions if it could not connect.
+    pub async fn start(
+        name: &'static str,
+        design: &str,
+        client: hbase_orm::Result<Client>,
+    ) -> Example {
         println!("== {name}\n{design}\n");
-        let config = match std::env::var("HBASE_ORM_URL") {
-            Ok(url) => Config::from_url(&url)
-                .unwrap_or_else(|e| panic!("HBASE_ORM_URL={url:?} is not a valid URL: {e}")),
-            Err(_) => Config {
-                address: crate::gateway_address(),
-                ..Config::default()
-            },
-        };
+        let client = client.unwrap_or_else(|e| {
+            panic!(
+                "cannot reach HBase: {e}\n\
+                 Start a local HBase first:  hbase-local/hbase.sh up\n\
+                 (or set HBASE_ORM_URL: hbase://host:2181 for HBase's own RPC, \
+                 thrift2://host:port for a gateway, memory:// for the in-memory store)"
+            )
+        });
+        let config = client.config();
         println!("(backend: {:?} at {})\n", config.gateway, config.address);
-        let client = connect_with(config).await;
         Example {
             name,
             client,

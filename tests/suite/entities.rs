@@ -392,6 +392,36 @@ hbase_orm_suite::conformance! {
         }
     }
 
+    async fn a_full_last_page_says_it_is_the_last(c: Client) {
+        let (r, _table) = repo::<Order>(&c, "paging_exact").await;
+        let orders: Vec<_> = (0..20)
+            .map(|n| Order {
+                customer: "c".into(),
+                number: n,
+                total: 1.0,
+                note: None,
+                status: "x".into(),
+            })
+            .collect();
+        r.save_all(&orders).await.unwrap();
+        for reversed in [false, true] {
+            let scan = || if reversed { r.scan().reversed() } else { r.scan() };
+            let first = scan().page(10).await.unwrap();
+            assert_eq!(first.items.len(), 10);
+            let next = first.next.expect("ten more entities follow the first page");
+            let last = scan().after(&next).page(10).await.unwrap();
+            assert_eq!(last.items.len(), 10, "reversed = {reversed}");
+            assert!(
+                last.next.is_none(),
+                "a full page with nothing after it is the last (reversed = {reversed})"
+            );
+            let whole = scan().page(20).await.unwrap();
+            assert_eq!((whole.items.len(), whole.next.is_none()), (20, true));
+            let empty = scan().page(0).await.unwrap();
+            assert!(empty.items.is_empty() && empty.next.is_none());
+        }
+    }
+
     async fn projection_reads_only_the_named_fields(c: Client) {
         let (r, _table) = repo::<Order>(&c, "projection").await;
         let o = Order {

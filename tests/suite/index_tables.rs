@@ -292,3 +292,144 @@ async fn a_sparse_index_has_rows_only_for_entities_whose_optional_part_is_set() 
     let repaired = devices.rebuild_index::<DeviceByLabel>().await.unwrap();
     assert_eq!((repaired.indexed, repaired.removed), (1, 0));
 }
+
+/// A chat service's membership: who is in which conversation, and an index of a user's
+/// conversations. Its declared tables are never created: the test runs on a copy.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "hbase_orm_it",
+    table = "ix_members",
+    family = "d",
+    index(name = "by_user", parts = "user, conversation"),
+    index(
+        name = "by_role",
+        parts = "role, conversation, user",
+        table = "ix_roles"
+    )
+)]
+struct Member {
+    #[hbase(key)]
+    conversation: u64,
+    #[hbase(key)]
+    user: u64,
+    role: u8,
+}
+
+async fn conversations_of(members: &Repository<Member>, user: u64) -> Vec<u64> {
+    let found: Vec<Member> = members
+        .index::<MemberByUser>()
+        .prefix(MemberByUserKey::prefix_by_user(&user).unwrap())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    found.iter().map(|m| m.conversation).collect()
+}
+
+#[tokio::test]
+async fn an_entity_moved_to_another_table_takes_its_indexes_along() {
+    let client = client().await;
+    ensure_test_namespace(&client).await;
+    let admin = client.admin();
+    let moved = hbase_orm_suite::unique_table_name("ix_moved_members");
+
+    // The naming rule: on a table other than the declared one, `{table}_{index}` in that
+    // table's namespace, whatever the declaration names.
+    let related: Vec<TableName> = Member::related_schemas_for(&moved)
+        .into_iter()
+        .map(|s| s.descriptor.name)
+        .collect();
+    let expected = [
+        TableName::new(&moved.namespace, format!("{}_by_user", moved.name)),
+        TableName::new(&moved.namespace, format!("{}_by_role", moved.name)),
+    ];
+    assert_eq!(related, expected);
+    assert_eq!(
+        Member::related_schemas_for(&Member::table_name())
+            .into_iter()
+            .map(|s| s.descriptor.name)
+            .collect::<Vec<_>>(),
+        [
+            TableName::new("hbase_orm_it", "ix_members_by_user"),
+            TableName::new("hbase_orm_it", "ix_roles")
+        ],
+        "on the declared table, the declared index tables"
+    );
+
+    let report = admin.ensure_on::<Member>(moved.clone()).await.unwrap();
+    let _tables: Vec<TestTable> = std::iter::once(moved.clone())
+        .chain(expected.iter().cloned())
+        .map(|n| TestTable::adopt(&client, n))
+        .collect();
+    assert!(report.created_table);
+    assert_eq!(report.related_tables.len(), 2);
+    assert!(report.related_tables.iter().all(|r| r.created_table));
+
+    let members = client.repository::<Member>().on_table(moved.clone());
+    let member = |conversation, user| Member {
+        conversation,
+        user,
+        role: 1,
+    };
+    members.save(&member(1, 7)).await.unwrap();
+    members.insert(&member(2, 7)).await.unwrap();
+    members
+        .save_all(&[member(3, 7), member(3, 8)])
+        .await
+        .unwrap();
+    assert_eq!(conversations_of(&members, 7).await, [1, 2, 3]);
+    assert_eq!(conversations_of(&members, 8).await, [3]);
+    members
+        .delete(&MemberKey {
+            conversation: 2,
+            user: 7,
+        })
+        .await
+        .unwrap();
+    assert_eq!(conversations_of(&members, 7).await, [1, 3]);
+    let rows: Vec<_> = client
+        .table_named(expected[0].clone())
+        .scan(hbase_orm::Scan::new())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        rows.len(),
+        3,
+        "the moved index holds the moved table's rows"
+    );
+    let repaired = members.rebuild_index::<MemberByRole>().await.unwrap();
+    assert_eq!((repaired.indexed, repaired.removed), (3, 0));
+
+    // The declared tables were never touched (none of them exists).
+    for declared in
+        std::iter::once(Member::table_name()).chain(Member::INDEXES.iter().map(|d| d.table_name()))
+    {
+        assert!(
+            !admin.table_exists(&declared).await.unwrap(),
+            "{declared} was created or written"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_missing_index_table_is_named_with_what_creates_it() {
+    let client = client().await;
+    let guard = TestTable::for_entity::<Member>(&client, "ix_no_index").await;
+    let members = client.repository::<Member>().on_table(guard.name.clone());
+    let err = members
+        .save(&Member {
+            conversation: 1,
+            user: 1,
+            role: 0,
+        })
+        .await
+        .unwrap_err();
+    let Error::IndexWrite { index, table, .. } = &err else {
+        panic!("expected an index write error, got {err}");
+    };
+    assert_eq!(*index, "by_user");
+    assert_eq!(*table, format!("{}_by_user", guard.name));
+    let text = err.to_string();
+    assert!(text.contains("ensure_on"), "{text}");
+}

@@ -215,7 +215,7 @@ operations! {
     /// A namespace created.
     CreateNamespace { name: &'o str } -> (),
         name "create_namespace", safety |_s| FailsCleanly,
-        check |c| TableName::new(c.name, "t").check(),
+        check |c| TableName::check_namespace(c.name),
         send create_namespace;
     /// Whether a namespace exists.
     NamespaceExists { name: &'o str } -> bool,

@@ -218,6 +218,8 @@ impl ClientBuilder {
             Gateway::Thrift1 => Box::new(Thrift1::connect(self.config.clone()).await?),
             #[cfg(feature = "native")]
             Gateway::NativeRpc => Box::new(NativeRpc::connect(self.config.clone()).await?),
+            #[cfg(feature = "memory")]
+            Gateway::Memory => Box::new(crate::backend::memory::Memory::new()),
             #[allow(unreachable_patterns)] // with every backend built in
             other => return Err(without(other)),
         };
@@ -232,6 +234,7 @@ fn without(gateway: Gateway) -> Error {
         Gateway::Thrift1 => "thrift1",
         Gateway::NativeRpc => "native",
         Gateway::Thrift2 => "thrift2",
+        Gateway::Memory => "memory",
     };
     Error::Config(format!(
         "{gateway:?} needs hbase-orm built with the cargo feature `{feature}` (on by default)"
@@ -362,6 +365,26 @@ impl Client {
             .await
     }
 
+    /// Connects with the settings in the environment variable `HBASE_ORM_URL` (see
+    /// [`Config::from_env`]), or to the Thrift2 gateway at `127.0.0.1:9090` when it is not
+    /// set: one program runs against a local HBase, a cluster or the in-memory store as its
+    /// environment says.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> hbase_orm::Result<()> {
+    /// // HBASE_ORM_URL=hbase://zk1:2181,zk2:2181   HBase's own RPC, through ZooKeeper
+    /// // HBASE_ORM_URL=thrift2://gateway:9090      a Thrift2 gateway
+    /// // HBASE_ORM_URL=memory://                   a new in-memory store (feature `memory`)
+    /// let client = hbase_orm::Client::from_env().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn from_env() -> Result<Client> {
+        ClientBuilder::default()
+            .config(Config::from_env()?)
+            .build()
+            .await
+    }
+
     /// A client of a new, empty store in this process with HBase's semantics (see the
     /// `memory` backend's documentation for what it does not model): for unit tests that
     /// should not need a running HBase. Each call makes a separate store; clones share it.
@@ -387,6 +410,7 @@ impl Client {
             Box::new(crate::backend::memory::Memory::new()),
             Config {
                 address: "memory".into(),
+                gateway: Gateway::Memory,
                 ..Config::default()
             },
         )
@@ -449,4 +473,42 @@ pub struct ClientStats {
     /// expired while the caller paused, the region it read moved or split) and reopened after
     /// the last row it returned.
     pub scans_resumed: u64,
+}
+
+#[cfg(all(test, feature = "memory"))]
+mod tests {
+    use super::*;
+
+    /// The one test of this crate's unit tests that sets `HBASE_ORM_URL` (the variable is the
+    /// process's: no other unit test reads it).
+    #[tokio::test]
+    async fn from_env_connects_to_the_store_the_variable_names() {
+        std::env::set_var("HBASE_ORM_URL", "memory://");
+        let client = Client::from_env().await.unwrap();
+        assert_eq!(client.backend_name(), "memory");
+        assert_eq!(client.config().gateway, Gateway::Memory);
+        std::env::set_var("HBASE_ORM_URL", "hbase://zk:notaport");
+        let message = Client::from_env().await.err().unwrap().to_string();
+        assert!(message.contains("HBASE_ORM_URL: "), "{message}");
+        assert!(message.contains("\"notaport\""), "{message}");
+        std::env::remove_var("HBASE_ORM_URL");
+        assert_eq!(Config::from_env().unwrap(), Config::default());
+    }
+
+    #[tokio::test]
+    async fn an_invalid_namespace_is_named_as_given() {
+        let client = Client::in_memory();
+        let message = client
+            .admin()
+            .create_namespace("chat-run1")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains(r#""chat-run1" is not a valid namespace name"#),
+            "{message}"
+        );
+        assert!(message.contains(r#"(e.g. "chat_run1")"#), "{message}");
+        assert!(!message.contains("TableName"), "no Debug output: {message}");
+    }
 }

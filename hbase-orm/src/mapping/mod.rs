@@ -259,7 +259,10 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
         Self::schema_for(Self::table_name())
     }
 
-    /// What this entity declares about a table of its layout named `table`.
+    /// What this entity declares about a table of its layout named `table`: the data table
+    /// alone. The tables that go with it (its index tables, named after `table`, and its
+    /// dictionary table) are [`HBaseEntity::related_schemas_for`]; `Admin::ensure_on` makes
+    /// both.
     fn schema_for(table: TableName) -> TableSchema {
         TableSchema {
             descriptor: TableDescriptor {
@@ -290,7 +293,7 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// The entity's secondary indexes (`#[hbase(index(...))]`).
     const INDEXES: &'static [IndexDef<Self>] = &[];
 
-    /// The tables of the entity's secondary indexes.
+    /// The tables of the entity's secondary indexes, as declared.
     fn index_schemas() -> Vec<TableSchema> {
         Self::INDEXES.iter().map(IndexDef::schema).collect()
     }
@@ -298,7 +301,15 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// The tables besides its own that the entity uses, which `Admin::ensure` creates too:
     /// its index tables and, with dictionary key parts, its dictionary table.
     fn related_schemas() -> Vec<TableSchema> {
-        let mut out = Self::index_schemas();
+        Self::related_schemas_for(&Self::table_name())
+    }
+
+    /// The tables that go with the entity's rows when they are stored in `table` (a copy of
+    /// the declared table, a test table: `Repository::on_table`): its index tables, named as
+    /// [`IndexDef::table_on`] says, and its dictionary table, which stays the declared one
+    /// (a dictionary maps names to ids whatever table holds the rows).
+    fn related_schemas_for(table: &TableName) -> Vec<TableSchema> {
+        let mut out: Vec<TableSchema> = Self::INDEXES.iter().map(|d| d.schema_on(table)).collect();
         if Self::has_dictionary_parts() {
             out.push(dictionary::lookup_table_schema(TableName::new(
                 Self::NAMESPACE,
@@ -468,15 +479,57 @@ pub struct IndexDef<E> {
 }
 
 impl<E: HBaseEntity> IndexDef<E> {
-    /// The index table's full name.
+    /// The index table's full name, as declared (for the entity's declared table).
     pub fn table_name(&self) -> TableName {
         TableName::new(E::NAMESPACE, self.table)
     }
 
-    /// What the index table looks like.
+    /// The index table that goes with the entity's rows stored in `data`.
+    ///
+    /// An index row points at a row of one data table, so an entity moved to another table
+    /// (`Repository::on_table`: a copy, a test table) takes its indexes along:
+    ///
+    /// - on the entity's declared table, the declared index table ([`IndexDef::table_name`]:
+    ///   `table = "..."` of `index(...)`, else `{table}_{index name}`);
+    /// - on any other table `namespace:name`, the table `namespace:{name}_{index name}`, in
+    ///   the data table's namespace, whatever the declaration names.
+    ///
+    /// ```
+    /// use hbase_orm::{HBaseEntity, TableName};
+    ///
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(namespace = "chat", table = "members", family = "d",
+    ///         index(name = "by_user", parts = "user, conversation"))]
+    /// struct Member {
+    ///     #[hbase(key)]
+    ///     conversation: u64,
+    ///     #[hbase(key)]
+    ///     user: u64,
+    /// }
+    ///
+    /// let by_user = &Member::INDEXES[0];
+    /// assert_eq!(by_user.table_on(&Member::table_name()).to_string(), "chat:members_by_user");
+    /// let moved = TableName::new("chat_run1", "members");
+    /// assert_eq!(by_user.table_on(&moved).to_string(), "chat_run1:members_by_user");
+    /// ```
+    pub fn table_on(&self, data: &TableName) -> TableName {
+        if *data == E::table_name() {
+            self.table_name()
+        } else {
+            TableName::new(&data.namespace, format!("{}_{}", data.name, self.name))
+        }
+    }
+
+    /// What the index table looks like, as declared.
     pub fn schema(&self) -> TableSchema {
+        self.schema_on(&E::table_name())
+    }
+
+    /// What the index table that goes with the rows in `data` looks like (named by
+    /// [`IndexDef::table_on`]).
+    pub fn schema_on(&self, data: &TableName) -> TableSchema {
         TableSchema {
-            descriptor: TableDescriptor::new(self.table_name())
+            descriptor: TableDescriptor::new(self.table_on(data))
                 .family(ColumnFamily::new(INDEX_FAMILY)),
             split_keys: Vec::new(),
             declared_by: vec![self.name],

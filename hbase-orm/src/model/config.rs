@@ -49,6 +49,10 @@ pub enum Gateway {
     /// `hbase://` with the cluster's ZooKeeper quorum, or `hbase+rpc://` with its masters
     /// (see the README's table of backends and [`Registry`]).
     NativeRpc,
+    /// No HBase at all: a new, empty in-memory store of this process with HBase's semantics
+    /// (cargo feature `memory`), URL `memory://`; the same as [`crate::Client::in_memory`].
+    /// Each client built with it has a store of its own (its clones share it).
+    Memory,
 }
 
 /// Where a [`Gateway::NativeRpc`] client finds the meta region and the active master.
@@ -154,9 +158,11 @@ impl Default for Config {
 impl Config {
     /// Parses `thrift2://host:port?transport=framed&protocol=compact&pool_size=16&timeout_ms=5000`
     /// (or `thrift1://host:port?...` for a Thrift1 gateway, `hbase://zk1:2181,zk2:2181` for
-    /// HBase's own RPC with no gateway, naming the cluster's ZooKeeper quorum, or
-    /// `hbase+rpc://master1:16000,master2:16000`, naming its masters). Several gateways of one
-    /// HBase are listed with commas: `thrift2://gw1:9090,gw2:9090`.
+    /// HBase's own RPC with no gateway, naming the cluster's ZooKeeper quorum,
+    /// `hbase+rpc://master1:16000,master2:16000`, naming its masters, or `memory://` for a new
+    /// in-memory store, [`Gateway::Memory`]). Several gateways of one HBase are listed with
+    /// commas: `thrift2://gw1:9090,gw2:9090`. The crate's front page has every form and option
+    /// in one table.
     ///
     /// A gateway serving Thrift over HTTP is `thrift2+http://host:port/path` (or
     /// `thrift1+http://`), over HTTPS `thrift2+https://host:port` ([`Transport::Http`]);
@@ -189,6 +195,19 @@ impl Config {
         let url = shown.as_str();
         let given = |message: &str| Error::Config(format!("{url:?}: {message}"));
         let (scheme, rest) = given_url.split_once("://").unwrap_or(("", ""));
+        if scheme == "memory" {
+            return match rest {
+                "" | "/" => Ok(Config {
+                    address: "memory".into(),
+                    gateway: Gateway::Memory,
+                    ..Config::default()
+                }),
+                _ => Err(given(
+                    "memory:// takes no host, path or options (each client built from it has \
+                     a new, empty store)",
+                )),
+            };
+        }
         let (gateway, transport, tls) = match scheme {
             "thrift2" => (Gateway::Thrift2, None, false),
             "thrift1" => (Gateway::Thrift1, None, false),
@@ -197,13 +216,7 @@ impl Config {
             "thrift2+https" => (Gateway::Thrift2, Some(Transport::Http), true),
             "thrift1+https" => (Gateway::Thrift1, Some(Transport::Http), true),
             "hbase" | "hbase+rpc" => (Gateway::NativeRpc, None, false),
-            _ => {
-                return Err(given(
-                    "the URL must start with thrift2://, thrift1://, thrift2+http://, \
-                     thrift2+https://, thrift1+http://, thrift1+https://, hbase:// or \
-                     hbase+rpc://",
-                ))
-            }
+            _ => return Err(given(&format!("the URL must start with {SCHEMES}"))),
         };
         let registry = match scheme {
             "hbase+rpc" => Registry::Masters,
@@ -242,15 +255,7 @@ impl Config {
                  %2F, %3F, %23",
             ));
         }
-        let port_ok = |a: &str| {
-            a.rsplit_once(':')
-                .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-        };
-        if address.is_empty() || !address.split(',').all(port_ok) {
-            return Err(Error::Config(format!(
-                "{url:?}: expected thrift2://host:port, thrift1://host:port or hbase://zk:port"
-            )));
-        }
+        check_addresses(scheme, address).map_err(|m| given(&m))?;
         if transport.is_none() && !path.trim_matches('/').is_empty() {
             return Err(given("a path after host:port is meaningful over HTTP only"));
         }
@@ -357,11 +362,32 @@ impl Config {
                         t.server_name = Some(value.to_string())
                     }
                 }
-                _ => return Err(Error::Config(format!("{url:?}: unknown option {key:?}"))),
+                _ => return Err(given(&unknown_option(key, scheme, tls))),
             }
         }
         config.validate()?;
         Ok(config)
+    }
+
+    /// The client settings in the environment variable `HBASE_ORM_URL` (a URL for
+    /// [`Config::from_url`]: `thrift2://127.0.0.1:9090`, `hbase://zk1:2181`, `memory://`),
+    /// or the default settings (the Thrift2 gateway at `127.0.0.1:9090`) when it is not set.
+    /// What [`crate::Client::from_env`] connects with.
+    ///
+    /// ```
+    /// use hbase_orm::{Config, Gateway};
+    /// std::env::set_var("HBASE_ORM_URL", "memory://");
+    /// assert_eq!(Config::from_env().unwrap().gateway, Gateway::Memory);
+    /// ```
+    pub fn from_env() -> Result<Config> {
+        match std::env::var(URL_VARIABLE) {
+            Ok(url) => Config::from_url(&url)
+                .map_err(|e| Error::Config(format!("{URL_VARIABLE}: {}", config_message(e)))),
+            Err(std::env::VarError::NotPresent) => Ok(Config::default()),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                Err(Error::Config(format!("{URL_VARIABLE} is not valid UTF-8")))
+            }
+        }
     }
 
     /// Every gateway address: [`Config::address`], then [`Config::addresses`].
@@ -441,6 +467,105 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// The environment variable [`Config::from_env`] reads.
+const URL_VARIABLE: &str = "HBASE_ORM_URL";
+
+/// Every URL scheme [`Config::from_url`] knows, for messages.
+const SCHEMES: &str = "thrift2://, thrift1://, thrift2+http://, thrift2+https://, \
+                       thrift1+http://, thrift1+https://, hbase://, hbase+rpc:// or memory://";
+
+/// The text of a configuration error (without its `invalid configuration:` prefix).
+fn config_message(e: Error) -> String {
+    match e {
+        Error::Config(m) => m,
+        other => other.to_string(),
+    }
+}
+
+/// Checks the comma-separated `host:port` list of a URL; the message names the address that
+/// is wrong and what is wrong with it.
+fn check_addresses(scheme: &str, addresses: &str) -> std::result::Result<(), String> {
+    let example = match scheme {
+        "hbase" => "hbase://zk1:2181,zk2:2181",
+        "hbase+rpc" => "hbase+rpc://master1:16000",
+        s if s.ends_with("+https") => "thrift2+https://gateway:9095",
+        s if s.ends_with("+http") => "thrift2+http://gateway:9094",
+        _ => "thrift2://gateway:9090",
+    };
+    if addresses.is_empty() {
+        return Err(format!("no host:port after {scheme}:// (e.g. {example})"));
+    }
+    for address in addresses.split(',') {
+        let Some((host, port)) = address.rsplit_once(':') else {
+            return Err(format!(
+                "{address:?} has no port: write host:port (e.g. {example})"
+            ));
+        };
+        if host.is_empty() {
+            return Err(format!("{address:?} has no host (e.g. {example})"));
+        }
+        if port.parse::<u16>().is_err() {
+            return Err(format!(
+                "the port of {address:?} is {port:?}, not a number from 0 to 65535 (e.g. \
+                 {example})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The message for an option `key` that [`Config::from_url`] does not take in a URL of
+/// `scheme`: the nearest known option when there is one, and every option the URL takes.
+fn unknown_option(key: &str, scheme: &str, tls: bool) -> String {
+    let http = scheme.ends_with("+http") || scheme.ends_with("+https");
+    let mut known = vec![
+        "pool_size",
+        "connect_timeout_ms",
+        "timeout_ms",
+        "pool_timeout_ms",
+        "max_idle_ms",
+        "max_reply_bytes",
+        "retry_deadline_ms",
+        "retry_backoff_ms",
+        "protocol",
+        "auth",
+        "kerberos_service",
+        "kerberos_host",
+        "qop",
+    ];
+    if !http {
+        known.push("transport");
+    }
+    if scheme == "hbase" {
+        known.push("znode");
+    }
+    if http {
+        known.push("do_as");
+    }
+    if tls {
+        known.extend(["ca_file", "server_name"]);
+    }
+    let why = match key {
+        "do_as" => " is an option of thrift2+http(s):// and thrift1+http(s):// URLs".to_string(),
+        "ca_file" | "server_name" => " is an option of https URLs".to_string(),
+        "znode" => " is an option of hbase:// URLs (the ZooKeeper registry)".to_string(),
+        "transport" if http => " does not apply: an HTTP URL's transport is HTTP".to_string(),
+        "kerberos_service" | "kerberos_host" | "qop" => " needs auth=kerberos".to_string(),
+        _ => {
+            let nearest = known
+                .iter()
+                .map(|k| (super::text::edit_distance(key, k), *k))
+                .filter(|(d, k)| *d <= 2.max(k.len() / 3))
+                .min();
+            match nearest {
+                Some((_, k)) => format!(" is not an option (did you mean {k:?}?)"),
+                None => " is not an option".to_string(),
+            }
+        }
+    };
+    format!("{key:?}{why}; a {scheme}:// URL takes {}", known.join(", "))
 }
 
 /// `url` with the password of its user information (`scheme://user:password@host`) replaced
@@ -569,6 +694,54 @@ mod tests {
         // A doAs naming a Kerberos principal keeps its '@'.
         let c = Config::from_url("thrift2+http://gw:9090/?do_as=alice@EXAMPLE.COM").unwrap();
         assert_eq!(c.http.do_as.as_deref(), Some("alice@EXAMPLE.COM"));
+    }
+
+    #[test]
+    fn a_bad_url_is_told_what_is_wrong_and_what_would_do() {
+        let message = |url: &str| Config::from_url(url).unwrap_err().to_string();
+        let m = message("hbase://127.0.0.1:notaport");
+        assert!(
+            m.contains(r#"the port of "127.0.0.1:notaport" is "notaport""#),
+            "{m}"
+        );
+        assert!(m.contains("hbase://zk1:2181"), "{m}");
+        let m = message("thrift2://gw");
+        assert!(m.contains(r#""gw" has no port"#), "{m}");
+        let m = message("thrift2://");
+        assert!(m.contains("no host:port after thrift2://"), "{m}");
+        let m = message("hbas://zk:2181");
+        for scheme in [
+            "thrift2://",
+            "thrift1://",
+            "thrift2+http://",
+            "thrift2+https://",
+            "thrift1+http://",
+            "thrift1+https://",
+            "hbase://",
+            "hbase+rpc://",
+            "memory://",
+        ] {
+            assert!(m.contains(scheme), "{scheme} missing from {m}");
+        }
+        let m = message("thrift2://h:1?pool_sise=4");
+        assert!(m.contains(r#"did you mean "pool_size"?"#), "{m}");
+        assert!(m.contains("takes pool_size, connect_timeout_ms"), "{m}");
+        let m = message("thrift2://h:1?do_as=alice");
+        assert!(m.contains("do_as\" is an option of thrift2+http(s)://"), "{m}");
+        let m = message("hbase://zk:2181?qop=auth-conf");
+        assert!(m.contains("needs auth=kerberos"), "{m}");
+        assert!(m.contains("znode"), "an hbase:// URL lists znode: {m}");
+    }
+
+    #[test]
+    fn memory_urls_name_the_in_memory_store() {
+        let c = Config::from_url("memory://").unwrap();
+        assert_eq!((c.gateway, c.address.as_str()), (Gateway::Memory, "memory"));
+        assert_eq!(Config::from_url("memory:///").unwrap().gateway, Gateway::Memory);
+        let m = Config::from_url("memory://shop?pool_size=2")
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains("memory:// takes no host"), "{m}");
     }
 
     #[test]

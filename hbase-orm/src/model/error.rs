@@ -50,15 +50,24 @@ pub enum Error {
         message: String,
     },
 
-    /// The table does not exist.
-    #[error("table {table} not found")]
+    /// The table does not exist. Its message says what creates it: `Admin::ensure::<T>()`
+    /// makes the tables an entity declares, `Admin::ensure_on::<T>(table)` those of an entity
+    /// stored in another table (`Repository::on_table`), `Admin::create_table` any table.
+    #[error(
+        "table {table} not found: create it first (Admin::ensure::<T>() makes the tables entity \
+         T declares, Admin::ensure_on::<T>(table) those of T stored in another table, \
+         Admin::create_table any table)"
+    )]
     TableNotFound {
         /// The table's full name, `namespace:table`.
         table: String,
     },
 
     /// The namespace does not exist.
-    #[error("namespace {namespace} not found")]
+    #[error(
+        "namespace {namespace} not found: create it first (Admin::ensure::<T>() creates an \
+         entity's namespace with its tables, Admin::create_namespace any namespace)"
+    )]
     NamespaceNotFound {
         /// The namespace's name.
         namespace: String,

@@ -39,24 +39,43 @@ impl TableName {
     /// assert!(TableName::new("default", "bad name!").check().is_err());
     /// ```
     pub fn check(&self) -> Result<()> {
-        let ns_ok = !self.namespace.is_empty()
-            && self
-                .namespace
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        TableName::check_namespace(&self.namespace)?;
         let name_ok = !self.name.is_empty()
             && !self.name.starts_with(['.', '-'])
             && self
                 .name
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
-        if ns_ok && name_ok {
+        if name_ok {
             return Ok(());
         }
         Err(Error::IllegalArgument {
             message: format!(
-                "{self:?} is not a valid table name: a namespace uses letters, digits and '_'; \
-                 a table letters, digits, '_', '-' and '.', not starting with '.' or '-'"
+                "{:?} (of table {self}) is not a valid table name: a table name uses letters, \
+                 digits, '_', '-' and '.', and does not start with '.' or '-'",
+                self.name
+            ),
+        })
+    }
+
+    /// Whether HBase accepts `namespace` as a namespace name: letters, digits and `_`.
+    pub(crate) fn check_namespace(namespace: &str) -> Result<()> {
+        let ok = !namespace.is_empty()
+            && namespace
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if ok {
+            return Ok(());
+        }
+        Err(Error::IllegalArgument {
+            message: format!(
+                "{namespace:?} is not a valid namespace name: a namespace uses letters, digits \
+                 and '_' only{}",
+                if namespace.contains('-') {
+                    format!(" (e.g. {:?})", namespace.replace('-', "_"))
+                } else {
+                    String::new()
+                }
             ),
         })
     }

@@ -5,7 +5,7 @@
 
 use crate::client::Admin;
 use crate::mapping::HBaseEntity;
-use crate::model::{Error, Result};
+use crate::model::{Error, Result, TableName};
 use crate::schema::{EnsureReport, OptionChange, TableSchema};
 
 impl Admin {
@@ -21,20 +21,47 @@ impl Admin {
                 ),
             });
         }
-        let mut report = self.ensure_schema(&T::schema()).await?;
-        for related in T::related_schemas() {
-            report
-                .related_tables
-                .push(self.ensure_schema(&related).await?);
-        }
-        Ok(report)
+        self.ensure_on::<T>(T::table_name()).await
     }
 
     /// [`Admin::ensure`] for the table a templated entity (one table per day, say) uses for
-    /// `key`.
+    /// `key`, and the tables that go with it (its dictionary table).
     pub async fn ensure_for<T: HBaseEntity>(&self, key: &T::Key) -> Result<EnsureReport> {
-        self.ensure_schema(&T::schema_for(T::table_for_key(key)))
-            .await
+        self.ensure_on::<T>(T::table_for_key(key)).await
+    }
+
+    /// [`Admin::ensure`] for entity `T` stored in `table` instead of its declared table (what
+    /// `Repository::on_table(table)` reads and writes): the table with `T`'s families, and
+    /// the tables that go with it ([`HBaseEntity::related_schemas_for`]: index tables named
+    /// after `table`, the dictionary table).
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{Client, HBaseEntity, TableName};
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(namespace = "chat", table = "members", family = "d",
+    ///         index(name = "by_user", parts = "user, conversation"))]
+    /// struct Member {
+    ///     #[hbase(key)]
+    ///     conversation: u64,
+    ///     #[hbase(key)]
+    ///     user: u64,
+    /// }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let table = TableName::new("chat_run1", "members");
+    /// // creates chat_run1:members and chat_run1:members_by_user
+    /// client.admin().ensure_on::<Member>(table.clone()).await?;
+    /// let members = client.repository::<Member>().on_table(table);
+    /// # Ok(()) }
+    /// ```
+    pub async fn ensure_on<T: HBaseEntity>(&self, table: TableName) -> Result<EnsureReport> {
+        let related = T::related_schemas_for(&table);
+        let mut report = self.ensure_schema(&T::schema_for(table)).await?;
+        for schema in related {
+            report
+                .related_tables
+                .push(self.ensure_schema(&schema).await?);
+        }
+        Ok(report)
     }
 
     /// Ensures several schemas at once: schemas of one table (record types sharing it) are

@@ -1,6 +1,8 @@
 //! Secondary index tables, `#[hbase(index(name = "by_time", parts = "created, id, city"))]`.
 //!
-//! An index is a table of its own (in the entity's namespace, family `i`): one row per entity,
+//! An index is a table of its own (in the entity's namespace, family `i`; a repository moved
+//! to another table with `Repository::on_table` uses index tables named after that table, see
+//! [`IndexDef::table_on`](crate::mapping::IndexDef::table_on)): one row per entity,
 //! keyed by the index parts (encoded like row-key parts, so ranges follow value order), whose
 //! cell `i:r` holds the entity's row key. HBase has no transactions across rows, so writes go
 //! in this order and readers make up for the gaps:
@@ -37,18 +39,26 @@ use crate::model::{Error, Result};
 use crate::repository::repo::Repository;
 use crate::repository::scan::direction_and_limit;
 
-fn index_error<E: HBaseEntity>(def: &IndexDef<E>, row: &[u8], source: Error) -> Error {
+fn index_error<E: HBaseEntity>(
+    def: &IndexDef<E>,
+    table: &Table,
+    row: &[u8],
+    source: Error,
+) -> Error {
     Error::IndexWrite {
         index: def.name,
-        table: def.table_name().to_string(),
+        table: table.name().to_string(),
         row: printable_key(row),
         source: Box::new(source),
     }
 }
 
 impl<T: HBaseEntity> Repository<T> {
+    /// The index table that goes with this repository's table ([`IndexDef::table_on`]: the
+    /// declared one on the declared table, one named after the table on any other).
     fn index_table(&self, def: &IndexDef<T>) -> Table {
-        self.table().client().table_named(def.table_name())
+        let data = self.table();
+        data.client().table_named(def.table_on(data.name()))
     }
 
     /// The stored entity with `value`'s key, when `T` has indexes (their old rows must go).
@@ -74,7 +84,7 @@ impl<T: HBaseEntity> Repository<T> {
                 table
                     .put(put)
                     .await
-                    .map_err(|e| index_error(def, new_key, e))?;
+                    .map_err(|e| index_error(def, &table, new_key, e))?;
             }
             let old_key = match old {
                 Some(old) => def.key_of(old)?,
@@ -84,7 +94,7 @@ impl<T: HBaseEntity> Repository<T> {
                 table
                     .delete(Delete::new(old_key.clone()))
                     .await
-                    .map_err(|e| index_error(def, &old_key, e))?;
+                    .map_err(|e| index_error(def, &table, &old_key, e))?;
             }
         }
         Ok(())
@@ -96,10 +106,11 @@ impl<T: HBaseEntity> Repository<T> {
             let Some(key) = def.key_of(old)? else {
                 continue;
             };
-            self.index_table(def)
+            let table = self.index_table(def);
+            table
                 .delete(Delete::new(key.clone()))
                 .await
-                .map_err(|e| index_error(def, &key, e))?;
+                .map_err(|e| index_error(def, &table, &key, e))?;
         }
         Ok(())
     }

@@ -108,6 +108,13 @@ impl<T: HBaseEntity> Repository<T> {
 
     /// The same repository on another table with the same layout (a copy of the declared
     /// table, a per-day table, a test table).
+    ///
+    /// The entity's index tables come along: on a table other than the declared one, index
+    /// `by_user` lives in `{namespace}:{table}_by_user` of the new table's namespace (see
+    /// [`IndexDef::table_on`](crate::mapping::IndexDef::table_on)), so the declared index
+    /// tables never see rows of another table. The dictionary table of dictionary key parts
+    /// stays the declared one. `Admin::ensure_on::<T>(table)` creates the table and the
+    /// tables that go with it.
     pub fn on_table(mut self, table: TableName) -> Self {
         self.table = self.table.renamed(table);
         self.pinned = true;

@@ -116,7 +116,7 @@ pub struct Page<T: HBaseEntity> {
     /// The entities, in scan order.
     pub items: Vec<T>,
     /// The key to pass to [`EntityScan::after`] for the next page; `None` when this page was
-    /// the last.
+    /// the last (no entity follows it).
     pub next: Option<T::Key>,
 }
 
@@ -354,13 +354,24 @@ impl<T: HBaseEntity> EntityScan<T> {
     }
 
     /// Reads one page of `size` entities; pass [`Page::next`] to [`EntityScan::after`] on a
-    /// scan with the same settings for the next page.
+    /// scan with the same settings for the next page. [`Page::next`] is `None` exactly when
+    /// no entity follows the page: the scan reads one entity past the page to know, so a
+    /// last page that is full (a table of 20 entities read 10 at a time) says it is the last.
     pub async fn page(mut self, size: usize) -> Result<Page<T>> {
-        self.scan.limit = Some(size);
-        let items: Vec<T> = self.stream().try_collect().await?;
-        let next = (items.len() == size && size > 0)
-            .then(|| items.last().map(T::key))
-            .flatten();
+        if size == 0 {
+            return Ok(Page {
+                items: Vec::new(),
+                next: None,
+            });
+        }
+        self.scan.limit = Some(size.saturating_add(1));
+        let mut items: Vec<T> = self.stream().try_collect().await?;
+        let next = if items.len() > size {
+            items.truncate(size);
+            items.last().map(T::key)
+        } else {
+            None
+        };
         Ok(Page { items, next })
     }
 }
