@@ -293,6 +293,73 @@ async fn of_two_writers_with_the_same_version_exactly_one_wins_every_time() {
     assert!(pages.get(&key).await.unwrap().is_none());
 }
 
+#[tokio::test]
+async fn modify_repeats_a_lost_race_until_every_writer_has_counted() {
+    let client = client().await;
+    let (pages, _t) = fresh_repository::<Page>(&client, "pages_modify").await;
+    let key = PageKey {
+        slug: "modify".into(),
+    };
+    assert!(
+        pages.modify(&key, 3, |_| {}).await.unwrap().is_none(),
+        "no entity, nothing written"
+    );
+    let mut page = Page {
+        slug: "modify".into(),
+        title: "0".into(),
+        views: 0,
+        rev: 0,
+    };
+    pages.update(&mut page).await.unwrap();
+    // Eight writers each add one to a number kept in the title, five times, at once: every
+    // lost race is read again and repeated, so all forty count.
+    let writers: Vec<_> = (0..8)
+        .map(|_| {
+            let (pages, key) = (pages.clone(), key.clone());
+            tokio::spawn(async move {
+                for _ in 0..5 {
+                    pages
+                        .modify(&key, 1_000, |p| {
+                            p.title = (p.title.parse::<u32>().unwrap() + 1).to_string()
+                        })
+                        .await
+                        .unwrap()
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.await.unwrap();
+    }
+    let stored = pages.get(&key).await.unwrap().unwrap();
+    assert_eq!((stored.title.as_str(), stored.rev), ("40", 41));
+
+    // With one attempt, a writer that loses the race gets the conflict, and says so.
+    let mut calls = 0;
+    let err = pages
+        .modify(&key, 1, |p| {
+            calls += 1;
+            p.rev -= 1; // as if another writer had saved since this value was read
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Conflict { .. }), "{err}");
+    assert!(
+        err.to_string().contains("gave up after 1 attempt)"),
+        "{err}"
+    );
+    assert_eq!(calls, 1);
+
+    // An entity without a version field is refused before anything is read.
+    let (sessions, _s) = fresh_repository::<Session>(&client, "sessions_modify").await;
+    let err = sessions
+        .modify(&SessionKey { id: 1 }, 3, |_| {})
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("#[hbase(version)]"), "{err}");
+}
+
 /// A short-lived row: written with a per-cell TTL.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
 #[hbase(namespace = "hbase_orm_it", table = "sessions", family = "d")]

@@ -727,7 +727,10 @@ mod tests {
         assert!(m.contains(r#"did you mean "pool_size"?"#), "{m}");
         assert!(m.contains("takes pool_size, connect_timeout_ms"), "{m}");
         let m = message("thrift2://h:1?do_as=alice");
-        assert!(m.contains("do_as\" is an option of thrift2+http(s)://"), "{m}");
+        assert!(
+            m.contains("do_as\" is an option of thrift2+http(s)://"),
+            "{m}"
+        );
         let m = message("hbase://zk:2181?qop=auth-conf");
         assert!(m.contains("needs auth=kerberos"), "{m}");
         assert!(m.contains("znode"), "an hbase:// URL lists znode: {m}");
@@ -737,7 +740,10 @@ mod tests {
     fn memory_urls_name_the_in_memory_store() {
         let c = Config::from_url("memory://").unwrap();
         assert_eq!((c.gateway, c.address.as_str()), (Gateway::Memory, "memory"));
-        assert_eq!(Config::from_url("memory:///").unwrap().gateway, Gateway::Memory);
+        assert_eq!(
+            Config::from_url("memory:///").unwrap().gateway,
+            Gateway::Memory
+        );
         let m = Config::from_url("memory://shop?pool_size=2")
             .unwrap_err()
             .to_string();

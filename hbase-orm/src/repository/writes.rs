@@ -124,6 +124,75 @@ impl<T: HBaseEntity> Repository<T> {
         Ok(())
     }
 
+    /// Reads the entity of `key`, changes it with `change` and saves it under the check of its
+    /// `#[hbase(version)]` field; when another writer saved or deleted it first (the save's
+    /// [`Error::Conflict`]), reads it again and repeats, `attempts` times at most in all.
+    ///
+    /// Returns the value saved (its version field the stored version), or `None` when no
+    /// entity has this key (nothing is written then). After `attempts` lost races the last
+    /// [`Error::Conflict`] is returned, saying how many attempts were made. `change` runs once
+    /// per attempt, each time on the value just read: compute only from its argument.
+    /// Entities without a version field are refused ([`Error::IllegalArgument`]): their saves
+    /// cannot tell that another writer came first.
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{Client, HBaseEntity};
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(table = "read_markers", family = "d")]
+    /// struct ReadMarker {
+    ///     #[hbase(key)]
+    ///     user: u64,
+    ///     last_read: i64,
+    ///     #[hbase(version)]
+    ///     version: u64,
+    /// }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let markers = client.repository::<ReadMarker>();
+    /// // Moves the marker forward, never back, however many devices race to set it.
+    /// let saved = markers
+    ///     .modify(&ReadMarkerKey { user: 7 }, 5, |m| m.last_read = m.last_read.max(1_042))
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn modify<F>(&self, key: &T::Key, attempts: usize, mut change: F) -> Result<Option<T>>
+    where
+        F: FnMut(&mut T),
+    {
+        if !T::COLUMNS.iter().any(|c| c.kind == ColumnKind::Version) {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "modify needs a #[hbase(version)] field on {}: without one a save cannot \
+                     tell that another writer came first (use get and save, or add the field)",
+                    std::any::type_name::<T>()
+                ),
+            });
+        }
+        let attempts = attempts.max(1);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let Some(mut value) = self.get(key).await? else {
+                return Ok(None);
+            };
+            change(&mut value);
+            match self.update(&mut value).await {
+                Ok(()) => return Ok(Some(value)),
+                Err(Error::Conflict { table, row, reason }) if attempt >= attempts => {
+                    return Err(Error::Conflict {
+                        table,
+                        row,
+                        reason: format!(
+                            "{reason} (gave up after {attempt} attempt{})",
+                            if attempt == 1 { "" } else { "s" }
+                        ),
+                    })
+                }
+                Err(Error::Conflict { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Creates the entity only if its row holds none yet; [`Error::Conflict`] if it does
     /// (nothing is written then). An insert only puts cells, it never deletes one: into a
     /// [partial row](Repository#partial-rows) (counters counted before, wide-map entries
@@ -207,6 +276,13 @@ impl<T: HBaseEntity> Repository<T> {
     ///
     /// An increment is not idempotent: if the call fails after reaching the server, it may or
     /// may not have been applied, and it is not re-sent.
+    ///
+    /// A counter that goes down (unread messages read, seats given back) is an increment by
+    /// a negative `by`: it is as atomic as one going up, and concurrent ones all count. HBase
+    /// has no floor: two readers that each take the last seat leave -1. A count that must not
+    /// go below zero is a plain field under a `#[hbase(version)]` field, changed with
+    /// [`Repository::modify`] (`|s| s.seats = s.seats.saturating_sub(1)`), which repeats on
+    /// a lost race instead of counting twice.
     ///
     /// ```no_run
     /// # use hbase_orm::{Client, HBaseEntity};
