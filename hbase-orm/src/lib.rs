@@ -1,71 +1,138 @@
 //! # hbase-orm
 //!
-//! An async data-access layer for Apache HBase on tokio, speaking HBase's own RPC straight to
-//! the region servers and the master (`hbase://` URLs with the ZooKeeper quorum, or
-//! `hbase+rpc://` with the masters), to its Thrift2 gateway (`THBaseService`, `thrift2://`) or
-//! its Thrift1 gateway (`Hbase`, `thrift1://`), or to a store in the process with HBase's
-//! semantics for unit tests ([`Client::in_memory`]). What a backend cannot do is
-//! [`Error::Unsupported`], never a silent difference.
+//! An async data-access layer for Apache HBase on tokio. Declare how a struct is stored
+//! (namespace, table, column families, columns, and how its row key is composed) with
+//! `#[derive(HBaseEntity)]`; read and write it through a [`Repository`]. The client speaks
+//! HBase's own RPC straight to the region servers, or goes through HBase's Thrift2 or Thrift1
+//! gateway (over TCP, HTTP or HTTPS, with Kerberos where the cluster is secured), or keeps
+//! everything in an in-memory store with HBase's semantics for unit tests. What a backend
+//! cannot do is [`Error::Unsupported`], never a silent difference.
 //!
-//! Secured gateways are reached the same way: Thrift over HTTP and HTTPS
-//! (`thrift2+http://`, `thrift2+https://`: [`Transport::Http`], [`TlsOptions`], credentials,
-//! headers and `doAs` in [`HttpOptions`]), and, with the cargo feature `kerberos`, Kerberos
-//! ([`KerberosOptions`]: SPNEGO over HTTP(S), SASL GSSAPI over TCP with each [`Qop`]).
-//! Passwords and header values are [`Secret`]s: never in `Debug` output or errors.
+//! # A first entity
 //!
-//! Metrics (calls and their latency per operation and backend, retries and their causes,
-//! scanners, pool waits, bytes read) go through the `metrics` facade to whatever recorder the
-//! application installs: see [`observe`] for the names and labels.
-//!
-//! Cargo features: `thrift1`, `native` and `memory` (the Thrift1 backend, HBase's own RPC, the
-//! in-memory store) are on by default; `kerberos` is not (it needs the system's Kerberos
-//! headers, `libkrb5-dev`, to build). The Thrift2 backend is always built. A client asked for a
-//! backend left out fails at `build()` with an error naming the feature.
-//!
-//! This layer is the raw client: [`Client`] (its connections to the gateway or the region
-//! servers), [`Table`] for
-//! reads, writes and scans, [`Admin`] for namespaces and tables, and the protocol-neutral
-//! request types ([`Put`], [`Get`], [`Scan`], [`Delete`], [`Increment`], [`Append`],
-//! [`RowMutations`], [`CheckAndMutate`]) and results ([`Row`], [`Cell`]).
-//!
-//! ```no_run
-//! # async fn demo() -> hbase_orm::Result<()> {
+//! ```
 //! use futures::TryStreamExt;
-//! use hbase_orm::{Client, Get, Put, Scan};
+//! use hbase_orm::{Client, HBaseEntity};
 //!
-//! let client = Client::builder().address("127.0.0.1:9090").pool_size(8).build().await?;
-//! let users = client.table("users")?;
-//! users.put(Put::new("u1").column("d", "name", "Ada")).await?;
-//! let row = users.get(Get::new("u1")).await?;
-//! let all: Vec<_> = users.scan(Scan::new().prefix("u").limit(100)).try_collect().await?;
+//! /// A message of a conversation, newest first: the key is the conversation, then the
+//! /// time reversed, so a prefix scan of a conversation reads its latest messages first.
+//! #[derive(HBaseEntity, Debug, Clone, PartialEq)]
+//! #[hbase(namespace = "chat", table = "messages", family = "m")]
+//! struct Message {
+//!     #[hbase(key)]
+//!     conversation: u64,
+//!     #[hbase(key(reverse_timestamp))]
+//!     sent_at: i64,
+//!     author: String,
+//!     text: String,
+//!     edited: Option<bool>,
+//! }
+//!
+//! # #[tokio::main] async fn main() -> hbase_orm::Result<()> {
+//! // HBASE_ORM_URL picks the store (`memory://` here would do the same as in_memory()).
+//! # std::env::set_var("HBASE_ORM_URL", "memory://");
+//! let client = Client::from_env().await?;
+//! // Creates the namespace and the table as declared (and changes nothing the second time).
+//! client.admin().ensure::<Message>().await?;
+//!
+//! let messages = client.repository::<Message>();
+//! for (sent_at, text) in [(1_000, "hello"), (2_000, "anyone?")] {
+//!     let m = Message { conversation: 7, sent_at, author: "ada".into(), text: text.into(), edited: None };
+//!     messages.save(&m).await?;
+//! }
+//! let first = messages.get(&MessageKey { conversation: 7, sent_at: 1_000 }).await?;
+//! assert_eq!(first.map(|m| m.text), Some("hello".to_string()));
+//!
+//! let latest: Vec<Message> = messages
+//!     .scan()
+//!     .prefix(MessageKey::prefix_by_conversation(&7)?)
+//!     .stream()
+//!     .try_collect()
+//!     .await?;
+//! assert_eq!(latest[0].text, "anyone?");
 //! # Ok(()) }
 //! ```
 //!
-//! The entity layer sits on top: `#[derive(HBaseEntity)]` on a struct, then
-//! [`Client::repository`] for typed saves, gets and scans (see [`entity`] and [`Repository`]).
+//! # Connecting
 //!
-//! # How the crate is built
+//! [`Client::connect`] takes a URL, [`Client::from_env`] the URL in `HBASE_ORM_URL` (the
+//! Thrift2 gateway at `127.0.0.1:9090` when it is not set), [`Client::builder`] every setting
+//! one by one, [`Client::in_memory`] nothing at all.
 //!
-//! Folders of `hbase-orm/src`, from the top down. Each may import from the folders below it
-//! and never from one above; inside a folder, files name each other's items by their own
-//! paths, not through the crate root.
-//!
-//! | folder or file | what it holds | imports from |
+//! | URL | talks to | cargo feature |
 //! | --- | --- | --- |
-//! | `lib.rs`, `entity.rs` | the public paths: re-exports, and the `entity` and `records` modules gathering the mapping and the repository types users name | everything below |
-//! | `advice.rs` | schema design advice on an entity | `mapping`, `schema`, `model` |
-//! | `repository/` | async typed operations: [`Repository`], entity scans and filters, wide maps, index maintenance, record sets, dictionaries, `Admin::ensure*` | `mapping`, `schema`, `client`, `model` |
-//! | `mapping/` | how a struct is stored, no I/O: the [`HBaseEntity`] contract, codecs, row-key parts, cells to fields and back, indexes and record sets as declared | `schema`, `model` |
-//! | `schema/` | table descriptors from declarations, the ensure report, per-period table names; no I/O | `model` |
-//! | `client/` | [`Client`], [`Table`], [`Admin`], scan streams and their plan, retries under a deadline | `backend`, `model` |
-//! | `backend/` | the wire boundary: the `Backend` trait, each operation a value with its name, retry safety and checks (`op.rs`); the stores `thrift2/`, `thrift1/` (with `wire/`, what the two gateways share: connections over TCP, HTTP(S) and Kerberos, pools, the checked readers), `native/` (HBase's own RPC to the region servers and the master) and `memory/`; `filter_language/`, HBase's filter language parsed for the backends that read it | `model` |
-//! | `model/` | the vocabulary every layer speaks: requests, rows and cells, scanner pages, tables and families, [`Config`], [`Error`] | nothing of the crate |
+//! | `hbase://zk1:2181,zk2:2181` | HBase's own RPC to the region servers and master, found through the cluster's ZooKeeper quorum | `native` |
+//! | `hbase+rpc://master1:16000,master2:16000` | the same, found through the masters' registry service (HBase 2.3 and later, no ZooKeeper) | `native` |
+//! | `thrift2://host:9090` | a Thrift2 gateway (`hbase thrift2`) over TCP | always built |
+//! | `thrift1://host:9090` | a Thrift1 gateway (`hbase thrift`, what HappyBase speaks) over TCP | `thrift1` |
+//! | `thrift2+http://host:port/path`, `thrift1+http://...` | a gateway serving Thrift over HTTP (`hbase.regionserver.thrift.http`) | as above |
+//! | `thrift2+https://host:port/path`, `thrift1+https://...` | the same over TLS | as above |
+//! | `memory://` | a new, empty in-memory store ([`Client::in_memory`]) | `memory` |
 //!
-//! Unit tests sit at the end of the file they test while short (up to about 150 lines);
-//! longer ones go to a `tests.rs` child of the `mod.rs` they test, a plain file with long
-//! tests becoming a folder of its own (`x/mod.rs` and `x/tests.rs`). Test support shared by
-//! several test modules (reply fuzzers, the allocation counter) lives in a `testing/` folder
-//! beside the code it serves, declared under `cfg(test)` after the production modules.
+//! Several gateways or quorum members are listed with commas. Over HTTP(S),
+//! `user:password@host:port` sends credentials with every call (HTTP basic; write `@`, `:`,
+//! `/`, `?` and `#` in them as `%40`, `%3A`, `%2F`, `%3F`, `%23`). Options follow `?`, joined
+//! by `&` (`thrift2://gw:9090?transport=framed&protocol=compact&pool_size=16`):
+//!
+//! | option | values | for | default |
+//! | --- | --- | --- | --- |
+//! | `transport` | `buffered`, `framed` (must match the gateway's `-f`) | TCP gateways | `buffered` |
+//! | `protocol` | `binary`, `compact` (must match the gateway's `-c`) | gateways | `binary` |
+//! | `pool_size` | connections kept, and calls in flight at once | gateways | 8 |
+//! | `connect_timeout_ms` | limit for opening a connection | all | 5000 |
+//! | `timeout_ms` | limit for one call | all | 60000 |
+//! | `pool_timeout_ms` | limit for waiting for a free connection | gateways | 30000 |
+//! | `max_idle_ms` | idle connections older than this are replaced | gateways | 45000 |
+//! | `max_reply_bytes` | largest reply accepted | all | 268435456 |
+//! | `retry_deadline_ms` | how long a call that failed for a passing reason is sent again (0: once) | all | 30000 |
+//! | `retry_backoff_ms` | first wait between attempts (doubling up to 2 s) | all | 50 |
+//! | `znode` | the cluster's parent znode (`zookeeper.znode.parent`) | `hbase://` | `/hbase` |
+//! | `do_as` | the user to act for (the gateway's proxy-user support) | HTTP(S) | none |
+//! | `ca_file` | a PEM file of the CAs to trust instead of the system's | HTTPS | system roots |
+//! | `server_name` | the name the gateway's certificate must carry | HTTPS | the URL's host |
+//! | `auth` | `kerberos` (cargo feature `kerberos`; see [`KerberosOptions`]) | all but `memory://` | none |
+//! | `kerberos_service` | first part of the server's principal | with `auth=kerberos` | `hbase` (SASL), `HTTP` (SPNEGO) |
+//! | `kerberos_host` | host part of the server's principal | with `auth=kerberos` | the URL's host |
+//! | `qop` | least protection accepted: `auth`, `auth-int`, `auth-conf` ([`Qop`]) | with `auth=kerberos`, TCP | `auth` |
+//!
+//! An unknown option, a bad port or a setting that does not fit the URL is an
+//! [`Error::Config`] that names it; a password in a URL never shows in an error. The same
+//! settings are fields of [`Config`] and methods of [`ClientBuilder`].
+//!
+//! # Cargo features
+//!
+//! | feature | default | what it builds |
+//! | --- | --- | --- |
+//! | `native` | on | HBase's own RPC (`hbase://`, `hbase+rpc://`): protobuf and a ZooKeeper client |
+//! | `thrift1` | on | the Thrift1 gateway backend (`thrift1://`) |
+//! | `memory` | on | the in-memory store ([`Client::in_memory`], `memory://`) |
+//! | `kerberos` | off | Kerberos to secured servers (SPNEGO, SASL GSSAPI); needs the system's `libkrb5-dev` to build |
+//!
+//! The Thrift2 gateway backend is always built. A client asked for a backend left out of the
+//! build fails at `build()` with an error naming the feature to turn on.
+//!
+//! # Where to go next
+//!
+//! - Declaring entities: every attribute, on the struct and on fields, is in the tables of
+//!   [`HBaseEntity`'s documentation](HBaseEntity#attributes): composite, fixed-width,
+//!   order-preserving, reverse-timestamp, hashed, salted and dictionary keys; families and
+//!   their options; multi-version fields, wide maps, counters, version fields for optimistic
+//!   writes, JSON values, flattened column groups, secondary indexes; record types sharing a
+//!   table ([`HBaseRecord`](derive@HBaseRecord)).
+//! - Reading and writing them: [`Repository`] (gets, saves, inserts, [`Repository::modify`],
+//!   deletes, counters, wide maps, [`Repository::index`]), [`EntityScan`] (prefixes, ranges,
+//!   reversed scans, typed filters, projections, [`Page`]s), [`Admin::ensure`] (tables from
+//!   declarations) and [`advice`] (what a declaration will cost in HBase).
+//! - The raw client under them: [`Table`] (the requests [`Put`], [`Get`], [`Scan`],
+//!   [`Delete`], [`Increment`], [`Append`], [`RowMutations`], [`CheckAndMutate`]; results
+//!   [`Row`], [`Cell`]) and [`Admin`] (namespaces, tables, families, regions).
+//! - Errors you can act on: [`Error`]. Metrics (calls, latency, retries, scanners, pools):
+//!   [`observe`]. Secured gateways: [`TlsOptions`], [`HttpOptions`], [`KerberosOptions`];
+//!   passwords and header values are [`Secret`]s, never in `Debug` output or errors.
+//! - The repository's `examples/` (ten case studies from the HBase reference guide and the
+//!   design notes, each runnable against HBase or `HBASE_ORM_URL=memory://`) and its README
+//!   (a local HBase in one command, figures measured against real HBase). How the crate is
+//!   built is in the repository's `CONTRIBUTING.md`.
 #![warn(missing_docs)]
 
 pub mod advice;
