@@ -236,8 +236,9 @@ impl FromMeta for FamilyOptionsList {
 }
 
 /// The `option = literal` pairs of one family. Which options exist and what they take is the
-/// library's `ColumnFamily` builder's business: the generated code calls it, so a wrong name
-/// or value is a compile error at the option.
+/// library's `ColumnFamily` builder's business: the generated code calls it, so a wrong value
+/// is a compile error at the option. An unknown name never reaches here: `known` checks the
+/// names against its copy of the builder's list (which its test holds to the builder's).
 fn family_options(list: &syn::MetaList) -> darling::Result<Vec<(syn::Ident, syn::Lit)>> {
     let mut errors = darling::Error::accumulator();
     let mut out = Vec::new();
