@@ -44,8 +44,9 @@ pub struct Entity {
     /// Families of the table that no field of the struct is stored in, kept on purpose
     /// (one another record type of the table uses, one other tools fill), comma-separated:
     /// `extra_families = "audit"`. `family_options` may name only these and the fields'.
+    /// The literal itself, so that a message can point at one name in it.
     #[darling(default)]
-    pub extra_families: Option<SpannedValue<String>>,
+    pub extra_families: Option<syn::LitStr>,
     /// Pre-split regions: `split(salt)`, `split(key = "g", key = "n")`, `split(uniform = 16)`.
     #[darling(default)]
     pub split: Option<SpannedValue<SplitOptions>>,
@@ -70,8 +71,9 @@ pub struct Entity {
 pub struct IndexOptions {
     /// The index name, a Rust-style identifier (`by_time`).
     pub name: SpannedValue<String>,
-    /// The fields whose values make the index key, in order, comma-separated.
-    pub parts: SpannedValue<String>,
+    /// The fields whose values make the index key, in order, comma-separated. The literal
+    /// itself, so that a message can point at one part in it.
+    pub parts: syn::LitStr,
     /// The index table (default `<table>_<name>`), in the entity's namespace.
     #[darling(default)]
     pub table: Option<SpannedValue<String>>,
@@ -184,8 +186,9 @@ pub struct SaltOptions {
     /// Number of buckets, 1 to 255.
     pub buckets: SpannedValue<u8>,
     /// Leading key parts whose bytes feed the hash, comma-separated (default: all parts).
+    /// The literal itself, so that a message can point at one part in it.
     #[darling(default)]
-    pub hash: Option<SpannedValue<String>>,
+    pub hash: Option<syn::LitStr>,
     /// An integer key part whose value modulo `buckets` is the bucket.
     #[darling(default)]
     pub modulo: Option<SpannedValue<String>>,
@@ -236,8 +239,9 @@ impl FromMeta for FamilyOptionsList {
 }
 
 /// The `option = literal` pairs of one family. Which options exist and what they take is the
-/// library's `ColumnFamily` builder's business: the generated code calls it, so a wrong name
-/// or value is a compile error at the option.
+/// library's `ColumnFamily` builder's business: the generated code calls it, so a wrong value
+/// is a compile error at the option. An unknown name never reaches here: `known` checks the
+/// names against its copy of the builder's list (which its test holds to the builder's).
 fn family_options(list: &syn::MetaList) -> darling::Result<Vec<(syn::Ident, syn::Lit)>> {
     let mut errors = darling::Error::accumulator();
     let mut out = Vec::new();

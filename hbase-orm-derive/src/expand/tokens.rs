@@ -58,7 +58,8 @@ pub fn value_codec(krate: &syn::Path, c: &Column) -> TokenStream {
 }
 
 /// A `ColumnFamily` built with its declared options: each option is a call of the builder
-/// method of that name, so the library checks names and value types; a text value goes
+/// method of that name (`known` has already refused any other name), so the library checks
+/// the value types; a text value goes
 /// through the library's constant parser of that option (`family_option::NAME("...")`), so
 /// an unknown choice fails the build at the attribute.
 pub fn family_descriptor(

@@ -4,7 +4,7 @@
 
 use darling::error::Accumulator;
 
-use super::names;
+use super::{list, names};
 use crate::attr;
 use crate::model::{Column, ColumnKind, Index, KeyEncoding, KeyPart, Missing};
 
@@ -68,16 +68,16 @@ pub fn indexes(
         let mut parts = Vec::new();
         let mut optional = Vec::new();
         let mut ok = true;
-        for part in ix.parts.split(',').map(str::trim) {
-            match index_part(part, keys, columns) {
+        for part in list::items(&ix.parts) {
+            match index_part(&part, keys, columns) {
                 Ok((copy, is_option)) => {
                     if is_option {
                         optional.push(copy.ident.clone());
                     }
                     parts.push(copy);
                 }
-                Err(message) => {
-                    errors.push(darling::Error::custom(message).with_span(&ix.parts.span()));
+                Err(error) => {
+                    errors.push(error);
                     ok = false;
                 }
             }
@@ -113,13 +113,25 @@ pub fn indexes(
 }
 
 /// The key part an index takes from the entity's field `part` (a row-key part or a plain
-/// column) and whether the field is an `Option`, or why that field cannot be one.
-fn index_part(part: &str, keys: &[KeyPart], columns: &[Column]) -> Result<(KeyPart, bool), String> {
-    if let Some(k) = keys.iter().find(|k| k.ident == part) {
+/// column) and whether the field is an `Option`, or why that field cannot be one, at the part.
+fn index_part(
+    part: &list::Item,
+    keys: &[KeyPart],
+    columns: &[Column],
+) -> Result<(KeyPart, bool), darling::Error> {
+    const WHAT: &str = "index part";
+    let name = part.name.as_str();
+    let refused = |why: String| {
+        Err(darling::Error::custom(format!("{} {why}", part.subject(WHAT))).with_span(&part.span))
+    };
+    if name.is_empty() {
+        return Err(part.empty(WHAT));
+    }
+    if let Some(k) = keys.iter().find(|k| k.ident == name) {
         if matches!(k.encoding, KeyEncoding::Md5(_)) {
-            return Err(format!(
-                "`{part}` is an md5 key part: an index orders by values, index a column instead"
-            ));
+            return refused(
+                "is an md5 key part: an index orders by values, index a column instead".into(),
+            );
         }
         let part = KeyPart {
             ident: k.ident.clone(),
@@ -128,12 +140,11 @@ fn index_part(part: &str, keys: &[KeyPart], columns: &[Column]) -> Result<(KeyPa
             stored: None,
         };
         Ok((part, false))
-    } else if let Some(c) = columns.iter().find(|c| c.ident == part) {
+    } else if let Some(c) = columns.iter().find(|c| c.ident == name) {
         if !matches!(c.kind, ColumnKind::Value) {
-            return Err(format!(
-                "index part `{part}` must be a key part or a plain field (not versions, wide, \
-                 counter, version)"
-            ));
+            return refused(
+                "must be a key part or a plain field (not versions, wide, counter, version)".into(),
+            );
         }
         // The column's type is already the Option's inner type.
         let optional = matches!(c.missing, Missing::Optional);
@@ -145,6 +156,15 @@ fn index_part(part: &str, keys: &[KeyPart], columns: &[Column]) -> Result<(KeyPa
         };
         Ok((part, optional))
     } else {
-        Err(format!("`{part}` is not a field of the entity"))
+        let fields: Vec<String> = keys
+            .iter()
+            .map(|k| k.ident.to_string())
+            .chain(columns.iter().map(|c| c.ident.to_string()))
+            .collect();
+        let fields: Vec<&str> = fields.iter().map(String::as_str).collect();
+        refused(format!(
+            "is not a field of the entity{}",
+            crate::known::did_you_mean(name, &fields)
+        ))
     }
 }

@@ -3,7 +3,9 @@
 
 use darling::error::Accumulator;
 
-use super::names;
+use proc_macro2::Span;
+
+use super::{list, names};
 use crate::attr;
 use crate::model::{FamilyOptions, KeyPart, Salt, SaltSource, Split, Tag};
 
@@ -12,11 +14,34 @@ fn part_index(keys: &[KeyPart], name: &str) -> Option<usize> {
     keys.iter().position(|k| k.ident == name.trim())
 }
 
-fn not_a_key_part(errors: &mut Accumulator, name: &darling::util::SpannedValue<String>) {
+/// Reports `subject` (`` `time` ``, or ``hash part 2, `ordr`,``) as no key part, with the
+/// nearest key part's name to `name`.
+fn not_a_key_part(
+    errors: &mut Accumulator,
+    subject: &str,
+    name: &str,
+    span: Span,
+    keys: &[KeyPart],
+) {
+    let parts: Vec<String> = keys.iter().map(|k| k.ident.to_string()).collect();
+    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
     errors.push(
-        darling::Error::custom(format!("`{}` is not a key part", name.as_str()))
-            .with_span(&name.span()),
+        darling::Error::custom(format!(
+            "{subject} is not a key part{}",
+            crate::known::did_you_mean(name.trim(), &parts)
+        ))
+        .with_span(&span),
     );
+}
+
+/// [`not_a_key_part`] for a name that is a whole string.
+fn not_a_key_part_value(
+    errors: &mut Accumulator,
+    name: &darling::util::SpannedValue<String>,
+    keys: &[KeyPart],
+) {
+    let subject = format!("`{}`", name.as_str());
+    not_a_key_part(errors, &subject, name, name.span(), keys);
 }
 
 /// `salt(buckets = N, hash = "..." | modulo = "...")`.
@@ -39,17 +64,30 @@ pub fn salt(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) -> Opt
         (None, Some(m)) => match part_index(keys, m) {
             Some(i) => SaltSource::Modulo(i),
             None => {
-                not_a_key_part(errors, m);
+                not_a_key_part_value(errors, m, keys);
                 return None;
             }
         },
         (Some(h), None) => {
-            let names: Vec<&str> = h.split(',').map(str::trim).collect();
+            let names = list::items(h);
+            // A name that is no key part is most likely a typo: said at the name, with the
+            // nearest key part.
+            let mut strangers = false;
+            for n in names.iter().filter(|n| !n.name.is_empty()) {
+                if part_index(keys, &n.name).is_none() {
+                    let subject = n.subject("hash part");
+                    not_a_key_part(errors, &subject, &n.name, n.span, keys);
+                    strangers = true;
+                }
+            }
+            if strangers {
+                return None;
+            }
             let leading = names
                 .iter()
                 .enumerate()
-                .all(|(i, n)| keys.get(i).is_some_and(|k| k.ident == n));
-            if !leading || names.is_empty() {
+                .all(|(i, n)| keys.get(i).is_some_and(|k| k.ident == n.name));
+            if !leading {
                 errors.push(
                     darling::Error::custom(format!(
                         "`salt(hash = ...)` takes the leading key parts in order, e.g. \"{}\"",
@@ -79,7 +117,7 @@ pub fn tag(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) -> Opti
         Some(after) => match part_index(keys, after) {
             Some(i) => i + 1,
             None => {
-                not_a_key_part(errors, after);
+                not_a_key_part_value(errors, after, keys);
                 return None;
             }
         },
@@ -99,18 +137,24 @@ pub fn family_options(
     families: &mut Vec<String>,
 ) -> Vec<FamilyOptions> {
     if let Some(extra) = &e.extra_families {
-        for family in extra.split(',').map(str::trim) {
-            names::family(errors, family, extra.span());
-            if families.iter().any(|f| f == family) {
-                errors.push(
-                    darling::Error::custom(format!(
-                        "family {family:?} holds fields of the struct: it is not an extra family"
-                    ))
-                    .with_span(&extra.span()),
-                );
+        const WHAT: &str = "extra family";
+        for item in list::items(extra) {
+            let family = item.name.as_str();
+            let problem = if family.is_empty() {
+                errors.push(item.empty(WHAT));
+                continue;
+            } else if !names::family_ok(family) {
+                "is not a column family name (printable ASCII without ':')"
+            } else if families.iter().any(|f| f == family) {
+                "holds fields of the struct: it is not an extra family"
             } else {
                 families.push(family.to_string());
-            }
+                continue;
+            };
+            errors.push(
+                darling::Error::custom(format!("{} {problem}", item.subject(WHAT)))
+                    .with_span(&item.span),
+            );
         }
     }
     let mut out: Vec<FamilyOptions> = Vec::new();
@@ -193,7 +237,7 @@ pub fn table_time(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) 
         (Some(tt), true) => {
             let i = part_index(keys, tt);
             if i.is_none() {
-                not_a_key_part(errors, tt);
+                not_a_key_part_value(errors, tt, keys);
             }
             i
         }

@@ -7,6 +7,7 @@ mod group;
 mod indexes;
 mod keys;
 mod layout;
+mod list;
 mod names;
 mod record;
 

@@ -111,9 +111,14 @@ pub fn key_join(errors: &mut Accumulator, e: &crate::attr::Entity) -> (Option<u8
     }
 }
 
+/// Whether HBase takes `f` as a family name: printable ASCII without ':', not empty.
+pub fn family_ok(f: &str) -> bool {
+    !f.is_empty() && !f.contains(':') && f.chars().all(|c| c.is_ascii_graphic())
+}
+
 /// Reports a family name HBase would refuse.
 pub fn family(errors: &mut Accumulator, f: &str, span: Span) {
-    if f.is_empty() || f.contains(':') || !f.chars().all(|c| c.is_ascii_graphic()) {
+    if !family_ok(f) {
         errors.push(
             darling::Error::custom(
                 "a column family name is printable ASCII without ':' and not empty",
