@@ -86,6 +86,19 @@ async fn repo<T: HBaseEntity>(client: &Client, label: &str) -> (Repository<T>, T
     (client.repository::<T>().on_table(table.name.clone()), table)
 }
 
+/// Orders 0..n of customer `c`, for the paging tests.
+fn numbered_orders(n: i64) -> Vec<Order> {
+    (0..n)
+        .map(|number| Order {
+            customer: "c".into(),
+            number,
+            total: 0.0,
+            note: None,
+            status: "x".into(),
+        })
+        .collect()
+}
+
 fn all_types(id: u32) -> AllTypes {
     AllTypes {
         id,
@@ -352,16 +365,7 @@ hbase_orm_suite::conformance! {
 
     async fn paging_forward_and_backward_visits_every_entity_once(c: Client) {
         let (r, _table) = repo::<Order>(&c, "paging").await;
-        let orders: Vec<_> = (0..23)
-            .map(|n| Order {
-                customer: "c".into(),
-                number: n,
-                total: 0.0,
-                note: None,
-                status: "x".into(),
-            })
-            .collect();
-        r.save_all(&orders).await.unwrap();
+        r.save_all(&numbered_orders(23)).await.unwrap();
         let prefix = OrderKey::prefix_by_customer(&"c".to_string()).unwrap();
         for reversed in [false, true] {
             let mut seen = Vec::new();
@@ -394,16 +398,7 @@ hbase_orm_suite::conformance! {
 
     async fn a_full_last_page_says_it_is_the_last(c: Client) {
         let (r, _table) = repo::<Order>(&c, "paging_exact").await;
-        let orders: Vec<_> = (0..20)
-            .map(|n| Order {
-                customer: "c".into(),
-                number: n,
-                total: 1.0,
-                note: None,
-                status: "x".into(),
-            })
-            .collect();
-        r.save_all(&orders).await.unwrap();
+        r.save_all(&numbered_orders(20)).await.unwrap();
         for reversed in [false, true] {
             let scan = || if reversed { r.scan().reversed() } else { r.scan() };
             let first = scan().page(10).await.unwrap();
