@@ -60,6 +60,7 @@ pub(crate) fn scan_resumed(backend: &'static str) {
 }
 
 /// Records a wait for a pooled connection and the pool's size after it.
+#[cfg_attr(not(any(feature = "thrift2", feature = "thrift1")), allow(dead_code))] // the gateways'
 pub(crate) fn pool_wait(took: Duration, open: usize, idle: usize) {
     metrics::histogram!("hbase_orm_pool_wait_seconds").record(took.as_secs_f64());
     metrics::gauge!("hbase_orm_pool_connections", "state" => "open").set(open as f64);
@@ -67,6 +68,11 @@ pub(crate) fn pool_wait(took: Duration, open: usize, idle: usize) {
 }
 
 /// Counts bytes of replies read.
+// The remote backends' (gateways and native).
+#[cfg_attr(
+    not(any(feature = "thrift2", feature = "thrift1", feature = "native")),
+    allow(dead_code)
+)]
 pub(crate) fn bytes_read(backend: &'static str, bytes: usize) {
     metrics::counter!("hbase_orm_bytes_read_total", "backend" => backend).increment(bytes as u64);
 }

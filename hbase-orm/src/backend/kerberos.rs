@@ -28,8 +28,17 @@
 //! that asks for Kerberos is refused before a connection is opened (`Config::validate`).
 
 // Built without the feature, only the refusals below use the target, and the handshake's
-// constants are used by the tests alone; without the native backend, its exchange is unused.
-#![cfg_attr(not(all(feature = "kerberos", feature = "native")), allow(dead_code))]
+// constants are used by the tests alone; without the native backend, its exchange is unused,
+// without a Thrift gateway the SASL transport's, and without HTTP the SPNEGO tokens.
+#![cfg_attr(
+    not(all(
+        feature = "kerberos",
+        feature = "native",
+        any(feature = "thrift2", feature = "thrift1"),
+        feature = "http"
+    )),
+    allow(dead_code)
+)]
 
 use crate::model::{Error, KerberosMechanism, KerberosOptions, Qop, Result};
 
@@ -468,7 +477,12 @@ mod gss {
     }
 }
 
+// The gateways' (SASL over TCP).
 #[cfg(feature = "kerberos")]
+#[cfg_attr(
+    not(any(feature = "thrift2", feature = "thrift1")),
+    allow(unused_imports)
+)]
 pub(crate) use gss::SaslLayer;
 
 /// Without the feature: no layer can exist (see the module's documentation).

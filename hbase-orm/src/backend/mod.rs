@@ -28,7 +28,19 @@ pub(crate) mod native;
 pub(crate) mod op;
 #[cfg(feature = "thrift1")]
 pub(crate) mod thrift1;
+#[cfg(feature = "thrift2")]
 pub(crate) mod thrift2;
+#[cfg(any(feature = "thrift2", feature = "thrift1"))]
 pub(crate) mod wire;
 
+// Named by every backend: unused in a build with none.
+#[cfg_attr(
+    not(any(
+        feature = "thrift2",
+        feature = "thrift1",
+        feature = "native",
+        feature = "memory"
+    )),
+    allow(unused_imports)
+)]
 pub(crate) use op::{Backend, PoolCounters};

@@ -11,7 +11,12 @@
 // An operation's arguments are read by the backends that carry it out: with some backends
 // left out of the build (cargo features), some are read by none.
 #![cfg_attr(
-    not(all(feature = "native", feature = "memory", feature = "thrift1")),
+    not(all(
+        feature = "native",
+        feature = "memory",
+        feature = "thrift1",
+        feature = "thrift2"
+    )),
     allow(dead_code)
 )]
 

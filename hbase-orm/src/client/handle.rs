@@ -13,6 +13,7 @@ use std::time::Duration;
 use crate::backend::native::NativeRpc;
 #[cfg(feature = "thrift1")]
 use crate::backend::thrift1::Thrift1;
+#[cfg(feature = "thrift2")]
 use crate::backend::thrift2::Thrift2;
 use crate::backend::Backend;
 use crate::model::{
@@ -198,6 +199,15 @@ impl ClientBuilder {
     /// Connects: opens one connection and checks that the gateway serves the service the
     /// settings name ([`Config::gateway`]), so a wrong address or gateway fails here rather
     /// than at the first call.
+    #[cfg_attr(
+        not(any(
+            feature = "thrift2",
+            feature = "thrift1",
+            feature = "native",
+            feature = "memory"
+        )),
+        allow(unreachable_code, unused_variables) // with no backend built in, all are refused
+    )]
     pub async fn build(mut self) -> Result<Client> {
         if let Some(send_as) = self.credentials_as.take() {
             match self.config.http.credentials.as_mut() {
@@ -212,7 +222,11 @@ impl ClientBuilder {
             }
         }
         self.config.validate()?;
+        if let Some(error) = without(&self.config) {
+            return Err(error);
+        }
         let backend: Box<dyn Backend> = match self.config.gateway {
+            #[cfg(feature = "thrift2")]
             Gateway::Thrift2 => Box::new(Thrift2::connect(self.config.clone()).await?),
             #[cfg(feature = "thrift1")]
             Gateway::Thrift1 => Box::new(Thrift1::connect(self.config.clone()).await?),
@@ -221,24 +235,41 @@ impl ClientBuilder {
             #[cfg(feature = "memory")]
             Gateway::Memory => Box::new(crate::backend::memory::Memory::new()),
             #[allow(unreachable_patterns)] // with every backend built in
-            other => return Err(without(other)),
+            other => unreachable!("{other:?} is left out of this build: refused above"),
         };
         Ok(Client::over(backend, self.config))
     }
 }
 
-/// The error for a backend left out of this build.
-#[allow(dead_code)] // with every backend built in
-fn without(gateway: Gateway) -> Error {
-    let feature = match gateway {
-        Gateway::Thrift1 => "thrift1",
-        Gateway::NativeRpc => "native",
-        Gateway::Thrift2 => "thrift2",
-        Gateway::Memory => "memory",
+/// The error for settings that need a backend or a transport left out of this build, naming
+/// every cargo feature to turn on; `None` if the build has all they need.
+fn without(config: &Config) -> Option<Error> {
+    let gateway = match config.gateway {
+        Gateway::Thrift2 => ("thrift2", cfg!(feature = "thrift2")),
+        Gateway::Thrift1 => ("thrift1", cfg!(feature = "thrift1")),
+        Gateway::NativeRpc => ("native", cfg!(feature = "native")),
+        Gateway::Memory => ("memory", cfg!(feature = "memory")),
     };
-    Error::Config(format!(
-        "{gateway:?} needs hbase-orm built with the cargo feature `{feature}` (on by default)"
-    ))
+    // TLS is only ever over HTTP (see `Config::validate`), and `tls` brings `http`.
+    let (over, transport) = match (config.transport, &config.tls) {
+        (Transport::Http, Some(_)) => (" over HTTPS", Some(("tls", cfg!(feature = "tls")))),
+        (Transport::Http, None) => (" over HTTP", Some(("http", cfg!(feature = "http")))),
+        _ => ("", None),
+    };
+    let missing: Vec<String> = std::iter::once(gateway)
+        .chain(transport)
+        .filter(|(_, built)| !built)
+        .map(|(feature, _)| format!("`{feature}`"))
+        .collect();
+    let features = match missing.as_slice() {
+        [] => return None,
+        [one] => format!("feature {one}"),
+        more => format!("features {}", more.join(" and ")),
+    };
+    Some(Error::Config(format!(
+        "{:?}{over} needs hbase-orm built with the cargo {features} (on by default)",
+        config.gateway
+    )))
 }
 
 /// Per-client state of the layers above, by type and key (see [`Client::shared`]).
@@ -475,13 +506,14 @@ pub struct ClientStats {
     pub scans_resumed: u64,
 }
 
-#[cfg(all(test, feature = "memory"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
     /// The one test of this crate's unit tests that sets `HBASE_ORM_URL` (the variable is the
     /// process's: no other unit test reads it).
     #[tokio::test]
+    #[cfg(feature = "memory")]
     async fn from_env_connects_to_the_store_the_variable_names() {
         std::env::set_var("HBASE_ORM_URL", "memory://");
         let client = Client::from_env().await.unwrap();
@@ -496,6 +528,7 @@ mod tests {
     }
 
     #[tokio::test]
+    #[cfg(feature = "memory")]
     async fn an_invalid_namespace_is_named_as_given() {
         let client = Client::in_memory();
         let message = client
@@ -510,5 +543,45 @@ mod tests {
         );
         assert!(message.contains(r#"(e.g. "chat_run1")"#), "{message}");
         assert!(!message.contains("TableName"), "no Debug output: {message}");
+    }
+
+    #[test]
+    fn settings_for_parts_left_out_are_refused_naming_their_features() {
+        for (url, needed) in [
+            (
+                "thrift2://h:1",
+                &[("thrift2", cfg!(feature = "thrift2"))][..],
+            ),
+            ("thrift1://h:1", &[("thrift1", cfg!(feature = "thrift1"))]),
+            ("hbase://zk:2181", &[("native", cfg!(feature = "native"))]),
+            ("memory://", &[("memory", cfg!(feature = "memory"))]),
+            (
+                "thrift2+http://h:1/",
+                &[
+                    ("thrift2", cfg!(feature = "thrift2")),
+                    ("http", cfg!(feature = "http")),
+                ],
+            ),
+            (
+                "thrift1+https://h:1/",
+                &[
+                    ("thrift1", cfg!(feature = "thrift1")),
+                    ("tls", cfg!(feature = "tls")),
+                ],
+            ),
+        ] {
+            let config = Config::from_url(url).unwrap();
+            let missing: Vec<&str> = needed.iter().filter(|n| !n.1).map(|n| n.0).collect();
+            match without(&config) {
+                None => assert!(missing.is_empty(), "{url}: {missing:?} left out"),
+                Some(Error::Config(message)) => {
+                    assert!(!missing.is_empty(), "{url}: {message}");
+                    for feature in missing {
+                        assert!(message.contains(&format!("`{feature}`")), "{message}");
+                    }
+                }
+                Some(other) => panic!("{url}: {other:?}"),
+            }
+        }
     }
 }

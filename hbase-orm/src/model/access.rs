@@ -75,8 +75,9 @@ pub enum CredentialsAs {
     },
 }
 
-/// Settings of Thrift over HTTP ([`crate::Transport::Http`]): HBase's gateways started with
-/// `hbase.regionserver.thrift.http=true` take each call as the body of a POST.
+/// Settings of Thrift over HTTP ([`crate::Transport::Http`], cargo feature `http`): HBase's
+/// gateways started with `hbase.regionserver.thrift.http=true` take each call as the body of a
+/// POST.
 ///
 /// ```
 /// use hbase_orm::{Config, Secret};
@@ -142,9 +143,10 @@ pub struct ClientIdentity {
     pub private_key: PathBuf,
 }
 
-/// TLS settings: who is trusted, which name the server's certificate must carry, and an
-/// optional client certificate. The server's certificate is always verified: there is no
-/// setting that turns verification off, and a TLS client never falls back to plain text.
+/// TLS settings (cargo feature `tls`): who is trusted, which name the server's certificate must
+/// carry, and an optional client certificate. The server's certificate is always verified:
+/// there is no setting that turns verification off, and a TLS client never falls back to plain
+/// text.
 ///
 /// ```
 /// use hbase_orm::{Config, TrustRoots};

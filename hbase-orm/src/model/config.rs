@@ -19,7 +19,7 @@ pub enum Transport {
     /// Each call the body of an HTTP POST and each reply the body of its answer (gateway
     /// started with `hbase.regionserver.thrift.http=true`; binary protocol only). URL
     /// `thrift2+http://` or, over TLS, `thrift2+https://`; see [`Config::http`] and
-    /// [`Config::tls`].
+    /// [`Config::tls`]. Cargo feature `http` (`tls` for HTTPS).
     Http,
 }
 
@@ -391,6 +391,11 @@ impl Config {
     }
 
     /// Every gateway address: [`Config::address`], then [`Config::addresses`].
+    // The remote backends' (gateways and native).
+    #[cfg_attr(
+        not(any(feature = "thrift2", feature = "thrift1", feature = "native")),
+        allow(dead_code)
+    )]
     pub(crate) fn all_addresses(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.address.as_str()).chain(self.addresses.iter().map(String::as_str))
     }

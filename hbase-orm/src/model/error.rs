@@ -351,6 +351,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Classifies a `TIOError` by the Java exception HBase names in its message.
+    // The remote backends' (gateways and native).
+    #[cfg_attr(
+        not(any(feature = "thrift2", feature = "thrift1", feature = "native")),
+        allow(dead_code)
+    )]
     pub(crate) fn from_server(method: &'static str, message: String, can_retry: bool) -> Error {
         // The name after the exception's class, skipping the class repeated when a gateway
         // wraps the exception in itself ("...NotFoundException: ...NotFoundException: name").

@@ -50,6 +50,11 @@ pub use access::{
 pub use config::{Config, Gateway, Protocol, Registry, Transport};
 pub(crate) use error::BatchFailures;
 pub use error::{Error, Result};
+// The backends that read and write family options one by one (Thrift2, native, memory).
+#[cfg_attr(
+    not(any(feature = "thrift2", feature = "native", feature = "memory")),
+    allow(unused_imports)
+)]
 pub(crate) use family::for_each_family_option;
 pub use family::{
     family_option, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells,
@@ -59,7 +64,9 @@ pub use mutations::{
     Append, CheckAndMutate, CompareOp, Delete, DeleteTarget, Durability, Increment, Mutation, Put,
     PutCell, RowMutations,
 };
-pub(crate) use page::{CellRef, OutOfPage, ScannedRow, ScannerPage, ScannerPageBuilder};
+pub(crate) use page::{CellRef, ScannedRow, ScannerPage};
+#[cfg(any(feature = "thrift2", feature = "native"))]
+pub(crate) use page::{OutOfPage, ScannerPageBuilder};
 pub use reads::{filter_literal, Column, Get, Scan, TimeRange};
 pub use rows::{Cell, Row};
 pub use table::{RegionLocation, TableDescriptor, TableName};

@@ -75,6 +75,7 @@ impl<'a> From<&'a Cell> for CellRef<'a> {
 /// Builds a [`ScannerPage`] from the parts a reader found in a reply's bytes (its `base`: the reply so
 /// far, which may move between reads as it grows), and then the reply's buffer.
 #[derive(Default)]
+#[cfg_attr(not(any(feature = "thrift2", feature = "native")), allow(dead_code))] // their scanners'
 pub(crate) struct ScannerPageBuilder {
     rows: Vec<RowAt>,
     cells: Vec<CellAt>,
@@ -85,8 +86,19 @@ pub(crate) struct ScannerPageBuilder {
 /// A part given to a [`ScannerPageBuilder`] that is not in its buffer, or lies past 4 GiB in it; or a
 /// buffer given to [`ScannerPageBuilder::finish`] shorter than the parts reach.
 #[derive(Debug)]
+// Every backend's: unused in a build with none.
+#[cfg_attr(
+    not(any(
+        feature = "thrift2",
+        feature = "thrift1",
+        feature = "native",
+        feature = "memory"
+    )),
+    allow(dead_code)
+)]
 pub(crate) struct OutOfPage;
 
+#[cfg_attr(not(any(feature = "thrift2", feature = "thrift1")), allow(dead_code))] // the gateways'
 impl OutOfPage {
     /// The error of a reply to `method` whose rows a page cannot hold.
     pub(crate) fn error(self, method: &'static str) -> Error {
@@ -97,6 +109,7 @@ impl OutOfPage {
     }
 }
 
+#[cfg_attr(not(any(feature = "thrift2", feature = "native")), allow(dead_code))] // their scanners'
 impl ScannerPageBuilder {
     /// A builder with room for `rows` rows of `cells` cells in all.
     pub(crate) fn new(rows: usize, cells: usize) -> ScannerPageBuilder {
@@ -136,6 +149,7 @@ impl ScannerPageBuilder {
     }
 
     /// Room for `n` more cells.
+    #[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // the Thrift2 scanner's
     pub(crate) fn reserve_cells(&mut self, n: usize) {
         self.cells.reserve(n);
     }
@@ -193,6 +207,16 @@ impl ScannerPageBuilder {
 impl ScannerPage {
     /// A page holding `rows`, their bytes copied into one buffer (for backends whose replies
     /// are not read in place); fails if they hold over 4 GiB.
+    // Every backend's: unused in a build with none.
+    #[cfg_attr(
+        not(any(
+            feature = "thrift2",
+            feature = "thrift1",
+            feature = "native",
+            feature = "memory"
+        )),
+        allow(dead_code)
+    )]
     pub(crate) fn from_rows(rows: Vec<Row>) -> Result<ScannerPage, OutOfPage> {
         let cells: usize = rows.iter().map(|r| r.cells.len()).sum();
         let size: usize = rows
@@ -293,6 +317,7 @@ impl ScannerPage {
     }
 
     /// The rows, as [`Row`]s sharing the page's buffer.
+    #[cfg_attr(not(any(feature = "thrift2", feature = "native")), allow(dead_code))] // their scanners'
     pub(crate) fn into_rows(self) -> Vec<Row> {
         (0..self.len()).map(|i| self.row(i)).collect()
     }

@@ -85,6 +85,7 @@ impl TableName {
     /// `e` with the gateway's way of reporting this table missing (a message that is just the
     /// table's name, HBase's `TableNotFoundException` text without its class) turned into
     /// [`Error::TableNotFound`].
+    #[cfg_attr(not(any(feature = "thrift2", feature = "thrift1")), allow(dead_code))] // the gateways'
     pub(crate) fn recognise_missing(&self, e: Error) -> Error {
         match e {
             Error::Server { ref message, .. } => {

@@ -16,13 +16,22 @@
 
 pub(crate) mod checked;
 pub(crate) mod connection;
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod pool;
 pub(crate) mod probe;
 pub(crate) mod scanners;
 #[cfg(test)]
 pub(crate) mod testing;
+#[cfg(feature = "tls")]
 pub(crate) mod tls;
+// HTTP and TLS left out of the build: stand-ins that refuse them.
+#[cfg(not(all(feature = "http", feature = "tls")))]
+mod left_out;
+#[cfg(not(feature = "http"))]
+pub(crate) use left_out::http;
+#[cfg(all(feature = "http", not(feature = "tls")))]
+pub(crate) use left_out::tls;
 
 use thrift::protocol::{
     TBinaryOutputProtocol, TCompactOutputProtocol, TInputProtocol, TMessageIdentifier,
@@ -71,6 +80,7 @@ pub(crate) trait ReplyReader<T>: Send {
 
 /// What a [`ReplyReader`] made of the bytes so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // its scanner's
 pub(crate) enum Feed {
     /// The reply goes on past them.
     More,
@@ -113,6 +123,7 @@ pub(crate) fn input(protocol: WireProtocol, bytes: &[u8]) -> Box<dyn TInputProto
 }
 
 /// Writes a call message: header, the argument struct `write` writes, end.
+#[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // its calls'
 pub(crate) fn write_call(
     o: &mut dyn TOutputProtocol,
     method: &str,
@@ -127,6 +138,7 @@ pub(crate) fn write_call(
 
 /// Reads a reply message to call `method`#`seq`: checks the header, turns an application
 /// exception into an error, and reads the result struct with `read`.
+#[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // its calls'
 pub(crate) fn read_reply<T>(
     i: &mut dyn TInputProtocol,
     method: &str,

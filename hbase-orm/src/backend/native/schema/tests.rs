@@ -4,7 +4,10 @@ use proptest::prelude::*;
 use prost::Message;
 
 use super::*;
+// Some tests compare with how the Thrift2 backend reads the gateway's descriptors.
+#[cfg(feature = "thrift2")]
 use crate::backend::thrift2::convert as thrift2;
+#[cfg(feature = "thrift2")]
 use crate::backend::thrift2::generated::thbase::{
     TBloomFilterType, TColumnFamilyDescriptor, TCompressionAlgorithm, TDataBlockEncoding,
     TKeepDeletedCells,
@@ -51,6 +54,7 @@ const HBASE_DEFAULTS: &[(&str, &str)] = &[
 /// The Thrift2 gateway's descriptor of a family (`ThriftUtilities.columnFamilyDescriptorFromHBase`
 /// fills every typed field from HBase's getters), with the model's options given.
 #[allow(clippy::too_many_arguments)]
+#[cfg(feature = "thrift2")]
 fn gateway_family(
     name: &str,
     max_versions: i32,
@@ -176,6 +180,7 @@ fn a_family_without_options_sends_only_its_name_and_reads_back_with_defaults() {
 }
 
 #[test]
+#[cfg(feature = "thrift2")]
 fn a_default_family_as_hbase_describes_it_reads_as_thrift2_reports_it() {
     let s = schema("d", HBASE_DEFAULTS);
     let native = family_from_schema(&s).unwrap();
@@ -198,6 +203,7 @@ fn a_default_family_as_hbase_describes_it_reads_as_thrift2_reports_it() {
 }
 
 #[test]
+#[cfg(feature = "thrift2")]
 fn a_tuned_family_reads_as_thrift2_reports_it() {
     // Values as other clients may have stored them: lower-case names, `TRUE` in capitals.
     let s = schema(

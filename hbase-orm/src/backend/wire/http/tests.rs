@@ -657,6 +657,7 @@ proptest! {
 
 /// A CA, a server certificate for `localhost` and a client certificate, all signed by the CA,
 /// written as PEM files into a fresh folder: (folder, server chain DER, server key DER).
+#[cfg(feature = "tls")]
 fn certificates() -> (
     std::path::PathBuf,
     rustls::pki_types::CertificateDer<'static>,
@@ -690,10 +691,12 @@ fn certificates() -> (
     (dir, server.der().clone(), key)
 }
 
+#[cfg(feature = "tls")]
 static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
 
 /// A TLS server on a port of its own that wants a client certificate signed by the CA in
 /// `dir`, and answers each call on it with a Thrift reply over HTTP.
+#[cfg(feature = "tls")]
 async fn tls_gateway_wanting_client_certificates(
     dir: &std::path::Path,
     chain: rustls::pki_types::CertificateDer<'static>,
@@ -740,6 +743,7 @@ async fn tls_gateway_wanting_client_certificates(
 }
 
 #[tokio::test]
+#[cfg(feature = "tls")]
 async fn a_client_certificate_is_shown_to_a_server_that_asks_for_one() {
     let (dir, chain, key) = certificates();
     let address = tls_gateway_wanting_client_certificates(&dir, chain, key).await;

@@ -118,6 +118,7 @@ const MAX_DEPTH: usize = 64;
 pub(crate) const ELEMENT_WEIGHT: usize = 192;
 
 /// Length of the first complete message in `buf`, for `protocol`, with no length limit.
+#[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // its scanner's
 pub(crate) fn message_len(protocol: WireProtocol, buf: &[u8]) -> Probe {
     Prober::new(protocol, usize::MAX).feed(buf)
 }

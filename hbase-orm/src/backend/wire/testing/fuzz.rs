@@ -175,6 +175,7 @@ pub(crate) enum Bound {
     /// On the replies the probe accepts, the only ones the connection hands to a decoder: the
     /// Thrift2 row reader bounds its reservations by the bytes left, and relies on the probe
     /// for the limit.
+    #[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // its row reader's
     Probed,
 }
 
