@@ -63,10 +63,10 @@
 //! | --- | --- | --- |
 //! | `hbase://zk1:2181,zk2:2181` | HBase's own RPC to the region servers and master, found through the cluster's ZooKeeper quorum | `native` |
 //! | `hbase+rpc://master1:16000,master2:16000` | the same, found through the masters' registry service (HBase 2.3 and later, no ZooKeeper) | `native` |
-//! | `thrift2://host:9090` | a Thrift2 gateway (`hbase thrift2`) over TCP | always built |
+//! | `thrift2://host:9090` | a Thrift2 gateway (`hbase thrift2`) over TCP | `thrift2` |
 //! | `thrift1://host:9090` | a Thrift1 gateway (`hbase thrift`, what HappyBase speaks) over TCP | `thrift1` |
-//! | `thrift2+http://host:port/path`, `thrift1+http://...` | a gateway serving Thrift over HTTP (`hbase.regionserver.thrift.http`) | as above |
-//! | `thrift2+https://host:port/path`, `thrift1+https://...` | the same over TLS | as above |
+//! | `thrift2+http://host:port/path`, `thrift1+http://...` | a gateway serving Thrift over HTTP (`hbase.regionserver.thrift.http`) | as above, and `http` |
+//! | `thrift2+https://host:port/path`, `thrift1+https://...` | the same over TLS | as above, and `tls` |
 //! | `memory://` | a new, empty in-memory store ([`Client::in_memory`]) | `memory` |
 //!
 //! Several gateways or quorum members are listed with commas. Over HTTP(S),
@@ -104,12 +104,22 @@
 //! | feature | default | what it builds |
 //! | --- | --- | --- |
 //! | `native` | on | HBase's own RPC (`hbase://`, `hbase+rpc://`): protobuf and a ZooKeeper client |
-//! | `thrift1` | on | the Thrift1 gateway backend (`thrift1://`) |
+//! | `thrift2` | on | the Thrift2 gateway backend (`thrift2://`): the Thrift runtime |
+//! | `thrift1` | on | the Thrift1 gateway backend (`thrift1://`): the Thrift runtime and HBase's Thrift1 bindings |
 //! | `memory` | on | the in-memory store ([`Client::in_memory`], `memory://`) |
+//! | `http` | on | Thrift over HTTP for the gateways built (`+http://`): hyper |
+//! | `tls` | on | HTTPS (`+https://`, [`TlsOptions`]), with `http`: rustls, with ring as its cryptography |
 //! | `kerberos` | off | Kerberos to secured servers (SPNEGO, SASL GSSAPI); needs the system's `libkrb5-dev` to build |
 //!
-//! The Thrift2 gateway backend is always built. A client asked for a backend left out of the
-//! build fails at `build()` with an error naming the feature to turn on.
+//! A client asked for a backend or transport left out of the build fails at `build()` with an
+//! error naming the features to turn on. With `default-features = false`, list what the
+//! application uses: `features = ["memory"]` for unit tests on the in-memory store alone,
+//! `["native"]` for a client of the region servers, `["thrift2"]` for the Thrift2 gateway over
+//! TCP, with `"http"` or `"tls"` behind HTTP or HTTPS; an application that uses one backend and
+//! tests on the in-memory store adds `features = ["memory"]` to its `[dev-dependencies]` entry.
+//! The first build of a small application on the in-memory store (one derived entity, nothing
+//! built yet) compiles 58 crates in about 40 s with `["memory"]`, 167 crates in 1 min 35 s to
+//! 1 min 53 s with the default features (2 cores).
 //!
 //! # Where to go next
 //!
