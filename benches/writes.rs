@@ -37,7 +37,9 @@
 //! (`OperatingSystemMXBean.getProcessCpuTime`: the calling thread, the client's Netty and
 //! ZooKeeper threads, the JIT compilers, the GC), which compares with ours, and the calling
 //! thread's alone (`ThreadMXBean.getCurrentThreadCpuTime`), which leaves out the threads that
-//! do the client's I/O. HBase itself runs in other processes and is counted on neither side.
+//! do the client's I/O. The JVM's process figure comes from Linux's clock ticks, 10 ms each:
+//! a round of under a second or so (a few thousand single puts or gets) carries a few percent
+//! of rounding. HBase itself runs in other processes and is counted on neither side.
 //!
 //! The two clients run one after the other, not in turns: the second finds HBase warmer (its
 //! JIT, its caches, its memstore), so the table says which went first, and
@@ -632,7 +634,7 @@ fn main() {
     print_table(&ours, &theirs);
     println!(
         "CPU µs/item of the best round: ours = this process (getrusage); Java = the whole JVM \
-         (getProcessCpuTime), thread = its calling thread only (getCurrentThreadCpuTime). \
-         Ratios above 1x: ours faster (rows/s), ours costlier (CPU)."
+         (getProcessCpuTime, in 10 ms ticks), thread = its calling thread only \
+         (getCurrentThreadCpuTime). Ratios above 1x: ours faster (rows/s), ours costlier (CPU)."
     );
 }

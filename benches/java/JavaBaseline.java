@@ -24,8 +24,9 @@
 //   java-baseline <name> <round> <rows> <seconds> <process_cpu_s> <thread_cpu_s>
 // with round `warmup` or 1..runs. process_cpu_s is the whole JVM's CPU time over the round
 // (com.sun.management.OperatingSystemMXBean.getProcessCpuTime: the calling thread, the
-// client's Netty and ZooKeeper threads, the JIT compilers and the GC), the figure comparable
-// with the Rust process's getrusage; thread_cpu_s is the calling thread's alone
+// client's Netty and ZooKeeper threads, the JIT compilers and the GC; on Linux counted in
+// 10 ms clock ticks), the figure comparable with the Rust process's getrusage; thread_cpu_s is
+// the calling thread's alone
 // (ThreadMXBean.getCurrentThreadCpuTime), which leaves out the threads that do the socket I/O.
 // Anything wrong (a missing row, a wrong value, a failed call) ends the program with exit 1.
 
