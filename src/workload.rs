@@ -1,5 +1,6 @@
-//! What the read benchmarks share: the 8-column order they read, and this process's CPU time
-//! and memory as Linux reports them.
+//! What the benchmarks share: the 8-column order they read and write, the rows the writes bench
+//! and its Java baseline (`benches/java/JavaBaseline.java`) both build, and this process's CPU
+//! time and memory as Linux reports them.
 
 use std::time::Duration;
 
@@ -48,6 +49,39 @@ pub fn order(i: u64) -> Order {
         channel: "web".into(),
         currency: "EUR".into(),
     }
+}
+
+/// The characters [`text`] takes its bytes from.
+const TEXT: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+
+/// Text `field` (0 to 3) of order `i` of the writes bench: 6 to 36 ASCII bytes (21 on average),
+/// a run of `TEXT` whose length and start change with `i`. `JavaBaseline.text` makes the same.
+pub fn text(i: u64, field: u64) -> String {
+    let len = 6 + ((i * 7 + field * 11) % 31) as usize;
+    let start = ((i + field * 9) % 36) as usize;
+    (0..len)
+        .map(|k| char::from(TEXT[(start + k) % 36]))
+        .collect()
+}
+
+/// Order number `i` of the writes bench: the numbers of [`order`], and four strings of 6 to
+/// 36 bytes ([`text`]) instead of short words. `JavaBaseline.order` builds the same row, cell
+/// for cell.
+pub fn write_order(i: u64) -> Order {
+    Order {
+        status: text(i, 0),
+        city: text(i, 1),
+        channel: text(i, 2),
+        currency: text(i, 3),
+        ..order(i)
+    }
+}
+
+/// The row the `k`th of a run's sequential gets reads, of `rows` (a multiplicative hash: spread
+/// over the table, the same in `JavaBaseline.getIndex`).
+pub fn get_index(k: u64, rows: u64) -> u64 {
+    let x = (k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (x ^ (x >> 29)) % rows.max(1)
 }
 
 /// This process's CPU time so far, user + system, to the microsecond (`getrusage`; zero where
