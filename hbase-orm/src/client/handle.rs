@@ -523,6 +523,12 @@ mod tests {
         let message = Client::from_env().await.err().unwrap().to_string();
         assert!(message.contains("HBASE_ORM_URL: "), "{message}");
         assert!(message.contains("\"notaport\""), "{message}");
+        std::env::set_var("HBASE_ORM_URL", "");
+        assert_eq!(
+            Config::from_env().unwrap(),
+            Config::default(),
+            "set but empty"
+        );
         std::env::remove_var("HBASE_ORM_URL");
         assert_eq!(Config::from_env().unwrap(), Config::default());
     }

@@ -37,6 +37,7 @@ pub enum Protocol {
 /// `hbase thrift2` and `hbase thrift`; both answer `getThriftServerType`, so connecting to the
 /// other one fails with [`Error::WrongGateway`] naming the URL to use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Gateway {
     /// `THBaseService` (`org.apache.hadoop.hbase.thrift2.ThriftServer`), URL `thrift2://`.
     #[default]
@@ -249,7 +250,11 @@ impl Config {
                 })
             }
         };
-        if path.contains('@') {
+        // A '@' anywhere before the query's first '=' ends user information (the rule
+        // `redact` hides by): one after the host is an unescaped '/', '?' or '#' in a password,
+        // whose pieces would otherwise show in the messages below.
+        let query_head = query.split('=').next().unwrap_or_default();
+        if path.contains('@') || query_head.contains('@') {
             return Err(given(
                 "a '@' after the host: a '/', '?' or '#' in a user or password must be written \
                  %2F, %3F, %23",
@@ -371,7 +376,8 @@ impl Config {
 
     /// The client settings in the environment variable `HBASE_ORM_URL` (a URL for
     /// [`Config::from_url`]: `thrift2://127.0.0.1:9090`, `hbase://zk1:2181`, `memory://`),
-    /// or the default settings (the Thrift2 gateway at `127.0.0.1:9090`) when it is not set.
+    /// or the default settings (the Thrift2 gateway at `127.0.0.1:9090`) when it is not set
+    /// or empty.
     /// What [`crate::Client::from_env`] connects with.
     ///
     /// ```
@@ -381,6 +387,7 @@ impl Config {
     /// ```
     pub fn from_env() -> Result<Config> {
         match std::env::var(URL_VARIABLE) {
+            Ok(url) if url.trim().is_empty() => Ok(Config::default()),
             Ok(url) => Config::from_url(&url)
                 .map_err(|e| Error::Config(format!("{URL_VARIABLE}: {}", config_message(e)))),
             Err(std::env::VarError::NotPresent) => Ok(Config::default()),
@@ -410,6 +417,13 @@ impl Config {
             ));
         }
         let http = self.transport == Transport::Http;
+        if self.gateway == Gateway::Memory
+            && (http || self.tls.is_some() || self.kerberos.is_some() || self.http.is_set())
+        {
+            return Err(Error::Config(
+                "the in-memory store (memory://) takes no HTTP, TLS or Kerberos settings".into(),
+            ));
+        }
         if self.gateway == Gateway::NativeRpc && (http || self.tls.is_some()) {
             return Err(Error::Config(
                 "HTTP and TLS are settings of the Thrift gateways: the native backend speaks \
@@ -753,6 +767,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(m.contains("memory:// takes no host"), "{m}");
+        let http = Config {
+            transport: Transport::Http,
+            ..Config::from_url("memory://").unwrap()
+        };
+        let m = http.validate().unwrap_err().to_string();
+        assert!(m.contains("takes no HTTP, TLS or Kerberos settings"), "{m}");
     }
 
     #[test]
@@ -772,14 +792,16 @@ mod tests {
         }
         // A '/' or '?' left unescaped in a password: refused, and the password hidden still.
         for url in [
-            "thrift2+http://app:pa/TopSecret42@gw:9090/",
-            "thrift2+http://app:pa?TopSecret42@gw:9090/",
-            "thrift2://app:pa/TopSecret42@gw:9090/",
+            "thrift2+http://app:Xq7/TopSecret42@gw:9090/",
+            "thrift2+http://app:Xq7?TopSecret42@gw:9090/",
+            "thrift2+http://app:1234?TopSecret42@gw:9090/",
+            "thrift2://app:Xq7/TopSecret42@gw:9090/",
             "thrift2+http://app/TopSecret42:x@gw:9090/",
         ] {
             let e = Config::from_url(url).unwrap_err();
             for shown in [e.to_string(), format!("{e:?}")] {
                 assert!(!shown.contains("TopSecret42"), "{shown}");
+                assert!(!shown.contains("Xq7") && !shown.contains("1234"), "{shown}");
             }
         }
         assert_eq!(redact("thrift2://h:1?x=a@b"), "thrift2://h:1?x=a@b");

@@ -21,7 +21,7 @@ impl Admin {
                 ),
             });
         }
-        self.ensure_on::<T>(T::table_name()).await
+        self.ensure_with(&T::schema(), T::related_schemas()).await
     }
 
     /// [`Admin::ensure`] for the table a templated entity (one table per day, say) uses for
@@ -55,7 +55,17 @@ impl Admin {
     /// ```
     pub async fn ensure_on<T: HBaseEntity>(&self, table: TableName) -> Result<EnsureReport> {
         let related = T::related_schemas_for(&table);
-        let mut report = self.ensure_schema(&T::schema_for(table)).await?;
+        self.ensure_with(&T::schema_for(table), related).await
+    }
+
+    /// Ensures a data table's schema, then those of the tables that go with it, reported
+    /// under it.
+    async fn ensure_with(
+        &self,
+        schema: &TableSchema,
+        related: Vec<TableSchema>,
+    ) -> Result<EnsureReport> {
+        let mut report = self.ensure_schema(schema).await?;
         for schema in related {
             report
                 .related_tables

@@ -58,7 +58,7 @@ impl<T: HBaseEntity> Repository<T> {
     /// declared one on the declared table, one named after the table on any other).
     fn index_table(&self, def: &IndexDef<T>) -> Table {
         let data = self.table();
-        data.client().table_named(def.table_on(data.name()))
+        data.renamed(def.table_on(data.name()))
     }
 
     /// The stored entity with `value`'s key, when `T` has indexes (their old rows must go).

@@ -131,7 +131,8 @@ impl<T: HBaseEntity> Repository<T> {
     /// Returns the value saved (its version field the stored version), or `None` when no
     /// entity has this key (nothing is written then). After `attempts` lost races the last
     /// [`Error::Conflict`] is returned, saying how many attempts were made. `change` runs once
-    /// per attempt, each time on the value just read: compute only from its argument.
+    /// per attempt, each time on the value just read: compute only from its argument, and
+    /// leave the key and the version field alone (a change to either is refused).
     /// Entities without a version field are refused ([`Error::IllegalArgument`]): their saves
     /// cannot tell that another writer came first.
     ///
@@ -174,7 +175,17 @@ impl<T: HBaseEntity> Repository<T> {
             let Some(mut value) = self.get(key).await? else {
                 return Ok(None);
             };
+            let version = value.version();
             change(&mut value);
+            if value.version() != version || value.row_key()? != encode_key::<T>(key)? {
+                return Err(Error::IllegalArgument {
+                    message: format!(
+                        "the change given to modify changed {}'s key or version field: it may \
+                         change the other fields only (nothing was written)",
+                        std::any::type_name::<T>()
+                    ),
+                });
+            }
             match self.update(&mut value).await {
                 Ok(()) => return Ok(Some(value)),
                 Err(Error::Conflict { table, row, reason }) if attempt >= attempts => {
