@@ -439,11 +439,7 @@ impl Client {
     pub fn in_memory() -> Client {
         Client::over(
             Box::new(crate::backend::memory::Memory::new()),
-            Config {
-                address: "memory".into(),
-                gateway: Gateway::Memory,
-                ..Config::default()
-            },
+            Config::memory(),
         )
     }
 

@@ -513,7 +513,8 @@ impl<E: HBaseEntity> IndexDef<E> {
     /// assert_eq!(by_user.table_on(&moved).to_string(), "chat_run1:members_by_user");
     /// ```
     pub fn table_on(&self, data: &TableName) -> TableName {
-        if *data == E::table_name() {
+        // Compared with the declared names as they are: no table name is built per write.
+        if data.namespace == E::NAMESPACE && data.name == E::TABLE {
             self.table_name()
         } else {
             TableName::new(&data.namespace, format!("{}_{}", data.name, self.name))

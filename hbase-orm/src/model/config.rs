@@ -198,11 +198,7 @@ impl Config {
         let (scheme, rest) = given_url.split_once("://").unwrap_or(("", ""));
         if scheme == "memory" {
             return match rest {
-                "" | "/" => Ok(Config {
-                    address: "memory".into(),
-                    gateway: Gateway::Memory,
-                    ..Config::default()
-                }),
+                "" | "/" => Ok(Config::memory()),
                 _ => Err(given(
                     "memory:// takes no host, path or options (each client built from it has \
                      a new, empty store)",
@@ -394,6 +390,15 @@ impl Config {
             Err(std::env::VarError::NotUnicode(_)) => {
                 Err(Error::Config(format!("{URL_VARIABLE} is not valid UTF-8")))
             }
+        }
+    }
+
+    /// The settings of an in-memory store ([`Gateway::Memory`], URL `memory://`).
+    pub(crate) fn memory() -> Config {
+        Config {
+            address: "memory".into(),
+            gateway: Gateway::Memory,
+            ..Config::default()
         }
     }
 
