@@ -53,6 +53,15 @@ async fn bad_writes_are_refused_with_a_clear_error_and_write_nothing() {
     assert!(illegal(&e, "32767"), "a get of such a key: {e}");
 
     let e = table
+        .put(Put::new("r").column(vec![b'f'; 128], "q", "v"))
+        .await
+        .unwrap_err();
+    assert!(
+        illegal(&e, "family of 128 bytes"),
+        "a family over 127 bytes: {e}"
+    );
+
+    let e = table
         .put(Put::new("r").column("nofamily", "q", "v"))
         .await
         .unwrap_err();

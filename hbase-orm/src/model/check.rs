@@ -10,6 +10,12 @@ use super::reads::*;
 /// HBase's longest row key (`Short.MAX_VALUE` bytes).
 pub(crate) const MAX_ROW_KEY: usize = i16::MAX as usize;
 
+/// HBase's longest family name in a cell (`Byte.MAX_VALUE` bytes).
+const MAX_FAMILY: usize = i8::MAX as usize;
+
+/// HBase's largest cell, key and value together (a KeyValue's lengths are Java ints).
+const MAX_CELL: usize = i32::MAX as usize - 64;
+
 fn require_row(row: &[u8], what: &str) -> Result<()> {
     if row.is_empty() {
         return Err(Error::IllegalArgument {
@@ -65,13 +71,33 @@ pub(crate) fn check_filter(filter: &[u8]) -> Result<()> {
 }
 
 impl Put {
-    /// A non-empty key within HBase's limit, and at least one cell.
+    /// A non-empty key within HBase's limit, and at least one cell, each within HBase's limits
+    /// for a family name and a cell.
     pub(crate) fn check(&self) -> Result<()> {
         require_row(&self.row, "a put")?;
+        let refuse = |why: String| {
+            Err(Error::IllegalArgument {
+                message: format!("the put of row {} {why}", printable_key(&self.row)),
+            })
+        };
         if self.cells.is_empty() {
-            return Err(Error::IllegalArgument {
-                message: format!("the put of row {} has no cells", printable_key(&self.row)),
-            });
+            return refuse("has no cells".into());
+        }
+        for cell in &self.cells {
+            if cell.family.len() > MAX_FAMILY {
+                return refuse(format!(
+                    "names a family of {} bytes; HBase's limit is {MAX_FAMILY}",
+                    cell.family.len()
+                ));
+            }
+            let size = self.row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len();
+            if size > MAX_CELL {
+                return refuse(format!(
+                    "holds a cell of {size} bytes in {}:{}; HBase's limit is {MAX_CELL}",
+                    String::from_utf8_lossy(&cell.family),
+                    String::from_utf8_lossy(&cell.qualifier)
+                ));
+            }
         }
         Ok(())
     }

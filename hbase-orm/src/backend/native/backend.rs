@@ -91,12 +91,13 @@ impl NativeRpc {
         Ok((row, exists))
     }
 
-    /// One mutation (with a nonce if `nonce`); the row the reply carries (an increment's or
-    /// an append's new values).
+    /// One mutation (its cells, if it counts any, in `cells`; with a nonce if `nonce`); the
+    /// row the reply carries (an increment's or an append's new values).
     async fn mutate(
         &self,
         table: &TableName,
         mutation: proto::MutationProto,
+        cells: &[u8],
         nonce: bool,
     ) -> Result<Option<Row>> {
         const METHOD: &str = "Mutate";
@@ -108,7 +109,7 @@ impl NativeRpc {
         });
         let (_, reply) = self
             .core
-            .region_call(table, RegionAt::Holding(&row), METHOD, |region| {
+            .region_call_with_cells(table, RegionAt::Holding(&row), METHOD, cells, |region| {
                 proto::MutateRequest {
                     region: region.specifier(),
                     mutation: mutation.clone(),
@@ -137,12 +138,13 @@ impl NativeRpc {
         condition: Option<proto::Condition>,
     ) -> Result<bool> {
         const METHOD: &str = "Multi";
+        let mut cells = Vec::new();
         let actions: Vec<proto::Action> = mutations
             .iter()
             .enumerate()
             .map(|(i, m)| proto::Action {
                 index: Some(i as u32),
-                mutation: Some(convert::row_mutation(m)),
+                mutation: Some(convert::row_mutation(m, &mut cells)),
                 ..Default::default()
             })
             .collect();
@@ -152,7 +154,7 @@ impl NativeRpc {
         let (response, result) = loop {
             let (region, reply) = self
                 .core
-                .region_call(table, RegionAt::Holding(row), METHOD, |region| {
+                .region_call_with_cells(table, RegionAt::Holding(row), METHOD, &cells, |region| {
                     proto::MultiRequest {
                         region_action: vec![proto::RegionAction {
                             region: region.specifier(),
@@ -246,7 +248,7 @@ impl Backend for NativeRpc {
         let rows: Vec<&[u8]> = op.gets.iter().map(|g| &g.row[..]).collect();
         let answers = self
             .core
-            .multi(op.table, &rows, |i| proto::Action {
+            .multi(op.table, &rows, |i, _| proto::Action {
                 get: Some(gets[i].clone()),
                 ..Default::default()
             })
@@ -265,7 +267,9 @@ impl Backend for NativeRpc {
     }
 
     async fn put(&self, op: &Put<'_>) -> Result<()> {
-        self.mutate(op.table, convert::put(op.put), false).await?;
+        let mut cells = Vec::new();
+        let put = convert::put(op.put, &mut cells);
+        self.mutate(op.table, put, &cells, false).await?;
         Ok(())
     }
 
@@ -273,8 +277,8 @@ impl Backend for NativeRpc {
         let rows: Vec<&[u8]> = op.puts.iter().map(|p| &p.row[..]).collect();
         let answers = self
             .core
-            .multi(op.table, &rows, |i| proto::Action {
-                mutation: Some(convert::put(&op.puts[i])),
+            .multi(op.table, &rows, |i, cells| proto::Action {
+                mutation: Some(convert::put(&op.puts[i], cells)),
                 ..Default::default()
             })
             .await?;
@@ -282,7 +286,7 @@ impl Backend for NativeRpc {
     }
 
     async fn delete(&self, op: &Delete<'_>) -> Result<()> {
-        self.mutate(op.table, convert::delete(op.delete), false)
+        self.mutate(op.table, convert::delete(op.delete), &[], false)
             .await?;
         Ok(())
     }
@@ -291,7 +295,7 @@ impl Backend for NativeRpc {
         let rows: Vec<&[u8]> = op.deletes.iter().map(|d| &d.row[..]).collect();
         let answers = self
             .core
-            .multi(op.table, &rows, |i| proto::Action {
+            .multi(op.table, &rows, |i, _| proto::Action {
                 mutation: Some(convert::delete(&op.deletes[i])),
                 ..Default::default()
             })
@@ -320,12 +324,12 @@ impl Backend for NativeRpc {
     }
 
     async fn increment(&self, op: &Increment<'_>) -> Result<Option<Row>> {
-        self.mutate(op.table, convert::increment(op.increment), true)
+        self.mutate(op.table, convert::increment(op.increment), &[], true)
             .await
     }
 
     async fn append(&self, op: &Append<'_>) -> Result<Option<Row>> {
-        self.mutate(op.table, convert::append(op.append), true)
+        self.mutate(op.table, convert::append(op.append), &[], true)
             .await
     }
 

@@ -1,4 +1,5 @@
-//! Cells in a reply's cell block, in HBase's `KeyValueCodec` encoding, read in place.
+//! Cells in a call's cell block, in HBase's `KeyValueCodec` encoding: a reply's read in
+//! place, a request's written straight from the cells it sends.
 //!
 //! Each cell is a 4-byte big-endian length of the rest, then a KeyValue: the key's length
 //! (4 bytes), the value's length (4 bytes), the key (a 2-byte row length and the row, a 1-byte
@@ -110,6 +111,36 @@ impl<'a> Iterator for Cells<'a> {
     }
 }
 
+/// The KeyValue type of a put's cell.
+pub(crate) const PUT: u8 = 4;
+
+/// The bytes of a cell's key: the row's length (2) and the row, the family's length (1) and
+/// the family, the qualifier, the timestamp (8), the type (1).
+fn key_len(cell: &RawCell<'_>) -> usize {
+    2 + cell.row.len() + 1 + cell.family.len() + cell.qualifier.len() + 9
+}
+
+/// Writes `cell` of KeyValue type `kind` at the end of `out`. The row must fit HBase's 2-byte
+/// length and the family its 1-byte length, and the cell 4 GiB: the requests' checks refuse
+/// longer ones before a backend sees them (`model::check`).
+pub(crate) fn write(out: &mut Vec<u8>, cell: &RawCell<'_>, kind: u8) {
+    let key_len = key_len(cell);
+    debug_assert!(cell.row.len() <= i16::MAX as usize && cell.family.len() <= i8::MAX as usize);
+    let total = 8 + key_len + cell.value.len();
+    out.reserve(4 + total);
+    out.extend_from_slice(&(total as u32).to_be_bytes());
+    out.extend_from_slice(&(key_len as u32).to_be_bytes());
+    out.extend_from_slice(&(cell.value.len() as u32).to_be_bytes());
+    out.extend_from_slice(&(cell.row.len() as u16).to_be_bytes());
+    out.extend_from_slice(cell.row);
+    out.push(cell.family.len() as u8);
+    out.extend_from_slice(cell.family);
+    out.extend_from_slice(cell.qualifier);
+    out.extend_from_slice(&cell.timestamp.to_be_bytes());
+    out.push(kind);
+    out.extend_from_slice(cell.value);
+}
+
 /// The results of a scan reply as one page over the block: `counts[i]` cells each, a result
 /// without cells left out.
 pub(crate) fn page(block: Bytes, counts: &[u32]) -> Result<ScannerPage, BadFrame> {
@@ -142,27 +173,23 @@ pub(crate) fn page(block: Bytes, counts: &[u32]) -> Result<ScannerPage, BadFrame
 pub(crate) mod tests {
     use super::*;
 
-    /// A cell as `KeyValueCodec` writes it.
+    /// A put's cell as `KeyValueCodec` writes it.
     pub(crate) fn encode(
         out: &mut Vec<u8>,
         row: &[u8],
         family: &[u8],
         qualifier: &[u8],
-        ts: i64,
+        timestamp: i64,
         value: &[u8],
     ) {
-        let key_len = 2 + row.len() + 1 + family.len() + qualifier.len() + 9;
-        out.extend_from_slice(&((8 + key_len + value.len()) as u32).to_be_bytes());
-        out.extend_from_slice(&(key_len as u32).to_be_bytes());
-        out.extend_from_slice(&(value.len() as u32).to_be_bytes());
-        out.extend_from_slice(&(row.len() as u16).to_be_bytes());
-        out.extend_from_slice(row);
-        out.push(family.len() as u8);
-        out.extend_from_slice(family);
-        out.extend_from_slice(qualifier);
-        out.extend_from_slice(&ts.to_be_bytes());
-        out.push(4);
-        out.extend_from_slice(value);
+        let cell = RawCell {
+            row,
+            family,
+            qualifier,
+            timestamp,
+            value,
+        };
+        write(out, &cell, PUT);
     }
 
     /// A cell block for fuzzing: random bytes, or up to six valid cells (two per row), then
@@ -205,6 +232,29 @@ pub(crate) mod tests {
         encode(&mut block, b"r1", b"d", b"", 4, b"");
         encode(&mut block, b"r2", b"e", b"q", -1, b"two");
         Bytes::from(block)
+    }
+
+    /// A put's cell as HBase lays a KeyValue out, byte for byte, and read back.
+    #[test]
+    fn a_written_cell_is_a_key_value_byte_for_byte() {
+        let mut out = Vec::new();
+        encode(&mut out, b"r", b"d", b"q", 1, b"v");
+        let mut expected = vec![
+            0, 0, 0, 24, 0, 0, 0, 15, 0, 0, 0, 1, 0, 1, b'r', 1, b'd', b'q',
+        ];
+        expected.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 1, 4, b'v']);
+        assert_eq!(out, expected);
+        let latest = RawCell {
+            row: b"row",
+            family: b"fam",
+            qualifier: b"",
+            timestamp: i64::MAX,
+            value: b"",
+        };
+        write(&mut out, &latest, PUT);
+        let cells: Vec<RawCell> = Cells::new(&out).collect::<Result<_, _>>().unwrap();
+        assert_eq!(cells.len(), 2);
+        assert_eq!(cells[1], latest);
     }
 
     #[test]

@@ -260,11 +260,13 @@ impl Connection {
         self.is_open()
     }
 
-    /// Sends `param` to `method` and waits up to `timeout` for the reply.
+    /// Sends `param` (with the cell block `cells`, empty for none) to `method` and waits up
+    /// to `timeout` for the reply.
     pub(crate) async fn call(
         &self,
         method: &str,
         param: &impl prost::Message,
+        cells: &[u8],
         timeout: Duration,
     ) -> Result<Reply, CallError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) & i32::MAX;
@@ -274,7 +276,7 @@ impl Connection {
             shared: &self.shared,
             id,
         };
-        let frame = frame::call_frame(id, method, param);
+        let frame = frame::call_frame(id, method, param, cells);
         let deadline = tokio::time::Instant::now() + timeout;
         let write = async {
             let mut socket = self.writer.lock().await;
@@ -552,7 +554,12 @@ mod tests {
         let address = hostile_server(reply).await;
         let c = open_plain(&address).await;
         let result = c
-            .call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
+            .call(
+                "Get",
+                &proto::GetRequest::default(),
+                &[],
+                Duration::from_secs(5),
+            )
             .await;
         assert!(
             !c.is_open() || result.is_ok(),
@@ -623,7 +630,12 @@ mod tests {
             let c = &c;
             async move {
                 let reply = c
-                    .call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
+                    .call(
+                        "Get",
+                        &proto::GetRequest::default(),
+                        &[],
+                        Duration::from_secs(5),
+                    )
                     .await
                     .unwrap();
                 (reply.call_id, reply.message)
@@ -669,8 +681,13 @@ mod tests {
         });
         let connections = Connections::new(simple(), Duration::from_secs(5), 1024);
         let call = |c: Arc<Connection>| async move {
-            c.call("Get", &proto::GetRequest::default(), Duration::from_secs(5))
-                .await
+            c.call(
+                "Get",
+                &proto::GetRequest::default(),
+                &[],
+                Duration::from_secs(5),
+            )
+            .await
         };
         let first = connections.get(&address, Service::Client).await.unwrap();
         assert_eq!(&call(first).await.unwrap().message[..], b"ok");
@@ -699,9 +716,12 @@ mod tests {
         });
         let c = open_plain(&address).await;
         let get = proto::GetRequest::default();
-        let first = c.call("Get", &get, Duration::from_millis(100)).await;
+        let first = c.call("Get", &get, &[], Duration::from_millis(100)).await;
         assert!(matches!(first, Err(CallError::Timeout(_))), "{first:?}");
-        let second = c.call("Get", &get, Duration::from_secs(5)).await.unwrap();
+        let second = c
+            .call("Get", &get, &[], Duration::from_secs(5))
+            .await
+            .unwrap();
         assert_eq!(&second.message[..], b"second");
         assert!(c.is_open());
     }

@@ -5,7 +5,8 @@
 //! (SIMPLE, 0x50), then the [`ConnectionHeader`](proto::ConnectionHeader) behind its 4-byte
 //! big-endian length. Every call after that is one frame: a 4-byte big-endian length of the
 //! rest, the varint-delimited [`RequestHeader`](proto::RequestHeader) (call id, method name),
-//! the varint-delimited request message. A reply is a frame of the same shape: the
+//! the varint-delimited request message, then the request's cell block if its header
+//! announces one. A reply is a frame of the same shape: the
 //! varint-delimited [`ResponseHeader`](proto::ResponseHeader) (call id, an exception, or
 //! where its cell block lies), the varint-delimited reply message, then the cell block.
 
@@ -15,7 +16,8 @@ use prost::Message;
 use super::proto;
 
 /// The cell block codec the client asks for: cells come in one block after a reply's message,
-/// read in place instead of one protobuf message each.
+/// read in place instead of one protobuf message each; a request's mutations send theirs the
+/// same way.
 pub(crate) const CELL_CODEC: &str = "org.apache.hadoop.hbase.codec.KeyValueCodec";
 
 /// HBase's SIMPLE authentication: the server takes the user name the header gives.
@@ -89,16 +91,21 @@ pub(crate) fn connection_header(service: Service, user: Option<&str>) -> Vec<u8>
     out
 }
 
-/// The frame of call `id` to `method` with the request `param`.
-pub(crate) fn call_frame(id: i32, method: &str, param: &impl Message) -> Vec<u8> {
+/// The frame of call `id` to `method` with the request `param` and the cell block `cells`
+/// (empty: none; a mutation's cells there are counted by its message).
+pub(crate) fn call_frame(id: i32, method: &str, param: &impl Message, cells: &[u8]) -> Vec<u8> {
     let header = proto::RequestHeader {
         call_id: Some(id as u32),
         method_name: Some(method.to_string()),
         request_param: Some(true),
+        cell_block_meta: (!cells.is_empty()).then_some(proto::CellBlockMeta {
+            length: Some(cells.len() as u32),
+        }),
         ..Default::default()
     };
     let (h, p) = (header.encoded_len(), param.encoded_len());
-    let body = prost::length_delimiter_len(h) + h + prost::length_delimiter_len(p) + p;
+    let body =
+        prost::length_delimiter_len(h) + h + prost::length_delimiter_len(p) + p + cells.len();
     let mut out = Vec::with_capacity(4 + body);
     out.extend_from_slice(&(body as u32).to_be_bytes());
     header
@@ -107,6 +114,7 @@ pub(crate) fn call_frame(id: i32, method: &str, param: &impl Message) -> Vec<u8>
     param
         .encode_length_delimited(&mut out)
         .expect("a Vec grows as needed");
+    out.extend_from_slice(cells);
     out
 }
 
@@ -196,18 +204,22 @@ mod tests {
     #[test]
     fn a_call_frame_carries_its_length_header_and_message() {
         let param = proto::GetRequest::default();
-        let frame = call_frame(7, "Get", &param);
-        let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
-        assert_eq!(len, frame.len() - 4);
-        let mut rest = Bytes::from(frame[4..].to_vec());
-        let header = proto::RequestHeader::decode_length_delimited(&mut rest).unwrap();
-        assert_eq!(header.call_id, Some(7));
-        assert_eq!(header.method_name.as_deref(), Some("Get"));
-        assert_eq!(
-            proto::GetRequest::decode_length_delimited(&mut rest).unwrap(),
-            param
-        );
-        assert!(rest.is_empty());
+        for cells in [&b""[..], b"cells"] {
+            let frame = call_frame(7, "Get", &param, cells);
+            let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+            assert_eq!(len, frame.len() - 4);
+            let mut rest = Bytes::from(frame[4..].to_vec());
+            let header = proto::RequestHeader::decode_length_delimited(&mut rest).unwrap();
+            assert_eq!(header.call_id, Some(7));
+            assert_eq!(header.method_name.as_deref(), Some("Get"));
+            let meta = header.cell_block_meta.and_then(|m| m.length);
+            assert_eq!(meta, (!cells.is_empty()).then_some(5));
+            assert_eq!(
+                proto::GetRequest::decode_length_delimited(&mut rest).unwrap(),
+                param
+            );
+            assert_eq!(&rest[..], cells, "the cell block ends the frame");
+        }
     }
 
     #[test]

@@ -77,13 +77,14 @@ fn calls_of(regions: Vec<(Arc<Region>, Vec<usize>)>) -> Vec<Vec<(Arc<Region>, Ve
 }
 
 impl Core {
-    /// Sends the actions `action(i)` for the rows `rows[i]` of `table`, grouped per server;
-    /// the answers in the order of `rows`.
+    /// Sends the actions `action(i, cells)` for the rows `rows[i]` of `table`, grouped per
+    /// server; the answers in the order of `rows`. An action writes its mutation's cells at the
+    /// end of `cells`, the call's cell block, and counts them in its message.
     pub(crate) async fn multi(
         &self,
         table: &TableName,
         rows: &[&[u8]],
-        action: impl Fn(usize) -> proto::Action + Sync,
+        action: impl Fn(usize, &mut Vec<u8>) -> proto::Action + Sync,
     ) -> Result<Vec<Answer>> {
         let mut answers: Vec<Option<Answer>> = rows.iter().map(|_| None).collect();
         let mut todo: Vec<usize> = (0..rows.len()).collect();
@@ -176,8 +177,11 @@ impl Core {
         table: &TableName,
         server: String,
         regions: Vec<(Arc<Region>, Vec<usize>)>,
-        action: &(impl Fn(usize) -> proto::Action + Sync),
+        action: &(impl Fn(usize, &mut Vec<u8>) -> proto::Action + Sync),
     ) -> Result<Vec<Answered>> {
+        // The cells follow the actions' order in the request: the server reads each
+        // mutation's count of them off the block in turn.
+        let mut cells = Vec::new();
         let request = proto::MultiRequest {
             region_action: regions
                 .iter()
@@ -188,7 +192,7 @@ impl Core {
                         .iter()
                         .map(|&i| proto::Action {
                             index: Some(i as u32),
-                            ..action(i)
+                            ..action(i, &mut cells)
                         })
                         .collect(),
                     condition: None,
@@ -197,7 +201,7 @@ impl Core {
             ..Default::default()
         };
         let reply = match self
-            .call_at(&server, Service::Client, METHOD, &request)
+            .call_with_cells(&server, Service::Client, METHOD, &request, &cells)
             .await
         {
             Ok(reply) => reply,

@@ -143,7 +143,7 @@ impl Core {
         self.nonce.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// One call on the connection to `address`, the failure turned into the crate's error.
+    /// One call on the connection to `address`.
     pub(crate) async fn call_at(
         &self,
         address: &str,
@@ -151,9 +151,23 @@ impl Core {
         method: &'static str,
         param: &impl prost::Message,
     ) -> Result<Reply, CallError> {
+        self.call_with_cells(address, service, method, param, &[])
+            .await
+    }
+
+    /// [`call_at`](Self::call_at) with the cell block `cells` after the message (the cells of
+    /// the request's mutations).
+    pub(crate) async fn call_with_cells(
+        &self,
+        address: &str,
+        service: Service,
+        method: &'static str,
+        param: &impl prost::Message,
+        cells: &[u8],
+    ) -> Result<Reply, CallError> {
         let connection = self.connections.get(address, service).await?;
         let result = connection
-            .call(method, param, self.config.request_timeout)
+            .call(method, param, cells, self.config.request_timeout)
             .await;
         if let Err(CallError::Broken(_)) = &result {
             self.connections.drop_server(address);
@@ -190,13 +204,32 @@ impl Core {
         method: &'static str,
         make: impl Fn(&Region) -> M,
     ) -> Result<(Arc<Region>, Reply)> {
+        self.region_call_with_cells(table, at, method, &[], make)
+            .await
+    }
+
+    /// [`region_call`](Self::region_call) with the cell block `cells` after each message.
+    pub(crate) async fn region_call_with_cells<M: prost::Message>(
+        &self,
+        table: &TableName,
+        at: RegionAt<'_>,
+        method: &'static str,
+        cells: &[u8],
+        make: impl Fn(&Region) -> M,
+    ) -> Result<(Arc<Region>, Reply)> {
         let started = Instant::now();
         let mut pause = Duration::from_millis(20);
         let mut moved = 0;
         loop {
             let region = self.locate(table, at).await?;
             let result = self
-                .call_at(&region.server, Service::Client, method, &make(&region))
+                .call_with_cells(
+                    &region.server,
+                    Service::Client,
+                    method,
+                    &make(&region),
+                    cells,
+                )
                 .await;
             let why = match result {
                 Ok(reply) => return Ok((region, reply)),
