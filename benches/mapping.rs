@@ -58,12 +58,12 @@ struct Inbox {
 /// What a careful user writes by hand for the same cells.
 mod by_hand {
     use super::Order;
-    use hbase_orm::{Put, PutCell, Row};
+    use hbase_orm::{Bytes, Put, PutCell, Row};
 
-    fn cell(q: &[u8], value: Vec<u8>) -> PutCell {
+    fn cell(q: &'static [u8], value: Vec<u8>) -> PutCell {
         PutCell {
-            family: b"d".to_vec(),
-            qualifier: q.to_vec(),
+            family: Bytes::from_static(b"d"),
+            qualifier: Bytes::from_static(q),
             value,
             timestamp: None,
         }
@@ -245,8 +245,8 @@ fn as_row(put: &Put) -> Row {
             .cells
             .iter()
             .map(|c| Cell {
-                family: c.family.clone().into(),
-                qualifier: c.qualifier.clone().into(),
+                family: c.family.clone(),
+                qualifier: c.qualifier.clone(),
                 value: c.value.clone().into(),
                 timestamp: 1,
             })

@@ -100,6 +100,15 @@ impl Client {
         op: &O,
     ) -> Result<O::Output> {
         op.check()?;
+        self.run_checked_within(deadline, op).await
+    }
+
+    /// [`Client::run_within`] of an operation whose checks passed already.
+    pub(crate) async fn run_checked_within<O: Operation>(
+        &self,
+        deadline: Option<Duration>,
+        op: &O,
+    ) -> Result<O::Output> {
         let config = self.config();
         let deadline = deadline.unwrap_or(config.retry_deadline);
         let mut step = config.retry_backoff;

@@ -118,16 +118,26 @@ impl Table {
     /// that really fail are reported: the error is then [`Error::PartialBatch`] listing them.
     /// Keep batches below the gateway's frame limit (2 MiB by default for framed gateways).
     pub async fn put_many(&self, puts: Vec<Put>) -> Result<()> {
+        self.put_slice(&puts).await
+    }
+
+    /// [`Table::put_many`] of puts the caller keeps (to name the rows of a failure).
+    pub(crate) async fn put_slice(&self, puts: &[Put]) -> Result<()> {
         if puts.is_empty() {
             return Ok(());
         }
         let table = &self.name;
-        let batch = op::PutMany { table, puts: &puts };
+        let batch = op::PutMany { table, puts };
+        // Checked once here: a batch refused by its checks is not sent row by row below.
         batch.check()?;
-        match self.run(&batch).await {
+        let sent = self
+            .client
+            .run_checked_within(self.retry_deadline, &batch)
+            .await;
+        match sent {
             Ok(()) => Ok(()),
             Err(error) => {
-                self.one_by_one("put_many", error, &puts, |put| async move {
+                self.one_by_one("put_many", error, puts, |put| async move {
                     self.run(&op::Put { table, put }).await
                 })
                 .await

@@ -6,6 +6,8 @@
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
+use bytes::Bytes;
+
 use crate::mapping::codec::{Codec, Native};
 use crate::mapping::columns::{presence_of, ColumnDef, ColumnKind};
 use crate::mapping::group::{ColumnGroup, GroupReader, GroupWriter};
@@ -174,13 +176,19 @@ impl<E> CellWriter<'_, E> {
         })
     }
 
-    fn push(&mut self, col: usize, qualifier: Vec<u8>, value: Vec<u8>, timestamp: Option<i64>) {
+    /// A cell of column `col`'s family (its declared name, shared: no copy per cell).
+    fn push(&mut self, col: usize, qualifier: Bytes, value: Vec<u8>, timestamp: Option<i64>) {
         self.image.put.cells.push(PutCell {
-            family: self.columns[col].family.as_bytes().to_vec(),
+            family: Bytes::from_static(self.columns[col].family.as_bytes()),
             qualifier,
             value,
             timestamp,
         });
+    }
+
+    /// Column `col`'s declared qualifier, shared.
+    fn qualifier(&self, col: usize) -> Bytes {
+        Bytes::from_static(self.columns[col].qualifier.as_bytes())
     }
 
     fn encode<T, C: Codec<T>>(&self, col: usize, value: &T) -> FieldResult<Vec<u8>> {
@@ -192,12 +200,7 @@ impl<E> CellWriter<'_, E> {
     /// Writes field `col` (an index into `self.columns`) with codec `C`.
     pub fn value<T, C: Codec<T>>(&mut self, col: usize, value: &T) -> FieldResult<()> {
         let bytes = self.encode::<T, C>(col, value)?;
-        self.push(
-            col,
-            self.columns[col].qualifier.as_bytes().to_vec(),
-            bytes,
-            None,
-        );
+        self.push(col, self.qualifier(col), bytes, None);
         Ok(())
     }
 
@@ -216,12 +219,7 @@ impl<E> CellWriter<'_, E> {
     pub fn versions<T, C: Codec<T>>(&mut self, col: usize, value: &Versions<T>) -> FieldResult<()> {
         for v in value {
             let bytes = self.encode::<T, C>(col, &v.value)?;
-            self.push(
-                col,
-                self.columns[col].qualifier.as_bytes().to_vec(),
-                bytes,
-                Some(v.timestamp),
-            );
+            self.push(col, self.qualifier(col), bytes, Some(v.timestamp));
         }
         Ok(())
     }
@@ -237,7 +235,7 @@ impl<E> CellWriter<'_, E> {
             let mut qualifier = Vec::new();
             KC::encode(k, &mut qualifier).map_err(|reason| self.error(col, reason))?;
             let bytes = self.encode::<V, VC>(col, v)?;
-            self.push(col, qualifier, bytes, None);
+            self.push(col, qualifier.into(), bytes, None);
         }
         Ok(())
     }
@@ -256,7 +254,7 @@ impl<E> CellWriter<'_, E> {
         };
         value.write_group(prefix, &mut group)?;
         for (q, v) in group.cells {
-            self.push(col, q, v, None);
+            self.push(col, q.into(), v, None);
         }
         self.image
             .absent_cells
@@ -275,7 +273,7 @@ impl<E> CellWriter<'_, E> {
             item.write_group(&format!("{i}:"), &mut group)?;
         }
         for (q, v) in group.cells {
-            self.push(col, q, v, None);
+            self.push(col, q.into(), v, None);
         }
         Ok(())
     }

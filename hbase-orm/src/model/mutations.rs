@@ -19,10 +19,10 @@ pub enum Durability {
 /// One cell to write.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PutCell {
-    /// Column family.
-    pub family: Vec<u8>,
-    /// Column qualifier.
-    pub qualifier: Vec<u8>,
+    /// Column family (a declared family's name is shared, not copied, by every cell).
+    pub family: bytes::Bytes,
+    /// Column qualifier (a declared column's name is shared, not copied, by every cell).
+    pub qualifier: bytes::Bytes,
     /// Value to store.
     pub value: Vec<u8>,
     /// Explicit version timestamp; `None` lets HBase use the put's timestamp or the server time.
@@ -100,8 +100,8 @@ impl Put {
         timestamp: Option<i64>,
     ) {
         self.cells.push(PutCell {
-            family: family.into(),
-            qualifier: qualifier.into(),
+            family: bytes::Bytes::from(family.into()),
+            qualifier: bytes::Bytes::from(qualifier.into()),
             value: value.into(),
             timestamp,
         });

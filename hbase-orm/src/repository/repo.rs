@@ -202,11 +202,8 @@ impl<T: HBaseEntity> Repository<T> {
                     _ => images.push(image),
                 }
             }
-            if !puts.is_empty() {
-                let keys: Vec<_> = puts.iter().map(|p| p.row.clone()).collect();
-                if let Err(e) = self.table.put_many(puts).await {
-                    failures.record(keys, e);
-                }
+            if let Err(e) = self.table.put_slice(&puts).await {
+                failures.record(puts.into_iter().map(|p| p.row).collect(), e);
             }
             let results = futures::future::join_all(images.into_iter().map(|m| {
                 let row = m.row.clone();

@@ -427,15 +427,15 @@ fn take_counters<T: HBaseEntity>(image: &mut RowImage) -> Increment {
     image.put.cells.retain(|cell| {
         let counter = T::COLUMNS.iter().any(|c| {
             c.kind == ColumnKind::Counter
-                && c.family.as_bytes() == cell.family.as_slice()
-                && c.qualifier.as_bytes() == cell.qualifier.as_slice()
+                && c.family.as_bytes() == &cell.family[..]
+                && c.qualifier.as_bytes() == &cell.qualifier[..]
         });
         if counter {
             let by = i64::from_be_bytes(cell.value.as_slice().try_into().unwrap_or([0; 8]));
             if by != 0 {
                 increment
                     .columns
-                    .push((cell.family.clone(), cell.qualifier.clone(), by));
+                    .push((cell.family.to_vec(), cell.qualifier.to_vec(), by));
             }
         }
         !counter
@@ -458,7 +458,7 @@ async fn image_mutations<T: HBaseEntity>(table: &Table, image: RowImage) -> Resu
             let kept: std::collections::HashSet<(&[u8], &[u8])> = put
                 .cells
                 .iter()
-                .map(|p| (p.family.as_slice(), p.qualifier.as_slice()))
+                .map(|p| (&p.family[..], &p.qualifier[..]))
                 .collect();
             for cell in stored.cells {
                 if !kept.contains(&(cell.family.as_ref(), cell.qualifier.as_ref())) {

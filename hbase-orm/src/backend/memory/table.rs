@@ -194,7 +194,7 @@ impl TableState {
 
     /// Checks a put: its families exist.
     fn check_put(&self, method: Method, put: &Put) -> Result<()> {
-        self.require_families(method, put.cells.iter().map(|c| c.family.as_slice()))
+        self.require_families(method, put.cells.iter().map(|c| &c.family[..]))
     }
 
     /// Checks a delete: the families its targets name exist.

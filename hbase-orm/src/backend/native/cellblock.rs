@@ -37,63 +37,73 @@ impl<'a> Cells<'a> {
         Cells { rest: block }
     }
 
-    /// Takes `n` bytes off the front, or names what was cut short.
-    fn split(&mut self, n: usize, what: &str) -> Result<&'a [u8], BadFrame> {
-        if n > self.rest.len() {
-            return Err(BadFrame(format!(
-                "a cell's {what} needs {n} bytes, the cell block has {} left",
-                self.rest.len()
-            )));
-        }
-        let (head, tail) = self.rest.split_at(n);
-        self.rest = tail;
-        Ok(head)
-    }
-
-    fn u32(&mut self, what: &str) -> Result<usize, BadFrame> {
-        let b = self.split(4, what)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    }
-
-    /// The next cell.
+    /// The next cell. One bounds check per part, no copy; the error's text is made only on
+    /// a bad block.
     fn cell(&mut self) -> Result<RawCell<'a>, BadFrame> {
-        let total = self.u32("length")?;
-        let mut kv = Cells {
-            rest: self.split(total, "KeyValue")?,
+        let rest = self.rest;
+        let Some(total) = rest.get(..4).map(be32) else {
+            return Err(short("length", 4, rest.len()));
         };
-        let key_len = kv.u32("key length")?;
-        let value_len = kv.u32("value length")?;
-        if kv.rest.len() != key_len.saturating_add(value_len) {
-            return Err(BadFrame(format!(
-                "a cell of {total} bytes declares a key of {key_len} and a value of {value_len}"
-            )));
+        let Some(kv) = rest.get(4..).and_then(|r| r.get(..total)) else {
+            return Err(short("KeyValue", total, rest.len() - 4));
+        };
+        self.rest = &rest[4 + total..];
+        if kv.len() < 8 {
+            return Err(short("key and value lengths", 8, kv.len()));
         }
-        let mut key = Cells {
-            rest: kv.split(key_len, "key")?,
+        let (key_len, value_len) = (be32(&kv[..4]), be32(&kv[4..8]));
+        if kv.len() - 8 != key_len.saturating_add(value_len) {
+            return Err(lying(total, key_len, value_len));
+        }
+        let (key, value) = kv[8..].split_at(key_len);
+        // The key: the row's 2-byte length and the row, the family's 1-byte length and the
+        // family, the qualifier, the 8-byte timestamp, the 1-byte type.
+        let row_end = key
+            .get(..2)
+            .map(|b| 2 + u16::from_be_bytes([b[0], b[1]]) as usize);
+        let Some(row_end) = row_end.filter(|&end| end + 10 <= key.len()) else {
+            return Err(short("row", 12, key.len()));
         };
-        let value = kv.split(value_len, "value")?;
-        let row_len = {
-            let b = key.split(2, "row length")?;
-            u16::from_be_bytes([b[0], b[1]]) as usize
+        let family_end = row_end + 1 + key[row_end] as usize;
+        let Some(time_at) = key.len().checked_sub(9).filter(|&at| at >= family_end) else {
+            return Err(BadFrame(
+                "a cell's key ends before its family, timestamp and type".into(),
+            ));
         };
-        let row = key.split(row_len, "row")?;
-        let family_len = key.split(1, "family length")?[0] as usize;
-        let family = key.split(family_len, "family")?;
-        let qualifier_len =
-            key.rest.len().checked_sub(9).ok_or_else(|| {
-                BadFrame("a cell's key ends before its timestamp and type".into())
-            })?;
-        let qualifier = key.split(qualifier_len, "qualifier")?;
-        let ts = key.split(8, "timestamp")?;
-        let timestamp = i64::from_be_bytes(ts.try_into().expect("8 bytes taken"));
+        let timestamp = i64::from_be_bytes(
+            key[time_at..time_at + 8]
+                .try_into()
+                .expect("8 bytes checked"),
+        );
         Ok(RawCell {
-            row,
-            family,
-            qualifier,
+            row: &key[2..row_end],
+            family: &key[row_end + 1..family_end],
+            qualifier: &key[family_end..time_at],
             timestamp,
             value,
         })
     }
+}
+
+/// A 4-byte big-endian length.
+fn be32(b: &[u8]) -> usize {
+    u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize
+}
+
+/// A cell's part cut short.
+#[cold]
+fn short(what: &str, needs: usize, left: usize) -> BadFrame {
+    BadFrame(format!(
+        "a cell's {what} needs {needs} bytes, the cell block has {left} left"
+    ))
+}
+
+/// A cell whose lengths do not add up.
+#[cold]
+fn lying(total: usize, key: usize, value: usize) -> BadFrame {
+    BadFrame(format!(
+        "a cell of {total} bytes declares a key of {key} and a value of {value}"
+    ))
 }
 
 impl<'a> Iterator for Cells<'a> {

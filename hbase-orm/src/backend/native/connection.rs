@@ -265,7 +265,7 @@ impl Connection {
     pub(crate) async fn call(
         &self,
         method: &str,
-        param: &impl prost::Message,
+        param: &impl frame::Param,
         cells: &[u8],
         timeout: Duration,
     ) -> Result<Reply, CallError> {
@@ -276,7 +276,7 @@ impl Connection {
             shared: &self.shared,
             id,
         };
-        let frame = frame::call_frame(id, method, param, cells);
+        let (frame, after) = frame::call_frame(id, method, param, cells);
         let deadline = tokio::time::Instant::now() + timeout;
         let write = async {
             let mut socket = self.writer.lock().await;
@@ -294,7 +294,10 @@ impl Connection {
                 shared: &self.shared,
                 done: false,
             };
-            let written = socket.write_all(&frame).await;
+            let written = match socket.write_all(&frame).await {
+                Ok(()) => socket.write_all(after).await,
+                failed => failed,
+            };
             writing.done = true;
             if let Err(e) = written {
                 self.shared

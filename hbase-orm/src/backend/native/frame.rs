@@ -91,9 +91,52 @@ pub(crate) fn connection_header(service: Service, user: Option<&str>) -> Vec<u8>
     out
 }
 
+/// A request's message as a frame carries it: any protobuf message, or one whose fields are
+/// encoded already ([`Encoded`]).
+pub(crate) trait Param {
+    /// The message's encoded length.
+    fn param_len(&self) -> usize;
+    /// Writes the message's encoding at the end of `out`.
+    fn write_param(&self, out: &mut Vec<u8>);
+}
+
+impl<M: Message> Param for M {
+    fn param_len(&self) -> usize {
+        self.encoded_len()
+    }
+
+    fn write_param(&self, out: &mut Vec<u8>) {
+        self.encode_raw(out);
+    }
+}
+
+/// A message already encoded, field after field (a `Multi` request written as its actions
+/// were made, see `multi`).
+pub(crate) struct Encoded(pub(crate) Vec<u8>);
+
+impl Param for Encoded {
+    fn param_len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn write_param(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0);
+    }
+}
+
+/// A cell block up to this size is copied into its call's frame; a larger one is written to
+/// the socket after the frame, from where it was made.
+const INLINE_CELLS: usize = 64 << 10;
+
 /// The frame of call `id` to `method` with the request `param` and the cell block `cells`
-/// (empty: none; a mutation's cells there are counted by its message).
-pub(crate) fn call_frame(id: i32, method: &str, param: &impl Message, cells: &[u8]) -> Vec<u8> {
+/// (empty: none; a mutation's cells there are counted by its message): the bytes to write,
+/// and the part of `cells` to write right after them (empty, unless the block is large).
+pub(crate) fn call_frame<'c>(
+    id: i32,
+    method: &str,
+    param: &impl Param,
+    cells: &'c [u8],
+) -> (Vec<u8>, &'c [u8]) {
     let header = proto::RequestHeader {
         call_id: Some(id as u32),
         method_name: Some(method.to_string()),
@@ -103,19 +146,25 @@ pub(crate) fn call_frame(id: i32, method: &str, param: &impl Message, cells: &[u
         }),
         ..Default::default()
     };
-    let (h, p) = (header.encoded_len(), param.encoded_len());
+    let (h, p) = (header.encoded_len(), param.param_len());
     let body =
         prost::length_delimiter_len(h) + h + prost::length_delimiter_len(p) + p + cells.len();
-    let mut out = Vec::with_capacity(4 + body);
+    let (inline, after) = if cells.len() <= INLINE_CELLS {
+        (cells, &[][..])
+    } else {
+        (&[][..], cells)
+    };
+    let mut out = Vec::with_capacity(4 + body - after.len());
     out.extend_from_slice(&(body as u32).to_be_bytes());
     header
         .encode_length_delimited(&mut out)
         .expect("a Vec grows as needed");
-    param
-        .encode_length_delimited(&mut out)
-        .expect("a Vec grows as needed");
-    out.extend_from_slice(cells);
-    out
+    prost::encode_length_delimiter(p, &mut out).expect("a Vec grows as needed");
+    let at = out.len();
+    param.write_param(&mut out);
+    debug_assert_eq!(out.len() - at, p, "a param writes the length it gives");
+    out.extend_from_slice(inline);
+    (out, after)
 }
 
 /// A reply frame that does not hold what its header says.
@@ -204,8 +253,11 @@ mod tests {
     #[test]
     fn a_call_frame_carries_its_length_header_and_message() {
         let param = proto::GetRequest::default();
-        for cells in [&b""[..], b"cells"] {
-            let frame = call_frame(7, "Get", &param, cells);
+        let large = vec![7; INLINE_CELLS + 1];
+        for cells in [&b""[..], b"cells", &large] {
+            let (mut frame, after) = call_frame(7, "Get", &param, cells);
+            assert_eq!(after.is_empty(), cells.len() <= INLINE_CELLS);
+            frame.extend_from_slice(after);
             let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
             assert_eq!(len, frame.len() - 4);
             let mut rest = Bytes::from(frame[4..].to_vec());
@@ -213,7 +265,7 @@ mod tests {
             assert_eq!(header.call_id, Some(7));
             assert_eq!(header.method_name.as_deref(), Some("Get"));
             let meta = header.cell_block_meta.and_then(|m| m.length);
-            assert_eq!(meta, (!cells.is_empty()).then_some(5));
+            assert_eq!(meta, (!cells.is_empty()).then_some(cells.len() as u32));
             assert_eq!(
                 proto::GetRequest::decode_length_delimited(&mut rest).unwrap(),
                 param

@@ -5,7 +5,8 @@
 //! The parts, from the bytes up:
 //! - [`proto`]: the protobuf messages (generated);
 //! - `frame`: the connection preamble and header, and the framing of calls and replies;
-//! - `cellblock`: cells in HBase's `KeyValueCodec` encoding, read in place;
+//! - `cellblock`: cells in HBase's `KeyValueCodec` encoding, read in place and written;
+//! - `buffers`: spare buffers for the cell blocks of requests;
 //! - `connection`: one TCP connection per server and service, many calls in flight on it,
 //!   replies matched by call id;
 //! - `registry`: where the meta region and the active master are (ZooKeeper, or the
@@ -22,6 +23,7 @@
 
 mod admin;
 mod backend;
+mod buffers;
 mod cellblock;
 mod cluster;
 mod connection;

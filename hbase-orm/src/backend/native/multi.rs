@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::connection;
 use super::convert::Results;
-use super::frame::Service;
+use super::frame::{Encoded, Service};
 use super::proto;
 use super::regions::Region;
 use super::rpc::{self, Core, RegionAt, RELOCATE_FOR};
@@ -104,18 +104,35 @@ impl Core {
         };
         let mut sent = false;
         while !todo.is_empty() {
-            // Per server, per region: the actions to send.
-            let mut servers = ByServer::new();
+            // Per region, then per server: the actions to send. A row in the region of the
+            // row before it (a sorted batch, a table of few regions) is placed without a
+            // lookup.
+            let mut by_region: Vec<(Arc<Region>, Vec<usize>)> = Vec::new();
+            let mut places: HashMap<bytes::Bytes, usize> = HashMap::new();
+            let mut last = usize::MAX;
             for &i in &todo {
+                if let Some((region, items)) = by_region.get_mut(last) {
+                    if region.holds(rows[i]) {
+                        items.push(i);
+                        continue;
+                    }
+                }
                 let region = self
                     .locate(table, RegionAt::Holding(rows[i]))
                     .await
                     .map_err(|e| sent_part(e, sent))?;
-                let regions = servers.entry(region.server.clone()).or_default();
-                match regions.iter_mut().find(|(r, _)| r.name == region.name) {
-                    Some((_, items)) => items.push(i),
-                    None => regions.push((region, vec![i])),
-                }
+                last = *places.entry(region.name.clone()).or_insert_with(|| {
+                    by_region.push((region, Vec::new()));
+                    by_region.len() - 1
+                });
+                by_region[last].1.push(i);
+            }
+            let mut servers = ByServer::new();
+            for (region, items) in by_region {
+                servers
+                    .entry(region.server.clone())
+                    .or_default()
+                    .push((region, items));
             }
             let calls = servers
                 .into_iter()
@@ -179,27 +196,8 @@ impl Core {
         regions: Vec<(Arc<Region>, Vec<usize>)>,
         action: &(impl Fn(usize, &mut Vec<u8>) -> proto::Action + Sync),
     ) -> Result<Vec<Answered>> {
-        // The cells follow the actions' order in the request: the server reads each
-        // mutation's count of them off the block in turn.
-        let mut cells = Vec::new();
-        let request = proto::MultiRequest {
-            region_action: regions
-                .iter()
-                .map(|(region, items)| proto::RegionAction {
-                    region: region.specifier(),
-                    atomic: None,
-                    action: items
-                        .iter()
-                        .map(|&i| proto::Action {
-                            index: Some(i as u32),
-                            ..action(i, &mut cells)
-                        })
-                        .collect(),
-                    condition: None,
-                })
-                .collect(),
-            ..Default::default()
-        };
+        let mut cells = self.buffers.take();
+        let request = request(&regions, action, &mut cells);
         let reply = match self
             .call_with_cells(&server, Service::Client, METHOD, &request, &cells)
             .await
@@ -220,6 +218,42 @@ impl Core {
     }
 }
 
+/// The `MultiRequest` of the actions of `regions`, encoded as each action is made (no message
+/// per action is kept: a batch of puts allocates the row keys' copies and little else), and
+/// their cells written into `cells`, in the same order: the server reads each mutation's
+/// count of cells off the block in turn.
+fn request(
+    regions: &[(Arc<Region>, Vec<usize>)],
+    action: impl Fn(usize, &mut Vec<u8>) -> proto::Action,
+    cells: &mut Vec<u8>,
+) -> Encoded {
+    use prost::encoding::{encode_key, encode_varint, message, WireType};
+    let mut out = Vec::new();
+    let mut actions = Vec::new();
+    for (region, items) in regions {
+        actions.clear();
+        for &i in items {
+            let action = proto::Action {
+                index: Some(i as u32),
+                ..action(i, cells)
+            };
+            // `RegionAction.action`, field 3.
+            message::encode(3, &action, &mut actions);
+        }
+        // `MultiRequest.region_action`, field 1: a `RegionAction` of the region (field 1) and
+        // the actions.
+        let specifier = region.specifier();
+        encode_key(1, WireType::LengthDelimited, &mut out);
+        encode_varint(
+            (message::encoded_len(1, &specifier) + actions.len()) as u64,
+            &mut out,
+        );
+        message::encode(1, &specifier, &mut out);
+        out.extend_from_slice(&actions);
+    }
+    Encoded(out)
+}
+
 /// The answers of a `Multi` reply to the actions of `regions` (`None`: send again), and the
 /// regions to look up again; an answer naming an action the call did not hold, twice, or
 /// leaving one out is a protocol error.
@@ -233,16 +267,26 @@ fn read_answers<'r>(
     let mut moved = Vec::new();
     // The actions of the call not answered yet, each with its region's place in the call: each
     // answer must name one of its region's, once.
-    let mut open: HashMap<usize, usize> = regions
+    let size = regions
         .iter()
-        .enumerate()
-        .flat_map(|(at, (_, items))| items.iter().map(move |&i| (i, at)))
-        .collect();
+        .flat_map(|(_, items)| items.iter().map(|&i| i + 1))
+        .max()
+        .unwrap_or(0);
+    let mut open = Open {
+        at: vec![None; size],
+        left: 0,
+    };
+    for (at, (_, items)) in regions.iter().enumerate() {
+        for &i in items {
+            open.at[i] = Some(at);
+            open.left += 1;
+        }
+    }
     let answers = regions.iter().zip(&response.region_action_result);
     for (at, ((region, items), answer)) in answers.enumerate() {
         if let Some(e) = &answer.exception {
             // The whole region refused: its actions were not applied.
-            for i in items {
+            for &i in items {
                 open.remove(i);
             }
             if let Some(Relocate(relocate)) = send_again(&e.name) {
@@ -257,7 +301,7 @@ fn read_answers<'r>(
         }
         for r in &answer.result_or_exception {
             let i = r.index.unwrap_or(u32::MAX) as usize;
-            if open.get(&i) != Some(&at) {
+            if open.get(i) != Some(at) {
                 return Err(rpc::protocol(
                     METHOD,
                     format!(
@@ -266,7 +310,7 @@ fn read_answers<'r>(
                     ),
                 ));
             }
-            open.remove(&i);
+            open.remove(i);
             let row = match &r.result {
                 Some(result) => results
                     .row(result)
@@ -288,16 +332,37 @@ fn read_answers<'r>(
             out.push((i, answer));
         }
     }
-    if !open.is_empty() {
+    if open.left > 0 {
         return Err(rpc::protocol(
             METHOD,
             format!(
                 "the server left {} of the call's actions unanswered",
-                open.len()
+                open.left
             ),
         ));
     }
     Ok((out, moved))
+}
+
+/// The actions of a call not answered yet: each one's region's place in the call, by the
+/// action's index.
+struct Open {
+    at: Vec<Option<usize>>,
+    left: usize,
+}
+
+impl Open {
+    fn get(&self, i: usize) -> Option<usize> {
+        self.at.get(i).copied().flatten()
+    }
+
+    fn remove(&mut self, i: usize) {
+        if let Some(at) = self.at.get_mut(i) {
+            if at.take().is_some() {
+                self.left -= 1;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -381,6 +446,51 @@ mod tests {
                 }
             }
         });
+    }
+
+    /// The request encoded as its actions are made is the `MultiRequest` prost would encode,
+    /// and the cells follow the actions' order.
+    #[test]
+    fn a_request_encoded_action_by_action_is_the_multi_request() {
+        use prost::Message;
+        let regions = vec![(region("a"), vec![2, 0]), (region("b"), vec![1])];
+        let action = |i: usize, cells: &mut Vec<u8>| {
+            let put = crate::model::Put::new(format!("row{i}")).column("d", "q", vec![i as u8]);
+            proto::Action {
+                mutation: Some(super::super::convert::put(&put, cells)),
+                ..Default::default()
+            }
+        };
+        let mut cells = Vec::new();
+        let encoded = request(&regions, action, &mut cells);
+        let mut expected_cells = Vec::new();
+        let expected = proto::MultiRequest {
+            region_action: regions
+                .iter()
+                .map(|(region, items)| proto::RegionAction {
+                    region: region.specifier(),
+                    action: items
+                        .iter()
+                        .map(|&i| proto::Action {
+                            index: Some(i as u32),
+                            ..action(i, &mut expected_cells)
+                        })
+                        .collect(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        assert_eq!(encoded.0, expected.encode_to_vec());
+        assert_eq!(cells, expected_cells);
+        let rows: Vec<Vec<u8>> = super::super::cellblock::Cells::new(&cells)
+            .map(|c| c.unwrap().row.to_vec())
+            .collect();
+        assert_eq!(rows, [&b"row2"[..], b"row0", b"row1"]);
+        assert_eq!(
+            proto::MultiRequest::decode(&encoded.0[..]).unwrap(),
+            expected
+        );
     }
 
     #[test]

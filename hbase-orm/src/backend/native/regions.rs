@@ -8,6 +8,7 @@
 //! and one from `table,row,` the region before the one starting at `row`.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -157,14 +158,19 @@ impl RegionCache {
     /// The cached region of `table` holding `row`.
     pub(crate) fn find(&self, table: &TableName, row: &[u8]) -> Option<Arc<Region>> {
         let tables = self.lock();
-        let (_, region) = tables.get(table)?.range(..=row.to_vec()).next_back()?;
+        let up_to_row = (Bound::Unbounded, Bound::Included(row));
+        let (_, region) = tables.get(table)?.range::<[u8], _>(up_to_row).next_back()?;
         region.holds(row).then(|| region.clone())
     }
 
     /// The cached region of `table` that ends where `start` begins (the one before it).
     pub(crate) fn find_before(&self, table: &TableName, start: &[u8]) -> Option<Arc<Region>> {
         let tables = self.lock();
-        let (_, region) = tables.get(table)?.range(..start.to_vec()).next_back()?;
+        let before_start = (Bound::Unbounded, Bound::Excluded(start));
+        let (_, region) = tables
+            .get(table)?
+            .range::<[u8], _>(before_start)
+            .next_back()?;
         (region.end == start).then(|| region.clone())
     }
 

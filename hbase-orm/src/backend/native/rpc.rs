@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
+use super::buffers::Buffers;
 use super::connection::{self, CallError, Connections, Identity};
-use super::frame::{Reply, Service};
+use super::frame::{Param, Reply, Service};
 use super::proto;
 use super::regions::{self, MetaRow, Region, RegionCache};
 use super::registry::{self, Registry};
@@ -107,6 +108,8 @@ pub(crate) struct Core {
     /// Calls (or a batch's actions, one per round) sent again because a region moved or a
     /// server was busy.
     pub(crate) resent: AtomicU64,
+    /// Spare buffers for the cell blocks of batches.
+    pub(crate) buffers: Buffers,
 }
 
 /// How long calls to a region keep being sent again while it moves.
@@ -135,6 +138,7 @@ impl Core {
             nonce: AtomicU64::new(nonce_group.rotate_left(17)),
             scans_resumed: AtomicU64::new(0),
             resent: AtomicU64::new(0),
+            buffers: Buffers::default(),
         }
     }
 
@@ -162,7 +166,7 @@ impl Core {
         address: &str,
         service: Service,
         method: &'static str,
-        param: &impl prost::Message,
+        param: &impl Param,
         cells: &[u8],
     ) -> Result<Reply, CallError> {
         let connection = self.connections.get(address, service).await?;

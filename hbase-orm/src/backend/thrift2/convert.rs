@@ -43,8 +43,8 @@ pub(crate) fn put(p: &Put) -> TPut {
             .cells
             .iter()
             .map(|c| TColumnValue {
-                family: c.family.clone(),
-                qualifier: c.qualifier.clone(),
+                family: c.family.to_vec(),
+                qualifier: c.qualifier.to_vec(),
                 value: c.value.clone(),
                 timestamp: c.timestamp,
                 tags: None,
