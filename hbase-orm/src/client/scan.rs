@@ -32,7 +32,8 @@ const NO_SCANNER: i64 = i64::MIN;
 impl RowStream {
     pub(crate) fn new(client: Client, table: TableName, scan: Scan) -> Self {
         let scanner_id = Arc::new(AtomicI64::new(NO_SCANNER));
-        let state = State::new(client, table, scan, scanner_id.clone());
+        // Boxed: the stream hands the state from row to row, a pointer instead of the whole.
+        let state = Box::new(State::new(client, table, scan, scanner_id.clone()));
         RowStream {
             inner: futures::stream::unfold(state, State::next).boxed(),
             scanner_id,
@@ -215,7 +216,7 @@ impl State {
         self.page.as_ref().map_or(0, |p| p.len() - self.next)
     }
 
-    async fn next(mut self) -> Option<(Result<ScannedRow>, State)> {
+    async fn next(mut self: Box<Self>) -> Option<(Result<ScannedRow>, Box<State>)> {
         loop {
             if self.finished {
                 return None;
