@@ -64,7 +64,7 @@ mod by_hand {
         PutCell {
             family: Bytes::from_static(b"d"),
             qualifier: Bytes::from_static(q),
-            value,
+            value: value.into(),
             timestamp: None,
         }
     }
@@ -247,7 +247,7 @@ fn as_row(put: &Put) -> Row {
             .map(|c| Cell {
                 family: c.family.clone(),
                 qualifier: c.qualifier.clone(),
-                value: c.value.clone().into(),
+                value: c.value.clone(),
                 timestamp: 1,
             })
             .collect(),

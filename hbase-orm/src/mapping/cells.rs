@@ -69,12 +69,19 @@ pub(crate) fn write_image<E>(
         absent_cells: Vec::new(),
     };
     image.put.cells.reserve(columns.len());
-    write(&mut CellWriter {
+    let mut writer = CellWriter {
         image: &mut image,
         counters,
         columns,
+        values: Values {
+            bytes: Vec::with_capacity(16 * columns.len()),
+            ends: Vec::with_capacity(columns.len()),
+        },
         entity: PhantomData,
-    })?;
+    };
+    write(&mut writer)?;
+    let values = std::mem::take(&mut writer.values);
+    values.finish(&mut image.put.cells);
     if image.put.cells.is_empty() || presence_of(columns).is_none() {
         if let Some(family) = families.first() {
             image.put.push(*family, Vec::new(), Vec::new(), None);
@@ -163,7 +170,31 @@ pub struct CellWriter<'a, E> {
     image: &'a mut RowImage,
     counters: bool,
     columns: &'static [ColumnDef],
+    /// The encoded values of the row, one after the other: one buffer per row instead of
+    /// one per cell, cut into the cells' values when the row is done ([`Values::finish`]).
+    values: Values,
     entity: PhantomData<E>,
+}
+
+/// A row's encoded values and where each cell's lies.
+#[derive(Default)]
+struct Values {
+    bytes: Vec<u8>,
+    /// Per cell given its value here: its index in the put, and its value's end in `bytes`
+    /// (it starts where the one before ends).
+    ends: Vec<(usize, usize)>,
+}
+
+impl Values {
+    /// Gives each cell its value: a slice of one shared buffer.
+    fn finish(self, cells: &mut [PutCell]) {
+        let bytes = Bytes::from(self.bytes);
+        let mut start = 0;
+        for (cell, end) in self.ends {
+            cells[cell].value = bytes.slice(start..end);
+            start = end;
+        }
+    }
 }
 
 impl<E> CellWriter<'_, E> {
@@ -177,7 +208,7 @@ impl<E> CellWriter<'_, E> {
     }
 
     /// A cell of column `col`'s family (its declared name, shared: no copy per cell).
-    fn push(&mut self, col: usize, qualifier: Bytes, value: Vec<u8>, timestamp: Option<i64>) {
+    fn push(&mut self, col: usize, qualifier: Bytes, value: Bytes, timestamp: Option<i64>) {
         self.image.put.cells.push(PutCell {
             family: Bytes::from_static(self.columns[col].family.as_bytes()),
             qualifier,
@@ -186,22 +217,33 @@ impl<E> CellWriter<'_, E> {
         });
     }
 
+    /// A cell of column `col` whose value `C` encodes into the row's buffer.
+    fn push_encoded<T, C: Codec<T>>(
+        &mut self,
+        col: usize,
+        qualifier: Bytes,
+        value: &T,
+        timestamp: Option<i64>,
+    ) -> FieldResult<()> {
+        let start = self.values.bytes.len();
+        if let Err(reason) = C::encode(value, &mut self.values.bytes) {
+            self.values.bytes.truncate(start);
+            return Err(self.error(col, reason));
+        }
+        let end = self.values.bytes.len();
+        self.values.ends.push((self.image.put.cells.len(), end));
+        self.push(col, qualifier, Bytes::new(), timestamp);
+        Ok(())
+    }
+
     /// Column `col`'s declared qualifier, shared.
     fn qualifier(&self, col: usize) -> Bytes {
         Bytes::from_static(self.columns[col].qualifier.as_bytes())
     }
 
-    fn encode<T, C: Codec<T>>(&self, col: usize, value: &T) -> FieldResult<Vec<u8>> {
-        let mut bytes = Vec::new();
-        C::encode(value, &mut bytes).map_err(|reason| self.error(col, reason))?;
-        Ok(bytes)
-    }
-
     /// Writes field `col` (an index into `self.columns`) with codec `C`.
     pub fn value<T, C: Codec<T>>(&mut self, col: usize, value: &T) -> FieldResult<()> {
-        let bytes = self.encode::<T, C>(col, value)?;
-        self.push(col, self.qualifier(col), bytes, None);
-        Ok(())
+        self.push_encoded::<T, C>(col, self.qualifier(col), value, None)
     }
 
     /// Writes an optional field: `None` writes no cell and, in a row image, deletes the column.
@@ -218,8 +260,7 @@ impl<E> CellWriter<'_, E> {
     /// Writes every version of a `versions = N` field with its own timestamp.
     pub fn versions<T, C: Codec<T>>(&mut self, col: usize, value: &Versions<T>) -> FieldResult<()> {
         for v in value {
-            let bytes = self.encode::<T, C>(col, &v.value)?;
-            self.push(col, self.qualifier(col), bytes, Some(v.timestamp));
+            self.push_encoded::<T, C>(col, self.qualifier(col), &v.value, Some(v.timestamp))?;
         }
         Ok(())
     }
@@ -234,8 +275,7 @@ impl<E> CellWriter<'_, E> {
         for (k, v) in map {
             let mut qualifier = Vec::new();
             KC::encode(k, &mut qualifier).map_err(|reason| self.error(col, reason))?;
-            let bytes = self.encode::<V, VC>(col, v)?;
-            self.push(col, qualifier.into(), bytes, None);
+            self.push_encoded::<V, VC>(col, qualifier.into(), v, None)?;
         }
         Ok(())
     }
@@ -254,7 +294,7 @@ impl<E> CellWriter<'_, E> {
         };
         value.write_group(prefix, &mut group)?;
         for (q, v) in group.cells {
-            self.push(col, q.into(), v, None);
+            self.push(col, q.into(), v.into(), None);
         }
         self.image
             .absent_cells
@@ -273,7 +313,7 @@ impl<E> CellWriter<'_, E> {
             item.write_group(&format!("{i}:"), &mut group)?;
         }
         for (q, v) in group.cells {
-            self.push(col, q.into(), v, None);
+            self.push(col, q.into(), v.into(), None);
         }
         Ok(())
     }

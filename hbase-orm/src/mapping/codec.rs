@@ -114,7 +114,7 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
 /// }
 ///
 /// let d = Department { id: 2, parent: Some(DepartmentKey { id: 1 }) };
-/// assert_eq!(d.to_put().unwrap().cells[0].value, [0, 0, 0, 1]);
+/// assert_eq!(d.to_put().unwrap().cells[0].value[..], [0, 0, 0, 1]);
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct KeyRef;

@@ -35,7 +35,7 @@ use crate::model::{Error, Result};
 ///
 /// let order = Order { id: 1, ship: Address { city: "Oslo".into(), zip: None } };
 /// let put = order.to_put().unwrap();
-/// assert_eq!(put.cells[0].qualifier, b"ship_city");
+/// assert_eq!(put.cells[0].qualifier[..], b"ship_city"[..]);
 /// ```
 ///
 /// Attributes on the group's fields: `rename`, `default`, `skip`, `json`, `codec = C`, and

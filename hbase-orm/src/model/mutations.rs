@@ -23,8 +23,8 @@ pub struct PutCell {
     pub family: bytes::Bytes,
     /// Column qualifier (a declared column's name is shared, not copied, by every cell).
     pub qualifier: bytes::Bytes,
-    /// Value to store.
-    pub value: Vec<u8>,
+    /// Value to store (an entity's values share one buffer per row).
+    pub value: bytes::Bytes,
     /// Explicit version timestamp; `None` lets HBase use the put's timestamp or the server time.
     pub timestamp: Option<i64>,
 }
@@ -102,7 +102,7 @@ impl Put {
         self.cells.push(PutCell {
             family: bytes::Bytes::from(family.into()),
             qualifier: bytes::Bytes::from(qualifier.into()),
-            value: value.into(),
+            value: bytes::Bytes::from(value.into()),
             timestamp,
         });
     }

@@ -431,7 +431,7 @@ fn take_counters<T: HBaseEntity>(image: &mut RowImage) -> Increment {
                 && c.qualifier.as_bytes() == &cell.qualifier[..]
         });
         if counter {
-            let by = i64::from_be_bytes(cell.value.as_slice().try_into().unwrap_or([0; 8]));
+            let by = i64::from_be_bytes(cell.value[..].try_into().unwrap_or([0; 8]));
             if by != 0 {
                 increment
                     .columns

@@ -245,7 +245,7 @@ impl TableState {
                 &cell.family,
                 &cell.qualifier,
                 ts,
-                cell.value.clone(),
+                cell.value.to_vec(),
                 expires_at,
                 rules,
             );

@@ -176,7 +176,7 @@ pub(crate) fn put_mutations(put: &Put) -> Result<Vec<TMutation>> {
             TMutation::new(
                 false,
                 column_text(&c.family, &c.qualifier),
-                c.value.clone(),
+                c.value.to_vec(),
                 wal,
             )
         })

@@ -391,7 +391,7 @@ fn check_and_put_mutation(cam: &CheckAndMutate) -> Result<(TMutation, Attributes
     let mutation = TMutation::new(
         false,
         column_text(&cell.family, &cell.qualifier),
-        cell.value.clone(),
+        cell.value.to_vec(),
         wal,
     );
     Ok((mutation, convert::put_attributes(put)?))

@@ -45,7 +45,7 @@ pub(crate) fn put(p: &Put) -> TPut {
             .map(|c| TColumnValue {
                 family: c.family.to_vec(),
                 qualifier: c.qualifier.to_vec(),
-                value: c.value.clone(),
+                value: c.value.to_vec(),
                 timestamp: c.timestamp,
                 tags: None,
                 type_: None,
