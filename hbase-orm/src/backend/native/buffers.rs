@@ -5,11 +5,12 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
-/// Buffers kept at most.
-const KEEP: usize = 8;
+/// Buffers kept at most (as many calls as usually run at once on a small machine).
+const KEEP: usize = 4;
 
-/// A buffer larger than this goes back to the system (one huge batch keeps nothing after it).
-const KEEP_UP_TO: usize = 16 << 20;
+/// A buffer larger than this goes back to the system (one huge batch keeps nothing after it;
+/// a batch of 1,000 rows of a few KiB each fits).
+const KEEP_UP_TO: usize = 4 << 20;
 
 /// The spare buffers of a client.
 #[derive(Default)]

@@ -62,7 +62,11 @@ impl<'a> Cells<'a> {
             .get(..2)
             .map(|b| 2 + u16::from_be_bytes([b[0], b[1]]) as usize);
         let Some(row_end) = row_end.filter(|&end| end + 10 <= key.len()) else {
-            return Err(short("row", 12, key.len()));
+            return Err(BadFrame(format!(
+                "a cell's key of {} bytes is too short for its row, family length, timestamp \
+                 and type",
+                key.len()
+            )));
         };
         let family_end = row_end + 1 + key[row_end] as usize;
         let Some(time_at) = key.len().checked_sub(9).filter(|&at| at >= family_end) else {
@@ -131,8 +135,9 @@ fn key_len(cell: &RawCell<'_>) -> usize {
 }
 
 /// Writes `cell` of KeyValue type `kind` at the end of `out`. The row must fit HBase's 2-byte
-/// length and the family its 1-byte length, and the cell 4 GiB: the requests' checks refuse
-/// longer ones before a backend sees them (`model::check`).
+/// length and the family its 1-byte length, and the cell 2 GiB: the requests' checks refuse
+/// longer ones before a backend sees them (`model::check`), and a call larger than a frame is
+/// refused before it is sent (`connection`).
 pub(crate) fn write(out: &mut Vec<u8>, cell: &RawCell<'_>, kind: u8) {
     let key_len = key_len(cell);
     debug_assert!(cell.row.len() <= i16::MAX as usize && cell.family.len() <= i8::MAX as usize);

@@ -41,7 +41,12 @@ pub(crate) enum CallError {
     Remote(proto::ExceptionResponse),
     /// Kerberos authentication failed while opening the connection (nothing was sent).
     Auth(crate::model::Error),
+    /// The request (this many bytes) is larger than a frame can carry: nothing was sent.
+    TooLarge(usize),
 }
+
+/// The largest request a frame carries: its length is a 4-byte signed int to the server.
+const MAX_REQUEST: usize = i32::MAX as usize - 4096;
 
 /// Who the client is to the servers.
 #[derive(Clone, Debug)]
@@ -269,6 +274,10 @@ impl Connection {
         cells: &[u8],
         timeout: Duration,
     ) -> Result<Reply, CallError> {
+        let size = param.param_len().saturating_add(cells.len());
+        if size > MAX_REQUEST {
+            return Err(CallError::TooLarge(size));
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) & i32::MAX;
         let (tx, mut rx) = oneshot::channel();
         self.shared.lock().insert(id, tx);
@@ -727,5 +736,44 @@ mod tests {
             .unwrap();
         assert_eq!(&second.message[..], b"second");
         assert!(c.is_open());
+    }
+
+    /// A message that says it is larger than a frame can carry (and is never written).
+    struct Huge;
+
+    impl frame::Param for Huge {
+        fn param_len(&self) -> usize {
+            MAX_REQUEST - 10
+        }
+
+        fn write_param(&self, _: &mut Vec<u8>) {
+            unreachable!("a request too large is not written")
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_larger_than_a_frame_is_refused_before_anything_is_sent() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            let mut socket = accept(listener).await;
+            read_call(&mut socket).await;
+            socket.write_all(&reply_to(0, b"after")).await.unwrap();
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        });
+        let c = open_plain(&address).await;
+        let refused = c
+            .call("Multi", &Huge, &[0; 11], Duration::from_secs(5))
+            .await;
+        assert!(
+            matches!(refused, Err(CallError::TooLarge(n)) if n == MAX_REQUEST + 1),
+            "{refused:?}"
+        );
+        let get = proto::GetRequest::default();
+        let next = c
+            .call("Get", &get, &[], Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(&next.message[..], b"after", "the connection is still whole");
     }
 }

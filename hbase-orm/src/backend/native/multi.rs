@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::connection;
+use super::connection::{self, CallError};
 use super::convert::Results;
 use super::frame::{Encoded, Service};
 use super::proto;
@@ -204,7 +204,9 @@ impl Core {
         {
             Ok(reply) => reply,
             Err(e) => {
-                self.regions.forget_server(&server);
+                if !matches!(e, CallError::TooLarge(_)) {
+                    self.regions.forget_server(&server);
+                }
                 return Err(self.call_error(METHOD, &server, e));
             }
         };
@@ -267,21 +269,7 @@ fn read_answers<'r>(
     let mut moved = Vec::new();
     // The actions of the call not answered yet, each with its region's place in the call: each
     // answer must name one of its region's, once.
-    let size = regions
-        .iter()
-        .flat_map(|(_, items)| items.iter().map(|&i| i + 1))
-        .max()
-        .unwrap_or(0);
-    let mut open = Open {
-        at: vec![None; size],
-        left: 0,
-    };
-    for (at, (_, items)) in regions.iter().enumerate() {
-        for &i in items {
-            open.at[i] = Some(at);
-            open.left += 1;
-        }
-    }
+    let mut open = Open::of(regions);
     let answers = regions.iter().zip(&response.region_action_result);
     for (at, ((region, items), answer)) in answers.enumerate() {
         if let Some(e) = &answer.exception {
@@ -344,21 +332,40 @@ fn read_answers<'r>(
     Ok((out, moved))
 }
 
-/// The actions of a call not answered yet: each one's region's place in the call, by the
-/// action's index.
+/// The actions of a call not answered yet, and each one's region's place in the call: sorted
+/// by the action's index (a call holds at most [`ACTIONS_PER_CALL`], whatever the batch's
+/// size).
 struct Open {
-    at: Vec<Option<usize>>,
+    /// Per action of the call: its index, its region's place, whether it is still open.
+    actions: Vec<(usize, usize, bool)>,
     left: usize,
 }
 
 impl Open {
+    fn of(regions: &[(Arc<Region>, Vec<usize>)]) -> Open {
+        let mut actions: Vec<(usize, usize, bool)> = regions
+            .iter()
+            .enumerate()
+            .flat_map(|(at, (_, items))| items.iter().map(move |&i| (i, at, true)))
+            .collect();
+        actions.sort_unstable();
+        let left = actions.len();
+        Open { actions, left }
+    }
+
+    fn find(&self, i: usize) -> Option<usize> {
+        self.actions.binary_search_by_key(&i, |a| a.0).ok()
+    }
+
+    /// The region's place of action `i`, if it is open.
     fn get(&self, i: usize) -> Option<usize> {
-        self.at.get(i).copied().flatten()
+        let (_, at, open) = self.actions[self.find(i)?];
+        open.then_some(at)
     }
 
     fn remove(&mut self, i: usize) {
-        if let Some(at) = self.at.get_mut(i) {
-            if at.take().is_some() {
+        if let Some(k) = self.find(i) {
+            if std::mem::replace(&mut self.actions[k].2, false) {
                 self.left -= 1;
             }
         }

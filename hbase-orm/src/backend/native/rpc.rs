@@ -196,6 +196,13 @@ impl Core {
             },
             CallError::Remote(exception) => server_error(method, exception),
             CallError::Auth(e) => e,
+            CallError::TooLarge(bytes) => Error::IllegalArgument {
+                message: format!(
+                    "a {method} request of {bytes} bytes is larger than one call can carry \
+                     (2 GiB; HBase's own limit, hbase.ipc.max.request.size, is 256 MiB by \
+                     default): send fewer or smaller rows per call"
+                ),
+            },
         }
     }
 
@@ -259,7 +266,9 @@ impl Core {
                 },
                 Err(e) => {
                     // The server may be gone: its regions are looked up again next time.
-                    self.regions.forget_server(&region.server);
+                    if !matches!(e, CallError::TooLarge(_)) {
+                        self.regions.forget_server(&region.server);
+                    }
                     return Err(self.call_error(method, &region.server, e));
                 }
             };

@@ -146,7 +146,7 @@ fn main() {
             .find(|c| c.qualifier == q.as_bytes())
             .unwrap()
             .value
-            .clone()
+            .to_vec()
     };
     assert_eq!(cell("a_i16"), (-16i16).to_be_bytes());
     assert_eq!(cell("a_bool"), [0xFF]);

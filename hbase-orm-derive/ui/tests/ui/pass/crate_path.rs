@@ -49,7 +49,7 @@ fn main() {
         id: 2,
         names: vec!["a".into()],
     };
-    assert_eq!(v.to_put().unwrap().cells[0].value, br#"["a"]"#);
+    assert_eq!(v.to_put().unwrap().cells[0].value[..], br#"["a"]"#[..]);
     assert_eq!(DirectKey { id: 1 }, d.key());
     assert_eq!(ViaKey { id: 2 }, v.key());
 }

@@ -54,7 +54,7 @@ fn main() {
     assert!(put
         .cells
         .iter()
-        .any(|c| c.family == b"blob" && c.qualifier == b"settings"));
+        .any(|c| c.family == &b"blob"[..] && c.qualifier == &b"settings"[..]));
 
     assert_eq!(Split::FAMILIES, &["a", "b"]);
     assert_eq!(Split { id: 1, x: 1, y: 2 }.to_put().unwrap().cells.len(), 2);
