@@ -33,8 +33,12 @@ pub(crate) struct RowImage {
 }
 
 impl RowImage {
-    /// The delete of what a save clears: the columns of `None` fields, in groups too.
-    pub(crate) fn clearing(&self, columns: &[ColumnDef]) -> Delete {
+    /// The delete of what a save clears: the columns of `None` fields, in groups too; `None`
+    /// when it clears nothing (most rows: no delete is made for them).
+    pub(crate) fn clearing(&self, columns: &[ColumnDef]) -> Option<Delete> {
+        if self.absent.is_empty() && self.absent_cells.is_empty() {
+            return None;
+        }
         let delete = self
             .absent
             .iter()
@@ -42,9 +46,11 @@ impl RowImage {
                 let c = &columns[i];
                 d.column(c.family, c.qualifier)
             });
-        self.absent_cells
+        let delete = self
+            .absent_cells
             .iter()
-            .fold(delete, |d, (i, q)| d.column(columns[*i].family, q.clone()))
+            .fold(delete, |d, (i, q)| d.column(columns[*i].family, q.clone()));
+        Some(delete)
     }
 }
 

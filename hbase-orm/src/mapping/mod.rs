@@ -361,14 +361,12 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
     /// reads them first.)
     fn to_mutations(&self) -> Result<RowMutations> {
         let image = row_image(self, false)?;
-        // Most rows clear nothing: no delete is made for them.
-        let clears = !image.absent.is_empty() || !image.absent_cells.is_empty();
-        let delete = clears.then(|| image.clearing(Self::COLUMNS));
+        let delete = image.clearing(Self::COLUMNS);
         let mut mutations = RowMutations::new(image.put.row.clone());
         if !image.put.cells.is_empty() {
             mutations = mutations.put(image.put);
         }
-        if let Some(delete) = delete.filter(|d| !d.targets.is_empty()) {
+        if let Some(delete) = delete {
             mutations = mutations.delete(delete);
         }
         Ok(mutations)

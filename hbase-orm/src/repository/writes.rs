@@ -446,7 +446,9 @@ fn take_counters<T: HBaseEntity>(image: &mut RowImage) -> Increment {
 /// The row mutations of a save: the put, deletes of `None` columns, and deletes of the wide
 /// map entries stored but not in the value (read first, qualifiers only).
 async fn image_mutations<T: HBaseEntity>(table: &Table, image: RowImage) -> Result<RowMutations> {
-    let mut delete = image.clearing(T::COLUMNS);
+    let mut delete = image
+        .clearing(T::COLUMNS)
+        .unwrap_or_else(|| Delete::new(image.put.row.clone()));
     let RowImage { put, wide, .. } = image;
     let row = put.row.clone();
     if !wide.is_empty() {

@@ -45,9 +45,6 @@ pub(crate) enum CallError {
     TooLarge(usize),
 }
 
-/// The largest request a frame carries: its length is a 4-byte signed int to the server.
-const MAX_REQUEST: usize = i32::MAX as usize - 4096;
-
 /// Who the client is to the servers.
 #[derive(Clone, Debug)]
 pub(crate) enum Identity {
@@ -274,18 +271,15 @@ impl Connection {
         cells: &[u8],
         timeout: Duration,
     ) -> Result<Reply, CallError> {
-        let size = param.param_len().saturating_add(cells.len());
-        if size > MAX_REQUEST {
-            return Err(CallError::TooLarge(size));
-        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) & i32::MAX;
+        let (frame, after) = frame::call_frame(id, method, param, cells)
+            .map_err(|frame::TooLarge(size)| CallError::TooLarge(size))?;
         let (tx, mut rx) = oneshot::channel();
         self.shared.lock().insert(id, tx);
         let _slot = Waiting {
             shared: &self.shared,
             id,
         };
-        let (frame, after) = frame::call_frame(id, method, param, cells);
         let deadline = tokio::time::Instant::now() + timeout;
         let write = async {
             let mut socket = self.writer.lock().await;
@@ -743,7 +737,7 @@ mod tests {
 
     impl frame::Param for Huge {
         fn param_len(&self) -> usize {
-            MAX_REQUEST - 10
+            frame::MAX_REQUEST - 10
         }
 
         fn write_param(&self, _: &mut Vec<u8>) {
@@ -758,7 +752,8 @@ mod tests {
         tokio::spawn(async move {
             let mut socket = accept(listener).await;
             read_call(&mut socket).await;
-            socket.write_all(&reply_to(0, b"after")).await.unwrap();
+            // The refused call took id 0: the next one is 1.
+            socket.write_all(&reply_to(1, b"after")).await.unwrap();
             tokio::time::sleep(Duration::from_secs(5)).await;
         });
         let c = open_plain(&address).await;
@@ -766,7 +761,7 @@ mod tests {
             .call("Multi", &Huge, &[0; 11], Duration::from_secs(5))
             .await;
         assert!(
-            matches!(refused, Err(CallError::TooLarge(n)) if n == MAX_REQUEST + 1),
+            matches!(refused, Err(CallError::TooLarge(n)) if n == frame::MAX_REQUEST + 1),
             "{refused:?}"
         );
         let get = proto::GetRequest::default();

@@ -128,15 +128,27 @@ impl Param for Encoded {
 /// the socket after the frame, from where it was made.
 const INLINE_CELLS: usize = 64 << 10;
 
+/// The largest request a frame carries: its length is a 4-byte signed int to the server.
+pub(crate) const MAX_REQUEST: usize = i32::MAX as usize - 4096;
+
+/// A request larger than a frame can carry (its size in bytes).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct TooLarge(pub(crate) usize);
+
 /// The frame of call `id` to `method` with the request `param` and the cell block `cells`
 /// (empty: none; a mutation's cells there are counted by its message): the bytes to write,
-/// and the part of `cells` to write right after them (empty, unless the block is large).
+/// and the part of `cells` to write right after them (empty, unless the block is large). A
+/// request past [`MAX_REQUEST`] is refused: its length would not fit the frame's.
 pub(crate) fn call_frame<'c>(
     id: i32,
     method: &str,
     param: &impl Param,
     cells: &'c [u8],
-) -> (Vec<u8>, &'c [u8]) {
+) -> Result<(Vec<u8>, &'c [u8]), TooLarge> {
+    let p = param.param_len();
+    if p.saturating_add(cells.len()) > MAX_REQUEST {
+        return Err(TooLarge(p.saturating_add(cells.len())));
+    }
     let header = proto::RequestHeader {
         call_id: Some(id as u32),
         method_name: Some(method.to_string()),
@@ -146,7 +158,7 @@ pub(crate) fn call_frame<'c>(
         }),
         ..Default::default()
     };
-    let (h, p) = (header.encoded_len(), param.param_len());
+    let h = header.encoded_len();
     let body =
         prost::length_delimiter_len(h) + h + prost::length_delimiter_len(p) + p + cells.len();
     let (inline, after) = if cells.len() <= INLINE_CELLS {
@@ -164,7 +176,7 @@ pub(crate) fn call_frame<'c>(
     param.write_param(&mut out);
     debug_assert_eq!(out.len() - at, p, "a param writes the length it gives");
     out.extend_from_slice(inline);
-    (out, after)
+    Ok((out, after))
 }
 
 /// A reply frame that does not hold what its header says.
@@ -255,7 +267,7 @@ mod tests {
         let param = proto::GetRequest::default();
         let large = vec![7; INLINE_CELLS + 1];
         for cells in [&b""[..], b"cells", &large] {
-            let (mut frame, after) = call_frame(7, "Get", &param, cells);
+            let (mut frame, after) = call_frame(7, "Get", &param, cells).unwrap();
             assert_eq!(after.is_empty(), cells.len() <= INLINE_CELLS);
             frame.extend_from_slice(after);
             let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
