@@ -1,0 +1,231 @@
+//! Batches: many gets or mutations of a table, grouped per region server into one `Multi`
+//! call each, all servers at once.
+//!
+//! A server answers per region and per action. An action refused because its region is not
+//! there (moved, split, still opening) was not applied: it is grouped again after its region is
+//! looked up anew and sent once more, with the other actions still to do. Any other failure of
+//! an action is that action's answer.
+
+mod answers;
+mod request;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::connection::{self, CallError};
+use super::frame::Service;
+use super::proto;
+use super::regions::Region;
+use super::rpc::{self, Core, RegionAt, RELOCATE_FOR};
+use crate::model::{Error, Result, Row, TableName};
+use answers::{read_answers, Answered};
+use request::request;
+
+const METHOD: &str = "Multi";
+
+/// The actions to send to each region server: per region, the indexes of its actions.
+type ByServer = HashMap<String, Vec<(Arc<Region>, Vec<usize>)>>;
+
+/// One action's answer: the row a get read (or a mutation returned), or its error.
+pub(crate) type Answer = Result<Option<Row>>;
+
+/// Actions per `Multi` call at most (a server answers a larger batch in several calls).
+const ACTIONS_PER_CALL: usize = 1000;
+/// The actions for one server split into calls of at most [`ACTIONS_PER_CALL`] actions.
+fn calls_of(regions: Vec<(Arc<Region>, Vec<usize>)>) -> Vec<Vec<(Arc<Region>, Vec<usize>)>> {
+    let mut calls: Vec<Vec<(Arc<Region>, Vec<usize>)>> = vec![Vec::new()];
+    let mut in_call = 0;
+    for (region, items) in regions {
+        for chunk in items.chunks(ACTIONS_PER_CALL) {
+            if in_call + chunk.len() > ACTIONS_PER_CALL {
+                calls.push(Vec::new());
+                in_call = 0;
+            }
+            in_call += chunk.len();
+            let call = calls.last_mut().expect("never empty");
+            call.push((region.clone(), chunk.to_vec()));
+        }
+    }
+    calls.retain(|c| !c.is_empty());
+    calls
+}
+
+impl Core {
+    /// Sends the actions `action(i, cells)` for the rows `rows[i]` of `table`, grouped per
+    /// server; the answers in the order of `rows`. An action writes its mutation's cells at the
+    /// end of `cells`, the call's cell block, and counts them in its message.
+    pub(crate) async fn multi(
+        &self,
+        table: &TableName,
+        rows: &[&[u8]],
+        action: impl Fn(usize, &mut Vec<u8>) -> proto::Action + Sync,
+    ) -> Result<Vec<Answer>> {
+        let mut answers: Vec<Option<Answer>> = rows.iter().map(|_| None).collect();
+        let mut todo: Vec<usize> = (0..rows.len()).collect();
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(20);
+        // Once part of the batch went out, a failure may leave the rest applied: the error
+        // must not say "nothing was sent" (the client sends an unsent batch again whole).
+        let sent_part = |e: Error, sent: bool| match e {
+            Error::Connect { address, source } if sent => Error::Transport {
+                method: METHOD,
+                source: std::io::Error::new(
+                    source.kind(),
+                    format!("{address}: {source} (after part of the batch went out)"),
+                ),
+            },
+            e => e,
+        };
+        let mut sent = false;
+        while !todo.is_empty() {
+            // Per region, then per server: the actions to send. A row in the region of the
+            // row before it (a sorted batch, a table of few regions) is placed without a
+            // lookup.
+            let mut by_region: Vec<(Arc<Region>, Vec<usize>)> = Vec::new();
+            let mut places: HashMap<bytes::Bytes, usize> = HashMap::new();
+            let mut last = usize::MAX;
+            for &i in &todo {
+                if let Some((region, items)) = by_region.get_mut(last) {
+                    if region.holds(rows[i]) {
+                        items.push(i);
+                        continue;
+                    }
+                }
+                let region = self
+                    .locate(table, RegionAt::Holding(rows[i]))
+                    .await
+                    .map_err(|e| sent_part(e, sent))?;
+                last = *places.entry(region.name.clone()).or_insert_with(|| {
+                    by_region.push((region, Vec::new()));
+                    by_region.len() - 1
+                });
+                by_region[last].1.push(i);
+            }
+            let mut servers = ByServer::new();
+            for (region, items) in by_region {
+                servers
+                    .entry(region.server.clone())
+                    .or_default()
+                    .push((region, items));
+            }
+            let calls = servers
+                .into_iter()
+                .flat_map(|(server, regions)| {
+                    calls_of(regions)
+                        .into_iter()
+                        .map(move |call| (server.clone(), call))
+                })
+                .map(|(server, regions)| self.multi_at(table, server, regions, &action));
+            let mut again = Vec::new();
+            let outcomes = futures::future::join_all(calls).await;
+            sent |= outcomes.iter().any(Result::is_ok);
+            let mut failed = None;
+            for outcome in outcomes {
+                match outcome {
+                    Ok(answered) => {
+                        for (i, answer) in answered {
+                            match answer {
+                                Some(answer) => answers[i] = Some(answer),
+                                None => again.push(i),
+                            }
+                        }
+                    }
+                    Err(e) => failed = failed.or(Some(e)),
+                }
+            }
+            if let Some(e) = failed {
+                return Err(sent_part(e, sent));
+            }
+            todo = again;
+            if !todo.is_empty() {
+                if started.elapsed() + pause > RELOCATE_FOR {
+                    return Err(Error::Server {
+                        method: METHOD,
+                        message: format!(
+                            "{} actions found their regions moving for {RELOCATE_FOR:?}",
+                            todo.len()
+                        ),
+                        can_retry: true,
+                    });
+                }
+                self.resent
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                crate::observe::retry("multi", "region_moved");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(1));
+            }
+        }
+        Ok(answers
+            .into_iter()
+            .map(|a| a.expect("every action answered"))
+            .collect())
+    }
+
+    /// One `Multi` call to `server` with the actions of `regions`; each action's answer, or
+    /// `None` for an action to send again after its region is looked up anew.
+    async fn multi_at(
+        &self,
+        table: &TableName,
+        server: String,
+        regions: Vec<(Arc<Region>, Vec<usize>)>,
+        action: &(impl Fn(usize, &mut Vec<u8>) -> proto::Action + Sync),
+    ) -> Result<Vec<Answered>> {
+        let mut cells = self.buffers.take();
+        let request = request(&regions, action, &mut cells);
+        let reply = match self
+            .call_with_cells(&server, Service::Client, METHOD, &request, &cells)
+            .await
+        {
+            Ok(reply) => reply,
+            Err(e) => {
+                if !matches!(e, CallError::TooLarge(_)) {
+                    self.regions.forget_server(&server);
+                }
+                return Err(self.call_error(METHOD, &server, e));
+            }
+        };
+        let response: proto::MultiResponse =
+            connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
+        let (answers, moved) = read_answers(&regions, &response, &reply.cell_block)?;
+        for region in moved {
+            self.regions.forget(table, region);
+        }
+        Ok(answers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A region called `name` on server `s:1`.
+    pub(super) fn region(name: &str) -> Arc<Region> {
+        Arc::new(Region {
+            name: bytes::Bytes::copy_from_slice(name.as_bytes()),
+            start: Vec::new(),
+            end: Vec::new(),
+            id: 1,
+            server: "s:1".into(),
+        })
+    }
+
+    /// Any `Multi` reply to a call of six actions in three regions, with any cell block: every
+    #[test]
+    fn a_server_s_actions_go_out_in_calls_of_at_most_a_thousand() {
+        let regions = vec![
+            (region("a"), (0..1500).collect::<Vec<usize>>()),
+            (region("b"), (1500..1700).collect()),
+            (region("c"), (1700..2900).collect()),
+        ];
+        let calls = calls_of(regions);
+        let sizes: Vec<usize> = calls
+            .iter()
+            .map(|c| c.iter().map(|(_, items)| items.len()).sum())
+            .collect();
+        assert!(sizes.iter().all(|&n| n <= ACTIONS_PER_CALL), "{sizes:?}");
+        let mut all: Vec<usize> = calls.into_iter().flatten().flat_map(|(_, i)| i).collect();
+        all.sort();
+        assert_eq!(all, (0..2900).collect::<Vec<usize>>(), "every action once");
+    }
+}
