@@ -24,7 +24,7 @@ pub use crate::mapping::keyparts::{KeyField, KeySlot};
 #[doc(inline)]
 pub use crate::mapping::{codec, rowkey};
 pub use crate::mapping::{
-    encode_key, key_prefix, CellReader, CellWriter, ColumnDef, ColumnGroup, ColumnKind,
+    encode_key, is_name, key_prefix, CellReader, CellWriter, ColumnDef, ColumnGroup, ColumnKind,
     DictionaryId, EntityKey, FieldError, FieldResult, GroupReader, GroupWriter, HBaseEntity, Index,
     IndexDef, IndexRepair, KeyPartDef, NoKey, Versioned, Versions,
 };

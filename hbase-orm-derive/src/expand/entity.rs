@@ -43,8 +43,11 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
 }
 
 /// The arms of `column_index`: one match on the family, then one on the qualifier, so each
-/// cell's family is compared once.
+/// cell's family is compared once. Names are compared with `entity::is_name` (as arrays of
+/// the name's length: a few word compares, where a byte-string pattern calls `memcmp`).
 fn index_arms(m: &Entity) -> Vec<TokenStream> {
+    let krate = &m.krate;
+    let is = quote!(#krate::entity::is_name);
     m.families
         .iter()
         .map(|fam| {
@@ -56,9 +59,9 @@ fn index_arms(m: &Entity) -> Vec<TokenStream> {
                 c.family == *fam && matches!(c.kind, ColumnKind::Wide { .. } | ColumnKind::Children)
             }) {
                 return if m.families.first() == Some(fam) {
-                    quote!(#f => (!qualifier.is_empty()).then_some(#i),)
+                    quote!(f if #is(f, #f) => (!qualifier.is_empty()).then_some(#i),)
                 } else {
-                    quote!(#f => ::core::option::Option::Some(#i),)
+                    quote!(f if #is(f, #f) => ::core::option::Option::Some(#i),)
                 };
             }
             // A flattened group takes the qualifiers with its prefix that no field names.
@@ -81,10 +84,10 @@ fn index_arms(m: &Entity) -> Vec<TokenStream> {
                 .filter(|(_, c)| c.family == *fam && !matches!(c.kind, ColumnKind::Flatten(_)))
                 .map(|(i, c)| {
                     let q = syn::LitByteStr::new(c.qualifier.as_bytes(), c.ident.span());
-                    quote!(#q => ::core::option::Option::Some(#i),)
+                    quote!(q if #is(q, #q) => ::core::option::Option::Some(#i),)
                 });
             quote! {
-                #f => match qualifier {
+                f if #is(f, #f) => match qualifier {
                     #(#arms)*
                     #(#groups)*
                     _ => ::core::option::Option::None,

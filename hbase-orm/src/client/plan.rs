@@ -66,7 +66,8 @@ impl KeyRange {
 
     /// Whether `key` comes before the first key (`key < lo`).
     pub(crate) fn starts_after(&self, key: &[u8]) -> bool {
-        key < self.lo.as_slice()
+        // Without a first key (a whole table), nothing is before it: no compare per row.
+        !self.lo.is_empty() && key < self.lo.as_slice()
     }
 
     /// Narrows the range to the keys a scan in direction `reversed` reaches after `key`: the

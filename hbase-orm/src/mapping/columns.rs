@@ -28,6 +28,21 @@ impl ColumnDef {
     }
 }
 
+/// Whether `bytes` are `name`. Compared as arrays of the name's length, which the compiler
+/// turns into a few word compares instead of a call: the derived `column_index` matches every
+/// cell read this way.
+///
+/// ```
+/// use hbase_orm::entity::is_name;
+/// assert!(is_name(b"city", b"city"));
+/// assert!(!is_name(b"cit", b"city"));
+/// assert!(!is_name(b"town", b"city"));
+/// ```
+#[inline(always)]
+pub fn is_name<const N: usize>(bytes: &[u8], name: &[u8; N]) -> bool {
+    <&[u8; N]>::try_from(bytes).is_ok_and(|b| b == name)
+}
+
 /// What a stored field holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColumnKind {

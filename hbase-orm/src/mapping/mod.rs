@@ -49,7 +49,7 @@ use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
 pub(crate) use cells::RowImage;
-pub use columns::{ColumnDef, ColumnKind};
+pub use columns::{is_name, ColumnDef, ColumnKind};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
 /// One part of an entity's row key, for design checks.

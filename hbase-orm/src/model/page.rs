@@ -173,6 +173,46 @@ impl ScannerPageBuilder {
         Ok(())
     }
 
+    /// Adds a cell to the row being read, its parts given by place, (start, length), in the
+    /// buffer [`finish`](Self::finish) takes (which checks that they lie in it): for a reader
+    /// that finds them there itself.
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
+    pub(crate) fn cell_at(
+        &mut self,
+        family: (u32, u32),
+        qualifier: (u32, u32),
+        value: (u32, u32),
+        timestamp: i64,
+    ) {
+        let span = |(start, len): (u32, u32)| Span { start, len };
+        for (start, len) in [family, qualifier, value] {
+            self.end = self.end.max(start as usize + len as usize);
+        }
+        self.cells.push(CellAt {
+            family: span(family),
+            qualifier: span(qualifier),
+            value: span(value),
+            timestamp,
+        });
+    }
+
+    /// [`end_row`](Self::end_row) with the key given by place, as in
+    /// [`cell_at`](Self::cell_at).
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
+    pub(crate) fn end_row_at(&mut self, key: Option<(u32, u32)>) -> Result<(), OutOfPage> {
+        match key {
+            Some((start, len)) => {
+                self.end = self.end.max(start as usize + len as usize);
+                self.rows.push(RowAt {
+                    key: Span { start, len },
+                    cells_end: u32::try_from(self.cells.len()).map_err(|_| OutOfPage)?,
+                });
+            }
+            None => self.restart_row(),
+        }
+        Ok(())
+    }
+
     /// Ends the row being read: with `key` it is a row of the page, without one its cells are
     /// dropped.
     pub(crate) fn end_row(&mut self, base: &[u8], key: Option<&[u8]>) -> Result<(), OutOfPage> {

@@ -13,6 +13,7 @@
 //! | `versions.rs` | [`CellVersions`]: a field's cell version by version (write one, read the newest or a time range, delete one) |
 //! | `index.rs` | [`IndexScan`]: index tables kept up to date by writes, and queried |
 //! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
+//! | `decoding.rs` | an entity scan's rows decoded into entities, one step per row |
 //! | `filters.rs` | server-side scan filters: typed comparisons, raw expressions |
 //! | `filter_expr.rs` | the filter-language text of a scan's filters |
 //! | `records.rs` | [`Records`]: several entity types read from one table |
@@ -29,6 +30,7 @@
 //! [`Records`]: records::Records
 //! [`Dictionary`]: dictionary::Dictionary
 
+mod decoding;
 pub(crate) mod dictionary;
 mod ensure;
 mod filter_expr;

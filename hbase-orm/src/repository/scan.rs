@@ -13,7 +13,8 @@ use crate::mapping::rows::{decode_scanned_entity, Presence};
 use crate::mapping::EntityKey;
 use crate::mapping::{encode_key, HBaseEntity};
 use crate::model::{Column, Scan};
-use crate::model::{Error, Result};
+use crate::model::{Error, Result, ScannedRow};
+use crate::repository::decoding::Decoding;
 use crate::repository::dictionary::{fill_names, resolve_parts};
 use crate::repository::filter_expr::Filters;
 
@@ -264,26 +265,14 @@ impl<T: HBaseEntity> EntityScan<T> {
                 // partial row (no presence cell) holds no entity and is skipped.
                 // Rows of other record types, and keys a key test drops, before any decoding.
                 let key_tests = self.filters.key_tests();
-                let entities = rows
-                    .into_scanned()
-                    .try_filter(move |row| {
-                        let key = row.key();
-                        let keep = T::is_record(key) && key_tests.iter().all(|t| t.passes(key));
-                        futures::future::ready(keep)
-                    })
-                    .try_filter_map(move |r| {
-                        futures::future::ready(decode_scanned_entity::<T>(&r, &table, presence))
-                    });
-                let mut failed = false;
-                let entities = entities.take_while(move |r| {
-                    let go = !failed;
-                    failed |= r.is_err();
-                    futures::future::ready(go)
-                });
-                match limit {
-                    Some(n) => entities.take(n).boxed(),
-                    None => entities.boxed(),
-                }
+                let decode = move |row: &ScannedRow| {
+                    let key = row.key();
+                    if !(T::is_record(key) && key_tests.iter().all(|t| t.passes(key))) {
+                        return None;
+                    }
+                    decode_scanned_entity::<T>(row, &table, presence).transpose()
+                };
+                Decoding::new(rows.into_scanned(), limit, decode).boxed()
             }
             Err(e) => futures::stream::once(async move { Err(e) }).boxed(),
         }

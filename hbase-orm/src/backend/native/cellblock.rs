@@ -26,28 +26,54 @@ pub(crate) struct RawCell<'a> {
     pub(crate) value: &'a [u8],
 }
 
+/// Where a cell's parts lie in its block: (start, length) pairs, checked to lie in it.
+#[derive(Clone, Copy, Debug)]
+struct CellSpans {
+    row: (usize, usize),
+    family: (usize, usize),
+    qualifier: (usize, usize),
+    timestamp: i64,
+    value: (usize, usize),
+}
+
+impl CellSpans {
+    fn cell<'a>(&self, block: &'a [u8]) -> RawCell<'a> {
+        let part = |(start, len): (usize, usize)| &block[start..start + len];
+        RawCell {
+            row: part(self.row),
+            family: part(self.family),
+            qualifier: part(self.qualifier),
+            timestamp: self.timestamp,
+            value: part(self.value),
+        }
+    }
+}
+
 /// The cells of a block, in order.
 pub(crate) struct Cells<'a> {
-    rest: &'a [u8],
+    block: &'a [u8],
+    /// Where the next cell starts.
+    at: usize,
 }
 
 impl<'a> Cells<'a> {
     /// The cells of `block`.
     pub(crate) fn new(block: &'a [u8]) -> Cells<'a> {
-        Cells { rest: block }
+        Cells { block, at: 0 }
     }
 
-    /// The next cell. One bounds check per part, no copy; the error's text is made only on
-    /// a bad block.
-    fn cell(&mut self) -> Result<RawCell<'a>, BadFrame> {
-        let rest = self.rest;
+    /// Where the next cell's parts lie. One bounds check per part, no copy; the error's text
+    /// is made only on a bad block.
+    fn spans(&mut self) -> Result<CellSpans, BadFrame> {
+        let at = self.at;
+        let rest = &self.block[at..];
         let Some(total) = rest.get(..4).map(be32) else {
             return Err(short("length", 4, rest.len()));
         };
         let Some(kv) = rest.get(4..).and_then(|r| r.get(..total)) else {
             return Err(short("KeyValue", total, rest.len() - 4));
         };
-        self.rest = &rest[4 + total..];
+        self.at = at + 4 + total;
         if kv.len() < 8 {
             return Err(short("key and value lengths", 8, kv.len()));
         }
@@ -55,7 +81,7 @@ impl<'a> Cells<'a> {
         if kv.len() - 8 != key_len.saturating_add(value_len) {
             return Err(lying(total, key_len, value_len));
         }
-        let (key, value) = kv[8..].split_at(key_len);
+        let key = &kv[8..8 + key_len];
         // The key: the row's 2-byte length and the row, the family's 1-byte length and the
         // family, the qualifier, the 8-byte timestamp, the 1-byte type.
         let row_end = key
@@ -79,13 +105,26 @@ impl<'a> Cells<'a> {
                 .try_into()
                 .expect("8 bytes checked"),
         );
-        Ok(RawCell {
-            row: &key[2..row_end],
-            family: &key[row_end + 1..family_end],
-            qualifier: &key[family_end..time_at],
+        let key_at = at + 12;
+        Ok(CellSpans {
+            row: (key_at + 2, row_end - 2),
+            family: (key_at + row_end + 1, family_end - row_end - 1),
+            qualifier: (key_at + family_end, time_at - family_end),
             timestamp,
-            value,
+            value: (key_at + key_len, value_len),
         })
+    }
+
+    /// The next cell's spans, or `None` at the end of the block; after an error, the end.
+    fn next_spans(&mut self) -> Option<Result<CellSpans, BadFrame>> {
+        if self.at >= self.block.len() {
+            return None;
+        }
+        let spans = self.spans();
+        if spans.is_err() {
+            self.at = self.block.len();
+        }
+        Some(spans)
     }
 }
 
@@ -114,14 +153,9 @@ impl<'a> Iterator for Cells<'a> {
     type Item = Result<RawCell<'a>, BadFrame>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.rest.is_empty() {
-            return None;
-        }
-        let cell = self.cell();
-        if cell.is_err() {
-            self.rest = &[];
-        }
-        Some(cell)
+        let block = self.block;
+        self.next_spans()
+            .map(|spans| spans.map(|spans| spans.cell(block)))
     }
 }
 
@@ -157,31 +191,35 @@ pub(crate) fn write(out: &mut Vec<u8>, cell: &RawCell<'_>, kind: u8) {
 }
 
 /// The results of a scan reply as one page over the block: `counts[i]` cells each, a result
-/// without cells left out.
+/// without cells left out. The page takes the cells' places in the block as the reader finds
+/// them: no part is made a slice to be turned back into a place.
 pub(crate) fn page(block: Bytes, counts: &[u32]) -> Result<ScannerPage, BadFrame> {
+    fn out_of_page<E>(_: E) -> BadFrame {
+        BadFrame("the rows of a reply hold over 4 GiB".into())
+    }
+    // Every place in the block then fits the page's 32 bits.
+    u32::try_from(block.len()).map_err(out_of_page)?;
+    let place = |(start, len): (usize, usize)| (start as u32, len as u32);
     let total: usize = counts.iter().map(|&c| c as usize).sum();
     let mut page = ScannerPageBuilder::new(counts.len(), total.min(block.len() / 20));
     let mut cells = Cells::new(&block);
-    let out_of_page = |_| BadFrame("the rows of a reply hold over 4 GiB".into());
     for &count in counts {
         let mut key = None;
         for _ in 0..count {
-            let cell = cells.next().ok_or_else(|| {
+            let cell = cells.next_spans().ok_or_else(|| {
                 BadFrame("the cell block holds fewer cells than the results count".into())
             })??;
             key.get_or_insert(cell.row);
-            page.cell(
-                &block,
-                cell.family,
-                cell.qualifier,
-                cell.value,
+            page.cell_at(
+                place(cell.family),
+                place(cell.qualifier),
+                place(cell.value),
                 cell.timestamp,
-            )
-            .map_err(out_of_page)?;
+            );
         }
-        page.end_row(&block, key).map_err(out_of_page)?;
+        page.end_row_at(key.map(place)).map_err(out_of_page)?;
     }
-    page.finish(block.clone()).map_err(out_of_page)
+    page.finish(block).map_err(out_of_page)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::model::{Error, Result};
 
 /// An action of a call and its answer (`None`: to send again).
 pub(super) type Answered = (usize, Option<Answer>);
+
 /// Whether an action refused with exception `name` was not carried out and may be sent again:
 /// its region moved (`relocate`: look it up again first), the server was busy, or the call's
 /// reply had grown past the server's limit (`MultiActionResultTooLarge`: the actions after
@@ -29,29 +30,123 @@ fn send_again(name: &str) -> Option<Relocate> {
 
 /// Whether an action sent again must look its region up first.
 struct Relocate(bool);
+
 /// The crate's error for an action's or a region's exception.
 fn action_error(e: &proto::NameBytesPair) -> Error {
     let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
     Error::from_server(METHOD, format!("{}: {message}", e.name), false)
 }
-/// The answers of a `Multi` reply to the actions of `regions` (`None`: send again), and the
-/// regions to look up again; an answer naming an action the call did not hold, twice, or
-/// leaving one out is a protocol error.
+
+/// Why a reply's message does not decode.
+type Malformed = String;
+
+/// Calls `field(tag, buf)` for each length-delimited field of the message `buf`, its bytes
+/// in `buf`; skips the fields of other wire types. A field `field` names must be
+/// length-delimited.
+fn each_field<'a>(
+    mut buf: &'a [u8],
+    mut field: impl FnMut(u32, &'a [u8]) -> std::result::Result<(), Malformed>,
+) -> std::result::Result<(), Malformed> {
+    use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
+    while !buf.is_empty() {
+        let (tag, wire) = decode_key(&mut buf).map_err(|e| e.to_string())?;
+        if wire != WireType::LengthDelimited {
+            skip_field(wire, tag, &mut buf, DecodeContext::default()).map_err(|e| e.to_string())?;
+            continue;
+        }
+        let len = decode_varint(&mut buf).map_err(|e| e.to_string())?;
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|&len| len <= buf.len())
+            .ok_or_else(|| format!("field {tag} runs past the end of its message"))?;
+        let (part, rest) = buf.split_at(len);
+        buf = rest;
+        field(tag, part)?;
+    }
+    Ok(())
+}
+
+/// One `ResultOrException` as read off the reply.
+#[derive(Default)]
+struct ActionReply {
+    index: Option<u32>,
+    result: Option<proto::Result>,
+    exception: Option<proto::NameBytesPair>,
+}
+
+impl ActionReply {
+    /// Reads fields 1 (`index`), 2 (`result`) and 3 (`exception`); leaves out the others
+    /// (a coprocessor's result, load statistics), which no call of this client asks for.
+    fn decode(mut buf: &[u8]) -> std::result::Result<ActionReply, Malformed> {
+        use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
+        use prost::Message;
+        let mut reply = ActionReply::default();
+        let bad = |e: prost::DecodeError| e.to_string();
+        while !buf.is_empty() {
+            let (tag, wire) = decode_key(&mut buf).map_err(bad)?;
+            match (tag, wire) {
+                (1, WireType::Varint) => {
+                    // As protobuf reads a `uint32` sent wider: its low 32 bits.
+                    reply.index = Some(decode_varint(&mut buf).map_err(bad)? as u32);
+                }
+                (2, WireType::LengthDelimited) => {
+                    let result = reply.result.get_or_insert_with(Default::default);
+                    result.merge_length_delimited(&mut buf).map_err(bad)?;
+                }
+                (3, WireType::LengthDelimited) => {
+                    let exception = reply.exception.get_or_insert_with(Default::default);
+                    exception.merge_length_delimited(&mut buf).map_err(bad)?;
+                }
+                (1..=3, wire) => {
+                    return Err(format!("field {tag} of an answer has wire type {wire:?}"))
+                }
+                _ => skip_field(wire, tag, &mut buf, DecodeContext::default()).map_err(bad)?,
+            }
+        }
+        Ok(reply)
+    }
+}
+
+/// The answers of a `Multi` reply (`message`, a `MultiResponse`, and its cell block) to the
+/// actions of `regions` (`None`: send again), and the regions to look up again; an answer
+/// naming an action the call did not hold, twice, or leaving one out is a protocol error.
+///
+/// The reply is read as it is walked, without a message per answer: the answer to a put is a
+/// few bytes, and a batch's answers would otherwise take a vector of large structs.
 pub(super) fn read_answers<'r>(
     regions: &'r [(Arc<Region>, Vec<usize>)],
-    response: &proto::MultiResponse,
+    message: &[u8],
     block: &bytes::Bytes,
 ) -> Result<(Vec<Answered>, Vec<&'r Region>)> {
     let mut results = Results::new(block);
-    let mut out = Vec::new();
-    let mut moved = Vec::new();
     // The actions of the call not answered yet, each with its region's place in the call: each
     // answer must name one of its region's, once.
     let mut open = Open::of(regions);
-    let answers = regions.iter().zip(&response.region_action_result);
-    for (at, ((region, items), answer)) in answers.enumerate() {
-        if let Some(e) = &answer.exception {
-            // The whole region refused: its actions were not applied.
+    let mut out = Vec::with_capacity(open.left);
+    let mut moved = Vec::new();
+    let mut at = 0;
+    // `MultiResponse.region_action_result`, field 1: one per region of the call, in order.
+    each_field(message, |tag, region_reply| {
+        if tag != 1 {
+            return Ok(());
+        }
+        let Some((region, items)) = regions.get(at) else {
+            return Ok(()); // More region answers than regions: ignored, as before.
+        };
+        let this = at;
+        at += 1;
+        // `RegionActionResult.exception`, field 2: the whole region refused, its actions were
+        // not applied.
+        let mut refused: Option<proto::NameBytesPair> = None;
+        each_field(region_reply, |tag, part| {
+            if tag == 2 {
+                use prost::Message;
+                let e = refused.get_or_insert_with(Default::default);
+                e.merge(part).map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        })?;
+        if let Some(e) = refused {
             for &i in items {
                 open.remove(i);
             }
@@ -61,26 +156,26 @@ pub(super) fn read_answers<'r>(
                 }
                 out.extend(items.iter().map(|&i| (i, None)));
             } else {
-                out.extend(items.iter().map(|&i| (i, Some(Err(action_error(e))))));
+                out.extend(items.iter().map(|&i| (i, Some(Err(action_error(&e))))));
             }
-            continue;
+            return Ok(());
         }
-        for r in &answer.result_or_exception {
+        // `RegionActionResult.result_or_exception`, field 1.
+        each_field(region_reply, |tag, part| {
+            if tag != 1 {
+                return Ok(());
+            }
+            let r = ActionReply::decode(part)?;
             let i = r.index.unwrap_or(u32::MAX) as usize;
-            if open.get(i) != Some(at) {
-                return Err(rpc::protocol(
-                    METHOD,
-                    format!(
-                        "the server answered action {i}, which the region's part of the call \
-                         did not hold or which was answered already"
-                    ),
+            if open.get(i) != Some(this) {
+                return Err(format!(
+                    "the server answered action {i}, which the region's part of the call did \
+                     not hold or which was answered already"
                 ));
             }
             open.remove(i);
             let row = match &r.result {
-                Some(result) => results
-                    .row(result)
-                    .map_err(|e| rpc::protocol(METHOD, e.0))?,
+                Some(result) => results.row(result).map_err(|e| e.0)?,
                 None => None,
             };
             let answer = match &r.exception {
@@ -96,8 +191,10 @@ pub(super) fn read_answers<'r>(
                 None => Some(Ok(row)),
             };
             out.push((i, answer));
-        }
-    }
+            Ok(())
+        })
+    })
+    .map_err(|m| rpc::protocol(METHOD, m))?;
     if open.left > 0 {
         return Err(rpc::protocol(
             METHOD,
@@ -207,7 +304,8 @@ mod tests {
                 ..Default::default()
             });
         proptest::proptest!(|(response in response, block in arb_block())| {
-            if let Ok((answers, moved)) = read_answers(&regions, &response, &block) {
+            let message = prost::Message::encode_to_vec(&response);
+            if let Ok((answers, moved)) = read_answers(&regions, &message, &block) {
                 let mut indexes: Vec<usize> = answers.iter().map(|(i, _)| *i).collect();
                 indexes.sort();
                 prop_assert_eq!(indexes, (0..6).collect::<Vec<_>>());
@@ -233,5 +331,50 @@ mod tests {
             Some(true)
         );
         assert!(send_again("org.apache.hadoop.hbase.DoNotRetryIOException").is_none());
+    }
+
+    /// An answer read field by field is the `ResultOrException` prost reads, the fields this
+    /// client never asks for left out; and no bytes at all make the reader panic.
+    #[test]
+    fn an_answer_reads_as_prost_reads_it_and_any_bytes_are_safe() {
+        use super::super::super::convert::tests::arb_result;
+        use proptest::prelude::*;
+        let pair =
+            (".{0,8}", any::<Option<Vec<u8>>>()).prop_map(|(name, value)| proto::NameBytesPair {
+                name,
+                value: value.map(Into::into),
+            });
+        let answer = (
+            any::<Option<u32>>(),
+            proptest::option::of(arb_result()),
+            proptest::option::of(pair.clone()),
+            proptest::option::of(pair),
+            any::<Option<i32>>(),
+        )
+            .prop_map(|(index, result, exception, service, load)| {
+                proto::ResultOrException {
+                    index,
+                    result,
+                    exception,
+                    service_result: service.map(|value| proto::CoprocessorServiceResult {
+                        value: Some(value),
+                    }),
+                    #[allow(deprecated)] // the IDL marks it so; a server may still send it
+                    load_stats: load.map(|l| proto::RegionLoadStats {
+                        mem_store_load: Some(l),
+                        ..Default::default()
+                    }),
+                }
+            });
+        proptest::proptest!(|(answer in answer, noise in proptest::collection::vec(any::<u8>(), 0..48))| {
+            let bytes = prost::Message::encode_to_vec(&answer);
+            let read = ActionReply::decode(&bytes).expect("a valid answer");
+            prop_assert_eq!(read.index, answer.index);
+            prop_assert_eq!(read.result, answer.result);
+            prop_assert_eq!(read.exception, answer.exception);
+            let _ = ActionReply::decode(&noise);
+            let regions = vec![(region("a"), vec![0, 1])];
+            let _ = read_answers(&regions, &noise, &bytes::Bytes::new());
+        });
     }
 }

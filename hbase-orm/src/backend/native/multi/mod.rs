@@ -13,11 +13,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::connection::{self, CallError};
+use super::connection::CallError;
 use super::frame::Service;
 use super::proto;
 use super::regions::Region;
-use super::rpc::{self, Core, RegionAt, RELOCATE_FOR};
+use super::rpc::{Core, RegionAt, RELOCATE_FOR};
 use crate::model::{Error, Result, Row, TableName};
 use answers::{read_answers, Answered};
 use request::request;
@@ -185,9 +185,7 @@ impl Core {
                 return Err(self.call_error(METHOD, &server, e));
             }
         };
-        let response: proto::MultiResponse =
-            connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
-        let (answers, moved) = read_answers(&regions, &response, &reply.cell_block)?;
+        let (answers, moved) = read_answers(&regions, &reply.message, &reply.cell_block)?;
         for region in moved {
             self.regions.forget(table, region);
         }
