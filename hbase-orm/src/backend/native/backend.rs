@@ -253,7 +253,7 @@ impl Backend for NativeRpc {
                 ..Default::default()
             })
             .await?;
-        answers.into_iter().collect()
+        answers.into_iter().map(|a| a.map_err(|e| *e)).collect()
     }
 
     async fn exists(&self, op: &Exists<'_>) -> Result<bool> {
@@ -282,7 +282,9 @@ impl Backend for NativeRpc {
                 ..Default::default()
             })
             .await?;
-        answers.into_iter().try_for_each(|a| a.map(drop))
+        answers
+            .into_iter()
+            .try_for_each(|a| a.map(drop).map_err(|e| *e))
     }
 
     async fn delete(&self, op: &Delete<'_>) -> Result<()> {
@@ -300,7 +302,9 @@ impl Backend for NativeRpc {
                 ..Default::default()
             })
             .await?;
-        answers.into_iter().try_for_each(|a| a.map(drop))?;
+        answers
+            .into_iter()
+            .try_for_each(|a| a.map(drop).map_err(|e| *e))?;
         Ok(Vec::new())
     }
 

@@ -156,7 +156,11 @@ pub(super) fn read_answers<'r>(
                 }
                 out.extend(items.iter().map(|&i| (i, None)));
             } else {
-                out.extend(items.iter().map(|&i| (i, Some(Err(action_error(&e))))));
+                out.extend(
+                    items
+                        .iter()
+                        .map(|&i| (i, Some(Err(Box::new(action_error(&e)))))),
+                );
             }
             return Ok(());
         }
@@ -186,7 +190,7 @@ pub(super) fn read_answers<'r>(
                         }
                         None
                     }
-                    None => Some(Err(action_error(e))),
+                    None => Some(Err(Box::new(action_error(e)))),
                 },
                 None => Some(Ok(row)),
             };
