@@ -361,3 +361,40 @@ async fn a_batch_larger_than_one_call_is_split_and_answered_whole() {
     )
     .await;
 }
+
+/// A reply over the client's `max_reply_bytes` fails its own call with an error that names the
+/// limit; the connection stays open and the next call on it is answered.
+#[tokio::test]
+async fn a_reply_over_the_limit_fails_its_call_and_keeps_the_connection() {
+    let mut config = Config::from_url(&native_url()).expect("a valid hbase:// URL");
+    config.max_reply_bytes = 64 * 1024;
+    let c = connect_with(config).await;
+    with_table(
+        &c,
+        "native_large_reply",
+        vec![ColumnFamily::new("d")],
+        &[],
+        |t| async move {
+            let big = vec![b'x'; 200 * 1024];
+            t.put(Put::new("big").column("d", "v", big)).await.unwrap();
+            t.put(Put::new("small").column("d", "v", "s"))
+                .await
+                .unwrap();
+            let opened = t.client().stats().connections_opened;
+            let e = t.get(Get::new("big")).await.unwrap_err();
+            assert!(
+                matches!(e, hbase_orm::Error::IllegalArgument { .. })
+                    && e.to_string().contains("max_reply_bytes"),
+                "{e}"
+            );
+            let row = t.get(Get::new("small")).await.unwrap().expect("written");
+            assert_eq!(row.value("d", "v"), Some(&b"s"[..]));
+            assert_eq!(
+                t.client().stats().connections_opened,
+                opened,
+                "the reply too large was read past on the connection already open"
+            );
+        },
+    )
+    .await;
+}

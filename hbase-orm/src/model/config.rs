@@ -113,7 +113,9 @@ pub struct Config {
     /// the most one element of any reply type takes once decoded), so a page of 10,000 rows
     /// needs at least about 2 MB here (the default, 256 MiB, allows 1.39 million). Rows are
     /// read in place with 32-bit offsets, so a reply carrying rows past its first 4 GiB fails
-    /// with a protocol error whatever this says.
+    /// with a protocol error whatever this says. On the native backend a reply over the limit
+    /// fails its own call with [`Error::IllegalArgument`](crate::Error::IllegalArgument) (it
+    /// is read past and dropped), and the other calls on its connection go on.
     pub max_reply_bytes: usize,
     /// How long a call may keep being sent again while the gateway is unreachable or the
     /// connection breaks (see the client's retry rules); zero sends every call once.

@@ -7,9 +7,11 @@
 //! order the server answers) and stops at its own, and the next waiting caller takes over.
 //! So a reply reaches its caller without a hop through another task or thread. What a reader
 //! has read stays in the connection's buffer when its caller stops waiting, so a timeout never
-//! loses half a frame. A reply larger than the limit, a frame that does not decode, a closed
-//! socket: the connection is dead, every call still waiting fails with the reason, and the
-//! next call opens a new one. A connection idle for a while is checked for a close by the
+//! loses half a frame. A reply larger than the limit fails its own call only: its header says
+//! which call it answers, and the rest of its frame is read past and dropped. A frame that
+//! does not decode (or too large a reply whose header does not), a closed socket: the
+//! connection is dead, every call still waiting fails with the reason, and the next call opens
+//! a new one. A connection idle for a while is checked for a close by the
 //! server before it is used again.
 
 use std::collections::HashMap;
@@ -43,6 +45,17 @@ pub(crate) enum CallError {
     Auth(crate::model::Error),
     /// The request (this many bytes) is larger than a frame can carry: nothing was sent.
     TooLarge(usize),
+    /// The reply (this many bytes) is larger than the client's limit, the second figure
+    /// (`Config::max_reply_bytes`): it was dropped, the connection goes on.
+    ReplyTooLarge(usize, usize),
+}
+
+impl CallError {
+    /// Whether the call failed for its own size, the connection and the server being fine
+    /// (a request too large to send, a reply too large to keep).
+    pub(crate) fn is_size(&self) -> bool {
+        matches!(self, CallError::TooLarge(_) | CallError::ReplyTooLarge(..))
+    }
 }
 
 /// Who the client is to the servers.
@@ -95,15 +108,38 @@ pub(crate) struct Connection {
 struct ReadSide {
     socket: tokio::net::tcp::OwnedReadHalf,
     buf: BytesMut,
+    /// Bytes still to read past of a reply too large to keep.
+    skipping: usize,
 }
 
+/// What a reader takes off the connection next.
+enum Incoming {
+    Reply(Reply),
+    /// A reply to call `call_id` of `len` bytes, over the limit: dropped.
+    TooLarge {
+        call_id: i32,
+        len: usize,
+    },
+}
+
+/// The longest reply header a reply too large to keep may have to be skipped (a header
+/// holds the call id, perhaps an exception and the cell block's length).
+const MAX_SKIPPED_HEADER: usize = 64 * 1024;
+
 impl ReadSide {
-    /// The next reply (cancel-safe: bytes read stay in the buffer for the next reader).
-    async fn next(&mut self, max_reply_bytes: usize) -> Result<Reply, String> {
+    /// The next reply (cancel-safe: bytes read stay in the buffer for the next reader, and a
+    /// reply being skipped goes on being skipped).
+    async fn next(&mut self, max_reply_bytes: usize) -> Result<Incoming, String> {
         loop {
-            if let Some(frame) = self.take_frame(max_reply_bytes)? {
-                return frame::split_reply(frame)
-                    .map_err(|BadFrame(why)| format!("a bad reply: {why}"));
+            if self.skipping > 0 {
+                let n = self.skipping.min(self.buf.len());
+                self.buf.advance(n);
+                self.skipping -= n;
+            }
+            if self.skipping == 0 {
+                if let Some(incoming) = self.take_frame(max_reply_bytes)? {
+                    return Ok(incoming);
+                }
             }
             if self.buf.capacity() - self.buf.len() < READ_CHUNK / 4 {
                 self.buf.reserve(READ_CHUNK);
@@ -120,16 +156,31 @@ impl ReadSide {
         }
     }
 
-    /// A whole frame from the buffer (without its length), if one is there.
-    fn take_frame(&mut self, max_reply_bytes: usize) -> Result<Option<bytes::Bytes>, String> {
+    /// A whole reply from the buffer, if one is there; or the call a reply too large to keep
+    /// answers, once its header is, and the reply is then skipped.
+    fn take_frame(&mut self, max_reply_bytes: usize) -> Result<Option<Incoming>, String> {
         let Some(head) = self.buf.get(..4) else {
             return Ok(None);
         };
         let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
         if len > max_reply_bytes {
-            return Err(format!(
-                "a reply of {len} bytes exceeds the limit of {max_reply_bytes} bytes (Config::max_reply_bytes)"
-            ));
+            let too_large = |why: &str| {
+                format!(
+                    "a reply of {len} bytes exceeds the limit of {max_reply_bytes} bytes \
+                     (Config::max_reply_bytes), and {why}"
+                )
+            };
+            let body = &self.buf[4..self.buf.len().min(4 + len)];
+            return match frame::reply_call_id(body, MAX_SKIPPED_HEADER) {
+                Some(Ok(call_id)) => {
+                    self.buf.advance(4);
+                    self.skipping = len;
+                    Ok(Some(Incoming::TooLarge { call_id, len }))
+                }
+                Some(Err(BadFrame(why))) => Err(too_large(&why)),
+                None if body.len() == len => Err(too_large("its frame ends inside its header")),
+                None => Ok(None),
+            };
         }
         if self.buf.len() < 4 + len {
             // Room for the rest of the frame, so it is read in as few calls as it arrives in.
@@ -137,7 +188,10 @@ impl ReadSide {
             return Ok(None);
         }
         self.buf.advance(4);
-        Ok(Some(self.buf.split_to(len).freeze()))
+        let frame = self.buf.split_to(len).freeze();
+        frame::split_reply(frame)
+            .map(|reply| Some(Incoming::Reply(reply)))
+            .map_err(|BadFrame(why)| format!("a bad reply: {why}"))
     }
 }
 
@@ -220,6 +274,7 @@ impl Connection {
             address: address.to_string(),
             writer: tokio::sync::Mutex::new(write),
             reader: tokio::sync::Mutex::new(ReadSide {
+                skipping: 0,
                 socket: read,
                 buf: BytesMut::with_capacity(READ_CHUNK),
             }),
@@ -357,7 +412,26 @@ impl Connection {
     /// Reads replies, handing each to its call, until the one to call `id` comes.
     async fn read_until(&self, side: &mut ReadSide, id: i32) -> Result<Reply, CallError> {
         loop {
-            let why = match side.next(self.max_reply_bytes).await {
+            let reply = match side.next(self.max_reply_bytes).await {
+                Ok(Incoming::Reply(reply)) => Ok(reply),
+                Ok(Incoming::TooLarge { call_id, len }) if call_id >= 0 => {
+                    let e = CallError::ReplyTooLarge(len, self.max_reply_bytes);
+                    if call_id == id {
+                        return Err(e);
+                    }
+                    if let Some(tx) = self.shared.lock().remove(&call_id) {
+                        let _ = tx.send(Err(e));
+                    }
+                    continue;
+                }
+                Ok(Incoming::TooLarge { len, .. }) => Err(format!(
+                    "a reply to no call of {len} bytes exceeds the limit of {} bytes \
+                     (Config::max_reply_bytes)",
+                    self.max_reply_bytes
+                )),
+                Err(why) => Err(why),
+            };
+            let why = match reply {
                 Ok(reply) if reply.call_id == id => return Ok(reply),
                 Ok(reply) if reply.call_id < 0 => {
                     // A reply to no call: the server refuses the connection itself.
@@ -581,10 +655,18 @@ mod tests {
             &one_call(reply_to(0, b"ok")).await.unwrap().message[..],
             b"ok"
         );
-        // A length past the cap: refused before anything is allocated.
-        let huge = (u32::MAX - 1).to_be_bytes().to_vec();
+        // A length past the cap, and a header that does not decode: refused before anything
+        // is allocated.
+        let mut huge = (u32::MAX - 1).to_be_bytes().to_vec();
+        huge.extend_from_slice(&[3, 0xff, 0xff, 0xff]);
         match one_call(huge).await {
             Err(CallError::Broken(why)) => assert!(why.contains("exceeds the limit"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // A length past the cap and nothing after it: the socket closes while it waits for the
+        // header.
+        match one_call((u32::MAX - 1).to_be_bytes().to_vec()).await {
+            Err(CallError::Broken(why)) => assert!(why.contains("closed"), "{why}"),
             other => panic!("{other:?}"),
         }
         // A reply to a call never made, then the socket closes.
@@ -605,6 +687,36 @@ mod tests {
             Err(CallError::Broken(why)) => assert!(why.contains("bad reply"), "{why}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A reply over the limit fails its own call; it is read past, in pieces as it comes,
+    /// and the next call on the same connection gets its reply.
+    #[tokio::test]
+    async fn a_reply_too_large_fails_its_call_and_the_connection_goes_on() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            let mut socket = accept(listener).await;
+            read_call(&mut socket).await;
+            let big = reply_to(0, &[7u8; 5000]);
+            for piece in big.chunks(700) {
+                socket.write_all(piece).await.unwrap();
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            read_call(&mut socket).await;
+            socket.write_all(&reply_to(1, b"small")).await.unwrap();
+            read_call(&mut socket).await;
+        });
+        let c = open_plain(&address).await;
+        let get = proto::GetRequest::default();
+        let first = c.call("Get", &get, &[], Duration::from_secs(5)).await;
+        assert!(
+            matches!(first, Err(CallError::ReplyTooLarge(n, 1024)) if n > 5000),
+            "{first:?}"
+        );
+        assert!(c.is_open(), "the connection is kept");
+        let second = c.call("Get", &get, &[], Duration::from_secs(5)).await;
+        assert_eq!(&second.unwrap().message[..], b"small");
     }
 
     #[tokio::test]

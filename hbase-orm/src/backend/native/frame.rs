@@ -233,6 +233,38 @@ pub(crate) fn split_reply(mut frame: Bytes) -> Result<Reply, BadFrame> {
     })
 }
 
+/// The call a reply answers, read from the start of its frame (`body`, after the frame's
+/// length) without the rest: `None` while fewer bytes than its header's are at hand, an error
+/// when the header does not decode or is longer than `max_header` bytes.
+pub(crate) fn reply_call_id(body: &[u8], max_header: usize) -> Option<Result<i32, BadFrame>> {
+    let mut rest = body;
+    let len = match prost::decode_length_delimiter(&mut rest) {
+        Ok(len) => len,
+        // Up to 10 bytes make a varint: fewer may be the start of one.
+        Err(_) if body.len() < 10 => return None,
+        Err(_) => {
+            return Some(Err(BadFrame(
+                "the reply's header length is not a varint".into(),
+            )))
+        }
+    };
+    if len > max_header {
+        return Some(Err(BadFrame(format!(
+            "the reply's header declares {len} bytes"
+        ))));
+    }
+    let header = rest.get(..len)?;
+    Some(
+        proto::ResponseHeader::decode(header)
+            .map_err(|e| BadFrame(format!("the reply header does not decode: {e}")))
+            .and_then(|h| {
+                h.call_id
+                    .map(|id| id as i32)
+                    .ok_or_else(|| BadFrame("the reply header has no call id".into()))
+            }),
+    )
+}
+
 /// The next varint-delimited part of `frame`.
 fn delimited(frame: &mut Bytes, what: &str) -> Result<Bytes, BadFrame> {
     let len = prost::decode_length_delimiter(&mut *frame)

@@ -203,6 +203,13 @@ impl Core {
                      default): send fewer or smaller rows per call"
                 ),
             },
+            CallError::ReplyTooLarge(bytes, limit) => Error::IllegalArgument {
+                message: format!(
+                    "the reply to a {method} call is {bytes} bytes, over this client's limit of \
+                     {limit} (Config::max_reply_bytes, URL max_reply_bytes): read fewer rows or \
+                     columns per call (a smaller page, batch or column list), or raise the limit"
+                ),
+            },
         }
     }
 
@@ -266,7 +273,7 @@ impl Core {
                 },
                 Err(e) => {
                     // The server may be gone: its regions are looked up again next time.
-                    if !matches!(e, CallError::TooLarge(_)) {
+                    if !e.is_size() {
                         self.regions.forget_server(&region.server);
                     }
                     return Err(self.call_error(method, &region.server, e));

@@ -310,7 +310,10 @@ impl Scanner {
                 rpc::remedy(ex) != Remedy::Fail || LOST.iter().any(|l| class.ends_with(l))
             }
             CallError::Broken(_) | CallError::Connect(_) => true,
-            CallError::Timeout(_) | CallError::Auth(_) | CallError::TooLarge(_) => false,
+            CallError::Timeout(_)
+            | CallError::Auth(_)
+            | CallError::TooLarge(_)
+            | CallError::ReplyTooLarge(..) => false,
         };
         if !reopen || lost > 10 {
             return Err(core.call_error(METHOD, &region.server, e));

@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::connection::CallError;
 use super::frame::Service;
 use super::proto;
 use super::regions::Region;
@@ -182,7 +181,7 @@ impl Core {
         {
             Ok(reply) => reply,
             Err(e) => {
-                if !matches!(e, CallError::TooLarge(_)) {
+                if !e.is_size() {
                     self.regions.forget_server(&server);
                 }
                 return Err(self.call_error(METHOD, &server, e));
