@@ -174,21 +174,30 @@ impl RegionCache {
         (region.end == start).then(|| region.clone())
     }
 
-    /// Remembers `region`, dropping the cached regions of its table it overlaps.
+    /// Remembers `region`, dropping the cached regions of its table it overlaps. The cached
+    /// regions never overlap one another, so those it overlaps are the one before its start
+    /// (if that one reaches past it) and those that start inside it: found by key, in
+    /// logarithmic time, however many regions the table has.
     pub(crate) fn insert(&self, table: &TableName, region: Arc<Region>) {
         let mut tables = self.lock();
         let regions = tables.entry(table.clone()).or_default();
-        let overlapping: Vec<Vec<u8>> = regions
-            .values()
-            .filter(|r| {
-                let starts_before_end = region.end.is_empty() || r.start < region.end;
-                let ends_after_start = r.end.is_empty() || r.end > region.start;
-                starts_before_end && ends_after_start
-            })
-            .map(|r| r.start.clone())
-            .collect();
-        for start in overlapping {
-            regions.remove(&start);
+        let start: &[u8] = &region.start;
+        let mut overlapping: Vec<Vec<u8>> = Vec::new();
+        if let Some((key, before)) = regions
+            .range::<[u8], _>((Bound::Unbounded, Bound::Excluded(start)))
+            .next_back()
+        {
+            if before.end.is_empty() || before.end.as_slice() > start {
+                overlapping.push(key.clone());
+            }
+        }
+        let inside = match region.end.is_empty() {
+            true => (Bound::Included(start), Bound::Unbounded),
+            false => (Bound::Included(start), Bound::Excluded(&region.end[..])),
+        };
+        overlapping.extend(regions.range::<[u8], _>(inside).map(|(key, _)| key.clone()));
+        for key in overlapping {
+            regions.remove(&key);
         }
         regions.insert(region.start.clone(), region);
     }
@@ -230,6 +239,46 @@ mod tests {
             id: 1,
             server: server.into(),
         })
+    }
+
+    /// Inserting by key drops exactly the cached regions a new one overlaps: the same as
+    /// checking every cached region, over any sequence of regions found.
+    #[test]
+    fn an_insert_drops_exactly_the_overlapping_regions() {
+        use proptest::prelude::*;
+        let bound = proptest::sample::select(vec!["", "b", "d", "f", "h", "k", "m", "p"]);
+        let found = proptest::collection::vec((bound.clone(), bound), 1..24);
+        proptest::proptest!(|(found in found)| {
+            let t = TableName::new("default", "t");
+            let cache = RegionCache::default();
+            let mut model: Vec<Arc<Region>> = Vec::new();
+            for (i, (a, b)) in found.iter().enumerate() {
+                // A region [start, end): `end` empty for the table's end.
+                let (start, end) = match (*a, *b) {
+                    (a, "") => (a, ""),
+                    (a, b) if a < b => (a, b),
+                    (a, b) if b < a && !b.is_empty() => (b, a),
+                    _ => continue,
+                };
+                let new = region(start, end, &format!("s{i}:1"));
+                model.retain(|r| {
+                    let starts_before_end = new.end.is_empty() || r.start < new.end;
+                    let ends_after_start = r.end.is_empty() || r.end > new.start;
+                    !(starts_before_end && ends_after_start)
+                });
+                model.push(new.clone());
+                cache.insert(&t, new);
+                let mut want: Vec<(Vec<u8>, String)> =
+                    model.iter().map(|r| (r.start.clone(), r.server.clone())).collect();
+                want.sort();
+                let tables = cache.lock();
+                let have: Vec<(Vec<u8>, String)> = tables[&t]
+                    .values()
+                    .map(|r| (r.start.clone(), r.server.clone()))
+                    .collect();
+                prop_assert_eq!(have, want);
+            }
+        });
     }
 
     #[test]
