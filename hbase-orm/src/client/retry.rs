@@ -27,8 +27,9 @@ use crate::model::{Error, Result};
 /// The longest wait between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 
-/// Whether `e` may pass if the call is sent again, for a call of `safety`.
-fn worth_retrying(e: &Error, safety: Safety) -> bool {
+/// Whether `e` may pass if the call is sent again, for a call of `safety` (and whose gateway's
+/// own failures pass, `Operation::GATEWAY_FAILURE_PASSES`, with `gateway_failure_passes`).
+fn worth_retrying(e: &Error, safety: Safety, gateway_failure_passes: bool) -> bool {
     let unsent = matches!(
         e,
         Error::Connect { .. }
@@ -44,11 +45,9 @@ fn worth_retrying(e: &Error, safety: Safety) -> bool {
         Error::HttpStatus {
             status: 502..=504, ..
         } => true,
-        Error::Server {
-            method, message, ..
-        } => {
+        Error::Server { message, .. } => {
             TRANSIENT.iter().any(|t| message.contains(t))
-                || (message.contains(GATEWAY_INTERNAL) && PASSING_INTERNAL.contains(method))
+                || (gateway_failure_passes && message.contains(GATEWAY_INTERNAL))
         }
         _ => false,
     };
@@ -72,11 +71,6 @@ const TRANSIENT: &[&str] = &[
 /// How a Thrift gateway's own failure reads (an application exception of kind InternalError:
 /// an exception inside the gateway, not an answer of HBase's).
 const GATEWAY_INTERNAL: &str = "the gateway failed the call (InternalError)";
-
-/// The gateway calls whose internal errors pass: seen on a cluster while a region splits,
-/// `getAllRegionLocations` fails so for a moment. (Others are lasting: the gateway fails so on
-/// an empty row mutation, say.)
-const PASSING_INTERNAL: &[&str] = &["getAllRegionLocations", "getRegionLocation"];
 
 /// A pseudo-random fraction in `[0, 1)` for the jitter: every `RandomState` is seeded
 /// afresh, which is random enough to spread clients apart.
@@ -122,7 +116,7 @@ impl Client {
             };
             let wait = step.mul_f64(jitter());
             let out_of_time = started.elapsed() + wait >= deadline;
-            if !worth_retrying(&error, op.safety()) || out_of_time {
+            if !worth_retrying(&error, op.safety(), O::GATEWAY_FAILURE_PASSES) || out_of_time {
                 if attempts == 1 {
                     return Err(error);
                 }
@@ -180,38 +174,45 @@ mod tests {
             method: "increment",
             source: std::io::Error::from(std::io::ErrorKind::ConnectionReset),
         };
-        assert!(worth_retrying(&refused, Safety::UnsentOnly));
-        assert!(worth_retrying(&refused, Safety::Idempotent));
+        assert!(worth_retrying(&refused, Safety::UnsentOnly, false));
+        assert!(worth_retrying(&refused, Safety::Idempotent, false));
         assert!(
-            !worth_retrying(&broken, Safety::UnsentOnly),
+            !worth_retrying(&broken, Safety::UnsentOnly, false),
             "may have been applied"
         );
-        assert!(worth_retrying(&broken, Safety::Idempotent));
+        assert!(worth_retrying(&broken, Safety::Idempotent, false));
         let moving = server("org.apache.hadoop.hbase.NotServingRegionException: r1 is closing");
-        assert!(worth_retrying(&moving, Safety::Idempotent));
-        assert!(!worth_retrying(&moving, Safety::UnsentOnly));
+        assert!(worth_retrying(&moving, Safety::Idempotent, false));
+        assert!(!worth_retrying(&moving, Safety::UnsentOnly, false));
         let missing = server("NoSuchColumnFamilyException: nofamily");
         assert!(
-            !worth_retrying(&missing, Safety::Idempotent),
+            !worth_retrying(&missing, Safety::Idempotent, false),
             "canRetry is no guide"
         );
+        // Which calls' gateway failures pass is the operation table's.
+        use crate::backend::op::{MutateRow, Operation, RegionLocations};
+        let (passes, lasts) = (
+            RegionLocations::GATEWAY_FAILURE_PASSES,
+            MutateRow::GATEWAY_FAILURE_PASSES,
+        );
+        assert!(passes && !lasts);
         let internal = Error::Server {
             method: "getAllRegionLocations",
             message: format!("{GATEWAY_INTERNAL}: Internal error processing getAllRegionLocations"),
             can_retry: false,
         };
-        assert!(worth_retrying(&internal, Safety::Idempotent));
-        assert!(!worth_retrying(&internal, Safety::UnsentOnly));
+        assert!(worth_retrying(&internal, Safety::Idempotent, passes));
+        assert!(!worth_retrying(&internal, Safety::UnsentOnly, passes));
         let lasting = Error::Server {
             method: "mutateRow",
             message: format!("{GATEWAY_INTERNAL}: Internal error processing mutateRow"),
             can_retry: false,
         };
-        assert!(!worth_retrying(&lasting, Safety::Idempotent));
+        assert!(!worth_retrying(&lasting, Safety::Idempotent, lasts));
         let illegal = Error::IllegalArgument {
             message: "bad".into(),
         };
-        assert!(!worth_retrying(&illegal, Safety::Idempotent));
+        assert!(!worth_retrying(&illegal, Safety::Idempotent, false));
         // Over HTTP, a busy gateway or a failing proxy: only calls safe to repeat go again (a
         // proxy may have passed the call on before it answered).
         for status in [502, 503, 504] {
@@ -221,8 +222,11 @@ mod tests {
                 status,
                 message: "busy".into(),
             };
-            assert!(worth_retrying(&busy, Safety::Idempotent), "{status}");
-            assert!(!worth_retrying(&busy, Safety::UnsentOnly), "{status}");
+            assert!(worth_retrying(&busy, Safety::Idempotent, false), "{status}");
+            assert!(
+                !worth_retrying(&busy, Safety::UnsentOnly, false),
+                "{status}"
+            );
         }
     }
 
