@@ -200,8 +200,11 @@ impl Admin {
     /// of [`Admin::region_servers`]), or with `None` to one the master picks, and returns once
     /// it serves there. Clients find it at its new place by themselves (a call to the old
     /// place is refused and looked up again). A server that is not live is refused before
-    /// anything moves. The native backend and the in-memory store (one server: nothing
-    /// moves); the Thrift gateways have no call for it.
+    /// anything moves. A region that does not open at `to` fails the call with
+    /// [`Error::Server`](crate::Error::Server) as soon as `hbase:meta` shows it (the region
+    /// failed to open, or the master opened it on another server), or after two minutes with
+    /// the region's last state and server. The native backend and the in-memory store (one
+    /// server: nothing moves); the Thrift gateways have no call for it.
     ///
     /// ```no_run
     /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {

@@ -378,6 +378,19 @@ impl Core {
     }
 
     /// Up to `rows` rows of `hbase:meta`'s `info` family from `start` (reversed: down from it).
+    /// The meta row of the region of `table` holding `row` as meta has it now (not the
+    /// cache), whatever its state.
+    pub(crate) async fn meta_row_holding(
+        &self,
+        table: &TableName,
+        row: &[u8],
+    ) -> Result<Option<Row>> {
+        let rows = self
+            .scan_meta(regions::search_key_holding(table, row), true, 1)
+            .await?;
+        Ok(rows.into_iter().next())
+    }
+
     async fn scan_meta(&self, start: Vec<u8>, reversed: bool, rows: u32) -> Result<Vec<Row>> {
         const METHOD: &str = "Scan";
         let request = proto::ScanRequest {
