@@ -121,6 +121,7 @@ impl ScannerPageBuilder {
     }
 
     /// Where `part`, a slice of `base`, lies in it.
+    #[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // the Thrift2 reader's
     fn span(&mut self, base: &[u8], part: &[u8]) -> Result<Span, OutOfPage> {
         let start = (part.as_ptr() as usize)
             .checked_sub(base.as_ptr() as usize)
@@ -155,6 +156,7 @@ impl ScannerPageBuilder {
     }
 
     /// Adds a cell to the row being read; its parts are slices of `base`.
+    #[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // the Thrift2 reader's
     pub(crate) fn cell(
         &mut self,
         base: &[u8],
@@ -215,6 +217,7 @@ impl ScannerPageBuilder {
 
     /// Ends the row being read: with `key` it is a row of the page, without one its cells are
     /// dropped.
+    #[cfg_attr(not(feature = "thrift2"), allow(dead_code))] // the Thrift2 reader's
     pub(crate) fn end_row(&mut self, base: &[u8], key: Option<&[u8]>) -> Result<(), OutOfPage> {
         match key {
             Some(key) => {
