@@ -602,17 +602,27 @@ mod tests {
         call
     }
 
+    /// A server for one client: once its preamble and connection header are read, `script`
+    /// talks to it. Its address.
+    async fn one_client<F, Fut>(script: F) -> String
+    where
+        F: FnOnce(TcpStream) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move { script(accept(listener).await).await });
+        address
+    }
+
     /// A server that reads the preamble and one call, then answers with `reply` (raw bytes) and
     /// closes the socket.
     async fn hostile_server(reply: Vec<u8>) -> String {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap().to_string();
-        tokio::spawn(async move {
-            let mut socket = accept(listener).await;
+        one_client(|mut socket| async move {
             read_call(&mut socket).await;
             socket.write_all(&reply).await.unwrap();
-        });
-        address
+        })
+        .await
     }
 
     /// A whole reply frame to call `id` carrying `message`.
@@ -693,10 +703,7 @@ mod tests {
     /// and the next call on the same connection gets its reply.
     #[tokio::test]
     async fn a_reply_too_large_fails_its_call_and_the_connection_goes_on() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap().to_string();
-        tokio::spawn(async move {
-            let mut socket = accept(listener).await;
+        let address = one_client(|mut socket| async move {
             read_call(&mut socket).await;
             let big = reply_to(0, &[7u8; 5000]);
             for piece in big.chunks(700) {
@@ -706,7 +713,8 @@ mod tests {
             read_call(&mut socket).await;
             socket.write_all(&reply_to(1, b"small")).await.unwrap();
             read_call(&mut socket).await;
-        });
+        })
+        .await;
         let c = open_plain(&address).await;
         let get = proto::GetRequest::default();
         let first = c.call("Get", &get, &[], Duration::from_secs(5)).await;
@@ -723,10 +731,7 @@ mod tests {
     async fn many_calls_share_one_connection_and_get_their_own_replies() {
         // A server that answers each call with its own call id as the message, in reverse
         // order of arrival, once 64 have come.
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap().to_string();
-        tokio::spawn(async move {
-            let mut socket = accept(listener).await;
+        let address = one_client(|mut socket| async move {
             let mut ids = Vec::new();
             for _ in 0..64 {
                 let call = read_call(&mut socket).await;
@@ -742,7 +747,8 @@ mod tests {
                     .unwrap();
             }
             tokio::time::sleep(Duration::from_secs(5)).await;
-        });
+        })
+        .await;
         let c = open_plain(&address).await;
         let calls = (0..64).map(|_| {
             let c = &c;
@@ -820,10 +826,7 @@ mod tests {
         // The server sends the start of the first call's reply at once and the rest only after
         // the second call came (the first caller has given up by then, with part of a frame
         // read), then the second call's reply.
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap().to_string();
-        tokio::spawn(async move {
-            let mut socket = accept(listener).await;
+        let address = one_client(|mut socket| async move {
             read_call(&mut socket).await;
             let late = reply_to(0, b"late");
             socket.write_all(&late[..5]).await.unwrap();
@@ -831,7 +834,8 @@ mod tests {
             socket.write_all(&late[5..]).await.unwrap();
             socket.write_all(&reply_to(1, b"second")).await.unwrap();
             tokio::time::sleep(Duration::from_secs(5)).await;
-        });
+        })
+        .await;
         let c = open_plain(&address).await;
         let get = proto::GetRequest::default();
         let first = c.call("Get", &get, &[], Duration::from_millis(100)).await;
@@ -859,15 +863,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_larger_than_a_frame_is_refused_before_anything_is_sent() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap().to_string();
-        tokio::spawn(async move {
-            let mut socket = accept(listener).await;
+        let address = one_client(|mut socket| async move {
             read_call(&mut socket).await;
             // The refused call took id 0: the next one is 1.
             socket.write_all(&reply_to(1, b"after")).await.unwrap();
             tokio::time::sleep(Duration::from_secs(5)).await;
-        });
+        })
+        .await;
         let c = open_plain(&address).await;
         let refused = c
             .call("Multi", &Huge, &[0; 11], Duration::from_secs(5))

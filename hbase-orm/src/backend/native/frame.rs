@@ -199,12 +199,7 @@ pub(crate) struct Reply {
 /// Splits a reply frame (the bytes after its length) into its parts.
 pub(crate) fn split_reply(mut frame: Bytes) -> Result<Reply, BadFrame> {
     let header_bytes = delimited(&mut frame, "header")?;
-    let header = proto::ResponseHeader::decode(header_bytes)
-        .map_err(|e| BadFrame(format!("the reply header does not decode: {e}")))?;
-    let call_id = header
-        .call_id
-        .ok_or_else(|| BadFrame("the reply header has no call id".into()))?
-        as i32;
+    let (header, call_id) = reply_header(&header_bytes)?;
     if let Some(exception) = header.exception {
         return Ok(Reply {
             call_id,
@@ -254,15 +249,18 @@ pub(crate) fn reply_call_id(body: &[u8], max_header: usize) -> Option<Result<i32
         ))));
     }
     let header = rest.get(..len)?;
-    Some(
-        proto::ResponseHeader::decode(header)
-            .map_err(|e| BadFrame(format!("the reply header does not decode: {e}")))
-            .and_then(|h| {
-                h.call_id
-                    .map(|id| id as i32)
-                    .ok_or_else(|| BadFrame("the reply header has no call id".into()))
-            }),
-    )
+    Some(reply_header(header).map(|(_, call_id)| call_id))
+}
+
+/// A reply's header, decoded, and the call it answers.
+fn reply_header(bytes: &[u8]) -> Result<(proto::ResponseHeader, i32), BadFrame> {
+    let header = proto::ResponseHeader::decode(bytes)
+        .map_err(|e| BadFrame(format!("the reply header does not decode: {e}")))?;
+    let call_id = header
+        .call_id
+        .ok_or_else(|| BadFrame("the reply header has no call id".into()))?
+        as i32;
+    Ok((header, call_id))
 }
 
 /// The next varint-delimited part of `frame`.

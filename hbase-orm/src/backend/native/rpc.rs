@@ -377,7 +377,6 @@ impl Core {
         }
     }
 
-    /// Up to `rows` rows of `hbase:meta`'s `info` family from `start` (reversed: down from it).
     /// The meta row of the region of `table` holding `row` as meta has it now (not the
     /// cache), whatever its state.
     pub(crate) async fn meta_row_holding(
@@ -391,6 +390,7 @@ impl Core {
         Ok(rows.into_iter().next())
     }
 
+    /// Up to `rows` rows of `hbase:meta`'s `info` family from `start` (reversed: down from it).
     async fn scan_meta(&self, start: Vec<u8>, reversed: bool, rows: u32) -> Result<Vec<Row>> {
         const METHOD: &str = "Scan";
         let request = proto::ScanRequest {

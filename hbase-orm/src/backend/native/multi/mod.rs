@@ -34,6 +34,7 @@ pub(crate) type Answer = std::result::Result<Option<Row>, Box<Error>>;
 
 /// Actions per `Multi` call at most (a server answers a larger batch in several calls).
 const ACTIONS_PER_CALL: usize = 1000;
+
 /// The actions for one server split into calls of at most [`ACTIONS_PER_CALL`] actions.
 fn calls_of(regions: Vec<(Arc<Region>, Vec<usize>)>) -> Vec<Vec<(Arc<Region>, Vec<usize>)>> {
     let mut calls: Vec<Vec<(Arc<Region>, Vec<usize>)>> = vec![Vec::new()];
