@@ -18,6 +18,10 @@
 #   hbase-local/hbase.sh start NAME    start one stopped process; returns once it is ready
 #   hbase-local/hbase.sh kill NAME     kill -9 one process (a crash) and leave it dead
 #   hbase-local/hbase.sh logs [-f] [-n LINES]  tail of every process's log (-f follows)
+#   hbase-local/hbase.sh hfile FILE... HBase's own HFile reader (HFilePrettyPrinter -v -m -k) over
+#                                      each file: its trailer, file info, bloom and every cell
+#                                      read; exits non-zero if one cannot be read. Needs no
+#                                      running HBase, only the jars (fetched on first use)
 #
 # NAME is a gateway: thrift, thrift-framed, thrift1, thrift-short in either mode; thrift-http,
 # thrift-https, thrift1-http, thrift1-https in standalone mode; in cluster mode also zookeeper,
@@ -1514,6 +1518,22 @@ cmd_kill() {
   fi
 }
 
+# HBase's HFilePrettyPrinter over each file (a path, or a URL such as file:///...): the reader the
+# region servers open files with, so a file it cannot read would not load either. (Outside a
+# region server it leaves the blocks' HBase checksums unchecked: a bulk load checks them.)
+cmd_hfile() {
+  (($# > 0)) || die "usage: hbase.sh hfile FILE..."
+  find_java
+  ensure_jars
+  local file status=0
+  for file in "$@"; do
+    [[ "$file" == *:* ]] || file="file://$(readlink -f -- "$file")"
+    "$JAVA" "${JDK_FLAGS[@]}" -Xmx512m -Dlog4j2.level=ERROR -cp "$LIB_DIR/*" \
+      org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter -v -m -k -f "$file" || status=$?
+  done
+  return "$status"
+}
+
 usage() {
   # the comment block at the top of this file
   awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}"
@@ -1534,6 +1554,7 @@ main() {
     status) cmd_status "$@" ;;
     logs) cmd_logs "$@" ;;
     restart) cmd_restart "$@" ;;
+    hfile) cmd_hfile "$@" ;;
     -h | --help | help) usage ;;
     "") usage >&2; exit 2 ;;
     *) warn "unknown command: $cmd"; usage >&2; exit 2 ;;

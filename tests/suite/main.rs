@@ -16,6 +16,7 @@ mod dictionary_keys;
 mod entities;
 mod entity_filters;
 mod flattened;
+mod hfiles;
 mod index_tables;
 mod native;
 mod native_scanner;

@@ -1,0 +1,311 @@
+//! A cell as an HFile stores it: its key (row, family, qualifier, timestamp, type), the order
+//! HBase keeps keys in, and the bytes of a key.
+
+use std::cmp::Ordering;
+
+/// What a cell is: a value or one of HBase's delete markers (the type byte of its key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CellType {
+    /// A value.
+    Put,
+    /// Deletes one version of a column (the one with the cell's timestamp).
+    Delete,
+    /// Deletes every version of a family's columns with the cell's timestamp.
+    DeleteFamilyVersion,
+    /// Deletes a column's versions up to the cell's timestamp.
+    DeleteColumn,
+    /// Deletes a family's cells up to the cell's timestamp.
+    DeleteFamily,
+}
+
+impl CellType {
+    /// The type byte of a key (HBase's `KeyValue.Type` codes).
+    ///
+    /// ```
+    /// assert_eq!(hbase_orm_hfile::CellType::Put.code(), 4);
+    /// ```
+    pub fn code(self) -> u8 {
+        match self {
+            CellType::Put => 4,
+            CellType::Delete => 8,
+            CellType::DeleteFamilyVersion => 10,
+            CellType::DeleteColumn => 12,
+            CellType::DeleteFamily => 14,
+        }
+    }
+
+    /// Whether the cell deletes a whole family (counted in the file's `DELETE_FAMILY_COUNT`).
+    pub(crate) fn deletes_family(self) -> bool {
+        matches!(self, CellType::DeleteFamily | CellType::DeleteFamilyVersion)
+    }
+}
+
+/// One cell handed to the writer, borrowed.
+///
+/// ```
+/// use hbase_orm_hfile::{Cell, CellType};
+/// let cell = Cell::put(b"row1", b"d", b"city", 1_700_000_000_000, b"Oslo");
+/// assert_eq!(cell.kind, CellType::Put);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cell<'a> {
+    /// The row key (1 to 32,767 bytes).
+    pub row: &'a [u8],
+    /// The column family (at most 255 bytes; every cell of a file has the same one).
+    pub family: &'a [u8],
+    /// The column qualifier.
+    pub qualifier: &'a [u8],
+    /// Milliseconds since the epoch (HBase's version of the cell).
+    pub timestamp: i64,
+    /// A value or a delete marker.
+    pub kind: CellType,
+    /// The value (empty for delete markers).
+    pub value: &'a [u8],
+}
+
+impl<'a> Cell<'a> {
+    /// A value cell.
+    pub fn put(
+        row: &'a [u8],
+        family: &'a [u8],
+        qualifier: &'a [u8],
+        timestamp: i64,
+        value: &'a [u8],
+    ) -> Self {
+        Cell {
+            row,
+            family,
+            qualifier,
+            timestamp,
+            kind: CellType::Put,
+            value,
+        }
+    }
+
+    /// The length of the cell's key (see [`Cell::write_key`]).
+    pub fn key_len(&self) -> usize {
+        self.row.len() + self.family.len() + self.qualifier.len() + KEY_OVERHEAD
+    }
+
+    /// Appends the cell's key as HBase lays it out: row length (2 bytes), row, family length
+    /// (1 byte), family, qualifier, timestamp (8 bytes), type (1 byte); big-endian.
+    ///
+    /// ```
+    /// use hbase_orm_hfile::Cell;
+    /// let mut key = Vec::new();
+    /// Cell::put(b"r", b"f", b"q", 1, b"v").write_key(&mut key);
+    /// assert_eq!(key, [0, 1, b'r', 1, b'f', b'q', 0, 0, 0, 0, 0, 0, 0, 1, 4]);
+    /// ```
+    pub fn write_key(&self, out: &mut Vec<u8>) {
+        self.key().write(out);
+    }
+
+    /// How this cell's key sorts against `other`'s in a file: row, family and qualifier as
+    /// unsigned bytes, then newer timestamps first, then the type code descending (a delete
+    /// marker before the value it covers).
+    ///
+    /// ```
+    /// use hbase_orm_hfile::Cell;
+    /// let old = Cell::put(b"r", b"d", b"q", 1, b"old");
+    /// let new = Cell::put(b"r", b"d", b"q", 2, b"new");
+    /// assert!(new.compare_key(&old).is_lt()); // the newer version comes first
+    /// ```
+    pub fn compare_key(&self, other: &Cell<'_>) -> Ordering {
+        self.key().compare(&other.key())
+    }
+
+    pub(crate) fn key(&self) -> Key<'a> {
+        Key {
+            row: self.row,
+            family: self.family,
+            qualifier: self.qualifier,
+            timestamp: self.timestamp,
+            code: self.kind.code(),
+        }
+    }
+}
+
+/// The bytes of a key besides its row, family and qualifier.
+pub(crate) const KEY_OVERHEAD: usize = 2 + 1 + 8 + 1;
+
+/// The largest timestamp, given to the shortened keys of the block index.
+pub(crate) const LATEST_TIMESTAMP: i64 = i64::MAX;
+
+/// The type code of the shortened keys of the block index (HBase's `Maximum`).
+pub(crate) const TYPE_MAXIMUM: u8 = 255;
+
+/// Appends a key of these parts (the layout of [`Cell::write_key`]).
+pub(crate) fn write_key(
+    out: &mut Vec<u8>,
+    row: &[u8],
+    family: &[u8],
+    qualifier: &[u8],
+    timestamp: i64,
+    code: u8,
+) {
+    out.extend_from_slice(&(row.len() as u16).to_be_bytes());
+    out.extend_from_slice(row);
+    out.push(family.len() as u8);
+    out.extend_from_slice(family);
+    out.extend_from_slice(qualifier);
+    out.extend_from_slice(&timestamp.to_be_bytes());
+    out.push(code);
+}
+
+/// A key's parts, borrowed from a cell or read back from a key's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Key<'a> {
+    pub row: &'a [u8],
+    pub family: &'a [u8],
+    pub qualifier: &'a [u8],
+    pub timestamp: i64,
+    pub code: u8,
+}
+
+impl<'a> Key<'a> {
+    /// The parts of a key written by [`write_key`].
+    pub(crate) fn parse(key: &'a [u8]) -> Key<'a> {
+        let row_len = u16::from_be_bytes([key[0], key[1]]) as usize;
+        let family_len = key[2 + row_len] as usize;
+        let qualifier_start = 3 + row_len + family_len;
+        let timestamp_start = key.len() - 9;
+        Key {
+            row: &key[2..2 + row_len],
+            family: &key[3 + row_len..qualifier_start],
+            qualifier: &key[qualifier_start..timestamp_start],
+            timestamp: i64::from_be_bytes(
+                key[timestamp_start..timestamp_start + 8]
+                    .try_into()
+                    .expect("eight bytes"),
+            ),
+            code: key[key.len() - 1],
+        }
+    }
+
+    /// How two keys sort in a file (see [`Cell::compare_key`]).
+    pub(crate) fn compare(&self, other: &Key<'_>) -> Ordering {
+        self.row
+            .cmp(other.row)
+            .then_with(|| self.family.cmp(other.family))
+            .then_with(|| self.qualifier.cmp(other.qualifier))
+            .then_with(|| other.timestamp.cmp(&self.timestamp))
+            .then_with(|| other.code.cmp(&self.code))
+    }
+
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        write_key(
+            out,
+            self.row,
+            self.family,
+            self.qualifier,
+            self.timestamp,
+            self.code,
+        );
+    }
+}
+
+/// A key shorter than `right`'s that sorts after `left` and not after `right`, for the index
+/// entry of the block that starts with `right` (`left` ends the block before): the first
+/// differing part cut one byte past where the two differ, with the greatest timestamp and type.
+/// The full key of `right` when they differ only in timestamp or type.
+pub(crate) fn index_key(left: &Key<'_>, right: &Key<'_>, out: &mut Vec<u8>) {
+    if let Some(row) = between(left.row, right.row) {
+        write_key(out, &row, b"", b"", LATEST_TIMESTAMP, TYPE_MAXIMUM);
+    } else if let Some(family) = between(left.family, right.family) {
+        write_key(out, right.row, &family, b"", LATEST_TIMESTAMP, TYPE_MAXIMUM);
+    } else if let Some(qualifier) = between(left.qualifier, right.qualifier) {
+        write_key(
+            out,
+            right.row,
+            right.family,
+            &qualifier,
+            LATEST_TIMESTAMP,
+            TYPE_MAXIMUM,
+        );
+    } else {
+        right.write(out);
+    }
+}
+
+/// The shortest bytes after `a` and at most `b` (`a <= b`), or `None` when they are equal: `a`
+/// up to the first byte where they differ, that byte plus one; or `a` and a zero byte when `a`
+/// is a prefix of `b`.
+fn between(a: &[u8], b: &[u8]) -> Option<Vec<u8>> {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(i) => {
+            let mut out = a[..=i].to_vec();
+            out[i] += 1;
+            Some(out)
+        }
+        None if a.len() < b.len() => {
+            let mut out = a.to_vec();
+            out.push(0);
+            Some(out)
+        }
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell<'a>(row: &'a [u8], family: &'a [u8], qualifier: &'a [u8], ts: i64) -> Cell<'a> {
+        Cell::put(row, family, qualifier, ts, b"")
+    }
+
+    #[test]
+    fn between_cuts_one_byte_past_the_difference() {
+        assert_eq!(between(b"abc", b"abz").unwrap(), b"abd");
+        assert_eq!(between(b"1", b"10").unwrap(), b"1\0");
+        assert_eq!(between(b"row", b"row"), None);
+        assert_eq!(between(b"a\xfe", b"a\xff").unwrap(), b"a\xff");
+    }
+
+    /// The index key sorts after the block before's last cell and not after the block's first.
+    #[test]
+    fn an_index_key_lies_between_the_blocks() {
+        let pairs = [
+            (cell(b"abc", b"f", b"q", 5), cell(b"abz", b"f", b"q", 5)),
+            (cell(b"1", b"f", b"q", 5), cell(b"10", b"f", b"q", 5)),
+            (cell(b"r", b"a", b"q", 5), cell(b"r", b"b", b"q", 5)),
+            (cell(b"r", b"f", b"q", 5), cell(b"r", b"f", b"qq", 5)),
+            (cell(b"r", b"f", b"q", 9), cell(b"r", b"f", b"q", 5)),
+        ];
+        for (left, right) in pairs {
+            let mut key = Vec::new();
+            index_key(&left.key(), &right.key(), &mut key);
+            let key = Key::parse(&key);
+            assert_eq!(
+                left.key().compare(&key),
+                Ordering::Less,
+                "{left:?} {right:?}"
+            );
+            assert_ne!(
+                key.compare(&right.key()),
+                Ordering::Greater,
+                "{left:?} {right:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_reads_back() {
+        let c = cell(b"row", b"fam", b"qual", -3);
+        let mut bytes = Vec::new();
+        c.write_key(&mut bytes);
+        assert_eq!(Key::parse(&bytes), c.key());
+    }
+
+    #[test]
+    fn newer_versions_and_markers_sort_first() {
+        let old = cell(b"r", b"f", b"q", 1);
+        let new = cell(b"r", b"f", b"q", 2);
+        assert_eq!(new.compare_key(&old), Ordering::Less);
+        let marker = Cell {
+            kind: CellType::DeleteColumn,
+            ..old
+        };
+        assert_eq!(marker.compare_key(&old), Ordering::Less);
+    }
+}

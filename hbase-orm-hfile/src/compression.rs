@@ -1,0 +1,123 @@
+//! The codecs a block body can be stored with, as HBase's readers expect them framed.
+
+use std::io::Write;
+
+use crate::{Error, Result};
+
+/// How block bodies are stored: a column family's `COMPRESSION`.
+///
+/// ```
+/// use hbase_orm_hfile::Compression;
+/// assert_eq!(Compression::from_name("gz").unwrap(), Compression::Gz);
+/// assert!(Compression::from_name("LZO").is_err()); // a codec this writer cannot produce
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Bodies as they are (HBase's default).
+    #[default]
+    None,
+    /// One gzip member per block (HBase's `GZ`).
+    Gz,
+    /// Raw Snappy in Hadoop's block framing (HBase's `SNAPPY`).
+    Snappy,
+}
+
+/// The most input bytes one Snappy frame carries in Hadoop's framing (its 256 KiB buffer less
+/// the room Snappy's worst case needs).
+const SNAPPY_FRAME_INPUT: usize = 256 * 1024 - (256 * 1024 / 6 + 32);
+
+impl Compression {
+    /// The codec a family's `COMPRESSION` names (`NONE`, `GZ`, `SNAPPY`; any case). Any other
+    /// name (`LZO`, `LZ4`, `ZSTD`, `BZIP2`, ...) is [`Error::UnsupportedCompression`]: the file
+    /// could not be written as the family stores its files.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name.to_ascii_uppercase().as_str() {
+            "NONE" | "" => Ok(Compression::None),
+            "GZ" => Ok(Compression::Gz),
+            "SNAPPY" => Ok(Compression::Snappy),
+            _ => Err(Error::UnsupportedCompression(name.to_string())),
+        }
+    }
+
+    /// The codec's number in the trailer (HBase's `Compression.Algorithm` ordinal).
+    pub(crate) fn ordinal(self) -> u32 {
+        match self {
+            Compression::Gz => 1,
+            Compression::None => 2,
+            Compression::Snappy => 3,
+        }
+    }
+
+    /// Appends `body` as stored.
+    pub(crate) fn compress(self, body: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        match self {
+            Compression::None => out.extend_from_slice(body),
+            Compression::Gz => {
+                let mut encoder = flate2::GzBuilder::new()
+                    .operating_system(255)
+                    .write(out, flate2::Compression::new(6));
+                encoder.write_all(body)?;
+                encoder.finish()?;
+            }
+            Compression::Snappy => {
+                let len = u32::try_from(body.len()).map_err(|_| Error::TooLarge {
+                    what: "block",
+                    size: body.len() as u64,
+                })?;
+                out.extend_from_slice(&len.to_be_bytes());
+                let mut encoder = snap::raw::Encoder::new();
+                for frame in body.chunks(SNAPPY_FRAME_INPUT) {
+                    let at = out.len();
+                    out.resize(at + 4 + snap::raw::max_compress_len(frame.len()), 0);
+                    let n = encoder
+                        .compress(frame, &mut out[at + 4..])
+                        .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+                    out[at..at + 4].copy_from_slice(&(n as u32).to_be_bytes());
+                    out.truncate(at + 4 + n);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn a_gz_body_is_one_gzip_member() {
+        let body = b"a body that compresses, a body that compresses".repeat(10);
+        let mut out = Vec::new();
+        Compression::Gz.compress(&body, &mut out).unwrap();
+        assert_eq!(&out[..10], &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
+        let mut back = Vec::new();
+        flate2::read::GzDecoder::new(&out[..])
+            .read_to_end(&mut back)
+            .unwrap();
+        assert_eq!(back, body);
+    }
+
+    /// Hadoop's framing: the body's length, then frames of a length and raw Snappy, each of at
+    /// most the frame's input.
+    #[test]
+    fn a_snappy_body_is_framed_as_hadoop_frames_it() {
+        let body: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        let mut out = Vec::new();
+        Compression::Snappy.compress(&body, &mut out).unwrap();
+        assert_eq!(&out[..4], &600_000u32.to_be_bytes());
+        let mut at = 4;
+        let mut back = Vec::new();
+        while at < out.len() {
+            let n = u32::from_be_bytes(out[at..at + 4].try_into().unwrap()) as usize;
+            let frame = snap::raw::Decoder::new()
+                .decompress_vec(&out[at + 4..at + 4 + n])
+                .unwrap();
+            assert!(frame.len() <= SNAPPY_FRAME_INPUT);
+            back.extend(frame);
+            at += 4 + n;
+        }
+        assert_eq!(back, body);
+    }
+}

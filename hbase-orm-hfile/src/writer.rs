@@ -1,0 +1,551 @@
+//! The writer: cells in, data blocks cut at the block size, the inline index and bloom blocks
+//! among them, then the load-on-open blocks and the trailer.
+
+use std::io::Write;
+
+use crate::block::{BlockType, BlockWriter, Placed, HEADER_LEN};
+use crate::bloom::{BloomWriter, Shape};
+use crate::cell::{index_key, Cell, CellType, Key};
+use crate::index::IndexWriter;
+use crate::trailer::{FileInfo, Trailer, TRAILER_LEN};
+use crate::wire::write_vlong;
+use crate::{Compression, Error, Result};
+
+/// A family's bloom filter (`BLOOMFILTER`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Bloom {
+    /// No bloom filter.
+    #[default]
+    None,
+    /// A bloom filter of rows (HBase's default for a family).
+    Row,
+}
+
+impl Bloom {
+    /// The bloom a family's `BLOOMFILTER` names (`NONE`, `ROW`; any case). `ROWCOL` and the
+    /// prefix blooms are [`Error::UnsupportedBloom`].
+    ///
+    /// ```
+    /// use hbase_orm_hfile::Bloom;
+    /// assert_eq!(Bloom::from_name("ROW").unwrap(), Bloom::Row);
+    /// ```
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name.to_ascii_uppercase().as_str() {
+            "NONE" | "" => Ok(Bloom::None),
+            "ROW" => Ok(Bloom::Row),
+            _ => Err(Error::UnsupportedBloom(name.to_string())),
+        }
+    }
+}
+
+/// How a file is written: what its family declares, and the times it records.
+///
+/// ```
+/// use hbase_orm_hfile::{Bloom, Compression, Options};
+/// let options = Options::new()
+///     .compression(Compression::Gz)
+///     .bloom(Bloom::Row)
+///     .block_size(64 * 1024);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Options {
+    compression: Compression,
+    bloom: Bloom,
+    block_size: usize,
+    index_chunk: usize,
+    bloom_chunk: usize,
+    created_ms: i64,
+    bulk_load_ms: i64,
+    source: Option<String>,
+}
+
+/// HBase's default sizes: data blocks of 64 KiB, index blocks of 128 KiB, bloom chunks of
+/// 128 KiB.
+const DEFAULT_BLOCK: usize = 64 * 1024;
+const DEFAULT_INDEX_CHUNK: usize = 128 * 1024;
+const DEFAULT_BLOOM_CHUNK: usize = 128 * 1024;
+/// The fewest entries of an intermediate index block (`hfile.index.block.min.entries`).
+const MIN_INDEX_ENTRIES: usize = 16;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// No compression, no bloom, HBase's default block sizes; created now.
+    pub fn new() -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
+        Options {
+            compression: Compression::None,
+            bloom: Bloom::None,
+            block_size: DEFAULT_BLOCK,
+            index_chunk: DEFAULT_INDEX_CHUNK,
+            bloom_chunk: DEFAULT_BLOOM_CHUNK,
+            created_ms: now,
+            bulk_load_ms: now,
+            source: None,
+        }
+    }
+
+    /// The codec of every block (the family's `COMPRESSION`).
+    pub fn compression(mut self, compression: Compression) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// The bloom filter (the family's `BLOOMFILTER`).
+    pub fn bloom(mut self, bloom: Bloom) -> Self {
+        self.bloom = bloom;
+        self
+    }
+
+    /// The size at which a data block is cut, before compression (the family's `BLOCKSIZE`).
+    pub fn block_size(mut self, bytes: usize) -> Self {
+        self.block_size = bytes.max(1);
+        self
+    }
+
+    /// The size at which an index block is cut (HBase's `hfile.index.block.max.size`); small
+    /// values make deep indexes.
+    pub fn index_block_size(mut self, bytes: usize) -> Self {
+        self.index_chunk = bytes.max(1);
+        self
+    }
+
+    /// The size of a bloom chunk before folding (HBase's `io.storefile.bloom.block.size`;
+    /// rounded up to a multiple of 128).
+    pub fn bloom_chunk_size(mut self, bytes: usize) -> Self {
+        self.bloom_chunk = bytes;
+        self
+    }
+
+    /// When the file was made and when it was written for loading, in milliseconds since the
+    /// epoch (`hfile.CREATE_TIME_TS` and `BULKLOAD_TIMESTAMP`; both now by default).
+    pub fn times(mut self, created_ms: i64, bulk_load_ms: i64) -> Self {
+        self.created_ms = created_ms;
+        self.bulk_load_ms = bulk_load_ms;
+        self
+    }
+
+    /// A name for what wrote the file, recorded as `BULKLOAD_SOURCE_TASK`.
+    pub fn source(mut self, name: impl Into<String>) -> Self {
+        self.source = Some(name.into());
+        self
+    }
+}
+
+/// What a finished file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Cells written.
+    pub cells: u64,
+    /// The first and last rows (`None` for a file without cells).
+    pub rows: Option<(Vec<u8>, Vec<u8>)>,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// Data blocks written.
+    pub data_blocks: u64,
+    /// Levels of the block index.
+    pub index_levels: u32,
+}
+
+/// Figures kept over the cells for the file info.
+struct Stats {
+    cells: u64,
+    key_bytes: u64,
+    value_bytes: u64,
+    /// The largest cell's size and key.
+    biggest: (u64, Vec<u8>),
+    min_ts: i64,
+    max_ts: i64,
+    earliest_put: i64,
+    family_deletes: u64,
+    first_row: Vec<u8>,
+}
+
+/// Writes one HFile (version 3) of one column family's cells, given in the order HBase keeps
+/// them ([`Cell::compare_key`]).
+///
+/// ```
+/// use hbase_orm_hfile::{Cell, Options, Writer};
+/// let mut writer = Writer::new(Vec::new(), Options::new());
+/// writer.append(&Cell::put(b"row1", b"d", b"city", 1_700_000_000_000, b"Oslo"))?;
+/// writer.append(&Cell::put(b"row2", b"d", b"city", 1_700_000_000_000, b"Bergen"))?;
+/// let (bytes, summary) = writer.finish()?;
+/// assert_eq!(summary.cells, 2);
+/// assert_eq!(summary.bytes as usize, bytes.len());
+/// # Ok::<(), hbase_orm_hfile::Error>(())
+/// ```
+pub struct Writer<W: Write> {
+    blocks: BlockWriter<W>,
+    options: Options,
+    index: IndexWriter,
+    bloom: Option<BloomWriter>,
+    /// The data block being filled: its cells as stored.
+    block: Vec<u8>,
+    /// Its first cell's key (empty: no block is open).
+    block_first: Vec<u8>,
+    /// The last cell's key.
+    last: Vec<u8>,
+    /// The key of the last cell of the block before the open one.
+    previous_block_last: Vec<u8>,
+    family: Option<Vec<u8>>,
+    stats: Stats,
+    data_blocks: Option<(u64, u64)>,
+    data_block_count: u64,
+    /// HBase's `total_uncompressed_bytes`: headers and bodies of every block but the data
+    /// index's root and intermediate blocks.
+    uncompressed: u64,
+}
+
+impl<W: Write> Writer<W> {
+    /// A writer into `out` (a file, a buffer; it is written block by block, never sought).
+    pub fn new(out: W, options: Options) -> Self {
+        let bloom = match options.bloom {
+            Bloom::Row => Some(BloomWriter::new(Shape::for_bytes(options.bloom_chunk))),
+            Bloom::None => None,
+        };
+        Writer {
+            blocks: BlockWriter::new(out, options.compression),
+            index: IndexWriter::new(options.index_chunk, MIN_INDEX_ENTRIES),
+            bloom,
+            options,
+            block: Vec::new(),
+            block_first: Vec::new(),
+            last: Vec::new(),
+            previous_block_last: Vec::new(),
+            family: None,
+            stats: Stats {
+                cells: 0,
+                key_bytes: 0,
+                value_bytes: 0,
+                biggest: (0, Vec::new()),
+                min_ts: i64::MAX,
+                max_ts: -1,
+                earliest_put: i64::MAX,
+                family_deletes: 0,
+                first_row: Vec::new(),
+            },
+            data_blocks: None,
+            data_block_count: 0,
+            uncompressed: 0,
+        }
+    }
+
+    /// Appends a cell. It must not sort before the cell before it, and must have the family of
+    /// the file's first cell; a cell that breaks either rule, or whose row or family is too
+    /// long for a key, is an error and is not written (the file stays writable).
+    pub fn append(&mut self, cell: &Cell<'_>) -> Result<()> {
+        self.check(cell)?;
+        if let Some(bloom) = &mut self.bloom {
+            bloom.add_row(cell.row);
+        }
+        let key_len = cell.key_len();
+        let same_key = self.stats.cells > 0 && {
+            let last = Key::parse(&self.last);
+            last == cell.key()
+        };
+        if !same_key && !self.block_first.is_empty() && self.block.len() >= self.options.block_size
+        {
+            self.finish_block()?;
+            self.write_inline(false)?;
+        }
+        let block = &mut self.block;
+        block.extend_from_slice(&(key_len as u32).to_be_bytes());
+        block.extend_from_slice(&(cell.value.len() as u32).to_be_bytes());
+        let key_at = block.len();
+        cell.write_key(block);
+        block.extend_from_slice(cell.value);
+        // No tags (their length, 0), and a memstore timestamp of 0.
+        block.extend_from_slice(&[0, 0]);
+        write_vlong(block, 0);
+        self.last.clear();
+        self.last
+            .extend_from_slice(&block[key_at..key_at + key_len]);
+        if self.block_first.is_empty() {
+            self.block_first.extend_from_slice(&self.last);
+        }
+        self.count(cell, key_len);
+        Ok(())
+    }
+
+    /// Refuses a cell the file cannot take.
+    fn check(&mut self, cell: &Cell<'_>) -> Result<()> {
+        if cell.row.is_empty() || cell.row.len() > i16::MAX as usize {
+            return Err(Error::BadCell {
+                reason: format!("a row key of {} bytes (1 to 32767)", cell.row.len()),
+            });
+        }
+        if cell.family.len() > u8::MAX as usize {
+            return Err(Error::BadCell {
+                reason: format!("a family name of {} bytes (at most 255)", cell.family.len()),
+            });
+        }
+        match &self.family {
+            Some(family) if family.as_slice() != cell.family => {
+                return Err(Error::MixedFamilies {
+                    file: String::from_utf8_lossy(family).into_owned(),
+                    cell: String::from_utf8_lossy(cell.family).into_owned(),
+                })
+            }
+            Some(_) => {}
+            None => self.family = Some(cell.family.to_vec()),
+        }
+        if self.stats.cells > 0 {
+            let last = Key::parse(&self.last);
+            if last.compare(&cell.key()).is_gt() {
+                return Err(Error::OutOfOrder {
+                    previous: describe(&last),
+                    cell: describe(&cell.key()),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn count(&mut self, cell: &Cell<'_>, key_len: usize) {
+        let stats = &mut self.stats;
+        if stats.cells == 0 {
+            stats.first_row = cell.row.to_vec();
+        }
+        stats.cells += 1;
+        stats.key_bytes += key_len as u64;
+        stats.value_bytes += cell.value.len() as u64;
+        let size = (8 + key_len + cell.value.len() + 4) as u64;
+        if size > stats.biggest.0 {
+            stats.biggest = (size, self.last.clone());
+        }
+        stats.max_ts = stats.max_ts.max(cell.timestamp);
+        // A column or family delete covers everything before it: HBase counts it from 0.
+        let earliest = match cell.kind {
+            CellType::DeleteColumn | CellType::DeleteFamily => 0,
+            _ => cell.timestamp,
+        };
+        stats.min_ts = stats.min_ts.min(earliest);
+        if cell.kind == CellType::Put {
+            stats.earliest_put = stats.earliest_put.min(cell.timestamp);
+        }
+        if cell.kind.deletes_family() {
+            stats.family_deletes += 1;
+        }
+    }
+
+    /// Writes the open data block and records it in the index.
+    fn finish_block(&mut self) -> Result<()> {
+        if self.block_first.is_empty() {
+            return Ok(());
+        }
+        let placed = self.blocks.write(BlockType::Data, &self.block)?;
+        self.count_block(&placed);
+        let first = self.data_blocks.map_or(placed.offset, |(first, _)| first);
+        self.data_blocks = Some((first, placed.offset));
+        self.data_block_count += 1;
+        let mut key = Vec::new();
+        if self.previous_block_last.is_empty() {
+            key.extend_from_slice(&self.block_first);
+        } else {
+            index_key(
+                &Key::parse(&self.previous_block_last),
+                &Key::parse(&self.block_first),
+                &mut key,
+            );
+        }
+        self.index.add(key, placed);
+        self.previous_block_last.clear();
+        self.previous_block_last.extend_from_slice(&self.last);
+        self.block.clear();
+        self.block_first.clear();
+        Ok(())
+    }
+
+    fn count_block(&mut self, placed: &Placed) {
+        self.uncompressed += (HEADER_LEN as u32 + placed.uncompressed) as u64;
+    }
+
+    /// The index and bloom blocks due at a data block boundary (all that are left when
+    /// `closing`).
+    fn write_inline(&mut self, closing: bool) -> Result<()> {
+        if let Some(leaf) = self.index.write_leaf_if_due(&mut self.blocks, closing)? {
+            self.count_block(&leaf);
+        }
+        if let Some(bloom) = &mut self.bloom {
+            for chunk in bloom.write_ready(&mut self.blocks, closing)? {
+                self.uncompressed += (HEADER_LEN as u32 + chunk.uncompressed) as u64;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the rest of the file: the last data block, the index, the file info, the bloom's
+    /// meta block and the trailer. Gives back the sink and what the file holds.
+    pub fn finish(mut self) -> Result<(W, Summary)> {
+        self.finish_block()?;
+        self.write_inline(true)?;
+        let index = std::mem::replace(&mut self.index, IndexWriter::new(1, 1));
+        let written = index.finish(&mut self.blocks)?;
+        let meta_index = self.blocks.write(BlockType::RootIndex, &[])?;
+        self.count_block(&meta_index);
+        let file_info = self.file_info().body();
+        let file_info = self.blocks.write(BlockType::FileInfo, &file_info)?;
+        self.count_block(&file_info);
+        if let Some(meta) = self.bloom.as_ref().and_then(BloomWriter::meta) {
+            let placed = self.blocks.write(BlockType::GeneralBloomMeta, &meta)?;
+            self.count_block(&placed);
+        }
+        let trailer = Trailer {
+            file_info_offset: file_info.offset,
+            load_on_open_offset: written.root.offset,
+            uncompressed_index_size: written.uncompressed_size,
+            total_uncompressed_bytes: self.uncompressed + TRAILER_LEN as u64,
+            data_index_count: written.root_entries as u32,
+            entry_count: self.stats.cells,
+            index_levels: written.levels,
+            data_blocks: self.data_blocks,
+            compression: self.options.compression.ordinal(),
+        };
+        self.blocks.write_raw(&trailer.bytes())?;
+        let bytes = self.blocks.position();
+        let rows = (self.stats.cells > 0).then(|| {
+            let last = Key::parse(&self.last).row.to_vec();
+            (std::mem::take(&mut self.stats.first_row), last)
+        });
+        let summary = Summary {
+            cells: self.stats.cells,
+            rows,
+            bytes,
+            data_blocks: self.data_block_count,
+            index_levels: written.levels,
+        };
+        Ok((self.blocks.finish()?, summary))
+    }
+
+    /// The file info HBase's bulk-load writer records.
+    fn file_info(&self) -> FileInfo {
+        let stats = &self.stats;
+        let mut info = FileInfo::default();
+        if let Some(row) = self.bloom.as_ref().and_then(BloomWriter::last_row) {
+            info.set("BLOOM_FILTER_TYPE", "ROW");
+            info.set("LAST_BLOOM_KEY", row);
+        }
+        if let Some(source) = &self.options.source {
+            info.set("BULKLOAD_SOURCE_TASK", source.as_bytes());
+        }
+        info.set(
+            "BULKLOAD_TIMESTAMP",
+            self.options.bulk_load_ms.to_be_bytes(),
+        );
+        info.set("DELETE_FAMILY_COUNT", stats.family_deletes.to_be_bytes());
+        info.set("EARLIEST_PUT_TS", stats.earliest_put.to_be_bytes());
+        info.set("EXCLUDE_FROM_MINOR_COMPACTION", [0]);
+        info.set("HISTORICAL", [0]);
+        // Cells carry a memstore timestamp (every one 0).
+        info.set("KEY_VALUE_VERSION", 1i32.to_be_bytes());
+        info.set("MAX_MEMSTORE_TS_KEY", 0i64.to_be_bytes());
+        info.set("MAJOR_COMPACTION_KEY", [0xff]);
+        let mut range = stats.min_ts.to_be_bytes().to_vec();
+        range.extend_from_slice(&stats.max_ts.to_be_bytes());
+        info.set("TIMERANGE", range);
+        let average = |sum: u64| (sum.checked_div(stats.cells).unwrap_or(0) as i32).to_be_bytes();
+        info.set("hfile.AVG_KEY_LEN", average(stats.key_bytes));
+        info.set("hfile.AVG_VALUE_LEN", average(stats.value_bytes));
+        info.set(
+            "hfile.CREATE_TIME_TS",
+            self.options.created_ms.to_be_bytes(),
+        );
+        if stats.cells > 0 {
+            info.set("hfile.KEY_OF_BIGGEST_CELL", stats.biggest.1.clone());
+            info.set("hfile.LEN_OF_BIGGEST_CELL", stats.biggest.0.to_be_bytes());
+            info.set("hfile.LASTKEY", self.last.clone());
+        }
+        // Cells carry a tags length (every one 0).
+        info.set("hfile.MAX_TAGS_LEN", 0i32.to_be_bytes());
+        info.set("hfile.TAGS_COMPRESSED", [0]);
+        info
+    }
+}
+
+/// A key for an error message.
+fn describe(key: &Key<'_>) -> String {
+    format!(
+        "{}/{}:{}/{}/{}",
+        String::from_utf8_lossy(key.row).escape_debug(),
+        String::from_utf8_lossy(key.family).escape_debug(),
+        String::from_utf8_lossy(key.qualifier).escape_debug(),
+        key.timestamp,
+        key.code
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put<'a>(row: &'a [u8], family: &'a [u8], ts: i64) -> Cell<'a> {
+        Cell::put(row, family, b"q", ts, b"v")
+    }
+
+    /// A cell out of order or of another family is refused, named, and the writer goes on.
+    #[test]
+    fn a_refused_cell_leaves_the_file_writable() {
+        let mut writer = Writer::new(Vec::new(), Options::new());
+        writer.append(&put(b"b", b"d", 5)).unwrap();
+        let err = writer.append(&put(b"a", b"d", 5)).unwrap_err();
+        assert!(
+            matches!(&err, Error::OutOfOrder { previous, cell } if previous == "b/d:q/5/4" && cell == "a/d:q/5/4"),
+            "{err}"
+        );
+        // An older version of the same column comes after the newer one; a newer one cannot.
+        writer.append(&put(b"b", b"d", 4)).unwrap();
+        assert!(writer.append(&put(b"b", b"d", 9)).is_err());
+        let err = writer.append(&put(b"c", b"e", 5)).unwrap_err();
+        assert!(matches!(err, Error::MixedFamilies { .. }), "{err}");
+        assert!(writer.append(&put(b"", b"d", 5)).is_err());
+        writer.append(&put(b"c", b"d", 5)).unwrap();
+        let (_, summary) = writer.finish().unwrap();
+        assert_eq!(summary.cells, 3);
+        assert_eq!(summary.rows, Some((b"b".to_vec(), b"c".to_vec())));
+    }
+
+    /// Blocks are cut once they reach the block size, never between two cells of one key.
+    #[test]
+    fn blocks_are_cut_at_the_block_size() {
+        let mut writer = Writer::new(Vec::new(), Options::new().block_size(100));
+        for i in 0..100u32 {
+            let row = format!("row{i:04}");
+            // 4 + 4 + (7 + 1 + 1 + 12) + 1 + 2 + 1 = 33 bytes a cell: a block every 4 cells.
+            writer
+                .append(&Cell::put(row.as_bytes(), b"d", b"q", 1, b"v"))
+                .unwrap();
+        }
+        let (_, summary) = writer.finish().unwrap();
+        assert_eq!(summary.data_blocks, 25);
+        assert_eq!(summary.index_levels, 1);
+    }
+
+    /// A file without cells is still a file: an empty index, and a trailer that says so.
+    #[test]
+    fn an_empty_file_has_a_trailer() {
+        let (file, summary) = Writer::new(Vec::new(), Options::new()).finish().unwrap();
+        assert_eq!(summary.cells, 0);
+        assert_eq!(summary.rows, None);
+        assert_eq!(&file[file.len() - 4096..file.len() - 4088], b"TRABLK\"$");
+    }
+
+    #[test]
+    fn families_name_what_the_writer_speaks() {
+        assert_eq!(Bloom::from_name("none").unwrap(), Bloom::None);
+        assert!(matches!(
+            Bloom::from_name("ROWCOL"),
+            Err(Error::UnsupportedBloom(_))
+        ));
+        assert!(matches!(
+            Compression::from_name("ZSTD"),
+            Err(Error::UnsupportedCompression(_))
+        ));
+    }
+}
