@@ -147,6 +147,8 @@
 
 pub mod advice;
 mod backend;
+#[cfg(feature = "bulk-load")]
+mod bulk;
 mod client;
 pub mod entity;
 mod mapping;
@@ -158,6 +160,9 @@ mod schema;
 // Inlined so the docs list them as the crate's own modules, where users name them.
 #[doc(inline)]
 pub use entity::{codec, records, rowkey};
+
+#[cfg(feature = "bulk-load")]
+pub use bulk::{BulkLoadOptions, BulkLoadReport};
 
 /// Derives [`entity::ColumnGroup`] for a struct stored as columns of an entity's row.
 pub use hbase_orm_derive::HBaseColumns;

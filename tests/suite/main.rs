@@ -11,6 +11,7 @@
 
 mod admin;
 mod bad_input;
+mod bulk_load;
 mod data_ops;
 mod dictionary_keys;
 mod entities;

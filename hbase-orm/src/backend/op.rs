@@ -323,6 +323,28 @@ operations! {
         name "move_region", safety |_s| UnsentOnly,
         check |_c| none(),
         send move_region;
+    /// A staging directory for a bulk load (its token): a new one each time, so never sent
+    /// twice.
+    PrepareBulkLoad { table: &'o TableName } -> String,
+        name "prepare_bulk_load", safety |_s| UnsentOnly,
+        check |_c| none(),
+        send prepare_bulk_load;
+    /// HFiles (family, path) handed to the region holding `first_row`; whether it took them.
+    /// Sent once: the load's own loop decides what to send again.
+    BulkLoadFiles {
+        table: &'o TableName,
+        first_row: &'o [u8],
+        files: &'o [(String, String)],
+        token: &'o str,
+    } -> bool,
+        name "bulk_load_hfile", safety |_s| UnsentOnly,
+        check |_c| none(),
+        send bulk_load_files;
+    /// Removes a bulk load's staging directory (again: nothing left to remove).
+    CleanupBulkLoad { table: &'o TableName, token: &'o str } -> (),
+        name "cleanup_bulk_load", safety |_s| Idempotent,
+        check |_c| none(),
+        send cleanup_bulk_load;
 }
 
 owned_operations! {
@@ -580,6 +602,15 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// Switches the balancer on or off; whether it was on.
     async fn set_balancer(&self, _op: &SetBalancer) -> Result<bool> {
         Err(no_call(self.name(), SetBalancer::NAME, "balancer"))
+    }
+    async fn prepare_bulk_load(&self, _op: &PrepareBulkLoad<'_>) -> Result<String> {
+        Err(no_call(self.name(), PrepareBulkLoad::NAME, "bulk load"))
+    }
+    async fn bulk_load_files(&self, _op: &BulkLoadFiles<'_>) -> Result<bool> {
+        Err(no_call(self.name(), BulkLoadFiles::NAME, "bulk load"))
+    }
+    async fn cleanup_bulk_load(&self, _op: &CleanupBulkLoad<'_>) -> Result<()> {
+        Err(no_call(self.name(), CleanupBulkLoad::NAME, "bulk load"))
     }
 }
 

@@ -230,6 +230,26 @@ pub enum Error {
         source: Box<Error>,
     },
 
+    /// A bulk load that did not finish. A region takes all of its files or none: the rows of
+    /// the ranges in `loaded` are in the table, those of `not_loaded` are not (loading them
+    /// again is harmless: the same cells with the same timestamps).
+    #[error(
+        "bulk load into {table}: {} regions' rows loaded, {} not: {source}",
+        loaded.len(),
+        not_loaded.len()
+    )]
+    BulkLoad {
+        /// The table loaded into.
+        table: String,
+        /// First and last row of each region's share that was loaded.
+        loaded: Vec<(Vec<u8>, Vec<u8>)>,
+        /// First and last row of each share that was not.
+        not_loaded: Vec<(Vec<u8>, Vec<u8>)>,
+        /// Why the load stopped.
+        #[source]
+        source: Box<Error>,
+    },
+
     /// A stored cell or row key does not decode into the entity's field.
     #[error("cannot decode {table} row {row}, {column}: expected {expected}; {reason}")]
     Decode {
@@ -419,6 +439,7 @@ impl Error {
             Error::Transport { .. } => "transport",
             Error::Protocol { .. } => "protocol",
             Error::PartialBatch { .. } => "partial_batch",
+            Error::BulkLoad { .. } => "bulk_load",
             Error::Decode { .. } => "decode",
             Error::Encode { .. } => "encode",
             Error::Conflict { .. } => "conflict",

@@ -492,4 +492,18 @@ impl Backend for NativeRpc {
     async fn set_balancer(&self, op: &SetBalancer) -> Result<bool> {
         self.core.set_balancer(op.on).await
     }
+
+    async fn prepare_bulk_load(&self, op: &PrepareBulkLoad<'_>) -> Result<String> {
+        self.core.prepare_bulk_load(op.table).await
+    }
+
+    async fn bulk_load_files(&self, op: &BulkLoadFiles<'_>) -> Result<bool> {
+        self.core
+            .bulk_load_files(op.table, op.first_row, op.files, op.token)
+            .await
+    }
+
+    async fn cleanup_bulk_load(&self, op: &CleanupBulkLoad<'_>) -> Result<()> {
+        self.core.cleanup_bulk_load(op.table, op.token).await
+    }
 }

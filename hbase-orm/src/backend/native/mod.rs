@@ -24,6 +24,7 @@
 mod admin;
 mod backend;
 mod buffers;
+mod bulk;
 mod cellblock;
 mod cluster;
 mod connection;

@@ -28,6 +28,49 @@ pub struct Action {
     pub service_call: ::core::option::Option<CoprocessorServiceCall>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
+pub struct BulkLoadHFileRequest {
+    #[prost(message, required, tag = "1")]
+    pub region: RegionSpecifier,
+    #[prost(message, repeated, tag = "2")]
+    pub family_path: ::prost::alloc::vec::Vec<bulk_load_h_file_request::FamilyPath>,
+    #[prost(bool, optional, tag = "3")]
+    pub assign_seq_num: ::core::option::Option<bool>,
+    #[prost(message, optional, tag = "4")]
+    pub fs_token: ::core::option::Option<DelegationToken>,
+    #[prost(string, optional, tag = "5")]
+    pub bulk_token: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(bool, optional, tag = "6", default = "false")]
+    pub copy_file: ::core::option::Option<bool>,
+    #[prost(string, repeated, tag = "7")]
+    pub cluster_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    #[prost(bool, optional, tag = "8", default = "true")]
+    pub replicate: ::core::option::Option<bool>,
+}
+/// Nested message and enum types in `BulkLoadHFileRequest`.
+pub mod bulk_load_h_file_request {
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    pub struct FamilyPath {
+        #[prost(bytes = "bytes", required, tag = "1")]
+        pub family: ::prost::bytes::Bytes,
+        #[prost(string, required, tag = "2")]
+        pub path: ::prost::alloc::string::String,
+    }
+}
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct BulkLoadHFileResponse {
+    #[prost(bool, required, tag = "1")]
+    pub loaded: bool,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CleanupBulkLoadRequest {
+    #[prost(string, required, tag = "1")]
+    pub bulk_token: ::prost::alloc::string::String,
+    #[prost(message, optional, tag = "2")]
+    pub region: ::core::option::Option<RegionSpecifier>,
+}
+#[derive(Clone, Copy, PartialEq, ::prost::Message)]
+pub struct CleanupBulkLoadResponse {}
+#[derive(Clone, PartialEq, ::prost::Message)]
 pub struct Column {
     #[prost(bytes = "bytes", required, tag = "1")]
     pub family: ::prost::bytes::Bytes,
@@ -71,6 +114,17 @@ pub struct CoprocessorServiceResult {
 pub struct Cursor {
     #[prost(bytes = "bytes", optional, tag = "1")]
     pub row: ::core::option::Option<::prost::bytes::Bytes>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct DelegationToken {
+    #[prost(bytes = "bytes", optional, tag = "1")]
+    pub identifier: ::core::option::Option<::prost::bytes::Bytes>,
+    #[prost(bytes = "bytes", optional, tag = "2")]
+    pub password: ::core::option::Option<::prost::bytes::Bytes>,
+    #[prost(string, optional, tag = "3")]
+    pub kind: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(string, optional, tag = "4")]
+    pub service: ::core::option::Option<::prost::alloc::string::String>,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct Get {
@@ -340,6 +394,18 @@ pub mod mutation_proto {
             }
         }
     }
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PrepareBulkLoadRequest {
+    #[prost(message, required, tag = "1")]
+    pub table_name: TableName,
+    #[prost(message, optional, tag = "2")]
+    pub region: ::core::option::Option<RegionSpecifier>,
+}
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PrepareBulkLoadResponse {
+    #[prost(string, required, tag = "1")]
+    pub bulk_token: ::prost::alloc::string::String,
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct RegionAction {

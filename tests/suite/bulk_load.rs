@@ -1,0 +1,170 @@
+//! Bulk load through the native backend into the local HBase: puts written as HFiles (the
+//! families' compression and bloom filters), taken by the regions of a split table, read back
+//! through the native backend and the Thrift2 gateway, newer loads over older ones, a region
+//! split after the load; and the loads refused before any file is written.
+
+use futures::TryStreamExt;
+use hbase_orm::{
+    BulkLoadOptions, Client, ColumnFamily, Compression, Config, Error, Get, Put, Row, Scan,
+};
+use hbase_orm_suite::{client, connect_with, native_url, with_table};
+
+async fn native() -> Client {
+    connect_with(Config::from_url(&native_url()).expect("a valid hbase:// URL")).await
+}
+
+/// Order rows `o-00000` .. : a `d` family of four columns (strings of 6 to 36 bytes) and a
+/// gzip family `g` of one.
+fn puts(n: usize, version: &str) -> Vec<Put> {
+    (0..n)
+        .map(|i| {
+            Put::new(format!("o-{i:05}"))
+                .column_at(
+                    "d",
+                    "city",
+                    1_000,
+                    ["Oslo", "Trondheim", "Kristiansand"][i % 3],
+                )
+                .column_at(
+                    "d",
+                    "note",
+                    1_000,
+                    format!("{version}: ring {} times", i % 5),
+                )
+                .column_at("d", "status", 1_000, "SHIPPED")
+                .column_at("d", "total", 1_000, format!("{}.{:02}", i * 7, i % 100))
+                .column_at(
+                    "g",
+                    "blob",
+                    1_000,
+                    format!("{version} blob of order {i}").repeat(3),
+                )
+        })
+        .collect()
+}
+
+fn families() -> Vec<ColumnFamily> {
+    vec![
+        ColumnFamily::new("d"),
+        ColumnFamily::new("g").compression(Compression::Gz),
+    ]
+}
+
+/// Splits at o-02500, o-05000, o-07500: four regions.
+fn splits() -> Vec<Vec<u8>> {
+    [2500, 5000, 7500]
+        .iter()
+        .map(|i| format!("o-{i:05}").into_bytes())
+        .collect()
+}
+
+async fn rows(client: &Client, table: &hbase_orm::TableName) -> Vec<Row> {
+    client
+        .table_named(table.clone())
+        .scan(Scan::new())
+        .try_collect()
+        .await
+        .unwrap()
+}
+
+/// Every row loaded reads back through the native backend and the Thrift2 gateway; a second
+/// load of the same cells with new values wins over the first; the rows outlive a split.
+#[tokio::test]
+async fn loaded_rows_read_back_and_a_later_load_wins() {
+    let client = native().await;
+    let gateway = client_of_gateway().await;
+    let reader = client.clone();
+    with_table(
+        &client,
+        "bulk_load",
+        families(),
+        &splits(),
+        |t| async move {
+            let client = reader;
+            let report = t
+                .bulk_load(puts(10_000, "first"), &BulkLoadOptions::new())
+                .await
+                .unwrap();
+            assert_eq!(report.cells, 50_000);
+            assert_eq!(report.regions, 4);
+            assert_eq!(report.files, 8, "one file per region and family");
+            for reader in [&client, &gateway] {
+                let all = rows(reader, t.name()).await;
+                assert_eq!(all.len(), 10_000);
+                let row = &all[4321];
+                assert_eq!(row.key, b"o-04321");
+                assert_eq!(row.value("d", "note"), Some(&b"first: ring 1 times"[..]));
+                assert_eq!(row.value("d", "total"), Some(&b"30247.21"[..]));
+                assert_eq!(
+                    row.value("g", "blob"),
+                    Some("first blob of order 4321".repeat(3).as_bytes())
+                );
+            }
+
+            // The same cells again, with other values: the later load is read.
+            t.bulk_load(puts(10_000, "second"), &BulkLoadOptions::new())
+                .await
+                .unwrap();
+            let row = t
+                .get(Get::new("o-09999"))
+                .await
+                .unwrap()
+                .expect("the row is there");
+            assert_eq!(row.value("d", "note"), Some(&b"second: ring 4 times"[..]));
+
+            // The loaded files are split with their region.
+            client
+                .admin()
+                .split_region(t.name(), b"o-06000")
+                .await
+                .unwrap();
+            let all = rows(&client, t.name()).await;
+            assert_eq!(all.len(), 10_000);
+            assert!(all
+                .iter()
+                .all(|r| r.value("d", "status") == Some(&b"SHIPPED"[..])));
+        },
+    )
+    .await;
+}
+
+async fn client_of_gateway() -> Client {
+    client().await
+}
+
+/// Refused before any file is written: a gateway (no bulk-load call), a family the table
+/// lacks, a put with a TTL. Nothing is left in the staging directory.
+#[tokio::test]
+async fn loads_that_cannot_work_are_refused_before_any_file() {
+    let client = native().await;
+    let gateway = client_of_gateway().await;
+    let staging = std::env::temp_dir().join(format!("hbase-orm-bulk-test-{}", std::process::id()));
+    std::fs::create_dir_all(&staging).unwrap();
+    let options = BulkLoadOptions::new().staging_dir(&staging);
+    let (reader, dir) = (client.clone(), staging.clone());
+    with_table(&client, "bulk_refused", families(), &[], |t| async move {
+        let (client, staging) = (reader, dir);
+        let on_gateway = gateway.table_named(t.name().clone());
+        let err = on_gateway.bulk_load(puts(10, "x"), &options).await.unwrap_err();
+        assert!(matches!(err, Error::Unsupported { .. }), "{err}");
+
+        let mut bad = puts(10, "x");
+        bad[3] = bad[3].clone().column("nope", "q", "v");
+        let err = t.bulk_load(bad, &options).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::IllegalArgument { message } if message.contains("no family nope")),
+            "{err}"
+        );
+
+        let mut ttl = puts(10, "x");
+        ttl[0] = ttl[0].clone().ttl(std::time::Duration::from_secs(60));
+        let err = t.bulk_load(ttl, &options).await.unwrap_err();
+        assert!(matches!(err, Error::IllegalArgument { .. }), "{err}");
+
+        assert!(rows(&client, t.name()).await.is_empty(), "nothing loaded");
+        let left: Vec<_> = std::fs::read_dir(&staging).unwrap().collect();
+        assert!(left.is_empty(), "staging left: {left:?}");
+    })
+    .await;
+    std::fs::remove_dir(&staging).unwrap();
+}
