@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hbase_orm_hfile as hfile;
 
-use super::plan::{LoadCell, RegionShare};
+use super::plan::{cells_of, Plan, RegionShare};
 use crate::model::{BloomFilter, ColumnFamily, Compression, Error, Result, TableName};
 
 /// How one family's files are written.
@@ -74,36 +74,41 @@ pub(super) struct Written {
     pub bytes: u64,
 }
 
-/// Writes one file per family of `share` into `dir`.
+/// Writes one file per family of `share` into `dir` (a family without cells there gets none).
 pub(super) fn write_share(
     dir: &Path,
-    cells: &[LoadCell],
+    plan: &Plan,
     share: &RegionShare,
     formats: &[FamilyFormat],
     now_ms: i64,
 ) -> Result<Vec<Written>> {
-    let mut out = Vec::with_capacity(share.runs.len());
-    for run in &share.runs {
-        let family = &cells[run.start].family;
-        let format = formats
-            .iter()
-            .find(|f| f.name.as_bytes() == family.as_ref())
-            .expect("families checked before the files are written");
+    let puts = &plan.puts[share.puts.clone()];
+    let mut out = Vec::with_capacity(formats.len());
+    for format in formats {
+        let family = format.name.as_bytes();
+        if puts.iter().all(|p| cells_of(p, family).is_empty()) {
+            continue;
+        }
         let family_dir = dir.join(&format.name);
         std::fs::create_dir_all(&family_dir).map_err(|e| io_error(&family_dir, e))?;
         let path = family_dir.join(unique_name());
         let file = std::fs::File::create(&path).map_err(|e| io_error(&path, e))?;
         let mut writer = hfile::Writer::new(std::io::BufWriter::new(file), format.options(now_ms));
-        for cell in &cells[run.clone()] {
-            writer
-                .append(&hfile::Cell::put(
-                    &cell.row,
-                    &cell.family,
-                    &cell.qualifier,
-                    cell.timestamp,
-                    &cell.value,
-                ))
-                .map_err(|e| hfile_error(&path, e))?;
+        for put in puts {
+            for cell in cells_of(put, family) {
+                let timestamp = cell
+                    .timestamp
+                    .expect("the plan gives every cell a timestamp");
+                writer
+                    .append(&hfile::Cell::put(
+                        &put.row,
+                        family,
+                        &cell.qualifier,
+                        timestamp,
+                        &cell.value,
+                    ))
+                    .map_err(|e| hfile_error(&path, e))?;
+            }
         }
         let (_, summary) = writer.finish().map_err(|e| hfile_error(&path, e))?;
         open_to_servers(&path)?;

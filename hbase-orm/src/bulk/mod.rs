@@ -14,12 +14,18 @@ mod files;
 mod plan;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures::StreamExt;
 
 use crate::backend::op;
 use crate::client::Table;
 use crate::model::{Error, Put, Result, TableName};
 use files::FamilyFormat;
 use plan::RegionShare;
+
+/// Regions whose files are written and handed over at once.
+const REGIONS_AT_ONCE: usize = 8;
 
 /// How [`Table::bulk_load`] works.
 ///
@@ -161,11 +167,9 @@ impl Table {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
-        let cells = plan::sorted_cells(puts, now);
-        let runs = plan::family_runs(&cells);
-        let mut formats = Vec::with_capacity(runs.len());
-        for run in &runs {
-            let name = &cells[run.start].family;
+        let plan = plan::prepare(puts, now);
+        let mut formats = Vec::with_capacity(plan.families.len());
+        for name in &plan.families {
             let family = descriptor
                 .families
                 .iter()
@@ -184,19 +188,38 @@ impl Table {
                 })?;
             formats.push(FamilyFormat::of(table, family)?);
         }
+        let (plan, formats) = (Arc::new(plan), Arc::new(formats));
         let mut report = BulkLoadReport::default();
         let mut loaded = Vec::new();
-        let mut pending = plan::shares(&cells, runs, &self.region_starts().await?);
+        let all = std::iter::once(0..plan.puts.len());
+        let mut pending = plan::shares(&plan, all, &self.region_starts().await?);
         for attempt in 1.. {
-            let mut again = Vec::new();
-            let mut shares = pending.into_iter();
-            while let Some(share) = shares.next() {
-                let outcome = self
-                    .load_share(token, dir, &cells, &share, &formats, now)
+            // Every region's files written and handed over, several at once: one region's
+            // files are written while another's are copied by its server. Every load started
+            // is let finish, so that a failure says exactly what was loaded.
+            let outcomes: Vec<(RegionShare, Result<Option<Taken>>)> =
+                futures::stream::iter(pending)
+                    .map(|share| {
+                        let files = ShareFiles {
+                            dir: dir.to_path_buf(),
+                            plan: plan.clone(),
+                            formats: formats.clone(),
+                            now,
+                        };
+                        async move {
+                            let outcome = self.load_share(token, files, &share).await;
+                            (share, outcome)
+                        }
+                    })
+                    .buffer_unordered(REGIONS_AT_ONCE)
+                    .collect()
                     .await;
+            let mut again = Vec::new();
+            let mut failed = None;
+            for (share, outcome) in outcomes {
                 match outcome {
-                    Ok(Some((files, bytes))) => {
-                        report.cells += share.runs.iter().map(|r| r.len() as u64).sum::<u64>();
+                    Ok(Some(Taken { files, bytes })) => {
+                        report.cells += share.cells(&plan);
                         report.files += files;
                         report.bytes += bytes;
                         report.regions += 1;
@@ -207,10 +230,13 @@ impl Table {
                     }
                     Ok(None) => again.push(share),
                     Err(e) => {
-                        let left = again.into_iter().chain([share]).chain(shares);
-                        return Err(partial(table, &loaded, left, e));
+                        failed = failed.or(Some(e));
+                        again.push(share);
                     }
                 }
+            }
+            if let Some(e) = failed {
+                return Err(partial(table, &plan, loaded, again, e));
             }
             if again.is_empty() {
                 break;
@@ -226,28 +252,40 @@ impl Table {
                     ),
                     can_retry: true,
                 };
-                return Err(partial(table, &loaded, again, e));
+                return Err(partial(table, &plan, loaded, again, e));
             }
-            // Regions split or moved: the cells cut again at today's boundaries.
+            // Regions split or moved: their rows cut again at today's boundaries.
             let starts = self.region_starts().await?;
-            pending = plan::shares(&cells, again.into_iter().flat_map(|s| s.runs), &starts);
+            again.sort_by_key(|s| s.puts.start);
+            pending = plan::shares(&plan, again.into_iter().map(|s| s.puts), &starts);
         }
         Ok(report)
     }
 
-    /// Writes the files of one region's share and hands them over: the files and bytes taken,
-    /// or `None` if the region did not take them. The local files are removed either way (the
-    /// region server copied what it took).
+    /// Writes the files of one region's share (on a blocking thread) and hands them over: the
+    /// files and bytes taken, or `None` if the region did not take them. The local files are
+    /// removed either way (the region server copied what it took).
     async fn load_share(
         &self,
         token: &str,
-        dir: &Path,
-        cells: &[plan::LoadCell],
+        files: ShareFiles,
         share: &RegionShare,
-        formats: &[FamilyFormat],
-        now: i64,
-    ) -> Result<Option<(u64, u64)>> {
-        let written = files::write_share(dir, cells, share, formats, now)?;
+    ) -> Result<Option<Taken>> {
+        let plan = files.plan.clone();
+        let to_write = share.clone();
+        let written = tokio::task::spawn_blocking(move || {
+            files::write_share(
+                &files.dir,
+                &files.plan,
+                &to_write,
+                &files.formats,
+                files.now,
+            )
+        })
+        .await
+        .map_err(|e| Error::IllegalArgument {
+            message: format!("bulk load: the task writing a region's files failed: {e}"),
+        })??;
         let paths: Vec<(String, String)> = written
             .iter()
             .map(|w| (w.family.clone(), format!("file://{}", w.path.display())))
@@ -256,7 +294,7 @@ impl Table {
             .client()
             .run(&op::BulkLoadFiles {
                 table: self.name(),
-                first_row: &share.first_row,
+                first_row: share.first_row(&plan),
                 files: &paths,
                 token,
             })
@@ -265,7 +303,10 @@ impl Table {
             let _ = std::fs::remove_file(&file.path);
         }
         let bytes = written.iter().map(|w| w.bytes).sum();
-        Ok(outcome?.then_some((written.len() as u64, bytes)))
+        Ok(outcome?.then_some(Taken {
+            files: written.len() as u64,
+            bytes,
+        }))
     }
 
     /// The start keys of the table's regions, in order.
@@ -301,18 +342,39 @@ fn local_dir(options: &BulkLoadOptions, table: &TableName) -> PathBuf {
     ))
 }
 
-/// [`Error::BulkLoad`] of a load stopped by `source`.
+/// [`Error::BulkLoad`] of a load stopped by `source`, the shares in key order.
 fn partial(
     table: &TableName,
-    loaded: &[RegionShare],
-    left: impl IntoIterator<Item = RegionShare>,
+    plan: &plan::Plan,
+    mut loaded: Vec<RegionShare>,
+    mut left: Vec<RegionShare>,
     source: Error,
 ) -> Error {
-    let range = |s: &RegionShare| (s.first_row.to_vec(), s.last_row.to_vec());
+    let ranges = |shares: &mut Vec<RegionShare>| {
+        shares.sort_by_key(|s| s.puts.start);
+        shares
+            .iter()
+            .map(|s| (s.first_row(plan).to_vec(), s.last_row(plan).to_vec()))
+            .collect()
+    };
     Error::BulkLoad {
         table: table.to_string(),
-        loaded: loaded.iter().map(range).collect(),
-        not_loaded: left.into_iter().map(|s| range(&s)).collect(),
+        loaded: ranges(&mut loaded),
+        not_loaded: ranges(&mut left),
         source: Box::new(source),
     }
+}
+
+/// The files a region took, and their bytes.
+struct Taken {
+    files: u64,
+    bytes: u64,
+}
+
+/// What a blocking thread needs to write a share's files.
+struct ShareFiles {
+    dir: PathBuf,
+    plan: Arc<plan::Plan>,
+    formats: Arc<Vec<FamilyFormat>>,
+    now: i64,
 }

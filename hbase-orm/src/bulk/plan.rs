@@ -1,128 +1,123 @@
-//! Which cells go into which file: the puts' cells in HBase's order per family, the last of
-//! equal keys kept (as the last of two puts of one cell wins), cut at the table's region
-//! boundaries into one run per region and family.
+//! Which cells go into which file. The puts are sorted by row (the puts of one row merged, the
+//! later cell of two with the same key kept, as the later of two puts wins), each put's cells
+//! in HBase's order (family, qualifier, newest first); a region's share is then a range of
+//! puts, and its file of one family is that family's cells of each put in turn. No cell is
+//! copied: the puts are the plan.
 
 use std::ops::Range;
 
 use bytes::Bytes;
 
-use crate::model::Put;
+use crate::model::{Put, PutCell};
 
-/// One cell to load.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct LoadCell {
-    pub family: Bytes,
-    pub row: Bytes,
-    pub qualifier: Bytes,
-    pub timestamp: i64,
-    pub value: Bytes,
+/// The puts sorted and merged, ready to be cut into files.
+pub(super) struct Plan {
+    /// One per row, in row order; every cell with its timestamp, in HBase's order.
+    pub puts: Vec<Put>,
+    /// Every family with cells, in order.
+    pub families: Vec<Bytes>,
 }
 
-impl LoadCell {
-    /// Whether two cells have the same key (one replaces the other).
-    fn same_key(&self, other: &LoadCell) -> bool {
-        self.timestamp == other.timestamp
-            && self.row == other.row
-            && self.qualifier == other.qualifier
-            && self.family == other.family
-    }
-}
-
-/// The cells of `puts` sorted as the files hold them: by family, then in HBase's order (row,
-/// qualifier, newest first); of cells with the same key, the one of the later put. Cells
-/// without a timestamp get their put's, or `now`.
-pub(super) fn sorted_cells(puts: Vec<Put>, now: i64) -> Vec<LoadCell> {
-    let mut cells = Vec::with_capacity(puts.iter().map(|p| p.cells.len()).sum());
-    for put in puts {
-        let row = Bytes::from(put.row);
-        for cell in put.cells {
-            cells.push(LoadCell {
-                family: cell.family,
-                row: row.clone(),
-                qualifier: cell.qualifier,
-                timestamp: cell.timestamp.or(put.timestamp).unwrap_or(now),
-                value: cell.value,
-            });
+/// Sorts and merges `puts` (see the module documentation); cells without a timestamp get their
+/// put's, or `now`.
+pub(super) fn prepare(mut puts: Vec<Put>, now: i64) -> Plan {
+    // Stable: the puts of one row stay in the order given.
+    puts.sort_by(|a, b| a.row.cmp(&b.row));
+    let mut merged: Vec<Put> = Vec::with_capacity(puts.len());
+    for mut put in puts {
+        for cell in &mut put.cells {
+            cell.timestamp = Some(cell.timestamp.or(put.timestamp).unwrap_or(now));
+        }
+        match merged.last_mut() {
+            Some(last) if last.row == put.row => last.cells.append(&mut put.cells),
+            _ => merged.push(put),
         }
     }
-    // Stable: of equal keys, the later put's cell stays last.
-    cells.sort_by(|a, b| {
-        a.family
-            .cmp(&b.family)
-            .then_with(|| a.row.cmp(&b.row))
-            .then_with(|| a.qualifier.cmp(&b.qualifier))
-            .then_with(|| b.timestamp.cmp(&a.timestamp))
-    });
-    let mut kept: Vec<LoadCell> = Vec::with_capacity(cells.len());
-    for cell in cells {
-        match kept.last_mut() {
-            Some(last) if last.same_key(&cell) => *last = cell,
-            _ => kept.push(cell),
+    let mut families: Vec<Bytes> = Vec::new();
+    for put in &mut merged {
+        // Stable, so that of two cells with the same key the later stays last.
+        put.cells.sort_by(|a, b| {
+            a.family
+                .cmp(&b.family)
+                .then_with(|| a.qualifier.cmp(&b.qualifier))
+                .then_with(|| b.timestamp.cmp(&a.timestamp))
+        });
+        put.cells.dedup_by(|later, earlier| {
+            let same = later.family == earlier.family
+                && later.qualifier == earlier.qualifier
+                && later.timestamp == earlier.timestamp;
+            if same {
+                std::mem::swap(later, earlier);
+            }
+            same
+        });
+        for cell in &put.cells {
+            if families.last() != Some(&cell.family) && !families.contains(&cell.family) {
+                families.push(cell.family.clone());
+            }
         }
     }
-    kept
+    families.sort();
+    Plan {
+        puts: merged,
+        families,
+    }
 }
 
-/// The cells one region takes: per family, a range of the sorted cells.
+/// The cells of `family` in `put` (a put's cells are sorted by family).
+pub(super) fn cells_of<'p>(put: &'p Put, family: &[u8]) -> &'p [PutCell] {
+    let start = put.cells.partition_point(|c| c.family.as_ref() < family);
+    let end = start + put.cells[start..].partition_point(|c| c.family.as_ref() == family);
+    &put.cells[start..end]
+}
+
+/// What one region takes: a range of the plan's puts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct RegionShare {
-    /// The smallest row of the share (the region is looked up by it).
-    pub first_row: Bytes,
-    /// The largest row.
-    pub last_row: Bytes,
-    /// Per family, its cells.
-    pub runs: Vec<Range<usize>>,
+    pub puts: Range<usize>,
 }
 
-/// Cuts the cells in `runs` (ranges of `cells`, each of one family, sorted) at the region
-/// boundaries `starts` (the regions' start keys in order, the first empty): one share per
-/// region that gets cells, in key order.
+impl RegionShare {
+    pub(super) fn first_row<'p>(&self, plan: &'p Plan) -> &'p [u8] {
+        &plan.puts[self.puts.start].row
+    }
+
+    pub(super) fn last_row<'p>(&self, plan: &'p Plan) -> &'p [u8] {
+        &plan.puts[self.puts.end - 1].row
+    }
+
+    pub(super) fn cells(&self, plan: &Plan) -> u64 {
+        plan.puts[self.puts.clone()]
+            .iter()
+            .map(|p| p.cells.len() as u64)
+            .sum()
+    }
+}
+
+/// Cuts the puts in `ranges` at the region boundaries `starts` (the regions' start keys in
+/// order, the first empty): one share per region that gets rows, in key order.
 pub(super) fn shares(
-    cells: &[LoadCell],
-    runs: impl IntoIterator<Item = Range<usize>>,
+    plan: &Plan,
+    ranges: impl IntoIterator<Item = Range<usize>>,
     starts: &[Vec<u8>],
 ) -> Vec<RegionShare> {
-    let region_of = |row: &[u8]| starts.partition_point(|s| s.as_slice() <= row);
-    let mut by_region: std::collections::BTreeMap<usize, RegionShare> = Default::default();
-    for run in runs {
-        let mut at = run.start;
-        while at < run.end {
-            let region = region_of(&cells[at].row);
+    let mut out = Vec::new();
+    for range in ranges {
+        let mut at = range.start;
+        while at < range.end {
+            let region = starts.partition_point(|s| s.as_slice() <= plan.puts[at].row.as_slice());
             let end = match starts.get(region) {
-                // The first cell of the run at or past the next region's start.
                 Some(next) => {
-                    at + cells[at..run.end].partition_point(|c| c.row.as_ref() < next.as_slice())
+                    at + plan.puts[at..range.end]
+                        .partition_point(|p| p.row.as_slice() < next.as_slice())
                 }
-                None => run.end,
+                None => range.end,
             };
-            let (first, last) = (cells[at].row.clone(), cells[end - 1].row.clone());
-            let share = by_region.entry(region).or_insert_with(|| RegionShare {
-                first_row: first.clone(),
-                last_row: last.clone(),
-                runs: Vec::new(),
-            });
-            share.first_row = share.first_row.clone().min(first);
-            share.last_row = share.last_row.clone().max(last);
-            share.runs.push(at..end);
+            out.push(RegionShare { puts: at..end });
             at = end;
         }
     }
-    by_region.into_values().collect()
-}
-
-/// The runs of one family each in sorted `cells`.
-pub(super) fn family_runs(cells: &[LoadCell]) -> Vec<Range<usize>> {
-    let mut runs = Vec::new();
-    let mut start = 0;
-    for i in 1..=cells.len() {
-        if i == cells.len() || cells[i].family != cells[start].family {
-            if start < i {
-                runs.push(start..i);
-            }
-            start = i;
-        }
-    }
-    runs
+    out
 }
 
 #[cfg(test)]
@@ -138,49 +133,62 @@ mod tests {
             })
     }
 
+    fn text(b: &[u8]) -> String {
+        String::from_utf8_lossy(b).into_owned()
+    }
+
     #[test]
-    fn cells_sort_by_family_then_key_and_the_later_put_wins() {
+    fn rows_sort_cells_follow_hbase_order_and_the_later_put_wins() {
         let puts = vec![
             put("b", &[("d", "q", Some(5), "old"), ("a", "x", None, "1")]),
             put("a", &[("d", "q", Some(5), "a5"), ("d", "q", Some(9), "a9")]),
             put("b", &[("d", "q", Some(5), "new")]),
         ];
-        let cells = sorted_cells(puts, 100);
-        let seen: Vec<String> = cells
+        let plan = prepare(puts, 100);
+        let seen: Vec<String> = plan
+            .puts
             .iter()
-            .map(|c| {
-                let text = |b: &Bytes| String::from_utf8_lossy(b).into_owned();
-                let (f, r, v) = (text(&c.family), text(&c.row), text(&c.value));
-                format!("{f}/{r}/{}={v}", c.timestamp)
+            .flat_map(|p| {
+                p.cells.iter().map(move |c| {
+                    let (f, q, v) = (text(&c.family), text(&c.qualifier), text(&c.value));
+                    format!("{}/{f}:{q}/{}={v}", text(&p.row), c.timestamp.unwrap())
+                })
             })
             .collect();
-        assert_eq!(seen, ["a/b/100=1", "d/a/9=a9", "d/a/5=a5", "d/b/5=new"]);
-        assert_eq!(family_runs(&cells), [0..1, 1..4]);
+        assert_eq!(
+            seen,
+            ["a/d:q/9=a9", "a/d:q/5=a5", "b/a:x/100=1", "b/d:q/5=new"]
+        );
+        assert_eq!(plan.families, [Bytes::from("a"), Bytes::from("d")]);
+        assert_eq!(cells_of(&plan.puts[1], b"d").len(), 1);
+        assert!(cells_of(&plan.puts[0], b"a").is_empty());
     }
 
-    /// Each region gets the rows from its start key up to the next region's, of every family.
+    /// Each region gets the rows from its start key up to the next region's.
     #[test]
     fn shares_are_cut_at_the_region_starts() {
         let puts = ["a", "c", "m", "n", "z"]
             .iter()
             .map(|r| put(r, &[("d", "q", Some(1), "v"), ("e", "q", Some(1), "v")]))
             .collect();
-        let cells = sorted_cells(puts, 0);
+        let plan = prepare(puts, 0);
         let starts = [b"".to_vec(), b"c".to_vec(), b"n".to_vec(), b"x".to_vec()];
-        let shares = shares(&cells, family_runs(&cells), &starts);
-        let rows: Vec<(&[u8], &[u8], usize)> = shares
+        let shares = shares(&plan, std::iter::once(0..plan.puts.len()), &starts);
+        let rows: Vec<(String, String, u64)> = shares
             .iter()
-            .map(|s| (&s.first_row[..], &s.last_row[..], s.runs.len()))
+            .map(|s| {
+                (
+                    text(s.first_row(&plan)),
+                    text(s.last_row(&plan)),
+                    s.cells(&plan),
+                )
+            })
             .collect();
-        assert_eq!(
-            rows,
-            [
-                (&b"a"[..], &b"a"[..], 2),
-                (b"c", b"m", 2),
-                (b"n", b"n", 2),
-                (b"z", b"z", 2)
-            ]
-        );
-        assert_eq!(shares[1].runs, [1..3, 6..8]);
+        let want = [("a", "a", 2), ("c", "m", 4), ("n", "n", 2), ("z", "z", 2)];
+        let want: Vec<(String, String, u64)> = want
+            .iter()
+            .map(|(a, b, n)| (a.to_string(), b.to_string(), *n))
+            .collect();
+        assert_eq!(rows, want);
     }
 }

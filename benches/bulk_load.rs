@@ -1,0 +1,138 @@
+//! Bulk load against batched puts, on the same rows in one run: `Table::bulk_load` of N
+//! eight-column orders (`workload::write_order`, strings of 6 to 36 bytes) beside
+//! `Table::put_many` of the same puts, 500 a call, each into a fresh table of four regions.
+//! Not a test: it prints one table and asserts nothing about speed.
+//!
+//!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
+//!     cargo bench --bench bulk_load
+//!
+//! Each method runs a warm-up round and three measured rounds, each on a table of its own
+//! (created before the clock starts, dropped after). The puts are built before the clock
+//! starts; the bulk load's clock covers the sort, the files written, the three calls per
+//! region and the region servers' copies (a standalone HBase on the local filesystem copies
+//! each file twice: into its staging directory and into the region). CPU is this process's
+//! (`getrusage`); HBase runs in other processes. Peak memory is this process's resident set
+//! (`VmHWM`, reset before each round), the puts included. Both tables are checked to hold the
+//! N rows before the table is printed.
+//!
+//! Environment: `HBASE_ORM_BENCH_ROWS` (N, default 200,000), `HBASE_ORM_NATIVE_URL`.
+
+use std::time::{Duration, Instant};
+
+use futures::TryStreamExt;
+use hbase_orm::{BulkLoadOptions, Client, ColumnFamily, Config, HBaseEntity, Put, Scan, Table};
+use hbase_orm_suite::workload::{cpu_time, memory_mib, reset_peak_memory, write_order};
+use hbase_orm_suite::{connect_with, native_url, TestTable};
+
+const BATCH: usize = 500;
+const RUNS: usize = 3;
+
+struct Round {
+    wall: Duration,
+    cpu: Duration,
+    peak_mib: f64,
+}
+
+fn rows_from_env() -> u64 {
+    std::env::var("HBASE_ORM_BENCH_ROWS")
+        .ok()
+        .and_then(|v| v.trim().replace('_', "").parse().ok())
+        .unwrap_or(200_000)
+}
+
+/// Four regions: the customers split in quarters (the key starts with the customer, 8 bytes).
+fn splits(rows: u64) -> Vec<Vec<u8>> {
+    let customers = rows / 50;
+    (1..4)
+        .map(|k| (customers * k / 4).to_be_bytes().to_vec())
+        .collect()
+}
+
+async fn count(table: &Table) -> u64 {
+    let rows: Vec<_> = table
+        .scan(Scan::new().caching(1000).filter("FirstKeyOnlyFilter()"))
+        .try_collect()
+        .await
+        .unwrap();
+    rows.len() as u64
+}
+
+async fn round(client: &Client, rows: u64, bulk: bool, check: bool) -> Round {
+    let guard = TestTable::create(
+        client,
+        "bench_bulk",
+        vec![ColumnFamily::new("d")],
+        &splits(rows),
+    )
+    .await;
+    let table = client.table_named(guard.name.clone());
+    let puts: Vec<Put> = (0..rows)
+        .map(|i| write_order(i).to_put().unwrap())
+        .collect();
+    let _ = reset_peak_memory();
+    let (cpu, started) = (cpu_time(), Instant::now());
+    if bulk {
+        let report = table
+            .bulk_load(puts, &BulkLoadOptions::new())
+            .await
+            .unwrap();
+        assert_eq!(report.cells, rows * 8);
+    } else {
+        for chunk in puts.chunks(BATCH) {
+            table.put_many(chunk.to_vec()).await.unwrap();
+        }
+    }
+    let round = Round {
+        wall: started.elapsed(),
+        cpu: cpu_time() - cpu,
+        peak_mib: memory_mib("VmHWM:"),
+    };
+    if check {
+        assert_eq!(count(&table).await, rows, "rows in the table");
+    }
+    round
+}
+
+#[tokio::main]
+async fn main() {
+    let rows = rows_from_env();
+    let client = connect_with(Config::from_url(&native_url()).unwrap()).await;
+    let mut table = Vec::new();
+    for (name, bulk) in [("put_many, 500 a call", false), ("bulk_load", true)] {
+        let mut rounds = Vec::new();
+        for i in 0..=RUNS {
+            rounds.push(round(&client, rows, bulk, i == RUNS).await);
+        }
+        table.push((name, rounds));
+    }
+    println!(
+        "\nbulk load vs batched puts: {rows} orders of 8 columns (strings of 6 to 36 bytes) into \
+         a fresh table of 4 regions each round, native backend ({}); a warm-up round, then {RUNS}",
+        native_url()
+    );
+    println!("| method               | warm-up rows/s | run 1 | run 2 | run 3 | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");
+    println!("|----------------------|----------------|-------|-------|-------|-------------|-------------------|---------------------|");
+    let rate = |r: &Round| rows as f64 / r.wall.as_secs_f64();
+    let mut best_rates = Vec::new();
+    for (name, rounds) in &table {
+        let best = rounds[1..]
+            .iter()
+            .min_by(|a, b| a.wall.cmp(&b.wall))
+            .unwrap();
+        best_rates.push(rate(best));
+        println!(
+            "| {name:<20} | {:>14.0} | {:>5.0} | {:>5.0} | {:>5.0} | {:>11.0} | {:>17.2} | {:>19.1} |",
+            rate(&rounds[0]),
+            rate(&rounds[1]),
+            rate(&rounds[2]),
+            rate(&rounds[3]),
+            rate(best),
+            best.cpu.as_secs_f64() * 1e6 / rows as f64,
+            best.peak_mib
+        );
+    }
+    println!(
+        "bulk_load / put_many (best rows/s): {:.2}x",
+        best_rates[1] / best_rates[0]
+    );
+}
