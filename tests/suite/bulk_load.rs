@@ -168,3 +168,77 @@ async fn loads_that_cannot_work_are_refused_before_any_file() {
     .await;
     std::fs::remove_dir(&staging).unwrap();
 }
+
+/// A shipment with an index by city, an optional note and a counter.
+#[derive(hbase_orm::HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "hbase_orm_it",
+    table = "bulk_shipments",
+    family = "d",
+    key_delimiter = '\0',
+    index(name = "by_city", parts = "city, id")
+)]
+struct Shipment {
+    #[hbase(key)]
+    id: u64,
+    city: String,
+    total: i64,
+    note: Option<String>,
+    #[hbase(counter)]
+    views: i64,
+}
+
+fn shipment(id: u64) -> Shipment {
+    Shipment {
+        id,
+        city: ["Oslo", "Lima", "Pune"][(id % 3) as usize].to_string(),
+        total: id as i64 * 10,
+        note: (!id.is_multiple_of(4)).then(|| format!("leave shipment {id} at the door")),
+        views: id as i64 % 7,
+    }
+}
+
+/// Entities bulk-loaded with their index rows: each reads back equal (counters included), and
+/// the index finds them.
+#[tokio::test]
+async fn entities_load_with_their_index_rows() {
+    use hbase_orm::HBaseEntity;
+    let client = native().await;
+    hbase_orm_suite::ensure_test_namespace(&client).await;
+    let name = hbase_orm_suite::unique_table_name("bulk_shipments");
+    client
+        .admin()
+        .ensure_on::<Shipment>(name.clone())
+        .await
+        .unwrap();
+    let _guards: Vec<_> = std::iter::once(name.clone())
+        .chain(
+            Shipment::related_schemas_for(&name)
+                .into_iter()
+                .map(|s| s.descriptor.name),
+        )
+        .map(|n| hbase_orm_suite::TestTable::adopt(&client, n))
+        .collect();
+    let shipments = client.repository::<Shipment>().on_table(name);
+    let values: Vec<Shipment> = (0..3000).map(shipment).collect();
+    let report = shipments
+        .bulk_load(&values, &BulkLoadOptions::new())
+        .await
+        .unwrap();
+    assert_eq!(report.regions, 2, "the data table and the index table");
+    for id in [0, 1, 1234, 2999] {
+        let got = shipments.get(&ShipmentKey { id }).await.unwrap();
+        assert_eq!(got, Some(shipment(id)));
+    }
+    let in_lima: Vec<Shipment> = shipments
+        .index::<ShipmentByCity>()
+        .prefix(ShipmentByCityKey::prefix_by_city(&"Lima".to_string()).unwrap())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(in_lima.len(), 1000);
+    assert!(in_lima
+        .iter()
+        .all(|s| s.city == "Lima" && *s == shipment(s.id)));
+}

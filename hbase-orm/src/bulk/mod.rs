@@ -86,6 +86,17 @@ pub struct BulkLoadReport {
     pub rewritten: u64,
 }
 
+impl BulkLoadReport {
+    /// Adds what another load wrote (the loads of several tables, as one report).
+    pub fn add(&mut self, other: &BulkLoadReport) {
+        self.cells += other.cells;
+        self.files += other.files;
+        self.bytes += other.bytes;
+        self.regions += other.regions;
+        self.rewritten += other.rewritten;
+    }
+}
+
 impl Table {
     /// Writes `puts` as HFiles and hands them to the region servers (see the module
     /// documentation of `bulk`): the fastest way in for many rows, since nothing goes through

@@ -56,7 +56,7 @@ fn index_error<E: HBaseEntity>(
 impl<T: HBaseEntity> Repository<T> {
     /// The index table that goes with this repository's table ([`IndexDef::table_on`]: the
     /// declared one on the declared table, one named after the table on any other).
-    fn index_table(&self, def: &IndexDef<T>) -> Table {
+    pub(super) fn index_table(&self, def: &IndexDef<T>) -> Table {
         let data = self.table();
         data.renamed(def.table_on(data.name()))
     }

@@ -11,6 +11,7 @@
 //! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
 //! | `wide.rs` | [`WideMap`], [`WideSlice`]: a wide map's entries one by one, counted, and paged by qualifier range |
 //! | `versions.rs` | [`CellVersions`]: a field's cell version by version (write one, read the newest or a time range, delete one) |
+//! | `bulk.rs` | entities bulk-loaded with their index rows (feature `bulk-load`) |
 //! | `index.rs` | [`IndexScan`]: index tables kept up to date by writes, and queried |
 //! | `scan.rs` | [`EntityScan`], [`Page`]: typed scans and paging |
 //! | `decoding.rs` | an entity scan's rows decoded into entities, one step per row |
@@ -30,6 +31,8 @@
 //! [`Records`]: records::Records
 //! [`Dictionary`]: dictionary::Dictionary
 
+#[cfg(feature = "bulk-load")]
+mod bulk;
 mod decoding;
 pub(crate) mod dictionary;
 mod ensure;

@@ -398,7 +398,7 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     /// Gives every dictionary key part of `value` its id, assigning new ones.
-    async fn name_parts(&self, value: &T) -> Result<()> {
+    pub(super) async fn name_parts(&self, value: &T) -> Result<()> {
         if T::has_dictionary_parts() {
             self.resolve_parts(value.dictionary_parts(), true).await?;
         }

@@ -1,0 +1,146 @@
+//! # Importing a backfill with a bulk load
+//!
+//! An import of many rows (a migration, a backfill, last year's orders from another store)
+//! does not need HBase's write path: the write-ahead log, the memstores, their flushes and the
+//! compactions that follow are there for rows that arrive one by one. A bulk load writes the
+//! table's storage files (HFiles) outside the region servers, one per region and family, cut
+//! at the regions' boundaries, and hands them over; each region takes its files whole.
+//!
+//! Here 20,000 orders with an index by customer are loaded with `Repository::bulk_load` into
+//! a table pre-split in four regions (`split(...)`): the data table gets four files, one per
+//! region, and the index table one. Then the orders read back one by one, by scan, and
+//! through the index.
+//!
+//! Trade-offs: a bulk load is an import, not a save. Nothing is read first, so a row already
+//! stored keeps the columns the new value leaves out, and the old index rows of changed
+//! fields stay (readers skip them). The files are written on this machine and the region
+//! servers copy them, so they must share it (or a filesystem) with this process. It needs
+//! HBase's own RPC: a gateway (Thrift) and the in-memory store refuse it before anything is
+//! written, which this example checks when `HBASE_ORM_URL` names one of them.
+//!
+//!     hbase-local/hbase.sh up
+//!     HBASE_ORM_URL=hbase://127.0.0.1:2181 cargo run --example bulk_load
+
+use std::process::ExitCode;
+
+use futures::TryStreamExt;
+use hbase_orm::{BulkLoadOptions, Client, Error, HBaseEntity, Scan};
+use hbase_orm_suite::example::Example;
+
+/// An order of a backfill, keyed by customer and order number, indexed by customer city.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    namespace = "example",
+    table = "bulk_load_orders",
+    family = "d",
+    key_delimiter = '\0',
+    split(key = "c05000", key = "c10000", key = "c15000"),
+    index(name = "by_city", parts = "city, customer, number")
+)]
+struct Order {
+    #[hbase(key)]
+    customer: String,
+    #[hbase(key)]
+    number: u32,
+    city: String,
+    total_cents: i64,
+    note: Option<String>,
+}
+
+const ORDERS: u32 = 20_000;
+
+fn order(i: u32) -> Order {
+    Order {
+        customer: format!("c{:05}", i),
+        number: i % 7,
+        city: ["Bergen", "Lima", "Pune", "Osaka"][(i % 4) as usize].to_string(),
+        total_cents: i as i64 * 199,
+        note: i.is_multiple_of(5).then(|| format!("gift wrap, order {i}")),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let mut ex = Example::start(
+        "bulk_load",
+        "20,000 orders imported as HFiles, one per region and family, with their index rows",
+        Client::from_env().await,
+    )
+    .await;
+    let orders = ex.fresh::<Order>().await;
+    let values: Vec<Order> = (0..ORDERS).map(order).collect();
+    let loaded = orders.bulk_load(&values, &BulkLoadOptions::new()).await;
+    let native = ex.client().config().gateway == hbase_orm::Gateway::NativeRpc;
+    if !native {
+        ex.check(
+            "without HBase's own RPC the load is refused before anything is written",
+            matches!(&loaded, Err(Error::Unsupported { .. })),
+        );
+        let rows: Vec<_> = orders
+            .scan()
+            .stream()
+            .try_collect()
+            .await
+            .unwrap_or_default();
+        ex.check_eq("nothing was written", rows.len(), 0);
+        ex.say("run it with HBASE_ORM_URL=hbase://127.0.0.1:2181 to load");
+        return ex.finish();
+    }
+    let report = match loaded {
+        Ok(report) => report,
+        Err(e) => {
+            ex.ran("the bulk load", Err(e));
+            return ex.finish();
+        }
+    };
+    ex.say(format!(
+        "loaded {} cells in {} files ({} bytes) into {} regions",
+        report.cells, report.files, report.bytes, report.regions
+    ));
+    ex.check_eq(
+        "one file per region: four for the data, one for the index",
+        report.files,
+        5,
+    );
+    for i in [0, 4_999, 5_000, 19_999] {
+        let key = OrderKey {
+            customer: format!("c{i:05}"),
+            number: i % 7,
+        };
+        let got = orders.get(&key).await.ok().flatten();
+        ex.check_eq(&format!("order {i} reads back"), got, Some(order(i)));
+    }
+    let all: Vec<Order> = orders
+        .scan()
+        .stream()
+        .try_collect()
+        .await
+        .unwrap_or_default();
+    ex.check_eq("a scan reads every order", all.len(), ORDERS as usize);
+    ex.check(
+        "in key order, each as loaded",
+        all.iter().enumerate().all(|(i, o)| *o == order(i as u32)),
+    );
+    let in_lima: Vec<Order> = orders
+        .index::<OrderByCity>()
+        .prefix(OrderByCityKey::prefix_by_city(&"Lima".to_string()).expect("a key prefix"))
+        .stream()
+        .try_collect()
+        .await
+        .unwrap_or_default();
+    ex.check_eq("the index finds Lima's orders", in_lima.len(), 5_000);
+    let raw = orders
+        .table()
+        .scan(Scan::new().filter("FirstKeyOnlyFilter()"))
+        .try_collect::<Vec<_>>()
+        .await
+        .map(|rows| rows.len())
+        .unwrap_or_default();
+    ex.check_eq(
+        "the raw table holds one row per order",
+        raw,
+        ORDERS as usize,
+    );
+    ex.advice::<Order>(&[]);
+    ex.finish()
+}
