@@ -128,6 +128,49 @@ async fn loaded_rows_read_back_and_a_later_load_wins() {
     .await;
 }
 
+/// A load larger than its memory budget is sorted in runs spilled to the staging directory
+/// and merged: every row once, a row given twice (in different runs) with its later cells,
+/// the runs removed after.
+#[tokio::test]
+async fn a_load_over_its_memory_budget_spills_and_merges() {
+    let client = native().await;
+    let staging = std::env::temp_dir().join(format!("hbase-orm-bulk-spill-{}", std::process::id()));
+    std::fs::create_dir_all(&staging).unwrap();
+    let options = BulkLoadOptions::new()
+        .staging_dir(&staging)
+        .memory_budget(256 * 1024);
+    let (reader, dir) = (client.clone(), staging.clone());
+    with_table(
+        &client,
+        "bulk_spill",
+        families(),
+        &splits(),
+        |t| async move {
+            let (client, staging) = (reader, dir);
+            // Every row, then rows 0, 3, 6, ... again with newer values: thousands of puts later,
+            // so in other runs.
+            let mut all = puts(10_000, "first");
+            all.extend(puts(10_000, "again").into_iter().step_by(3));
+            let stream = futures::stream::iter(all.into_iter().map(Ok));
+            let report = t.bulk_load_stream(stream, &options).await.unwrap();
+            assert_eq!(report.cells, 50_000);
+            assert_eq!(report.regions, 4);
+            assert!(report.spilled_runs > 10, "{report:?}");
+            let rows = rows(&client, t.name()).await;
+            assert_eq!(rows.len(), 10_000);
+            for (i, row) in rows.iter().enumerate() {
+                let version = if i % 3 == 0 { "again" } else { "first" };
+                let note = format!("{version}: ring {} times", i % 5);
+                assert_eq!(row.value("d", "note"), Some(note.as_bytes()), "row {i}");
+            }
+            let left: Vec<_> = std::fs::read_dir(&staging).unwrap().collect();
+            assert!(left.is_empty(), "staging left: {left:?}");
+        },
+    )
+    .await;
+    std::fs::remove_dir(&staging).unwrap();
+}
+
 async fn client_of_gateway() -> Client {
     client().await
 }

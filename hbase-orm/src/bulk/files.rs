@@ -1,13 +1,16 @@
-//! The HFiles of one region's share, written into the load's local directory as
-//! `<family>/<32 hex digits>` (the names HBase's own tools give; the region server renames them
-//! when it takes them), in the family's compression, bloom filter and block size.
+//! The HFiles of one region, written as its puts come (one file per family, opened at the
+//! family's first cell) into the load's local directory as `<family>/<32 hex digits>` (the
+//! names HBase's own tools give; the region server renames them when it takes them), in the
+//! family's compression, bloom filter and block size.
 
+use std::fs::File;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use hbase_orm_hfile as hfile;
 
-use super::plan::{cells_of, Plan, RegionShare};
-use crate::model::{BloomFilter, ColumnFamily, Compression, Error, Result, TableName};
+use super::plan::cells_of;
+use crate::model::{BloomFilter, ColumnFamily, Compression, Error, Put, Result, TableName};
 
 /// How one family's files are written.
 #[derive(Debug, Clone)]
@@ -74,31 +77,52 @@ pub(super) struct Written {
     pub bytes: u64,
 }
 
-/// Writes one file per family of `share` into `dir` (a family without cells there gets none).
-pub(super) fn write_share(
-    dir: &Path,
-    plan: &Plan,
-    share: &RegionShare,
-    formats: &[FamilyFormat],
+/// The files of one region being written.
+pub(super) struct RegionWriter<'a> {
+    dir: &'a Path,
+    formats: &'a [FamilyFormat],
     now_ms: i64,
-) -> Result<Vec<Written>> {
-    let puts = &plan.puts[share.puts.clone()];
-    let mut out = Vec::with_capacity(formats.len());
-    for format in formats {
-        let family = format.name.as_bytes();
-        if puts.iter().all(|p| cells_of(p, family).is_empty()) {
-            continue;
+    /// Per format, its file once the family has a cell.
+    files: Vec<Option<(hfile::Writer<BufWriter<File>>, PathBuf)>>,
+    /// The first and last rows written, and the cells.
+    pub first_row: Vec<u8>,
+    pub last_row: Vec<u8>,
+    pub cells: u64,
+}
+
+impl<'a> RegionWriter<'a> {
+    pub(super) fn new(dir: &'a Path, formats: &'a [FamilyFormat], now_ms: i64) -> Self {
+        RegionWriter {
+            dir,
+            formats,
+            now_ms,
+            files: formats.iter().map(|_| None).collect(),
+            first_row: Vec::new(),
+            last_row: Vec::new(),
+            cells: 0,
         }
-        let family_dir = dir.join(&format.name);
-        std::fs::create_dir_all(&family_dir).map_err(|e| io_error(&family_dir, e))?;
-        let path = family_dir.join(unique_name());
-        let file = std::fs::File::create(&path).map_err(|e| io_error(&path, e))?;
-        let mut writer = hfile::Writer::new(std::io::BufWriter::new(file), format.options(now_ms));
-        for put in puts {
-            for cell in cells_of(put, family) {
+    }
+
+    /// Appends a put (sorted, after the region's puts before it).
+    pub(super) fn add(&mut self, put: &Put) -> Result<()> {
+        if self.cells == 0 {
+            self.first_row = put.row.clone();
+        }
+        self.last_row.clone_from(&put.row);
+        for (i, format) in self.formats.iter().enumerate() {
+            let family = format.name.as_bytes();
+            let cells = cells_of(put, family);
+            if cells.is_empty() {
+                continue;
+            }
+            if self.files[i].is_none() {
+                self.files[i] = Some(self.open(format)?);
+            }
+            let (writer, path) = self.files[i].as_mut().expect("opened");
+            for cell in cells {
                 let timestamp = cell
                     .timestamp
-                    .expect("the plan gives every cell a timestamp");
+                    .expect("sorted puts give every cell a timestamp");
                 writer
                     .append(&hfile::Cell::put(
                         &put.row,
@@ -107,18 +131,41 @@ pub(super) fn write_share(
                         timestamp,
                         &cell.value,
                     ))
-                    .map_err(|e| hfile_error(&path, e))?;
+                    .map_err(|e| hfile_error(path, e))?;
             }
+            self.cells += cells.len() as u64;
         }
-        let (_, summary) = writer.finish().map_err(|e| hfile_error(&path, e))?;
-        open_to_servers(&path)?;
-        out.push(Written {
-            family: format.name.clone(),
-            path,
-            bytes: summary.bytes,
-        });
+        Ok(())
     }
-    Ok(out)
+
+    fn open(&self, format: &FamilyFormat) -> Result<(hfile::Writer<BufWriter<File>>, PathBuf)> {
+        let family_dir = self.dir.join(&format.name);
+        std::fs::create_dir_all(&family_dir).map_err(|e| io_error(&family_dir, e))?;
+        let path = family_dir.join(unique_name());
+        let file = File::create(&path).map_err(|e| io_error(&path, e))?;
+        let writer = hfile::Writer::new(BufWriter::new(file), format.options(self.now_ms));
+        Ok((writer, path))
+    }
+
+    /// Finishes the files: what was written.
+    pub(super) fn finish(self) -> Result<Vec<Written>> {
+        let mut out = Vec::new();
+        for ((writer, path), format) in self
+            .files
+            .into_iter()
+            .zip(self.formats)
+            .filter_map(|(f, format)| f.map(|f| (f, format)))
+        {
+            let (_, summary) = writer.finish().map_err(|e| hfile_error(&path, e))?;
+            open_to_servers(&path)?;
+            out.push(Written {
+                family: format.name.clone(),
+                path,
+                bytes: summary.bytes,
+            });
+        }
+        Ok(out)
+    }
 }
 
 /// Lets the region server take the file whoever it runs as: it checks that the user the client

@@ -1,31 +1,29 @@
 //! Bulk load: rows written as the table's own storage files (HFiles) and handed to the region
 //! servers, with no write-ahead log, memstore, flush or compaction on the way in.
 //!
-//! [`Table::bulk_load`] sorts the puts' cells as the files hold them, cuts them at the table's
-//! region boundaries into one file per region and family (`plan`), writes the files into a
-//! local directory in each family's compression, bloom filter and block size (`files`, with
-//! `hbase-orm-hfile`), and hands each region its files through the native backend's calls: a
-//! staging directory first (`PrepareBulkLoad`), then one `BulkLoadHFile` per region, the
-//! staging directory removed at the end whatever happened (`CleanupBulkLoad`). A region that
-//! no longer takes its files (it split or moved meanwhile) has its cells cut again at the new
-//! boundaries and sent again, as HBase's own tool does.
+//! [`Table::bulk_load_stream`] reads the puts in chunks under a memory budget, each sorted as
+//! the files hold them (`plan`) and, but the last, spilled to a file (`runs`); then, in one
+//! pass over the runs merged, cuts the rows at the table's region boundaries and writes each
+//! region's files in each family's compression, bloom filter and block size (`files`, with
+//! `hbase-orm-hfile`), handing every region its files as soon as they are written (`load`):
+//! a staging directory first (`PrepareBulkLoad`), one `BulkLoadHFile` per region, the staging
+//! directory removed at the end whatever happened (`CleanupBulkLoad`). A region that no longer
+//! takes its files (it split or moved meanwhile) has its rows read again from the runs, cut at
+//! the new boundaries and sent again, as HBase's own tool does.
 
 mod files;
+mod input;
+mod load;
 mod plan;
+mod runs;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
-use futures::StreamExt;
+use futures::Stream;
 
 use crate::backend::op;
 use crate::client::Table;
 use crate::model::{Error, Put, Result, TableName};
-use files::FamilyFormat;
-use plan::RegionShare;
-
-/// Regions whose files are written and handed over at once.
-const REGIONS_AT_ONCE: usize = 8;
 
 /// How [`Table::bulk_load`] works.
 ///
@@ -36,6 +34,7 @@ const REGIONS_AT_ONCE: usize = 8;
 pub struct BulkLoadOptions {
     staging_dir: Option<PathBuf>,
     attempts: usize,
+    memory_budget: usize,
 }
 
 impl Default for BulkLoadOptions {
@@ -45,17 +44,28 @@ impl Default for BulkLoadOptions {
 }
 
 impl BulkLoadOptions {
-    /// Files written under the system's temporary directory; a region that does not take its
-    /// files is tried again up to 10 times (HBase's `hbase.bulkload.retries.number`).
+    /// Files written under the system's temporary directory; a memory budget of 128 MiB for
+    /// the input being sorted; a region that does not take its files is tried again up to 10
+    /// times (HBase's `hbase.bulkload.retries.number`).
     pub fn new() -> Self {
         BulkLoadOptions {
             staging_dir: None,
             attempts: 10,
+            memory_budget: 128 << 20,
         }
     }
 
-    /// Where the files are written before the region servers take them (a directory of its
-    /// own is made in it per load, and removed after). The region servers must be able to
+    /// About how many bytes of input are held to be sorted at once: more input than this is
+    /// sorted in chunks spilled to the staging directory and merged while the files are
+    /// written, so that a load of any size holds about this much (a `Vec` given to
+    /// [`Table::bulk_load`] is held whole by its caller, of course).
+    pub fn memory_budget(mut self, bytes: usize) -> Self {
+        self.memory_budget = bytes.max(1);
+        self
+    }
+
+    /// Where the files (and the sorted runs of a large input) are written before the region
+    /// servers take them (a directory of its own is made in it per load, and removed after). The region servers must be able to
     /// read and write what this process writes there: the same machine (a standalone HBase,
     /// the local cluster) or a shared filesystem.
     pub fn staging_dir(mut self, dir: impl Into<PathBuf>) -> Self {
@@ -84,6 +94,8 @@ pub struct BulkLoadReport {
     pub regions: u64,
     /// Files written again after a region split or moved.
     pub rewritten: u64,
+    /// Sorted runs spilled to the staging directory (input over the memory budget).
+    pub spilled_runs: u64,
 }
 
 impl BulkLoadReport {
@@ -94,25 +106,15 @@ impl BulkLoadReport {
         self.bytes += other.bytes;
         self.regions += other.regions;
         self.rewritten += other.rewritten;
+        self.spilled_runs += other.spilled_runs;
     }
 }
 
 impl Table {
-    /// Writes `puts` as HFiles and hands them to the region servers (see the module
-    /// documentation of `bulk`): the fastest way in for many rows, since nothing goes through
-    /// the write-ahead log or the memstores. The cells read back as if put, with the puts'
-    /// timestamps (cells without one get the load's start time); of two cells with the same
-    /// key, the later one given is loaded.
-    ///
-    /// Native backend only: a gateway has no bulk-load call, and the load fails with
-    /// [`Error::Unsupported`] before any file is written. Checked before any file is written
-    /// too: each put ([`Error::IllegalArgument`]), a family the table lacks, a family whose
-    /// compression the writer cannot produce (LZ4, ZSTD, ...: [`Error::Unsupported`]), a put
-    /// with a TTL (a per-cell TTL is a tag, which the files do not carry).
-    ///
-    /// A region takes all of its files or none. A load that fails part way is
-    /// [`Error::BulkLoad`], which says which regions' rows were loaded and which were not;
-    /// the files written and the servers' staging directory are removed either way.
+    /// Writes `puts` as HFiles and hands them to the region servers: the fastest way in for
+    /// many rows, since nothing goes through the write-ahead log or the memstores.
+    /// [`Table::bulk_load_stream`] of the puts (see there), sorted whole in memory, where they
+    /// are already: the memory budget is for streams.
     ///
     /// ```no_run
     /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
@@ -130,22 +132,51 @@ impl Table {
         puts: Vec<Put>,
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
-        puts.iter().try_for_each(Put::check)?;
-        if let Some(put) = puts.iter().find(|p| p.ttl.is_some()) {
-            return Err(Error::IllegalArgument {
-                message: format!(
-                    "bulk load: the put of row {} has a TTL, a per-cell tag that bulk-loaded \
-                     files do not carry: give the family a TTL instead, or write it with a put",
-                    crate::model::printable_key(&put.row)
-                ),
-            });
-        }
+        let puts = futures::stream::iter(puts.into_iter().map(Ok));
+        let whole = options.clone().memory_budget(usize::MAX);
+        self.bulk_load_stream(puts, &whole).await
+    }
+
+    /// Writes the puts of a stream of any length as HFiles and hands them to the region
+    /// servers (see the module documentation of `bulk`). The cells read back as if put, with
+    /// the puts' timestamps (cells without one get the load's start time); of two cells with
+    /// the same key, the later one given is loaded. The input is sorted in chunks of
+    /// [`BulkLoadOptions::memory_budget`], spilled to the staging directory when there is more.
+    ///
+    /// Native backend only: a gateway has no bulk-load call, and the load fails with
+    /// [`Error::Unsupported`] before the stream is read. Checked as the puts arrive, before
+    /// any file is handed over: each put ([`Error::IllegalArgument`]), a family the table
+    /// lacks, a family whose compression the writer cannot produce (LZ4, ZSTD, ...:
+    /// [`Error::Unsupported`]), a put with a TTL (a per-cell TTL is a tag, which the files do
+    /// not carry). An error of the stream ends the load the same way.
+    ///
+    /// A region takes all of its files or none. A load that fails once files were handed
+    /// over is [`Error::BulkLoad`], which says which regions' rows were loaded and which were
+    /// not; the files and runs written and the servers' staging directory are removed either
+    /// way.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
+    /// use hbase_orm::{BulkLoadOptions, Put};
+    /// let events = client.table("logs:events")?;
+    /// let puts = futures::stream::iter((0..50_000_000u64).map(|i| {
+    ///     Ok(Put::new(i.to_be_bytes()).column("d", "level", "INFO"))
+    /// }));
+    /// let options = BulkLoadOptions::new().memory_budget(64 << 20);
+    /// events.bulk_load_stream(puts, &options).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn bulk_load_stream(
+        &self,
+        puts: impl Stream<Item = Result<Put>> + Send,
+        options: &BulkLoadOptions,
+    ) -> Result<BulkLoadReport> {
         let table = self.name();
         let client = self.client();
-        // First, so that a gateway refuses before anything is written.
+        // First, so that a gateway refuses before anything is read or written.
         let token = client.run(&op::PrepareBulkLoad { table }).await?;
         let dir = local_dir(options, table);
-        let result = self.load_into(&token, &dir, puts, options).await;
+        let result = self.load_all(&token, &dir, puts, options).await;
         let cleaned = client
             .run(&op::CleanupBulkLoad {
                 table,
@@ -164,174 +195,42 @@ impl Table {
         Ok(report)
     }
 
-    /// The load once the servers' staging directory exists: the files written into `dir`.
-    async fn load_into(
+    /// The load once the servers' staging directory exists: the input sorted into runs, then
+    /// the runs loaded.
+    async fn load_all(
         &self,
         token: &str,
-        dir: &Path,
-        puts: Vec<Put>,
+        dir: &std::path::Path,
+        puts: impl Stream<Item = Result<Put>> + Send,
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
-        let (table, client) = (self.name(), self.client());
-        let descriptor = client.run(&op::Describe { table }).await?;
+        let table = self.name();
+        let descriptor = self.client().run(&op::Describe { table }).await?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::IllegalArgument {
+            message: format!(
+                "bulk load: cannot make {} ({e}): give a staging directory this process can \
+                 write (BulkLoadOptions::staging_dir)",
+                dir.display()
+            ),
+        })?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
-        let plan = plan::prepare(puts, now);
-        let mut formats = Vec::with_capacity(plan.families.len());
-        for name in &plan.families {
-            let family = descriptor
-                .families
-                .iter()
-                .find(|f| f.name.as_bytes() == name.as_ref())
-                .ok_or_else(|| Error::IllegalArgument {
-                    message: format!(
-                        "bulk load: {table} has no family {} (its families: {})",
-                        String::from_utf8_lossy(name),
-                        descriptor
-                            .families
-                            .iter()
-                            .map(|f| f.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                })?;
-            formats.push(FamilyFormat::of(table, family)?);
-        }
-        let (plan, formats) = (Arc::new(plan), Arc::new(formats));
-        let mut report = BulkLoadReport::default();
-        let mut loaded = Vec::new();
-        let all = std::iter::once(0..plan.puts.len());
-        let mut pending = plan::shares(&plan, all, &self.region_starts().await?);
-        for attempt in 1.. {
-            // Every region's files written and handed over, several at once: one region's
-            // files are written while another's are copied by its server. Every load started
-            // is let finish, so that a failure says exactly what was loaded.
-            let outcomes: Vec<(RegionShare, Result<Option<Taken>>)> =
-                futures::stream::iter(pending)
-                    .map(|share| {
-                        let files = ShareFiles {
-                            dir: dir.to_path_buf(),
-                            plan: plan.clone(),
-                            formats: formats.clone(),
-                            now,
-                        };
-                        async move {
-                            let outcome = self.load_share(token, files, &share).await;
-                            (share, outcome)
-                        }
-                    })
-                    .buffer_unordered(REGIONS_AT_ONCE)
-                    .collect()
-                    .await;
-            let mut again = Vec::new();
-            let mut failed = None;
-            for (share, outcome) in outcomes {
-                match outcome {
-                    Ok(Some(Taken { files, bytes })) => {
-                        report.cells += share.cells(&plan);
-                        report.files += files;
-                        report.bytes += bytes;
-                        report.regions += 1;
-                        if attempt > 1 {
-                            report.rewritten += files;
-                        }
-                        loaded.push(share);
-                    }
-                    Ok(None) => again.push(share),
-                    Err(e) => {
-                        failed = failed.or(Some(e));
-                        again.push(share);
-                    }
-                }
-            }
-            if let Some(e) = failed {
-                return Err(partial(table, &plan, loaded, again, e));
-            }
-            if again.is_empty() {
-                break;
-            }
-            if attempt >= options.attempts {
-                let e = Error::Server {
-                    method: "BulkLoadHFile",
-                    message: format!(
-                        "the region servers did not take the files of {} regions in {attempt} \
-                         attempts (a region kept splitting or moving, or its server could not \
-                         read the files: its log says which)",
-                        again.len()
-                    ),
-                    can_retry: true,
-                };
-                return Err(partial(table, &plan, loaded, again, e));
-            }
-            // Regions split or moved: their rows cut again at today's boundaries.
-            let starts = self.region_starts().await?;
-            again.sort_by_key(|s| s.puts.start);
-            pending = plan::shares(&plan, again.into_iter().map(|s| s.puts), &starts);
-        }
-        Ok(report)
-    }
-
-    /// Writes the files of one region's share (on a blocking thread) and hands them over: the
-    /// files and bytes taken, or `None` if the region did not take them. The local files are
-    /// removed either way (the region server copied what it took).
-    async fn load_share(
-        &self,
-        token: &str,
-        files: ShareFiles,
-        share: &RegionShare,
-    ) -> Result<Option<Taken>> {
-        let plan = files.plan.clone();
-        let to_write = share.clone();
-        let written = tokio::task::spawn_blocking(move || {
-            files::write_share(
-                &files.dir,
-                &files.plan,
-                &to_write,
-                &files.formats,
-                files.now,
-            )
+        let sorted = input::read(puts, &descriptor, dir, options.memory_budget, now).await?;
+        let spilled_runs = sorted.runs.len() as u64 - 1;
+        let load = load::Load {
+            table: self,
+            token,
+            dir,
+            now,
+            attempts: options.attempts,
+        };
+        let report = load.run(sorted).await?;
+        Ok(BulkLoadReport {
+            spilled_runs,
+            ..report
         })
-        .await
-        .map_err(|e| Error::IllegalArgument {
-            message: format!("bulk load: the task writing a region's files failed: {e}"),
-        })??;
-        let paths: Vec<(String, String)> = written
-            .iter()
-            .map(|w| (w.family.clone(), format!("file://{}", w.path.display())))
-            .collect();
-        let outcome = self
-            .client()
-            .run(&op::BulkLoadFiles {
-                table: self.name(),
-                first_row: share.first_row(&plan),
-                files: &paths,
-                token,
-            })
-            .await;
-        for file in &written {
-            let _ = std::fs::remove_file(&file.path);
-        }
-        let bytes = written.iter().map(|w| w.bytes).sum();
-        Ok(outcome?.then_some(Taken {
-            files: written.len() as u64,
-            bytes,
-        }))
-    }
-
-    /// The start keys of the table's regions, in order.
-    async fn region_starts(&self) -> Result<Vec<Vec<u8>>> {
-        let table = self.name();
-        let mut starts: Vec<Vec<u8>> = self
-            .client()
-            .run(&op::RegionLocations { table })
-            .await?
-            .into_iter()
-            .map(|r| r.start_key)
-            .collect();
-        starts.sort();
-        Ok(starts)
     }
 }
 
@@ -351,41 +250,4 @@ fn local_dir(options: &BulkLoadOptions, table: &TableName) -> PathBuf {
         table.name,
         std::process::id()
     ))
-}
-
-/// [`Error::BulkLoad`] of a load stopped by `source`, the shares in key order.
-fn partial(
-    table: &TableName,
-    plan: &plan::Plan,
-    mut loaded: Vec<RegionShare>,
-    mut left: Vec<RegionShare>,
-    source: Error,
-) -> Error {
-    let ranges = |shares: &mut Vec<RegionShare>| {
-        shares.sort_by_key(|s| s.puts.start);
-        shares
-            .iter()
-            .map(|s| (s.first_row(plan).to_vec(), s.last_row(plan).to_vec()))
-            .collect()
-    };
-    Error::BulkLoad {
-        table: table.to_string(),
-        loaded: ranges(&mut loaded),
-        not_loaded: ranges(&mut left),
-        source: Box::new(source),
-    }
-}
-
-/// The files a region took, and their bytes.
-struct Taken {
-    files: u64,
-    bytes: u64,
-}
-
-/// What a blocking thread needs to write a share's files.
-struct ShareFiles {
-    dir: PathBuf,
-    plan: Arc<plan::Plan>,
-    formats: Arc<Vec<FamilyFormat>>,
-    now: i64,
 }

@@ -1,0 +1,116 @@
+//! The input read into sorted runs: each put checked as it arrives (its checks, its families
+//! against the table's, no TTL), held until the chunk reaches the memory budget, then sorted
+//! and spilled; the last chunk sorted and kept in memory.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use futures::{Stream, StreamExt};
+
+use super::files::FamilyFormat;
+use super::plan::sort_chunk;
+use super::runs::{spill, Run};
+use crate::model::{printable_key, Error, Put, Result, TableDescriptor};
+
+/// The input, sorted: its runs, and the formats of the families it writes.
+pub(super) struct Sorted {
+    pub runs: Vec<Run>,
+    pub formats: Vec<FamilyFormat>,
+}
+
+/// Bytes a put is counted for against the budget: its bytes and what holds them.
+fn held_bytes(put: &Put) -> usize {
+    let cells: usize = put
+        .cells
+        .iter()
+        .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 112)
+        .sum();
+    put.row.len() + cells + 96
+}
+
+/// Reads `puts` into sorted runs, spilling each chunk of `budget` bytes into `dir`.
+pub(super) async fn read(
+    puts: impl Stream<Item = Result<Put>> + Send,
+    descriptor: &TableDescriptor,
+    dir: &Path,
+    budget: usize,
+    now: i64,
+) -> Result<Sorted> {
+    futures::pin_mut!(puts);
+    let mut sorted = Sorted {
+        runs: Vec::new(),
+        formats: Vec::new(),
+    };
+    let (mut chunk, mut held) = (Vec::new(), 0);
+    // A chunk of a stream of known length (a `Vec`'s) is allocated once.
+    chunk.reserve(puts.size_hint().0.min(budget / 256));
+    while let Some(put) = puts.next().await {
+        let put = put?;
+        check(&put, descriptor, &mut sorted.formats)?;
+        held += held_bytes(&put);
+        chunk.push(put);
+        if held >= budget {
+            let path = dir.join(format!("run-{:05}", sorted.runs.len()));
+            let (full, to) = (std::mem::take(&mut chunk), path.clone());
+            held = 0;
+            blocking(move || spill(&to, &sort_chunk(full, now))).await?;
+            sorted.runs.push(Run::Disk(path));
+        }
+    }
+    let last = blocking(move || Ok(sort_chunk(chunk, now))).await?;
+    sorted.runs.push(Run::Memory(Arc::new(last)));
+    Ok(sorted)
+}
+
+/// Runs sorting and file work on a blocking thread.
+pub(super) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::IllegalArgument {
+            message: format!("bulk load: a task sorting or writing files failed: {e}"),
+        })?
+}
+
+/// A put the load cannot take is refused with what to do; a family seen for the first time
+/// gets its format (or the reason the writer cannot produce it).
+fn check(put: &Put, descriptor: &TableDescriptor, formats: &mut Vec<FamilyFormat>) -> Result<()> {
+    put.check()?;
+    if put.ttl.is_some() {
+        return Err(Error::IllegalArgument {
+            message: format!(
+                "bulk load: the put of row {} has a TTL, a per-cell tag that bulk-loaded files \
+                 do not carry: give the family a TTL instead, or write it with a put",
+                printable_key(&put.row)
+            ),
+        });
+    }
+    for cell in &put.cells {
+        if formats
+            .iter()
+            .any(|f| f.name.as_bytes() == cell.family.as_ref())
+        {
+            continue;
+        }
+        let table = &descriptor.name;
+        let family = descriptor
+            .families
+            .iter()
+            .find(|f| f.name.as_bytes() == cell.family.as_ref())
+            .ok_or_else(|| Error::IllegalArgument {
+                message: format!(
+                    "bulk load: {table} has no family {} (its families: {})",
+                    String::from_utf8_lossy(&cell.family),
+                    descriptor
+                        .families
+                        .iter()
+                        .map(|f| f.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })?;
+        formats.push(FamilyFormat::of(table, family)?);
+    }
+    Ok(())
+}

@@ -1,0 +1,267 @@
+//! Sorted runs: the input cut into chunks under the memory budget, each sorted, the full ones
+//! spilled to a file of the load's directory; then merged back into one stream of puts in row
+//! order (the puts of one row from several runs merged, the later run's cells winning), read
+//! again for the rows of regions that have to be written anew.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::plan::merge_row;
+use crate::model::{Error, Put, PutCell, Result};
+
+/// A sorted run.
+pub(super) enum Run {
+    /// The last chunk, kept in memory.
+    Memory(Arc<Vec<Put>>),
+    /// A chunk spilled to a file.
+    Disk(PathBuf),
+}
+
+/// Writes a sorted chunk to `path`: per put its row and cells, lengths first.
+pub(super) fn spill(path: &Path, puts: &[Put]) -> Result<()> {
+    let file = File::create(path).map_err(|e| spill_error(path, e))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut write = || -> std::io::Result<()> {
+        for put in puts {
+            out.write_all(&(put.row.len() as u32).to_le_bytes())?;
+            out.write_all(&put.row)?;
+            out.write_all(&(put.cells.len() as u32).to_le_bytes())?;
+            for cell in &put.cells {
+                for part in [&cell.family, &cell.qualifier, &cell.value] {
+                    out.write_all(&(part.len() as u32).to_le_bytes())?;
+                    out.write_all(part)?;
+                }
+                out.write_all(&cell.timestamp.unwrap_or_default().to_le_bytes())?;
+            }
+        }
+        out.flush()
+    };
+    write().map_err(|e| spill_error(path, e))
+}
+
+/// A put read back from a spilled run, or `None` at its end.
+fn read_put(input: &mut impl Read) -> std::io::Result<Option<Put>> {
+    let mut word = [0u8; 4];
+    match input.read_exact(&mut word) {
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        other => other?,
+    }
+    let bytes = |input: &mut dyn Read, len: u32| -> std::io::Result<Vec<u8>> {
+        let mut out = vec![0; len as usize];
+        input.read_exact(&mut out)?;
+        Ok(out)
+    };
+    let row = bytes(input, u32::from_le_bytes(word))?;
+    input.read_exact(&mut word)?;
+    let count = u32::from_le_bytes(word);
+    let mut put = Put::new(row);
+    put.cells.reserve(count as usize);
+    for _ in 0..count {
+        let mut parts = [Bytes::new(), Bytes::new(), Bytes::new()];
+        for part in &mut parts {
+            input.read_exact(&mut word)?;
+            *part = Bytes::from(bytes(input, u32::from_le_bytes(word))?);
+        }
+        let mut stamp = [0u8; 8];
+        input.read_exact(&mut stamp)?;
+        let [family, qualifier, value] = parts;
+        put.cells.push(PutCell {
+            family,
+            qualifier,
+            value,
+            timestamp: Some(i64::from_le_bytes(stamp)),
+        });
+    }
+    Ok(Some(put))
+}
+
+/// A put of a run: shared with the in-memory run, or owned (read from a file, or merged).
+pub(super) enum RunPut {
+    Shared(Arc<Vec<Put>>, usize),
+    Owned(Put),
+}
+
+impl Deref for RunPut {
+    type Target = Put;
+    fn deref(&self) -> &Put {
+        match self {
+            RunPut::Shared(puts, i) => &puts[*i],
+            RunPut::Owned(put) => put,
+        }
+    }
+}
+
+impl RunPut {
+    fn into_owned(self) -> Put {
+        match self {
+            RunPut::Shared(puts, i) => puts[i].clone(),
+            RunPut::Owned(put) => put,
+        }
+    }
+}
+
+/// Reads one run from its start.
+enum Cursor {
+    Memory(Arc<Vec<Put>>, usize),
+    Disk(BufReader<File>, PathBuf),
+}
+
+impl Cursor {
+    fn open(run: &Run) -> Result<Cursor> {
+        Ok(match run {
+            Run::Memory(puts) => Cursor::Memory(puts.clone(), 0),
+            Run::Disk(path) => {
+                let file = File::open(path).map_err(|e| spill_error(path, e))?;
+                Cursor::Disk(BufReader::with_capacity(1 << 20, file), path.clone())
+            }
+        })
+    }
+
+    fn next(&mut self) -> Result<Option<RunPut>> {
+        match self {
+            Cursor::Memory(puts, at) => {
+                let put = (*at < puts.len()).then(|| RunPut::Shared(puts.clone(), *at));
+                *at += 1;
+                Ok(put)
+            }
+            Cursor::Disk(input, path) => Ok(read_put(input)
+                .map_err(|e| spill_error(path, e))?
+                .map(RunPut::Owned)),
+        }
+    }
+}
+
+/// The puts of all runs in row order, merged, limited to the rows of `ranges` (inclusive
+/// first and last rows, in order) when given. The next put is found by comparing the runs'
+/// heads in turn: runs are few (the input over the memory budget), and no row is copied.
+pub(super) struct Merge {
+    cursors: Vec<Cursor>,
+    /// The next put of each run.
+    heads: Vec<Option<RunPut>>,
+    ranges: Option<Vec<(Vec<u8>, Vec<u8>)>>,
+}
+
+impl Merge {
+    pub(super) fn new(runs: &[Run], ranges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> Result<Merge> {
+        let mut cursors: Vec<Cursor> = runs.iter().map(Cursor::open).collect::<Result<_>>()?;
+        let heads = cursors
+            .iter_mut()
+            .map(Cursor::next)
+            .collect::<Result<_>>()?;
+        Ok(Merge {
+            cursors,
+            heads,
+            ranges,
+        })
+    }
+
+    /// Run `i`'s head, taken, and the run's next put read in.
+    fn take(&mut self, i: usize) -> Result<RunPut> {
+        let next = self.cursors[i].next()?;
+        Ok(std::mem::replace(&mut self.heads[i], next).expect("a head"))
+    }
+
+    /// Whether `row` is wanted.
+    fn wanted(&mut self, row: &[u8]) -> bool {
+        let Some(ranges) = &mut self.ranges else {
+            return true;
+        };
+        // Rows come in order: ranges ending before `row` are done with.
+        let done = ranges
+            .iter()
+            .take_while(|(_, last)| last.as_slice() < row)
+            .count();
+        ranges.drain(..done);
+        ranges
+            .first()
+            .is_some_and(|(first, _)| first.as_slice() <= row)
+    }
+
+    /// The next put in row order, the puts of its row in every run merged into it (an earlier
+    /// run's first, so that a later run's cells win).
+    pub(super) fn next_put(&mut self) -> Result<Option<RunPut>> {
+        loop {
+            let mut first: Option<usize> = None;
+            for (i, head) in self.heads.iter().enumerate() {
+                let Some(put) = head else { continue };
+                match first {
+                    Some(f) if self.heads[f].as_ref().expect("a head").row <= put.row => {}
+                    _ => first = Some(i),
+                }
+            }
+            let Some(first) = first else {
+                return Ok(None);
+            };
+            let mut put = self.take(first)?;
+            for j in first + 1..self.heads.len() {
+                if self.heads[j].as_ref().is_some_and(|h| h.row == put.row) {
+                    let later = self.take(j)?;
+                    let mut merged = put.into_owned();
+                    merge_row(&mut merged, later.into_owned());
+                    put = RunPut::Owned(merged);
+                }
+            }
+            if self.wanted(&put.row) {
+                return Ok(Some(put));
+            }
+        }
+    }
+}
+
+fn spill_error(path: &Path, e: std::io::Error) -> Error {
+    Error::IllegalArgument {
+        message: format!(
+            "bulk load: the sorted run {} failed ({e}): give a staging directory with room for \
+             the input (BulkLoadOptions::staging_dir)",
+            path.display()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::sort_chunk;
+    use super::*;
+
+    fn put(row: &str, value: &str) -> Put {
+        Put::new(row).column_at("d", "q", 1, value.as_bytes().to_vec())
+    }
+
+    fn rows(merge: &mut Merge) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(put) = merge.next_put().unwrap() {
+            let value = String::from_utf8_lossy(&put.cells[0].value).into_owned();
+            out.push(format!("{}={value}", String::from_utf8_lossy(&put.row)));
+        }
+        out
+    }
+
+    /// Runs on disk and in memory merge in row order; a row in several runs takes the later
+    /// run's cell; ranges keep their rows only.
+    #[test]
+    fn runs_merge_in_row_order_and_the_later_run_wins() {
+        let dir = std::env::temp_dir().join(format!("hbase-orm-runs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let first = sort_chunk(vec![put("c", "c1"), put("a", "a1"), put("e", "e1")], 0);
+        let second = sort_chunk(vec![put("b", "b2"), put("c", "c2")], 0);
+        let last = sort_chunk(vec![put("d", "d3"), put("a", "a3")], 0);
+        let (p1, p2) = (dir.join("1"), dir.join("2"));
+        spill(&p1, &first).unwrap();
+        spill(&p2, &second).unwrap();
+        let runs = [Run::Disk(p1), Run::Disk(p2), Run::Memory(Arc::new(last))];
+        let mut all = Merge::new(&runs, None).unwrap();
+        assert_eq!(rows(&mut all), ["a=a3", "b=b2", "c=c2", "d=d3", "e=e1"]);
+        let ranges = vec![
+            (b"b".to_vec(), b"b".to_vec()),
+            (b"d".to_vec(), b"z".to_vec()),
+        ];
+        let mut some = Merge::new(&runs, Some(ranges)).unwrap();
+        assert_eq!(rows(&mut some), ["b=b2", "d=d3", "e=e1"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
