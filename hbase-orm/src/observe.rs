@@ -12,6 +12,7 @@
 //! | `hbase_orm_pool_wait_seconds` | histogram | | how long a call waited for a pooled gateway connection |
 //! | `hbase_orm_pool_connections` | gauge | `state` (`open`, `idle`) | a gateway pool's connections, after each wait |
 //! | `hbase_orm_bytes_read_total` | counter | `backend` (`thrift`, `native`) | bytes of replies read |
+//! | `hbase_orm_bulk_load_total` | counter | `unit` (`rows`, `cells`, `bytes`, `files`, `regions`) | what regions took from bulk loads, as they take it |
 //!
 //! Any recorder works; with metrics-exporter-prometheus, for one:
 //!
@@ -75,4 +76,18 @@ pub(crate) fn pool_wait(took: Duration, open: usize, idle: usize) {
 )]
 pub(crate) fn bytes_read(backend: &'static str, bytes: usize) {
     metrics::counter!("hbase_orm_bytes_read_total", "backend" => backend).increment(bytes as u64);
+}
+
+/// Counts what a region took from a bulk load.
+#[cfg(feature = "bulk-load")]
+pub(crate) fn bulk_loaded(rows: u64, cells: u64, bytes: u64, files: u64) {
+    for (unit, n) in [
+        ("rows", rows),
+        ("cells", cells),
+        ("bytes", bytes),
+        ("files", files),
+        ("regions", 1),
+    ] {
+        metrics::counter!("hbase_orm_bulk_load_total", "unit" => unit).increment(n);
+    }
 }

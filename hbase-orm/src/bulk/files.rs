@@ -84,9 +84,10 @@ pub(super) struct RegionWriter<'a> {
     now_ms: i64,
     /// Per format, its file once the family has a cell.
     files: Vec<Option<(hfile::Writer<BufWriter<File>>, PathBuf)>>,
-    /// The first and last rows written, and the cells.
+    /// The first and last rows written, the rows and the cells.
     pub first_row: Vec<u8>,
     pub last_row: Vec<u8>,
+    pub rows: u64,
     pub cells: u64,
 }
 
@@ -99,15 +100,17 @@ impl<'a> RegionWriter<'a> {
             files: formats.iter().map(|_| None).collect(),
             first_row: Vec::new(),
             last_row: Vec::new(),
+            rows: 0,
             cells: 0,
         }
     }
 
     /// Appends a put (sorted, after the region's puts before it).
     pub(super) fn add(&mut self, put: &Put) -> Result<()> {
-        if self.cells == 0 {
+        if self.rows == 0 {
             self.first_row = put.row.clone();
         }
+        self.rows += 1;
         self.last_row.clone_from(&put.row);
         for (i, format) in self.formats.iter().enumerate() {
             let family = format.name.as_bytes();

@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use tokio::sync::mpsc;
@@ -29,6 +29,7 @@ type Rows = (Vec<u8>, Vec<u8>);
 /// One region's rows, written.
 struct Share {
     rows: Rows,
+    row_count: u64,
     cells: u64,
     files: Vec<Written>,
 }
@@ -40,13 +41,15 @@ pub(super) struct Load<'a> {
     pub dir: &'a Path,
     pub now: i64,
     pub attempts: usize,
+    pub progress: Option<&'a super::Progress>,
 }
 
 impl Load<'_> {
     pub(super) async fn run(&self, sorted: Sorted) -> Result<BulkLoadReport> {
         let runs = Arc::new(sorted.runs);
         let formats = Arc::new(sorted.formats);
-        let mut report = BulkLoadReport::default();
+        // Counted as each region takes its files (the progress callback sees it then).
+        let report = Mutex::new(BulkLoadReport::default());
         let mut loaded: Vec<Rows> = Vec::new();
         let mut ranges: Option<Vec<Rows>> = None;
         for attempt in 1.. {
@@ -60,10 +63,13 @@ impl Load<'_> {
             let shares = futures::stream::unfold(receiver, |mut receiver| async move {
                 receiver.recv().await.map(|share| (share, receiver))
             });
-            let this = self;
+            let (this, report) = (self, &report);
             let handing = shares
                 .map(|share| async move {
                     let outcome = this.hand_over(&share).await;
+                    if let Ok(true) = outcome {
+                        this.count(&mut report.lock().expect("not poisoned"), &share, attempt);
+                    }
                     (share, outcome)
                 })
                 .buffer_unordered(REGIONS_AT_ONCE)
@@ -73,16 +79,7 @@ impl Load<'_> {
             let mut failed = written.err();
             for (share, outcome) in outcomes {
                 match outcome {
-                    Ok(true) => {
-                        report.cells += share.cells;
-                        report.files += share.files.len() as u64;
-                        report.bytes += share.files.iter().map(|f| f.bytes).sum::<u64>();
-                        report.regions += 1;
-                        if attempt > 1 {
-                            report.rewritten += share.files.len() as u64;
-                        }
-                        loaded.push(share.rows);
-                    }
+                    Ok(true) => loaded.push(share.rows),
                     Ok(false) => again.push(share.rows),
                     Err(e) => {
                         failed = failed.or(Some(e));
@@ -113,7 +110,26 @@ impl Load<'_> {
             again.sort();
             ranges = Some(again);
         }
-        Ok(report)
+        Ok(report.into_inner().expect("not poisoned"))
+    }
+
+    /// Counts a region's files taken, in the metrics and the report, and tells the progress
+    /// callback.
+    fn count(&self, report: &mut BulkLoadReport, share: &Share, attempt: usize) {
+        let files = share.files.len() as u64;
+        let bytes = share.files.iter().map(|f| f.bytes).sum::<u64>();
+        crate::observe::bulk_loaded(share.row_count, share.cells, bytes, files);
+        report.rows += share.row_count;
+        report.cells += share.cells;
+        report.files += files;
+        report.bytes += bytes;
+        report.regions += 1;
+        if attempt > 1 {
+            report.rewritten += files;
+        }
+        if let Some(progress) = self.progress {
+            progress(report);
+        }
     }
 
     /// Hands a region its files; whether it took them. The local files are removed either
@@ -267,13 +283,16 @@ fn write_parts(
 
 /// Finishes a region's files and sends them on.
 fn send(writer: RegionWriter, sender: &mpsc::Sender<Share>) -> Result<()> {
-    let (rows, cells) = (
-        (writer.first_row.clone(), writer.last_row.clone()),
-        writer.cells,
-    );
+    let rows = (writer.first_row.clone(), writer.last_row.clone());
+    let (row_count, cells) = (writer.rows, writer.cells);
     let files = writer.finish()?;
     sender
-        .blocking_send(Share { rows, cells, files })
+        .blocking_send(Share {
+            rows,
+            row_count,
+            cells,
+            files,
+        })
         .map_err(|_| Error::IllegalArgument {
             message: "bulk load: the files written were no longer awaited".into(),
         })

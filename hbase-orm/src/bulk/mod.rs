@@ -18,6 +18,7 @@ mod plan;
 mod runs;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use futures::Stream;
 
@@ -30,11 +31,26 @@ use crate::model::{Error, Put, Result, TableName};
 /// ```
 /// let options = hbase_orm::BulkLoadOptions::new().staging_dir("/data/hbase-bulk");
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BulkLoadOptions {
     staging_dir: Option<PathBuf>,
     attempts: usize,
     memory_budget: usize,
+    progress: Option<Arc<Progress>>,
+}
+
+/// A bulk load's progress callback.
+type Progress = dyn Fn(&BulkLoadReport) + Send + Sync;
+
+impl std::fmt::Debug for BulkLoadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BulkLoadOptions")
+            .field("staging_dir", &self.staging_dir)
+            .field("attempts", &self.attempts)
+            .field("memory_budget", &self.memory_budget)
+            .field("progress", &self.progress.as_ref().map(|_| "callback"))
+            .finish()
+    }
 }
 
 impl Default for BulkLoadOptions {
@@ -52,7 +68,24 @@ impl BulkLoadOptions {
             staging_dir: None,
             attempts: 10,
             memory_budget: 128 << 20,
+            progress: None,
         }
+    }
+
+    /// Calls `progress` with what the load has written so far each time a region takes its
+    /// files (from the task awaiting the load: keep it short). The same figures go to the
+    /// metrics (`hbase_orm_bulk_load_total`, see [`crate::observe`]).
+    ///
+    /// ```
+    /// let options = hbase_orm::BulkLoadOptions::new()
+    ///     .on_progress(|so_far| eprintln!("{} rows in {} regions", so_far.rows, so_far.regions));
+    /// ```
+    pub fn on_progress(
+        mut self,
+        progress: impl Fn(&BulkLoadReport) + Send + Sync + 'static,
+    ) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
     }
 
     /// About how many bytes of input are held to be sorted at once: more input than this is
@@ -84,6 +117,8 @@ impl BulkLoadOptions {
 /// What a bulk load wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BulkLoadReport {
+    /// Rows loaded (the puts of one row count once).
+    pub rows: u64,
     /// Cells loaded (of cells with the same key, the last given counts once).
     pub cells: u64,
     /// Files the region servers took.
@@ -101,6 +136,7 @@ pub struct BulkLoadReport {
 impl BulkLoadReport {
     /// Adds what another load wrote (the loads of several tables, as one report).
     pub fn add(&mut self, other: &BulkLoadReport) {
+        self.rows += other.rows;
         self.cells += other.cells;
         self.files += other.files;
         self.bytes += other.bytes;
@@ -225,6 +261,7 @@ impl Table {
             dir,
             now,
             attempts: options.attempts,
+            progress: options.progress.as_deref(),
         };
         let report = load.run(sorted).await?;
         Ok(BulkLoadReport {
