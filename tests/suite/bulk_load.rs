@@ -171,6 +171,45 @@ async fn a_load_over_its_memory_budget_spills_and_merges() {
     std::fs::remove_dir(&staging).unwrap();
 }
 
+/// What a killed load leaves (its directory, named after a process that is gone, with a sorted
+/// run and the token of the servers' staging directory) is removed by the next cleanup: the
+/// directory here, and the servers' directory by the region server.
+#[tokio::test]
+async fn a_killed_load_s_leftovers_are_removed() {
+    let client = native().await;
+    let staging =
+        std::env::temp_dir().join(format!("hbase-orm-bulk-leftover-{}", std::process::id()));
+    let options = BulkLoadOptions::new().staging_dir(&staging);
+    let dir_of = staging.clone();
+    with_table(&client, "bulk_leftover", families(), &[], |t| async move {
+        let staging = dir_of;
+        // The standalone HBase shares this filesystem: a directory it can remove stands for
+        // its staging directory.
+        let servers = staging.join("servers-staging");
+        std::fs::create_dir_all(servers.join("d")).unwrap();
+        std::fs::write(servers.join("d").join("f"), b"staged").unwrap();
+        let gone = u32::MAX - 1;
+        let name = t.name();
+        let killed = staging.join(format!(
+            "hbase-orm-bulk@{}@{}@{gone}@1",
+            name.namespace, name.name
+        ));
+        std::fs::create_dir_all(&killed).unwrap();
+        std::fs::write(killed.join("run-00000"), b"sorted").unwrap();
+        std::fs::write(killed.join("token"), format!("file:{}", servers.display())).unwrap();
+        let removed = t.bulk_load_cleanup(&options).await.unwrap();
+        assert_eq!(removed, 1);
+        assert!(!killed.exists(), "the killed load's directory is removed");
+        assert!(
+            !servers.exists(),
+            "the region server removed its staging directory"
+        );
+        assert_eq!(t.bulk_load_cleanup(&options).await.unwrap(), 0);
+    })
+    .await;
+    std::fs::remove_dir_all(&staging).unwrap();
+}
+
 async fn client_of_gateway() -> Client {
     client().await
 }

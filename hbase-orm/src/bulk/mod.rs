@@ -13,6 +13,7 @@
 
 mod files;
 mod input;
+mod leftovers;
 mod load;
 mod plan;
 mod runs;
@@ -212,7 +213,13 @@ impl Table {
         // First, so that a gateway refuses before anything is read or written.
         let token = client.run(&op::PrepareBulkLoad { table }).await?;
         let dir = local_dir(options, table);
-        let result = self.load_all(&token, &dir, puts, options).await;
+        let result = match leftovers::keep_token(&dir, &token) {
+            Ok(()) => match self.bulk_load_cleanup(options).await {
+                Ok(_) => self.load_all(&token, &dir, puts, options).await,
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        };
         let cleaned = client
             .run(&op::CleanupBulkLoad {
                 table,
@@ -242,13 +249,6 @@ impl Table {
     ) -> Result<BulkLoadReport> {
         let table = self.name();
         let descriptor = self.client().run(&op::Describe { table }).await?;
-        std::fs::create_dir_all(dir).map_err(|e| Error::IllegalArgument {
-            message: format!(
-                "bulk load: cannot make {} ({e}): give a staging directory this process can \
-                 write (BulkLoadOptions::staging_dir)",
-                dir.display()
-            ),
-        })?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
@@ -271,20 +271,20 @@ impl Table {
     }
 }
 
-/// The load's own directory under the staging directory.
+/// The load's own directory under the staging directory: named after the table, this
+/// process and the time (see `leftovers`).
 fn local_dir(options: &BulkLoadOptions, table: &TableName) -> PathBuf {
-    let base = options
-        .staging_dir
-        .clone()
-        .unwrap_or_else(std::env::temp_dir);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    base.join(format!(
-        "hbase-orm-bulk-{}_{}-{}-{now}",
-        table.namespace,
-        table.name,
-        std::process::id()
-    ))
+    let name = format!("{}{}@{now}", leftovers::prefix(table), std::process::id());
+    options.staging_base().join(name)
+}
+
+impl BulkLoadOptions {
+    /// The directory the loads' own directories are made in.
+    fn staging_base(&self) -> PathBuf {
+        self.staging_dir.clone().unwrap_or_else(std::env::temp_dir)
+    }
 }
