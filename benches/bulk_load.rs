@@ -10,9 +10,9 @@
 //!
 //! Each method runs a warm-up round and three measured rounds, each on a table of its own
 //! (created before the clock starts, dropped after). The puts are built before the clock
-//! starts; the bulk load's clock covers the sort, the files written, the three calls per
-//! region and the region servers' copies (a standalone HBase on the local filesystem copies
-//! each file twice: into its staging directory and into the region). CPU is this process's
+//! starts; the bulk load's clock covers the sort, the files written, the staging calls, one
+//! `BulkLoadHFile` per region and the region servers' copies (a standalone HBase on the local
+//! filesystem copies each file twice: into its staging directory and into the region). CPU is this process's
 //! (`getrusage`); HBase runs in other processes. Peak memory is this process's resident set
 //! (`VmHWM`, reset before each round), the puts included; the stream runs first, so that its
 //! figure is not the heap the other methods' rounds left resident. Both tables are checked to hold the

@@ -78,6 +78,14 @@ pub fn http_gateway_url(service: &str, tls: bool) -> String {
     }
 }
 
+/// The launcher's HBase root directory (`hbase.rootdir`): `$HBASE_ORM_DATA/hbase`, by default
+/// `.hbase-local/hbase` in the workspace.
+pub fn hbase_root_dir() -> std::path::PathBuf {
+    let data = std::env::var("HBASE_ORM_DATA")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/.hbase-local").into());
+    std::path::PathBuf::from(data).join("hbase")
+}
+
 /// Where the launcher keeps its TLS files (`ca.pem`, `other-ca.pem`): `$HBASE_ORM_DATA/tls`,
 /// by default `.hbase-local/tls` in the workspace.
 pub fn tls_dir() -> std::path::PathBuf {

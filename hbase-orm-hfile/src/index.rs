@@ -160,7 +160,13 @@ impl IndexWriter {
             self.mid_key(&mut mid_key);
             std::mem::take(&mut self.leaves)
         };
-        while level.root_size() > self.max_chunk && level.len() > self.min_entries && levels < 16 {
+        // Intermediate levels go between the root and the leaves: an index without leaves (its
+        // entries point at data blocks) stays one level, however large (as HBase writes it).
+        while levels > 1
+            && level.root_size() > self.max_chunk
+            && level.len() > self.min_entries
+            && levels < 16
+        {
             level = self.intermediate_level(blocks, level)?;
             levels += 1;
         }

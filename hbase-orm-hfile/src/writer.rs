@@ -239,7 +239,8 @@ impl<W: Write> Writer<W> {
 
     /// Appends a cell. It must not sort before the cell before it, and must have the family of
     /// the file's first cell; a cell that breaks either rule, or whose row or family is too
-    /// long for a key, is an error and is not written (the file stays writable).
+    /// long for a key, is an error and is not written (the file stays writable). After an
+    /// [`Error::Io`] or [`Error::TooLarge`] the file is broken: drop the writer.
     pub fn append(&mut self, cell: &Cell<'_>) -> Result<()> {
         self.check(cell)?;
         if let Some(bloom) = &mut self.bloom {
@@ -509,6 +510,38 @@ mod tests {
         let (_, summary) = writer.finish().unwrap();
         assert_eq!(summary.cells, 3);
         assert_eq!(summary.rows, Some((b"b".to_vec(), b"c".to_vec())));
+    }
+
+    /// An index whose root grows past the index block size at the last data block, with no
+    /// leaf block written yet, stays one level: intermediate blocks only ever sit above
+    /// leaves (HBase's reader expects leaves one level above the data).
+    #[test]
+    fn intermediate_blocks_only_sit_above_leaves() {
+        let has = |file: &[u8], magic: &[u8]| file.windows(8).any(|w| w == magic);
+        for index_block_size in (200..1200).step_by(7) {
+            let mut writer = Writer::new(
+                Vec::new(),
+                Options::new()
+                    .block_size(1)
+                    .index_block_size(index_block_size),
+            );
+            // Short rows, then two long ones that share a long prefix: the last index key is
+            // long.
+            let mut rows: Vec<Vec<u8>> =
+                (0..17).map(|i| format!("aa{i:02}").into_bytes()).collect();
+            rows.push([b"ab".to_vec(), vec![b'x'; 100], b"0".to_vec()].concat());
+            rows.push([b"ab".to_vec(), vec![b'x'; 100], b"1".to_vec()].concat());
+            for row in &rows {
+                writer.append(&put(row, b"d", 1)).unwrap();
+            }
+            let (file, summary) = writer.finish().unwrap();
+            let (leaves, intermediate) = (has(&file, b"IDXLEAF2"), has(&file, b"IDXINTE2"));
+            assert!(
+                leaves || !intermediate,
+                "index block size {index_block_size}: intermediate blocks without leaves"
+            );
+            assert_eq!(summary.index_levels > 1, leaves, "{index_block_size}");
+        }
     }
 
     /// Blocks are cut once they reach the block size, never between two cells of one key.

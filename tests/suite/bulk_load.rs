@@ -172,8 +172,9 @@ async fn a_load_over_its_memory_budget_spills_and_merges() {
 }
 
 /// What a killed load leaves (its directory, named after a process that is gone, with a sorted
-/// run and the token of the servers' staging directory) is removed by the next cleanup: the
-/// directory here, and the servers' directory by the region server.
+/// run, its unheld lock and the token of the servers' staging directory) is removed by the next
+/// cleanup: the directory here, and the servers' directory by the region server. A token that
+/// names anything but a directory beside the servers' staging directories is not sent.
 #[tokio::test]
 async fn a_killed_load_s_leftovers_are_removed() {
     let client = native().await;
@@ -183,26 +184,44 @@ async fn a_killed_load_s_leftovers_are_removed() {
     let dir_of = staging.clone();
     with_table(&client, "bulk_leftover", families(), &[], |t| async move {
         let staging = dir_of;
-        // The standalone HBase shares this filesystem: a directory it can remove stands for
-        // its staging directory.
-        let servers = staging.join("servers-staging");
-        std::fs::create_dir_all(servers.join("d")).unwrap();
-        std::fs::write(servers.join("d").join("f"), b"staged").unwrap();
+        // The standalone HBase shares this filesystem: a directory beside its staging
+        // directories stands for the killed load's, and one elsewhere for what a planted token
+        // might name.
+        let servers = hbase_orm_suite::hbase_root_dir()
+            .join("staging")
+            .join(format!("leftover-test-{}", std::process::id()));
+        let elsewhere = staging.join("not-staging");
+        for dir in [&servers, &elsewhere] {
+            std::fs::create_dir_all(dir.join("d")).unwrap();
+            std::fs::write(dir.join("d").join("f"), b"staged").unwrap();
+        }
         let gone = u32::MAX - 1;
         let name = t.name();
-        let killed = staging.join(format!(
-            "hbase-orm-bulk@{}@{}@{gone}@1",
-            name.namespace, name.name
-        ));
-        std::fs::create_dir_all(&killed).unwrap();
-        std::fs::write(killed.join("run-00000"), b"sorted").unwrap();
-        std::fs::write(killed.join("token"), format!("file:{}", servers.display())).unwrap();
+        let killed = |n: u32, token: &std::path::Path| {
+            let dir = staging.join(format!(
+                "hbase-orm-bulk@{}@{}@{gone}@{n}",
+                name.namespace, name.name
+            ));
+            std::fs::create_dir_all(dir.join("runs")).unwrap();
+            std::fs::write(dir.join("runs").join("run-00000"), b"sorted").unwrap();
+            std::fs::write(dir.join("lock"), b"").unwrap();
+            std::fs::write(dir.join("token"), format!("file:{}", token.display())).unwrap();
+            dir
+        };
+        let (killed, planted) = (killed(1, &servers), killed(2, &elsewhere));
         let removed = t.bulk_load_cleanup(&options).await.unwrap();
-        assert_eq!(removed, 1);
-        assert!(!killed.exists(), "the killed load's directory is removed");
+        assert_eq!(removed, 2);
+        assert!(
+            !killed.exists() && !planted.exists(),
+            "the directories are removed"
+        );
         assert!(
             !servers.exists(),
             "the region server removed its staging directory"
+        );
+        assert!(
+            elsewhere.exists(),
+            "a token naming another directory was not sent"
         );
         assert_eq!(t.bulk_load_cleanup(&options).await.unwrap(), 0);
     })

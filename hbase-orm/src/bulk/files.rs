@@ -1,5 +1,5 @@
 //! The HFiles of one region, written as its puts come (one file per family, opened at the
-//! family's first cell) into the load's local directory as `<family>/<32 hex digits>` (the
+//! family's first cell) into the load's local directory as `files/<family>/<32 hex digits>` (the
 //! names HBase's own tools give; the region server renames them when it takes them), in the
 //! family's compression, bloom filter and block size.
 
@@ -142,7 +142,8 @@ impl<'a> RegionWriter<'a> {
     }
 
     fn open(&self, format: &FamilyFormat) -> Result<(hfile::Writer<BufWriter<File>>, PathBuf)> {
-        let family_dir = self.dir.join(&format.name);
+        // Under `files/`: a family may be called `token` or `runs`.
+        let family_dir = self.dir.join("files").join(&format.name);
         std::fs::create_dir_all(&family_dir).map_err(|e| io_error(&family_dir, e))?;
         let path = family_dir.join(unique_name());
         let file = File::create(&path).map_err(|e| io_error(&path, e))?;

@@ -9,13 +9,15 @@ use futures::{Stream, StreamExt};
 
 use super::files::FamilyFormat;
 use super::plan::sort_chunk;
-use super::runs::{spill, Run};
+use super::runs::{compact, spill, Run, MAX_RUNS};
 use crate::model::{printable_key, Error, Put, Result, TableDescriptor};
 
-/// The input, sorted: its runs, and the formats of the families it writes.
+/// The input, sorted: its runs, the formats of the families it writes, its first and last
+/// rows (`None` without puts).
 pub(super) struct Sorted {
     pub runs: Vec<Run>,
     pub formats: Vec<FamilyFormat>,
+    pub rows: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 /// Bytes a put is counted for against the budget: its bytes and what holds them.
@@ -40,21 +42,48 @@ pub(super) async fn read(
     let mut sorted = Sorted {
         runs: Vec::new(),
         formats: Vec::new(),
+        rows: None,
     };
+    let runs_dir = dir.join("runs");
+    std::fs::create_dir_all(&runs_dir).map_err(|e| Error::IllegalArgument {
+        message: format!(
+            "bulk load: cannot make {} ({e}): give a staging directory this process can write \
+             (BulkLoadOptions::staging_dir)",
+            runs_dir.display()
+        ),
+    })?;
+    let mut spilled = 0;
     let (mut chunk, mut held) = (Vec::new(), 0);
     // A chunk of a stream of known length (a `Vec`'s) is allocated once.
     chunk.reserve(puts.size_hint().0.min(budget / 256));
     while let Some(put) = puts.next().await {
         let put = put?;
         check(&put, descriptor, &mut sorted.formats)?;
+        match &mut sorted.rows {
+            None => sorted.rows = Some((put.row.clone(), put.row.clone())),
+            Some((first, last)) => {
+                if put.row < *first {
+                    first.clone_from(&put.row);
+                } else if put.row > *last {
+                    last.clone_from(&put.row);
+                }
+            }
+        }
         held += held_bytes(&put);
         chunk.push(put);
         if held >= budget {
-            let path = dir.join(format!("run-{:05}", sorted.runs.len()));
+            let path = runs_dir.join(format!("run-{spilled:05}"));
+            spilled += 1;
             let (full, to) = (std::mem::take(&mut chunk), path.clone());
             held = 0;
             blocking(move || spill(&to, &sort_chunk(full, now))).await?;
             sorted.runs.push(Run::Disk(path));
+            if sorted.runs.len() == MAX_RUNS {
+                let path = runs_dir.join(format!("run-{spilled:05}"));
+                spilled += 1;
+                let runs = std::mem::take(&mut sorted.runs);
+                sorted.runs = vec![blocking(move || compact(&runs, &path)).await?];
+            }
         }
     }
     let last = blocking(move || Ok(sort_chunk(chunk, now))).await?;

@@ -1,8 +1,12 @@
 //! What a killed load leaves behind: its local directory (files, sorted runs) and the region
 //! servers' staging directory, whose token the local directory keeps in a file `token`. The
 //! next load into the table, or [`Table::bulk_load_cleanup`], removes both for every load
-//! whose process is gone.
+//! that is over: a directory of this user's, not a link, whose process is gone (by its id in
+//! the name, on this host) and whose `lock` no process holds (a load holds it while it runs,
+//! and the system lets go of it when the process dies, wherever it ran); and only a token that
+//! names a directory beside the servers' staging directories.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::backend::op;
@@ -11,6 +15,8 @@ use crate::model::{Error, Result, TableName};
 
 /// The file of a load's directory that holds the servers' staging token.
 const TOKEN_FILE: &str = "token";
+/// The file a running load holds locked.
+const LOCK_FILE: &str = "lock";
 
 /// The start of the names of the load directories of `table`: the process id and a time
 /// follow (`<prefix><pid>@<nanos>`). `@` is in no table or namespace name: the prefix of one
@@ -19,22 +25,47 @@ pub(super) fn prefix(table: &TableName) -> String {
     format!("hbase-orm-bulk@{}@{}@", table.namespace, table.name)
 }
 
-/// Records the servers' staging token in a load's directory.
-pub(super) fn keep_token(dir: &Path, token: &str) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(dir.join(TOKEN_FILE), token))
-        .map_err(|e| Error::IllegalArgument {
-            message: format!(
-                "bulk load: cannot write into {} ({e}): give a staging directory this process \
-                 can write (BulkLoadOptions::staging_dir)",
-                dir.display()
-            ),
-        })
+/// Makes a load's directory, locks it for the load's life (the lock is held while the file
+/// returned is open) and records the servers' staging token in it.
+pub(super) fn claim(dir: &Path, token: &str) -> Result<File> {
+    let made = || -> std::io::Result<File> {
+        std::fs::create_dir_all(dir)?;
+        let lock = File::create(dir.join(LOCK_FILE))?;
+        // A filesystem without locks: the load goes on, and its leftovers (if any) are never
+        // taken for a finished load's (a free lock is required), so they stay.
+        if let Err(e) = lock.lock() {
+            tracing::debug!(dir = %dir.display(), error = %e, "bulk load: no lock");
+        }
+        std::fs::write(dir.join(TOKEN_FILE), token)?;
+        Ok(lock)
+    };
+    made().map_err(|e| Error::IllegalArgument {
+        message: format!(
+            "bulk load: cannot write into {} ({e}): give a staging directory this process can \
+             write (BulkLoadOptions::staging_dir)",
+            dir.display()
+        ),
+    })
 }
 
-/// The load directories of `table` under `base` whose process is no longer running.
-fn abandoned(base: &Path, table: &TableName) -> Vec<PathBuf> {
+/// The parent of a staging token (a path or URL), and its last part.
+fn split_token(token: &str) -> Option<(&str, &str)> {
+    token
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .filter(|(_, name)| !name.is_empty() && *name != "." && *name != "..")
+}
+
+/// The over loads' directories of `table` under `base`, with their tokens when they name a
+/// directory beside `fresh` (a staging token just given by the servers).
+fn abandoned(base: &Path, table: &TableName, fresh: &str) -> Vec<(PathBuf, Option<String>)> {
     let prefix = prefix(table);
+    let Some(me) = own_user() else {
+        return Vec::new();
+    };
+    let Some((staging, _)) = split_token(fresh) else {
+        return Vec::new();
+    };
     let Ok(entries) = std::fs::read_dir(base) else {
         return Vec::new();
     };
@@ -45,13 +76,24 @@ fn abandoned(base: &Path, table: &TableName) -> Vec<PathBuf> {
             let (pid, nanos) = name.strip_prefix(&prefix)?.split_once('@')?;
             let pid: u32 = pid.parse().ok()?;
             nanos.parse::<u128>().ok()?;
-            (!running(pid)).then(|| e.path())
+            let path = e.path();
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            if !meta.is_dir() || owner(&meta) != Some(me) || running(pid) {
+                return None;
+            }
+            // A load still holds it (another host, another process namespace): not over.
+            File::open(path.join(LOCK_FILE)).ok()?.try_lock().ok()?;
+            let token = std::fs::read_to_string(path.join(TOKEN_FILE))
+                .ok()
+                .map(|t| t.trim().to_string())
+                .filter(|t| split_token(t).is_some_and(|(parent, _)| parent == staging));
+            Some((path, token))
         })
         .collect()
 }
 
-/// Whether process `pid` runs (where that cannot be told, it is taken to run: its directory
-/// is left alone).
+/// Whether process `pid` runs on this host (where that cannot be told, it is taken to run:
+/// its directory is left alone).
 fn running(pid: u32) -> bool {
     if pid == std::process::id() {
         return true;
@@ -60,13 +102,31 @@ fn running(pid: u32) -> bool {
     !proc.is_dir() || proc.join(pid.to_string()).exists()
 }
 
+/// This process's user id (the owner of `/proc/self`), where it can be told.
+fn own_user() -> Option<u32> {
+    owner(&std::fs::metadata("/proc/self").ok()?)
+}
+
+fn owner(meta: &std::fs::Metadata) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(meta.uid())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
 impl Table {
     /// Removes what killed bulk loads into this table left behind under the staging directory
     /// of `options` (the system's temporary directory by default): each load directory
-    /// (`hbase-orm-bulk@<namespace>@<table>@<process id>@<time>`) whose process is gone, and
-    /// the region servers' staging directory its file `token` names. Every load
-    /// does this first; call it after a crash to clean up without loading. Returns how many
-    /// loads' leftovers were removed.
+    /// (`hbase-orm-bulk@<namespace>@<table>@<process id>@<time>`) of this user whose load is
+    /// over (its process gone, its lock free), and the region servers' staging directory its
+    /// file `token` names. Every load does this first (and goes on if it fails); call it after
+    /// a crash to clean up without loading. Returns how many loads' leftovers were removed.
     ///
     /// ```no_run
     /// # async fn demo(table: hbase_orm::Table) -> hbase_orm::Result<()> {
@@ -74,16 +134,30 @@ impl Table {
     /// # Ok(()) }
     /// ```
     pub async fn bulk_load_cleanup(&self, options: &super::BulkLoadOptions) -> Result<usize> {
-        let base = options.staging_base();
+        let table = self.name();
+        // A fresh staging directory says where the servers' are (tokens naming anything else
+        // are not sent); it is removed again at once.
+        let fresh = self.client().run(&op::PrepareBulkLoad { table }).await?;
+        let removed = self.remove_abandoned(options, &fresh).await;
+        let token = fresh.as_str();
+        self.client()
+            .run(&op::CleanupBulkLoad { table, token })
+            .await?;
+        removed
+    }
+
+    /// [`Table::bulk_load_cleanup`] given a fresh staging token.
+    pub(super) async fn remove_abandoned(
+        &self,
+        options: &super::BulkLoadOptions,
+        fresh: &str,
+    ) -> Result<usize> {
         let mut removed = 0;
-        for dir in abandoned(&base, self.name()) {
-            if let Ok(token) = std::fs::read_to_string(dir.join(TOKEN_FILE)) {
-                let token = token.trim();
+        for (dir, token) in abandoned(&options.staging_base(), self.name(), fresh) {
+            if let Some(token) = &token {
+                let (table, token) = (self.name(), token.as_str());
                 self.client()
-                    .run(&op::CleanupBulkLoad {
-                        table: self.name(),
-                        token,
-                    })
+                    .run(&op::CleanupBulkLoad { table, token })
                     .await?;
             }
             std::fs::remove_dir_all(&dir).map_err(|e| Error::IllegalArgument {
@@ -99,9 +173,10 @@ impl Table {
 mod tests {
     use super::*;
 
-    /// Only the directories of this table's loads whose process is gone.
+    /// Only the directories of this table's loads that are over, and only tokens beside the
+    /// servers' staging directory.
     #[test]
-    fn abandoned_loads_are_those_of_the_table_whose_process_is_gone() {
+    fn abandoned_loads_are_those_of_the_table_that_are_over() {
         let base = std::env::temp_dir().join(format!("hbase-orm-leftovers-{}", std::process::id()));
         let table = TableName::new("ns", "orders");
         let other = TableName::new("ns", "orders-7");
@@ -111,12 +186,35 @@ mod tests {
             format!("{}{}@2", prefix(&table), std::process::id()),
             format!("{}{gone}@3", prefix(&other)),
             format!("{}junk", prefix(&table)),
+            format!("{}{gone}@5", prefix(&table)),
+            format!("{}{gone}@6", prefix(&table)),
         ];
-        for d in &dirs {
-            std::fs::create_dir_all(base.join(d)).unwrap();
+        let tokens = [
+            "file:/srv/staging/u__ns_orders__abc",
+            "file:/srv/staging/u__ns_orders__def",
+            "file:/srv/staging/u__ns_orders-7__ghi",
+            "file:/srv/staging/x",
+            "file:/srv/hbase/data",
+            "file:/srv/staging/u__ns_orders__held",
+        ];
+        let mut held = None;
+        for (d, t) in dirs.iter().zip(tokens) {
+            let lock = claim(&base.join(d), t).unwrap();
+            if t.ends_with("held") {
+                held = Some(lock);
+            }
         }
-        let found = abandoned(&base, &table);
-        assert_eq!(found, [base.join(&dirs[0])]);
+        let mut found = abandoned(&base, &table, "file:/srv/staging/u__ns_orders__new");
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                (base.join(&dirs[0]), Some(tokens[0].to_string())),
+                // A token elsewhere than beside the servers' staging directories is not sent.
+                (base.join(&dirs[4]), None),
+            ]
+        );
+        drop(held);
         std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -51,6 +51,9 @@ impl Load<'_> {
         // Counted as each region takes its files (the progress callback sees it then).
         let report = Mutex::new(BulkLoadReport::default());
         let mut loaded: Vec<Rows> = Vec::new();
+        // The rows a round writes: all of them, then those of the regions that did not take
+        // their files. A failure reports them as not loaded (but for the regions that did).
+        let mut requested: Vec<Rows> = sorted.rows.iter().cloned().collect();
         let mut ranges: Option<Vec<Rows>> = None;
         for attempt in 1.. {
             let starts = self.region_starts().await?;
@@ -88,7 +91,7 @@ impl Load<'_> {
                 }
             }
             if let Some(e) = failed {
-                return Err(self.partial(loaded, again, e));
+                return Err(self.partial(loaded, requested, e));
             }
             if again.is_empty() {
                 break;
@@ -108,6 +111,7 @@ impl Load<'_> {
             }
             // Regions split or moved: their rows read again and cut at today's boundaries.
             again.sort();
+            requested.clone_from(&again);
             ranges = Some(again);
         }
         Ok(report.into_inner().expect("not poisoned"))

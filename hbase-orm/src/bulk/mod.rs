@@ -25,7 +25,7 @@ use futures::Stream;
 
 use crate::backend::op;
 use crate::client::Table;
-use crate::model::{Error, Put, Result, TableName};
+use crate::model::{Put, Result, TableName};
 
 /// How [`Table::bulk_load`] works.
 ///
@@ -181,14 +181,14 @@ impl Table {
     /// [`BulkLoadOptions::memory_budget`], spilled to the staging directory when there is more.
     ///
     /// Native backend only: a gateway has no bulk-load call, and the load fails with
-    /// [`Error::Unsupported`] before the stream is read. Checked as the puts arrive, before
-    /// any file is handed over: each put ([`Error::IllegalArgument`]), a family the table
+    /// [`Error::Unsupported`](crate::Error::Unsupported) before the stream is read. Checked as the puts arrive, before
+    /// any file is handed over: each put ([`Error::IllegalArgument`](crate::Error::IllegalArgument)), a family the table
     /// lacks, a family whose compression the writer cannot produce (LZ4, ZSTD, ...:
-    /// [`Error::Unsupported`]), a put with a TTL (a per-cell TTL is a tag, which the files do
+    /// [`Error::Unsupported`](crate::Error::Unsupported)), a put with a TTL (a per-cell TTL is a tag, which the files do
     /// not carry). An error of the stream ends the load the same way.
     ///
     /// A region takes all of its files or none. A load that fails once files were handed
-    /// over is [`Error::BulkLoad`], which says which regions' rows were loaded and which were
+    /// over is [`Error::BulkLoad`](crate::Error::BulkLoad), which says which regions' rows were loaded and which were
     /// not; the files and runs written and the servers' staging directory are removed either
     /// way.
     ///
@@ -213,11 +213,16 @@ impl Table {
         // First, so that a gateway refuses before anything is read or written.
         let token = client.run(&op::PrepareBulkLoad { table }).await?;
         let dir = local_dir(options, table);
-        let result = match leftovers::keep_token(&dir, &token) {
-            Ok(()) => match self.bulk_load_cleanup(options).await {
-                Ok(_) => self.load_all(&token, &dir, puts, options).await,
-                Err(e) => Err(e),
-            },
+        let result = match leftovers::claim(&dir, &token) {
+            Ok(lock) => {
+                // What killed loads left: best effort, the load goes on whatever happens.
+                if let Err(e) = self.remove_abandoned(options, &token).await {
+                    tracing::warn!(table = %table, error = %e, "bulk load: leftovers of earlier loads not removed");
+                }
+                let result = self.load_all(&token, &dir, puts, options).await;
+                drop(lock);
+                result
+            }
             Err(e) => Err(e),
         };
         let cleaned = client
@@ -226,15 +231,25 @@ impl Table {
                 token: &token,
             })
             .await;
-        let removed = match std::fs::remove_dir_all(&dir) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::IllegalArgument {
-                message: format!("bulk load: cannot remove {}: {e}", dir.display()),
-            }),
-            _ => Ok(()),
+        // Without the servers' cleanup, the token stays (in the load's directory, for the
+        // next load or `bulk_load_cleanup` once this process is gone); the rest goes.
+        let local = if cleaned.is_ok() {
+            vec![dir.clone()]
+        } else {
+            vec![dir.join("files"), dir.join("runs")]
         };
+        for path in local {
+            if let Err(e) = std::fs::remove_dir_all(&path) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(path = %path.display(), error = %e, "bulk load: not removed");
+                }
+            }
+        }
         let report = result?;
-        cleaned?;
-        removed?;
+        if let Err(e) = cleaned {
+            // The rows are in: a failed removal of the staging directory does not undo that.
+            tracing::warn!(table = %table, error = %e, "bulk load: the servers' staging directory was not removed");
+        }
         Ok(report)
     }
 
@@ -285,6 +300,8 @@ fn local_dir(options: &BulkLoadOptions, table: &TableName) -> PathBuf {
 impl BulkLoadOptions {
     /// The directory the loads' own directories are made in.
     fn staging_base(&self) -> PathBuf {
-        self.staging_dir.clone().unwrap_or_else(std::env::temp_dir)
+        let base = self.staging_dir.clone().unwrap_or_else(std::env::temp_dir);
+        // The region servers are sent `file://` URLs: a relative path would read as a host.
+        std::path::absolute(&base).unwrap_or(base)
     }
 }

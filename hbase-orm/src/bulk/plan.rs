@@ -5,14 +5,20 @@
 use crate::model::{Put, PutCell};
 
 /// Sorts a chunk of puts (see the module documentation); cells without a timestamp get their
-/// put's, or `now`.
+/// put's, or `now`, as do cells at HBase's "latest" timestamp (`i64::MAX`), which a region
+/// server would replace with its clock.
 pub(super) fn sort_chunk(mut puts: Vec<Put>, now: i64) -> Vec<Put> {
     // Stable: the puts of one row stay in the order given.
     puts.sort_by(|a, b| a.row.cmp(&b.row));
     let mut merged: Vec<Put> = Vec::with_capacity(puts.len());
     for mut put in puts {
         for cell in &mut put.cells {
-            cell.timestamp = Some(cell.timestamp.or(put.timestamp).unwrap_or(now));
+            let timestamp = cell.timestamp.or(put.timestamp).unwrap_or(now);
+            cell.timestamp = Some(if timestamp == i64::MAX {
+                now
+            } else {
+                timestamp
+            });
         }
         match merged.last_mut() {
             Some(last) if last.row == put.row => last.cells.append(&mut put.cells),

@@ -22,26 +22,56 @@ pub(super) enum Run {
     Disk(PathBuf),
 }
 
+/// Runs merged at once at most: past this many spilled runs, they are merged into one first
+/// (open files and read buffers stay bounded whatever the input's size).
+pub(super) const MAX_RUNS: usize = 64;
+
+/// The read buffer of a spilled run (at most [`MAX_RUNS`] of them: 16 MiB).
+const READ_BUFFER: usize = 256 << 10;
+
 /// Writes a sorted chunk to `path`: per put its row and cells, lengths first.
 pub(super) fn spill(path: &Path, puts: &[Put]) -> Result<()> {
+    write_run(path, puts.iter().map(Ok))
+}
+
+/// Writes sorted puts to `path`.
+fn write_run<P: Deref<Target = Put>>(
+    path: &Path,
+    puts: impl Iterator<Item = Result<P>>,
+) -> Result<()> {
     let file = File::create(path).map_err(|e| spill_error(path, e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut write = || -> std::io::Result<()> {
-        for put in puts {
-            out.write_all(&(put.row.len() as u32).to_le_bytes())?;
-            out.write_all(&put.row)?;
-            out.write_all(&(put.cells.len() as u32).to_le_bytes())?;
-            for cell in &put.cells {
-                for part in [&cell.family, &cell.qualifier, &cell.value] {
-                    out.write_all(&(part.len() as u32).to_le_bytes())?;
-                    out.write_all(part)?;
-                }
-                out.write_all(&cell.timestamp.unwrap_or_default().to_le_bytes())?;
-            }
+    for put in puts {
+        let put = put?;
+        write_put(&mut out, &put).map_err(|e| spill_error(path, e))?;
+    }
+    out.flush().map_err(|e| spill_error(path, e))
+}
+
+fn write_put(out: &mut impl Write, put: &Put) -> std::io::Result<()> {
+    out.write_all(&(put.row.len() as u32).to_le_bytes())?;
+    out.write_all(&put.row)?;
+    out.write_all(&(put.cells.len() as u32).to_le_bytes())?;
+    for cell in &put.cells {
+        for part in [&cell.family, &cell.qualifier, &cell.value] {
+            out.write_all(&(part.len() as u32).to_le_bytes())?;
+            out.write_all(part)?;
         }
-        out.flush()
-    };
-    write().map_err(|e| spill_error(path, e))
+        out.write_all(&cell.timestamp.unwrap_or_default().to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// Merges spilled `runs` into one run at `path`, and removes them.
+pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
+    let mut merge = Merge::new(runs, None)?;
+    write_run(path, std::iter::from_fn(|| merge.next_put().transpose()))?;
+    for run in runs {
+        if let Run::Disk(old) = run {
+            std::fs::remove_file(old).map_err(|e| spill_error(old, e))?;
+        }
+    }
+    Ok(Run::Disk(path.to_path_buf()))
 }
 
 /// A put read back from a spilled run, or `None` at its end.
@@ -117,7 +147,7 @@ impl Cursor {
             Run::Memory(puts) => Cursor::Memory(puts.clone(), 0),
             Run::Disk(path) => {
                 let file = File::open(path).map_err(|e| spill_error(path, e))?;
-                Cursor::Disk(BufReader::with_capacity(1 << 20, file), path.clone())
+                Cursor::Disk(BufReader::with_capacity(READ_BUFFER, file), path.clone())
             }
         })
     }

@@ -231,10 +231,12 @@ pub enum Error {
     },
 
     /// A bulk load that did not finish. A region takes all of its files or none: the rows of
-    /// the ranges in `loaded` are in the table, those of `not_loaded` are not (loading them
-    /// again is harmless: the same cells with the same timestamps).
+    /// the ranges in `loaded` are in the table; `not_loaded` are the ranges the load was
+    /// writing when it stopped, whose rows outside `loaded` were not loaded (or, for a region
+    /// whose call failed on the way, may not have been: loading them again is harmless, the
+    /// same cells with the same timestamps).
     #[error(
-        "bulk load into {table}: {} regions' rows loaded, {} not: {source}",
+        "bulk load into {table}: {} row ranges loaded, {} left: {source}",
         loaded.len(),
         not_loaded.len()
     )]
@@ -243,7 +245,7 @@ pub enum Error {
         table: String,
         /// First and last row of each region's share that was loaded.
         loaded: Vec<(Vec<u8>, Vec<u8>)>,
-        /// First and last row of each share that was not.
+        /// First and last row of each range the load was writing when it stopped.
         not_loaded: Vec<(Vec<u8>, Vec<u8>)>,
         /// Why the load stopped.
         #[source]

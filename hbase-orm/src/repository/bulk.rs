@@ -20,8 +20,10 @@ impl<T: HBaseEntity> Repository<T> {
     /// A load is an import, not a save: nothing is read first, so a row already stored keeps
     /// what the value leaves out (columns of `None` fields, wide entries, the index rows of its
     /// old field values), and a version field is written without the optimistic check. The
-    /// data tables are loaded before the index tables; a failure is [`crate::Error::BulkLoad`]
-    /// for the table it stopped at (the tables before it are loaded).
+    /// data tables are loaded before the index tables, one after the other; a failure stops
+    /// at the table it happened in (the tables before it are loaded; within it,
+    /// [`crate::Error::BulkLoad`] says what was). The dictionary ids of new key parts are
+    /// written before the first load: a gateway's refusal comes after them.
     ///
     /// ```no_run
     /// # use hbase_orm::{BulkLoadOptions, Client, HBaseEntity};
