@@ -12,11 +12,11 @@
 //! (created before the clock starts, dropped after). The puts are built before the clock
 //! starts; the bulk load's clock covers the sort, the files written, the staging calls, one
 //! `BulkLoadHFile` per region and the region servers' copies (a standalone HBase on the local
-//! filesystem copies each file twice: into its staging directory and into the region). CPU is this process's
-//! (`getrusage`); HBase runs in other processes. Peak memory is this process's resident set
-//! (`VmHWM`, reset before each round), the puts included; the stream runs first, so that its
-//! figure is not the heap the other methods' rounds left resident. Both tables are checked to hold the
-//! N rows before the table is printed.
+//! filesystem copies each file twice: into its staging directory and into the region). CPU is
+//! this process's (`getrusage`); HBase runs in other processes. Peak memory is this process's
+//! resident set (`VmHWM`, reset before each round), the puts included; the stream runs first,
+//! so that its figure is not the heap the other methods' rounds left resident. The last round's
+//! table of each method is checked to hold the N rows.
 //!
 //! Environment: `HBASE_ORM_BENCH_ROWS` (N, default 200,000), `HBASE_ORM_NATIVE_URL`.
 

@@ -107,7 +107,7 @@
 //! | `thrift2` | on | the Thrift2 gateway backend (`thrift2://`): the Thrift runtime |
 //! | `thrift1` | on | the Thrift1 gateway backend (`thrift1://`): the Thrift runtime and HBase's Thrift1 bindings |
 //! | `memory` | on | the in-memory store ([`Client::in_memory`], `memory://`) |
-//! | `bulk-load` | on | [`Table::bulk_load`] and [`Repository::bulk_load`], with `native`: the HFile writer (`hbase-orm-hfile`: CRC32C, gzip and Snappy codecs) |
+//! | `bulk-load` | on | `Table::bulk_load` and `Repository::bulk_load`, with `native`: the HFile writer (`hbase-orm-hfile`: CRC32C, gzip and Snappy codecs) |
 //! | `http` | on | Thrift over HTTP for the gateways built (`+http://`): hyper |
 //! | `tls` | on | HTTPS (`+https://`, [`TlsOptions`]), with `http`: rustls, with ring as its cryptography |
 //! | `kerberos` | off | Kerberos to secured servers (SPNEGO, SASL GSSAPI); needs the system's `libkrb5-dev` to build |

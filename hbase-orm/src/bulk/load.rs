@@ -56,7 +56,12 @@ impl Load<'_> {
         let mut requested: Vec<Rows> = sorted.rows.iter().cloned().collect();
         let mut ranges: Option<Vec<Rows>> = None;
         for attempt in 1.. {
-            let starts = self.region_starts().await?;
+            let starts = match self.region_starts().await {
+                Ok(starts) => starts,
+                // After the first round some regions hold their rows: say which.
+                Err(e) if attempt > 1 => return Err(self.partial(loaded, requested, e)),
+                Err(e) => return Err(e),
+            };
             let (sender, receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
             let writing = {
                 let (runs, formats) = (runs.clone(), formats.clone());

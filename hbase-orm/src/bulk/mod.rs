@@ -99,9 +99,9 @@ impl BulkLoadOptions {
     }
 
     /// Where the files (and the sorted runs of a large input) are written before the region
-    /// servers take them (a directory of its own is made in it per load, and removed after). The region servers must be able to
-    /// read and write what this process writes there: the same machine (a standalone HBase,
-    /// the local cluster) or a shared filesystem.
+    /// servers take them (a directory of its own is made in it per load, and removed after).
+    /// The region servers must be able to read and write what this process writes there: the
+    /// same machine (a standalone HBase, the local cluster) or a shared filesystem.
     pub fn staging_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.staging_dir = Some(dir.into());
         self
@@ -181,16 +181,17 @@ impl Table {
     /// [`BulkLoadOptions::memory_budget`], spilled to the staging directory when there is more.
     ///
     /// Native backend only: a gateway has no bulk-load call, and the load fails with
-    /// [`Error::Unsupported`](crate::Error::Unsupported) before the stream is read. Checked as the puts arrive, before
-    /// any file is handed over: each put ([`Error::IllegalArgument`](crate::Error::IllegalArgument)), a family the table
-    /// lacks, a family whose compression the writer cannot produce (LZ4, ZSTD, ...:
-    /// [`Error::Unsupported`](crate::Error::Unsupported)), a put with a TTL (a per-cell TTL is a tag, which the files do
-    /// not carry). An error of the stream ends the load the same way.
+    /// [`Error::Unsupported`](crate::Error::Unsupported) before the stream is read. Checked as
+    /// the puts arrive, before any file is handed over: each put
+    /// ([`Error::IllegalArgument`](crate::Error::IllegalArgument)), a family the table lacks, a
+    /// family whose compression the writer cannot produce (LZ4, ZSTD, ...:
+    /// [`Error::Unsupported`](crate::Error::Unsupported)), a put with a TTL (a per-cell TTL is a
+    /// tag, which the files do not carry). An error of the stream ends the load the same way.
     ///
     /// A region takes all of its files or none. A load that fails once files were handed
-    /// over is [`Error::BulkLoad`](crate::Error::BulkLoad), which says which regions' rows were loaded and which were
-    /// not; the files and runs written and the servers' staging directory are removed either
-    /// way.
+    /// over is [`Error::BulkLoad`](crate::Error::BulkLoad), which says which row ranges were
+    /// loaded and which were being written; the files and runs written and the servers'
+    /// staging directory are removed either way.
     ///
     /// ```no_run
     /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
