@@ -144,9 +144,9 @@ impl<'a> RegionWriter<'a> {
     fn open(&self, format: &FamilyFormat) -> Result<(hfile::Writer<BufWriter<File>>, PathBuf)> {
         // Under `files/`: a family may be called `token` or `runs`.
         let family_dir = self.dir.join("files").join(&format.name);
-        std::fs::create_dir_all(&family_dir).map_err(|e| io_error(&family_dir, e))?;
+        std::fs::create_dir_all(&family_dir).map_err(|e| super::staging_error(&family_dir, e))?;
         let path = family_dir.join(unique_name());
-        let file = File::create(&path).map_err(|e| io_error(&path, e))?;
+        let file = File::create(&path).map_err(|e| super::staging_error(&path, e))?;
         let writer = hfile::Writer::new(BufWriter::new(file), format.options(self.now_ms));
         Ok((writer, path))
     }
@@ -181,7 +181,7 @@ fn open_to_servers(path: &Path) -> Result<()> {
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))
-            .map_err(|e| io_error(path, e))?;
+            .map_err(|e| super::staging_error(path, e))?;
     }
     Ok(())
 }
@@ -191,10 +191,7 @@ fn unique_name() -> String {
     use md5::{Digest, Md5};
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
+    let now = super::since_epoch().as_nanos();
     let seed = format!(
         "{now}/{}/{}",
         std::process::id(),
@@ -204,16 +201,6 @@ fn unique_name() -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-fn io_error(path: &Path, e: std::io::Error) -> Error {
-    Error::IllegalArgument {
-        message: format!(
-            "bulk load: cannot write {} ({e}): give a staging directory this process can write \
-             and the region servers can read (BulkLoadOptions::staging_dir)",
-            path.display()
-        ),
-    }
 }
 
 fn hfile_error(path: &Path, e: hfile::Error) -> Error {

@@ -45,13 +45,7 @@ pub(super) async fn read(
         rows: None,
     };
     let runs_dir = dir.join("runs");
-    std::fs::create_dir_all(&runs_dir).map_err(|e| Error::IllegalArgument {
-        message: format!(
-            "bulk load: cannot make {} ({e}): give a staging directory this process can write \
-             (BulkLoadOptions::staging_dir)",
-            runs_dir.display()
-        ),
-    })?;
+    std::fs::create_dir_all(&runs_dir).map_err(|e| super::staging_error(&runs_dir, e))?;
     let mut spilled = 0;
     let (mut chunk, mut held) = (Vec::new(), 0);
     // A chunk of a stream of known length (a `Vec`'s) is allocated once.

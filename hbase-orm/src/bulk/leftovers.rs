@@ -39,13 +39,7 @@ pub(super) fn claim(dir: &Path, token: &str) -> Result<File> {
         std::fs::write(dir.join(TOKEN_FILE), token)?;
         Ok(lock)
     };
-    made().map_err(|e| Error::IllegalArgument {
-        message: format!(
-            "bulk load: cannot write into {} ({e}): give a staging directory this process can \
-             write (BulkLoadOptions::staging_dir)",
-            dir.display()
-        ),
-    })
+    made().map_err(|e| super::staging_error(dir, e))
 }
 
 /// The parent of a staging token (a path or URL), and its last part.

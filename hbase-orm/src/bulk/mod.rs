@@ -265,10 +265,7 @@ impl Table {
     ) -> Result<BulkLoadReport> {
         let table = self.name();
         let descriptor = self.client().run(&op::Describe { table }).await?;
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as i64)
-            .unwrap_or(0);
+        let now = since_epoch().as_millis() as i64;
         let sorted = input::read(puts, &descriptor, dir, options.memory_budget, now).await?;
         let spilled_runs = sorted.runs.len() as u64 - 1;
         let load = load::Load {
@@ -290,10 +287,7 @@ impl Table {
 /// The load's own directory under the staging directory: named after the table, this
 /// process and the time (see `leftovers`).
 fn local_dir(options: &BulkLoadOptions, table: &TableName) -> PathBuf {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
+    let now = since_epoch().as_nanos();
     let name = format!("{}{}@{now}", leftovers::prefix(table), std::process::id());
     options.staging_base().join(name)
 }
@@ -304,5 +298,25 @@ impl BulkLoadOptions {
         let base = self.staging_dir.clone().unwrap_or_else(std::env::temp_dir);
         // The region servers are sent `file://` URLs: a relative path would read as a host.
         std::path::absolute(&base).unwrap_or(base)
+    }
+}
+
+/// The time since the epoch (zero on a clock set before it).
+fn since_epoch() -> std::time::Duration {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+}
+
+/// A file or directory of the load's own directory that could not be made, written or read: the
+/// staging directory must be writable here, with room for the input, and readable by the servers.
+fn staging_error(path: &std::path::Path, e: std::io::Error) -> crate::model::Error {
+    crate::model::Error::IllegalArgument {
+        message: format!(
+            "bulk load: {} failed ({e}): give a staging directory this process can write, \
+             with room for the input, that the region servers can read \
+             (BulkLoadOptions::staging_dir)",
+            path.display()
+        ),
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::plan::merge_row;
-use crate::model::{Error, Put, PutCell, Result};
+use crate::model::{Put, PutCell, Result};
 
 /// A sorted run.
 pub(super) enum Run {
@@ -39,13 +39,13 @@ fn write_run<P: Deref<Target = Put>>(
     path: &Path,
     puts: impl Iterator<Item = Result<P>>,
 ) -> Result<()> {
-    let file = File::create(path).map_err(|e| spill_error(path, e))?;
+    let file = File::create(path).map_err(|e| super::staging_error(path, e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     for put in puts {
         let put = put?;
-        write_put(&mut out, &put).map_err(|e| spill_error(path, e))?;
+        write_put(&mut out, &put).map_err(|e| super::staging_error(path, e))?;
     }
-    out.flush().map_err(|e| spill_error(path, e))
+    out.flush().map_err(|e| super::staging_error(path, e))
 }
 
 fn write_put(out: &mut impl Write, put: &Put) -> std::io::Result<()> {
@@ -68,7 +68,7 @@ pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     write_run(path, std::iter::from_fn(|| merge.next_put().transpose()))?;
     for run in runs {
         if let Run::Disk(old) = run {
-            std::fs::remove_file(old).map_err(|e| spill_error(old, e))?;
+            std::fs::remove_file(old).map_err(|e| super::staging_error(old, e))?;
         }
     }
     Ok(Run::Disk(path.to_path_buf()))
@@ -146,7 +146,7 @@ impl Cursor {
         Ok(match run {
             Run::Memory(puts) => Cursor::Memory(puts.clone(), 0),
             Run::Disk(path) => {
-                let file = File::open(path).map_err(|e| spill_error(path, e))?;
+                let file = File::open(path).map_err(|e| super::staging_error(path, e))?;
                 Cursor::Disk(BufReader::with_capacity(READ_BUFFER, file), path.clone())
             }
         })
@@ -160,7 +160,7 @@ impl Cursor {
                 Ok(put)
             }
             Cursor::Disk(input, path) => Ok(read_put(input)
-                .map_err(|e| spill_error(path, e))?
+                .map_err(|e| super::staging_error(path, e))?
                 .map(RunPut::Owned)),
         }
     }
@@ -240,16 +240,6 @@ impl Merge {
                 return Ok(Some(put));
             }
         }
-    }
-}
-
-fn spill_error(path: &Path, e: std::io::Error) -> Error {
-    Error::IllegalArgument {
-        message: format!(
-            "bulk load: the sorted run {} failed ({e}): give a staging directory with room for \
-             the input (BulkLoadOptions::staging_dir)",
-            path.display()
-        ),
     }
 }
 
