@@ -67,6 +67,11 @@ impl Drop for StartAgain {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
+    // Both gateways answer before the client connects: one that does not is set aside, and
+    // no scan would open on it.
+    tokio::task::spawn_blocking(|| launcher(&["start", "thrift-short"]))
+        .await
+        .unwrap();
     let c = client_of(short_gateway_address(), vec![gateway_address()]).await;
     with_table(
         &c,
@@ -78,6 +83,32 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
                 .map(|i| Put::new(format!("s{i:04}")).column("d", "v", "x"))
                 .collect();
             t.put_many(rows).await.unwrap();
+
+            // Four scans opened one after another, before anything else calls: calls go round
+            // the two gateways, so two scanners are on each. Each reads its first row here and
+            // waits after 50 rows, its scanner open, until the gateway has stopped: they span
+            // the stop by construction, however long the stop takes on a loaded machine.
+            let (stopped, stop_seen) = tokio::sync::watch::channel(false);
+            let mut scans = Vec::new();
+            for _ in 0..4 {
+                let mut rows = t.scan(Scan::new().prefix("s").caching(10));
+                let first = rows
+                    .next()
+                    .await
+                    .expect("a first row")
+                    .expect("the scan opens");
+                let mut stop_seen = stop_seen.clone();
+                scans.push(tokio::spawn(async move {
+                    let mut keys = vec![first.key];
+                    while let Some(row) = rows.next().await {
+                        keys.push(row.expect("the scan goes on").key);
+                        if keys.len() == 50 {
+                            stop_seen.wait_for(|done| *done).await.unwrap();
+                        }
+                    }
+                    keys
+                }));
+            }
 
             let running = Arc::new(AtomicBool::new(true));
             let mut writers = Vec::new();
@@ -96,25 +127,6 @@ async fn two_gateways_share_the_calls_and_one_stopped_for_good_is_set_aside() {
                         tokio::time::sleep(Duration::from_millis(3)).await;
                     }
                     written
-                }));
-            }
-            // Scans opened on either gateway, each waiting after 50 rows, its scanner open,
-            // until the gateway has stopped: they span the stop by construction, however long
-            // the stop takes on a loaded machine.
-            let (stopped, stop_seen) = tokio::sync::watch::channel(false);
-            let mut scans = Vec::new();
-            for _ in 0..4 {
-                let (t, mut stop_seen) = (t.clone(), stop_seen.clone());
-                scans.push(tokio::spawn(async move {
-                    let mut keys = Vec::new();
-                    let mut rows = t.scan(Scan::new().prefix("s").caching(10));
-                    while let Some(row) = rows.next().await {
-                        keys.push(row.expect("the scan goes on").key);
-                        if keys.len() == 50 {
-                            stop_seen.wait_for(|done| *done).await.unwrap();
-                        }
-                    }
-                    keys
                 }));
             }
             tokio::time::sleep(Duration::from_millis(400)).await;
