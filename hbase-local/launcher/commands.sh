@@ -1,0 +1,304 @@
+# shellcheck shell=bash
+# The commands of hbase-local/hbase.sh (which parses their options), each acting on the mode the
+# data dir runs in: the mode remembered in $DATA/mode, and the calls that go to that mode's file
+# (standalone.sh or cluster.sh). Sourced after them.
+
+# ----------------------------------------------------------------------------- modes
+
+# set_mode standalone | set_mode cluster N: the processes of the mode (common.sh, "the mode's
+# processes"), defined by its file
+set_mode() {
+  MODE=$1
+  RS_COUNT=${2:-0}
+  clear_components
+  if [[ "$MODE" == cluster ]]; then
+    cluster_define "$RS_COUNT"
+  else
+    standalone_define
+  fi
+}
+
+# the mode the data dir was last started in (no file: standalone, as before cluster mode existed)
+load_mode() {
+  local m="" n=""
+  if [[ -f "$MODE_FILE" ]]; then
+    read -r m n <"$MODE_FILE" 2>/dev/null || true
+  fi
+  if [[ "$m" == cluster && "$n" =~ ^[0-9]+$ ]] && ((n >= 1)); then
+    set_mode cluster "$n"
+  else
+    set_mode standalone
+  fi
+}
+
+save_mode() {
+  if [[ "$MODE" == cluster ]]; then
+    printf 'cluster %s\n' "$RS_COUNT" >"$MODE_FILE"
+  else
+    printf 'standalone\n' >"$MODE_FILE"
+  fi
+}
+
+is_cluster() { [[ "$MODE" == cluster ]]; }
+
+# says so and starts process $1 of the mode (not running)
+mode_start() {
+  if is_cluster; then cluster_start "$1"; else standalone_start "$1"; fi
+}
+
+# true if process $1 of the mode is ready
+mode_ready() {
+  if is_cluster; then cluster_ready "$1"; else standalone_ready "$1"; fi
+}
+
+# status line of running process $1 (pid $2); false unless it is ready
+mode_status() {
+  if is_cluster; then cluster_status "$1" "$2"; else standalone_status "$1" "$2"; fi
+}
+
+# ----------------------------------------------------------------------------- up, down
+
+# cmd_up MODE [N]: MODE standalone or cluster, N the cluster's region servers (empty: the data
+# dir's cluster's, else $DEFAULT_CLUSTER_SIZE)
+cmd_up() {
+  local want=$1 want_n=${2:-}
+  have_python || die "python3 not found (needed for the readiness check hbase-local/ping.py): apt-get install python3"
+  find_java
+  ensure_jars
+  mkdir -p "$DATA_DIR" "$LOG_DIR" "$RUN_DIR"
+  touch "$DATA_DIR/$DATA_MARKER_NAME"
+  lock_run_dir
+
+  # the mode the data dir runs in now, if anything runs: the other mode (or size) is refused
+  load_mode
+  if [[ "$want" == cluster && -z "$want_n" ]]; then
+    if is_cluster; then want_n=$RS_COUNT; else want_n=$DEFAULT_CLUSTER_SIZE; fi
+  fi
+  local running
+  running=$(running_components | tr '\n' ' ')
+  if [[ -n "$running" ]]; then
+    if [[ "$want" != "$MODE" ]]; then
+      die "HBase runs in $MODE mode on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down), or start the $want mode with its own HBASE_ORM_DATA and ports"
+    fi
+    if [[ "$want" == cluster ]] && ((want_n != RS_COUNT)); then
+      die "a cluster of $RS_COUNT region servers runs on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down) to start one of $want_n"
+    fi
+  fi
+  set_mode "$want" "$want_n"
+  check_ports_distinct
+  save_mode
+
+  if is_cluster; then
+    cluster_up
+  else
+    standalone_up
+  fi
+}
+
+# cmd_down 0|1: stops everything; 1: also deletes the data dir
+cmd_down() {
+  local purge=$1
+  load_mode
+  if [[ -d "$RUN_DIR" ]]; then
+    lock_run_dir
+    if [[ -n "$(running_components)" ]]; then
+      stop_all
+      say "stopped ($MODE mode)"
+    else
+      rm -f "$RUN_DIR"/*.pid "$RUN_DIR"/*.ready
+      say "not running"
+    fi
+  else
+    say "not running"
+  fi
+  if ((purge)) && [[ -d "$DATA_DIR" ]]; then
+    if [[ -f "$DATA_DIR/$DATA_MARKER_NAME" ]]; then
+      rm -rf -- "$DATA_DIR"
+      say "deleted data dir $DATA_DIR"
+    else
+      die "refusing to delete $DATA_DIR: it has no $DATA_MARKER_NAME marker (not created by hbase.sh?)"
+    fi
+  fi
+}
+
+# ----------------------------------------------------------------------------- status, logs
+
+cmd_status() {
+  load_mode
+  local name pid all=1
+  for name in "${COMPONENTS[@]}"; do
+    pid=$(component_pid "$name")
+    if [[ -z "$pid" ]]; then
+      status_line "$name" stopped "" ""
+      all=0
+    elif ! mode_status "$name" "$pid"; then
+      all=0
+    fi
+  done
+  printf 'mode: %s\n' "$MODE_SUMMARY"
+  printf 'data: %s\n' "$DATA_DIR"
+  if ! is_cluster; then
+    if [[ -s "$CA_PEM" ]]; then
+      printf 'tls:  %s (CA certificate of the HTTPS gateways)\n' "$CA_PEM"
+    else
+      printf 'tls:  %s not made yet (hbase-local/hbase.sh up makes it)\n' "$CA_PEM"
+    fi
+  fi
+  if ((all)); then
+    echo "HBase is up"
+    return 0
+  fi
+  echo "HBase is not (fully) up"
+  return 3
+}
+
+# cmd_logs FOLLOW LINES: the last LINES lines of every process's log; FOLLOW 1: follows them
+cmd_logs() {
+  local follow=$1 lines=$2
+  load_mode
+  local files=() name
+  for name in "${COMPONENTS[@]}"; do
+    [[ -f "$(log_file "$name")" ]] && files+=("$(log_file "$name")")
+  done
+  ((${#files[@]})) || die "no logs in $LOG_DIR (never started?)"
+  if ((follow)); then
+    exec tail -n "$lines" -F "${files[@]}"
+  fi
+  tail -n "$lines" "${files[@]}"
+}
+
+# ----------------------------------------------------------------------------- one process
+
+# the names `start`, `stop` and `restart` take in the current mode
+single_names() {
+  if is_cluster; then
+    printf '%s' "${COMPONENTS[*]}"
+  else
+    printf '%s' "${GATEWAYS[*]}"
+  fi
+}
+
+# dies unless `$1 NAME` applies to NAME in the current mode
+check_single() {
+  local cmd=$1 name=$2
+  [[ -n "$name" ]] || die "usage: hbase.sh $cmd NAME, NAME one of: $(single_names)"
+  if ! is_component "$name"; then
+    if ! is_cluster && { [[ "$name" == zookeeper ]] || is_region_server "$name"; }; then
+      die "$name exists in cluster mode only; $DATA_DIR is in $MODE mode (hbase-local/hbase.sh up --cluster)"
+    fi
+    if is_cluster && [[ " ${HTTP_GATEWAYS[*]} " == *" $name "* ]]; then
+      die "$name runs in standalone mode only (the cluster starts the TCP gateways: ${TCP_GATEWAYS[*]})"
+    fi
+    die "no process '$name' in $MODE mode; one of: $(single_names)"
+  fi
+  if [[ "$cmd" != kill && "$name" == master ]] && ! is_cluster; then
+    die "the standalone master is the whole HBase: use hbase-local/hbase.sh down / up (or kill master)"
+  fi
+  return 0
+}
+
+# starts component $1 (not running) and waits until it is ready
+start_one() {
+  local name=$1 t0=$SECONDS
+  if is_cluster; then
+    [[ "$name" == zookeeper || -n "$(component_pid zookeeper)" ]] ||
+      die "ZooKeeper is not running: hbase-local/hbase.sh start zookeeper (or up --cluster)"
+  else
+    [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
+  fi
+  find_java >/dev/null
+  check_ports_free "$name"
+  mode_start "$name"
+  if is_region_server "$name" && [[ -z "$(component_pid master)" ]]; then
+    say "no master is running: waiting for $name to answer; it registers when a master starts"
+  fi
+  wait_ready "$name" mode_ready
+  case "$name" in
+    master) say "master is back and initialized after $((SECONDS - t0)) s" ;;
+    rs*)
+      if rs_registered "$name"; then
+        say "$name is back and registered after $((SECONDS - t0)) s"
+      else
+        say "$name answers after $((SECONDS - t0)) s (not registered: no master)"
+      fi
+      ;;
+    *) say "$name is back after $((SECONDS - t0)) s" ;;
+  esac
+}
+
+cmd_start() {
+  local name=${1:-}
+  load_mode
+  check_single start "$name"
+  lock_run_dir
+  if [[ -n "$(component_pid "$name")" ]]; then
+    say "$name is already running (pid $(component_pid "$name"))"
+    wait_ready "$name" mode_ready
+    return 0
+  fi
+  start_one "$name"
+}
+
+cmd_restart() {
+  local name=${1:-}
+  load_mode
+  check_single restart "$name"
+  lock_run_dir
+  if is_cluster; then
+    [[ "$name" == zookeeper || -n "$(component_pid zookeeper)" ]] ||
+      die "ZooKeeper is not running: hbase-local/hbase.sh up --cluster"
+  else
+    [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
+  fi
+  stop_components "$name"
+  start_one "$name"
+}
+
+cmd_stop_one() {
+  local name=$1
+  load_mode
+  check_single stop "$name"
+  lock_run_dir
+  stop_components "$name"
+  say "$name stopped; 'hbase-local/hbase.sh start $name' starts it again"
+}
+
+cmd_kill() {
+  local name=${1:-} pid
+  load_mode
+  [[ -n "$name" ]] || die "usage: hbase.sh kill NAME, NAME one of: ${COMPONENTS[*]}"
+  check_single kill "$name"
+  lock_run_dir
+  pid=$(component_pid "$name")
+  [[ -n "$pid" ]] || die "$name is not running"
+  kill -KILL "$pid" 2>/dev/null || true
+  local waited=0
+  while kill -0 "$pid" 2>/dev/null && ((waited < 50)); do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  rm -f "$(pid_file "$name")" "$(ready_file "$name")"
+  if [[ "$name" == master ]] && ! is_cluster; then
+    say "killed the standalone HBase (pid $pid) with SIGKILL; 'hbase-local/hbase.sh up' starts it again"
+  else
+    say "killed $name (pid $pid) with SIGKILL; 'hbase-local/hbase.sh start $name' starts it again"
+  fi
+}
+
+# ----------------------------------------------------------------------------- hfile
+
+# HBase's HFilePrettyPrinter over each file (a path, or a URL such as file:///...): the reader the
+# region servers open files with, so a file it cannot read would not load either. (Outside a
+# region server it leaves the blocks' HBase checksums unchecked: a bulk load checks them.)
+cmd_hfile() {
+  (($# > 0)) || die "usage: hbase.sh hfile FILE..."
+  find_java
+  ensure_jars
+  local file status=0
+  for file in "$@"; do
+    [[ "$file" == *:* ]] || file="file://$(readlink -f -- "$file")"
+    "$JAVA" "${JDK_FLAGS[@]}" -Xmx512m -Dlog4j2.level=ERROR -cp "$LIB_DIR/*" \
+      org.apache.hadoop.hbase.io.hfile.HFilePrettyPrinter -v -m -k -f "$file" || status=$?
+  done
+  return "$status"
+}
