@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Local HBase 2.6.1 + Thrift gateways, from Maven jars (no HBase install needed): a standalone
 # HBase (the default) with eight gateways (four over plain TCP, four over HTTP or HTTPS), or a
-# distributed cluster on this machine with the four TCP ones.
+# distributed cluster on this machine with the four TCP ones, its root directory on the local
+# file system or in an HDFS of its own (a NameNode and DataNodes from Hadoop's Maven jars).
 #
 #   hbase-local/hbase.sh up            start standalone HBase (idempotent) and wait until ready
 #   hbase-local/hbase.sh up --cluster [N]
@@ -10,6 +11,13 @@
 #                                      cluster had), each its own JVM, plus the four TCP
 #                                      gateways; waits until ready. Idempotent: starts whichever
 #                                      of its processes are not running (after `kill rs2`, say)
+#   hbase-local/hbase.sh up --cluster [N] --hdfs [M]
+#                                      the same cluster on HDFS, as production runs it: first a
+#                                      NameNode and M DataNodes (default 3, or the M the data
+#                                      dir's HDFS had), each its own JVM; waits until HDFS is out
+#                                      of safe mode with every DataNode registered, then starts
+#                                      the cluster with its root dir, WALs and bulk-load staging
+#                                      dir in HDFS. Idempotent too. Needs a data dir of its own
 #   hbase-local/hbase.sh down [--purge] stop everything (and with --purge delete the data dir)
 #   hbase-local/hbase.sh status        each process: pid, port, whether it answers; exit 0 iff all up
 #   hbase-local/hbase.sh restart NAME  stop one process and start it again (or start it if it was
@@ -25,15 +33,20 @@
 #
 # NAME is a gateway: thrift, thrift-framed, thrift1, thrift-short in either mode; thrift-http,
 # thrift-https, thrift1-http, thrift1-https in standalone mode; in cluster mode also zookeeper,
-# master or rs1 .. rsN. Standalone mode: `kill master` kills the whole HBase; the master is
-# otherwise started and stopped with up/down only.
+# master or rs1 .. rsN; with HDFS also namenode and datanode1 .. datanodeM. Standalone mode:
+# `kill master` kills the whole HBase; the master is otherwise started and stopped with up/down
+# only.
 #
-# Modes. The data dir remembers the mode it was last started in ($DATA/mode: "standalone" or
-# "cluster N"; none = standalone), and status/down/stop/start/kill/logs act on that mode. `up`
-# (or `up --cluster`) refuses while the data dir runs in the other mode (or a cluster of another
-# size): `down` first. Both modes keep HBase and ZooKeeper data in the same places, so a stopped
-# data dir can be started in either. To run both at once, give the second its own HBASE_ORM_DATA
-# and ports (a port already in use makes `up` refuse too).
+# Modes. The data dir remembers the mode it was last started in ($DATA/mode: "standalone",
+# "cluster N" or "cluster N hdfs M"; none = standalone), and status/down/stop/start/kill/logs
+# act on that mode. `up` (or `up --cluster`, `up --cluster --hdfs`) refuses while the data dir
+# runs in another mode (or a cluster of another size, an HDFS of another size): `down` first.
+# Standalone and cluster mode keep HBase and ZooKeeper data in the same places, so a stopped
+# data dir can be started in either. The cluster with HDFS keeps HBase's files in HDFS
+# ($DATA/hdfs): `up` refuses to start it on a data dir that holds HBase on the local file
+# system ($DATA/hbase), and refuses the other modes on a data dir with an HDFS, stopped or not
+# (`down --purge` deletes it). To run two at once, give the second its own HBASE_ORM_DATA and
+# ports (a port already in use makes `up` refuse too).
 #
 # Standalone processes (background JVMs, pid files in $DATA/run, logs in $DATA/logs/NAME.log):
 #   master        org.apache.hadoop.hbase.master.HMaster start  (ZooKeeper + master + region
@@ -48,6 +61,19 @@
 #   master        HMaster start, RPC 127.0.0.1:$HBASE_ORM_MASTER_PORT
 #   rs1 .. rsN    org.apache.hadoop.hbase.regionserver.HRegionServer start; rsK binds and
 #                 advertises 127.0.0.1:$((HBASE_ORM_REGIONSERVER_PORT + K - 1)) (16020, 16021, ...)
+# With HDFS, before those (Hadoop's own classes, from the same jars: Hadoop 3.3.5, the version
+# HBase 2.6.1's POM pins; settings in conf/hdfs/, first on every JVM's classpath in this mode):
+#   namenode      org.apache.hadoop.hdfs.server.namenode.NameNode, RPC
+#                 127.0.0.1:$HBASE_ORM_NAMENODE_PORT (8020): fs.defaultFS and the HBase root
+#                 hdfs://127.0.0.1:8020/hbase; HTTP (its JMX, which hbase.sh reads)
+#                 127.0.0.1:$HBASE_ORM_NAMENODE_HTTP_PORT (9870). Formatted on the first start
+#                 of a data dir (NameNode -format -nonInteractive, metadata in $DATA/hdfs/namenode),
+#                 which also makes a world-writable /tmp (mode 1777)
+#   datanode1 .. datanodeM
+#                 org.apache.hadoop.hdfs.server.datanode.DataNode; datanodeK's data transfer port
+#                 127.0.0.1:$((HBASE_ORM_DATANODE_PORT + K - 1)) (9866, 9867, ...), its IPC and
+#                 HTTP ports any free ones on 127.0.0.1; blocks in $DATA/hdfs/datanodeK.
+#                 Replication min(3, M)
 # Both modes, the TCP gateways:
 #   thrift        Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_PORT (9090), buffered + binary
 #   thrift-framed Thrift2 gateway 127.0.0.1:$HBASE_ORM_THRIFT_FRAMED_PORT (9091), framed + compact;
@@ -72,7 +98,9 @@
 #                 may impersonate the user alice, from 127.0.0.1 only; any other doAs is refused
 #                 (HTTP 500). The gateways without proxy users refuse every doAs (HTTP 500).
 #                 The cluster leaves these four out: it already runs 5+ JVMs on 2 cores.
-# No other port is opened: web UIs are off (info ports -1), so is ZooKeeper's admin server.
+# No other port is opened: web UIs are off (info ports -1), so is ZooKeeper's admin server. (HDFS
+# cannot switch its HTTP servers off: the NameNode's is on its port above, each DataNode's on a
+# free port; all on 127.0.0.1, and without the UI pages, which Hadoop's Maven jars lack.)
 #
 # TLS material (standalone `up` makes what is missing, with the JDK's keytool, in $DATA/tls):
 #   gateway.p12   PKCS12 keystore of the HTTPS gateways: a self-signed EC P-256 certificate,
@@ -91,7 +119,8 @@
 # about hbase:namespace (hbase-local/ping.py; HTTPS: verified against ca.pem). `status` also
 # asks the master and each region server over HBase's RPC (ping.py --rpc). A region server
 # started while no master runs is ready once it answers its RPC port; it registers when a
-# master is back.
+# master is back. With HDFS, before HBase starts: the NameNode's JMX says safe mode is off, and
+# each DataNode's log says it registered with the NameNode ("successfully registered with NN").
 #
 # Cluster facts (details in conf/hbase-site.xml; times measured on the 2-core machine):
 #   - `up --cluster` from nothing takes ~40 s (jars present): 8 JVMs starting on 2 cores.
@@ -108,7 +137,26 @@
 #     keep serving reads and writes of regions already open (checked for 2 minutes under
 #     load); `start master` brings it back (~15 s) and it takes the region servers over.
 #     `down` asks the master to shut the whole cluster down (as bin/stop-hbase.sh does), then
-#     stops whatever is left, ZooKeeper last.
+#     stops whatever is left, ZooKeeper last (with HDFS: then the DataNodes, the NameNode last).
+# Cluster with HDFS facts (same machine):
+#   - `up --cluster 3 --hdfs` from nothing takes ~33 s (HDFS formatted and ready in ~9 s, /tmp
+#     made, then HBase); again on a stopped data dir ~27 s. 13 JVMs idle in ~2.1 GB resident.
+#   - Every block is stored three times on this one disk: the master looks for archived store
+#     files (dropped tables', compacted ones) and old WALs every 10 s and deletes them 10 s old
+#     (HBase's defaults: every 10 minutes, 5 and 10 minutes old), else a benchmark of
+#     1,000,000-row tables fills 20 GB in 3 minutes.
+#   - Root hdfs://127.0.0.1:8020/hbase; WALs under it (<root>/WALs, HBase's default asyncfs
+#     provider, hbase.unsafe.stream.capability.enforce on: HDFS can hflush/hsync); bulk loads
+#     stage in <root>/staging (HBase 2.6 keeps the staging dir under the root; its old key
+#     hbase.bulkload.staging.dir is ignored).
+#   - dfs.permissions.enabled is on: the user who runs hbase.sh (root in CI) started the
+#     NameNode and so is HDFS's superuser, and every process here runs as that user.
+#   - A write pipeline that loses a DataNode goes on with the others (replace-datanode-on-failure
+#     best effort): on 3 DataNodes there is no spare one to replace it with.
+#   - `kill namenode`: the region servers abort once their WALs fail; `up --cluster --hdfs`
+#     stops what is left of HBase and starts everything again (the master's recovery then takes
+#     ~1 minute: the dead servers' WAL leases). `stop namenode` / `start namenode` while HBase
+#     idles: HBase carries on.
 # Environment:
 #   HBASE_ORM_DATA               data, logs, pid files     (default <repo>/.hbase-local)
 #   HBASE_ORM_CACHE              resolved jars             (default ~/.cache/hbase-orm)
@@ -130,14 +178,24 @@
 #   HBASE_ORM_REGIONSERVER_PORT  region server RPC port    (default 16020; cluster: rs1's, rsK
 #                                uses this + K - 1)
 #   HBASE_ORM_ZK_SESSION_MS      cluster: ZooKeeper session timeout (default 10000 ms)
+#   HBASE_ORM_NAMENODE_PORT      HDFS: NameNode RPC port   (default 8020)
+#   HBASE_ORM_NAMENODE_HTTP_PORT HDFS: NameNode HTTP port  (default 9870)
+#   HBASE_ORM_DATANODE_PORT      HDFS: datanode1's data transfer port (default 9866; datanodeK
+#                                uses this + K - 1)
 #   HBASE_ORM_UP_TIMEOUT         seconds `up` (and start/restart) waits (default 180)
-#   HBASE_ORM_MASTER_HEAP        master -Xmx               (default 1g standalone, 512m cluster)
+#   HBASE_ORM_MASTER_HEAP        master -Xmx               (default 2g standalone: its region
+#                                server holds every table; 1g died of OutOfMemoryError under four
+#                                200,000-row put benchmarks one after another. Cluster: 512m)
 #   HBASE_ORM_RS_HEAP            cluster: -Xmx of each region server (default 768m)
 #   HBASE_ORM_ZK_HEAP            cluster: ZooKeeper's -Xmx (default 128m)
+#   HBASE_ORM_NAMENODE_HEAP      HDFS: the NameNode's -Xmx (default 512m)
+#   HBASE_ORM_DATANODE_HEAP      HDFS: each DataNode's -Xmx (default 256m)
 #   HBASE_ORM_THRIFT_HEAP        -Xmx of each gateway      (default 512m)
 #   HBASE_ORM_MASTER_JAVA_OPTS   extra JVM options for the master (word-split)
 #   HBASE_ORM_RS_JAVA_OPTS       extra JVM options for each region server (word-split)
 #   HBASE_ORM_ZK_JAVA_OPTS       extra JVM options for ZooKeeper (word-split)
+#   HBASE_ORM_NAMENODE_JAVA_OPTS extra JVM options for the NameNode (word-split)
+#   HBASE_ORM_DATANODE_JAVA_OPTS extra JVM options for each DataNode (word-split)
 #   HBASE_ORM_THRIFT_JAVA_OPTS   extra JVM options for each gateway (word-split)
 #   HBASE_ORM_JIT                quick (default): every JVM compiles with C1 only
 #                                (-XX:TieredStopAtLevel=1): standalone `up` in ~14 s instead of
@@ -155,6 +213,7 @@ set -euo pipefail
 #                  ports, readiness checks, waiting, stopping, the lock, the TCP gateways
 #   standalone.sh  standalone mode: the one HMaster JVM, the HTTP(S) gateways, TLS material
 #   cluster.sh     cluster mode: ZooKeeper, master and region servers, each a JVM
+#   hdfs.sh        the cluster on HDFS: a NameNode and DataNodes under cluster.sh's processes
 #   commands.sh    the commands, on the mode the data dir runs in ($DATA/mode)
 LAUNCHER_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)/launcher
 # shellcheck source=SCRIPTDIR/launcher/common.sh
@@ -163,6 +222,8 @@ source "$LAUNCHER_DIR/common.sh"
 source "$LAUNCHER_DIR/standalone.sh"
 # shellcheck source=SCRIPTDIR/launcher/cluster.sh
 source "$LAUNCHER_DIR/cluster.sh"
+# shellcheck source=SCRIPTDIR/launcher/hdfs.sh
+source "$LAUNCHER_DIR/hdfs.sh"
 # shellcheck source=SCRIPTDIR/launcher/commands.sh
 source "$LAUNCHER_DIR/commands.sh"
 
@@ -171,9 +232,9 @@ usage() {
   awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "${BASH_SOURCE[0]}"
 }
 
-# up [--cluster [N]]
+# up [--cluster [N] [--hdfs [M]]]
 parse_up() {
-  local want=standalone want_n="" arg
+  local want=standalone want_n="" hdfs=0 want_m="" arg
   while (($#)); do
     arg=$1
     shift
@@ -189,7 +250,18 @@ parse_up() {
         want=cluster
         want_n=${arg#--cluster=}
         ;;
-      *) die "unknown option for up: $arg (usage: hbase.sh up [--cluster [N]])" ;;
+      --hdfs)
+        hdfs=1
+        if [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+          want_m=$1
+          shift
+        fi
+        ;;
+      --hdfs=*)
+        hdfs=1
+        want_m=${arg#--hdfs=}
+        ;;
+      *) die "unknown option for up: $arg (usage: hbase.sh up [--cluster [N] [--hdfs [M]]])" ;;
     esac
   done
   if [[ -n "$want_n" ]]; then
@@ -197,7 +269,14 @@ parse_up() {
       die "--cluster takes a number of region servers from 1 to $MAX_CLUSTER_SIZE, got '$want_n'"
     fi
   fi
-  cmd_up "$want" "$want_n"
+  if ((hdfs)); then
+    [[ "$want" == cluster ]] ||
+      die "--hdfs goes with --cluster: HDFS runs under the cluster (hbase.sh up --cluster [N] --hdfs [M])"
+    if [[ -n "$want_m" ]] && { ! [[ "$want_m" =~ ^[0-9]+$ ]] || ((want_m < 1 || want_m > MAX_DATANODES)); }; then
+      die "--hdfs takes a number of DataNodes from 1 to $MAX_DATANODES, got '$want_m'"
+    fi
+  fi
+  cmd_up "$want" "$want_n" "$hdfs" "$want_m"
 }
 
 # down [--purge]

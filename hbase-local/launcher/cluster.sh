@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Cluster mode of hbase-local/hbase.sh: HBase in distributed mode on this machine, every server
 # a JVM of its own (ZooKeeper, a master, N region servers), plus the four TCP gateways
-# (common.sh). Calls into common.sh only.
+# (common.sh), its root directory on the local file system (hdfs.sh adds HDFS under it). Calls
+# into common.sh only.
 
 RS_HEAP=${HBASE_ORM_RS_HEAP:-768m}
 ZK_HEAP=${HBASE_ORM_ZK_HEAP:-128m}
@@ -10,7 +11,12 @@ MAX_CLUSTER_SIZE=20
 
 is_region_server() { [[ "$1" =~ ^rs[1-9][0-9]*$ ]]; }
 
-# the processes of a cluster of $1 region servers (see common.sh, "the mode's processes")
+# HBase's processes of the cluster (those cluster_define adds: ZooKeeper, master, region servers,
+# gateways), the ones cluster_up starts
+CLUSTER_COMPONENTS=()
+
+# the processes of a cluster of $1 region servers (see common.sh, "the mode's processes"), added
+# after any defined before (hdfs_define's)
 cluster_define() {
   local n=$1 i port name
   GATEWAYS=("${TCP_GATEWAYS[@]}")
@@ -19,7 +25,7 @@ cluster_define() {
     REGION_SERVERS+=("rs$i")
   done
   HBASE_SERVERS=(master "${REGION_SERVERS[@]}")
-  STOPPED_AFTER_HBASE=(zookeeper)
+  HBASE_NEEDS=(zookeeper)
   # conf/hbase-site.xml: distributed mode, how many region servers the master waits for at
   # startup, the ZooKeeper session timeout (every JVM's, and ZooKeeper's upper limit)
   MODE_JVM_OPTS=(
@@ -39,6 +45,7 @@ cluster_define() {
   for name in "${GATEWAYS[@]}"; do
     add_tcp_gateway "$name"
   done
+  CLUSTER_COMPONENTS=(zookeeper master "${REGION_SERVERS[@]}" "${GATEWAYS[@]}")
 }
 
 # says so and starts process $1 of the cluster (not running)
@@ -131,30 +138,31 @@ cluster_servers_ready() {
   return 0
 }
 
-# `up --cluster` (the mode is set and saved, the lock held): starts whichever processes are
-# not running, all of them if ZooKeeper is not
+# `up --cluster` (the mode is set and saved, the lock held; with HDFS, HDFS is up): starts
+# whichever of HBase's processes are not running, all of them if ZooKeeper is not. $1: when the
+# `up` began (default now), for the times it reports.
 cluster_up() {
-  local name pid
+  local name pid t0=${1:-$SECONDS}
   local running=()
-  for name in "${COMPONENTS[@]}"; do
+  for name in "${CLUSTER_COMPONENTS[@]}"; do
     pid=$(component_pid "$name")
     [[ -n "$pid" ]] && running+=("$name")
   done
-  if ((${#running[@]} == ${#COMPONENTS[@]})) && cluster_servers_ready && all_gateways_answer 3; then
+  if ((${#running[@]} == ${#CLUSTER_COMPONENTS[@]})) && cluster_servers_ready && all_gateways_answer 3; then
     say "already up: $MODE_SUMMARY; $(gateways_summary); data in $DATA_DIR"
     return 0
   fi
 
-  local t0=$SECONDS to_start=()
+  local to_start=()
   if [[ -z "$(component_pid zookeeper)" ]]; then
     # without ZooKeeper, whatever still runs holds sessions of the old one: start afresh
     if ((${#running[@]})); then
       say "ZooKeeper is not running: stopping the rest (${running[*]}) to start everything again"
-      stop_all
+      stop_hbase
     fi
-    to_start=("${COMPONENTS[@]}")
+    to_start=("${CLUSTER_COMPONENTS[@]}")
   else
-    for name in "${COMPONENTS[@]}"; do
+    for name in "${CLUSTER_COMPONENTS[@]}"; do
       [[ -n "$(component_pid "$name")" ]] || to_start+=("$name")
     done
     ((${#to_start[@]} == 0)) || say "already running: ${running[*]}"

@@ -1,38 +1,49 @@
 # shellcheck shell=bash
 # The commands of hbase-local/hbase.sh (which parses their options), each acting on the mode the
 # data dir runs in: the mode remembered in $DATA/mode, and the calls that go to that mode's file
-# (standalone.sh or cluster.sh). Sourced after them.
+# (standalone.sh, cluster.sh, or hdfs.sh for the cluster with HDFS). Sourced after them.
 
 # ----------------------------------------------------------------------------- modes
 
-# set_mode standalone | set_mode cluster N: the processes of the mode (common.sh, "the mode's
-# processes"), defined by its file
+# set_mode standalone | set_mode cluster N [M]: the processes of the mode (common.sh, "the
+# mode's processes"), defined by its file; M > 0: the cluster on HDFS with M DataNodes
 set_mode() {
   MODE=$1
   RS_COUNT=${2:-0}
+  DN_COUNT=${3:-0}
   clear_components
-  if [[ "$MODE" == cluster ]]; then
+  if [[ "$MODE" == cluster ]] && ((DN_COUNT > 0)); then
+    hdfs_define "$RS_COUNT" "$DN_COUNT"
+  elif [[ "$MODE" == cluster ]]; then
     cluster_define "$RS_COUNT"
   else
+    DN_COUNT=0
     standalone_define
   fi
 }
 
-# the mode the data dir was last started in (no file: standalone, as before cluster mode existed)
+# the mode the data dir was last started in (no file: standalone, as before cluster mode existed):
+# "standalone", "cluster N" or "cluster N hdfs M"
 load_mode() {
-  local m="" n=""
+  local m="" n="" h="" k=""
   if [[ -f "$MODE_FILE" ]]; then
-    read -r m n <"$MODE_FILE" 2>/dev/null || true
+    read -r m n h k <"$MODE_FILE" 2>/dev/null || true
   fi
   if [[ "$m" == cluster && "$n" =~ ^[0-9]+$ ]] && ((n >= 1)); then
-    set_mode cluster "$n"
+    if [[ "$h" == hdfs && "$k" =~ ^[0-9]+$ ]] && ((k >= 1)); then
+      set_mode cluster "$n" "$k"
+    else
+      set_mode cluster "$n"
+    fi
   else
     set_mode standalone
   fi
 }
 
 save_mode() {
-  if [[ "$MODE" == cluster ]]; then
+  if is_hdfs; then
+    printf 'cluster %s hdfs %s\n' "$RS_COUNT" "$DN_COUNT" >"$MODE_FILE"
+  elif is_cluster; then
     printf 'cluster %s\n' "$RS_COUNT" >"$MODE_FILE"
   else
     printf 'standalone\n' >"$MODE_FILE"
@@ -41,27 +52,60 @@ save_mode() {
 
 is_cluster() { [[ "$MODE" == cluster ]]; }
 
+# the cluster on HDFS
+is_hdfs() { is_cluster && ((DN_COUNT > 0)); }
+
+# the mode's name in messages: standalone, cluster, or cluster with HDFS
+mode_name() {
+  if is_hdfs; then printf 'cluster+HDFS'; else printf '%s' "$MODE"; fi
+}
+
 # says so and starts process $1 of the mode (not running)
 mode_start() {
-  if is_cluster; then cluster_start "$1"; else standalone_start "$1"; fi
+  if is_hdfs; then
+    hdfs_start "$1"
+  elif is_cluster; then
+    cluster_start "$1"
+  else
+    standalone_start "$1"
+  fi
 }
 
 # true if process $1 of the mode is ready
 mode_ready() {
-  if is_cluster; then cluster_ready "$1"; else standalone_ready "$1"; fi
+  if is_hdfs; then
+    hdfs_ready "$1"
+  elif is_cluster; then
+    cluster_ready "$1"
+  else
+    standalone_ready "$1"
+  fi
 }
 
 # status line of running process $1 (pid $2); false unless it is ready
 mode_status() {
-  if is_cluster; then cluster_status "$1" "$2"; else standalone_status "$1" "$2"; fi
+  if is_hdfs; then
+    hdfs_status "$1" "$2"
+  elif is_cluster; then
+    cluster_status "$1" "$2"
+  else
+    standalone_status "$1" "$2"
+  fi
+}
+
+# true if starting HBase process $1 of the cluster needs its ZooKeeper (all but ZooKeeper and
+# HDFS's)
+needs_zookeeper() {
+  [[ "$1" != zookeeper && "$1" != namenode ]] && ! is_datanode "$1"
 }
 
 # ----------------------------------------------------------------------------- up, down
 
-# cmd_up MODE [N]: MODE standalone or cluster, N the cluster's region servers (empty: the data
-# dir's cluster's, else $DEFAULT_CLUSTER_SIZE)
+# cmd_up MODE [N [HDFS [M]]]: MODE standalone or cluster, N the cluster's region servers (empty:
+# the data dir's cluster's, else $DEFAULT_CLUSTER_SIZE); HDFS 1: the cluster on HDFS, with M
+# DataNodes (empty: the data dir's HDFS's, else $DEFAULT_DATANODES)
 cmd_up() {
-  local want=$1 want_n=${2:-}
+  local want=$1 want_n=${2:-} want_hdfs=${3:-0} want_m=${4:-}
   have_python || die "python3 not found (needed for the readiness check hbase-local/ping.py): apt-get install python3"
   find_java
   ensure_jars
@@ -74,21 +118,38 @@ cmd_up() {
   if [[ "$want" == cluster && -z "$want_n" ]]; then
     if is_cluster; then want_n=$RS_COUNT; else want_n=$DEFAULT_CLUSTER_SIZE; fi
   fi
-  local running
+  if ((want_hdfs)) && [[ -z "$want_m" ]]; then
+    if is_hdfs; then want_m=$DN_COUNT; else want_m=$DEFAULT_DATANODES; fi
+  fi
+  ((want_hdfs)) || want_m=0
+  local running want_name=$want
+  ((want_hdfs)) && want_name=cluster+HDFS
   running=$(running_components | tr '\n' ' ')
   if [[ -n "$running" ]]; then
-    if [[ "$want" != "$MODE" ]]; then
-      die "HBase runs in $MODE mode on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down), or start the $want mode with its own HBASE_ORM_DATA and ports"
+    if [[ "$want_name" != "$(mode_name)" ]]; then
+      die "HBase runs in $(mode_name) mode on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down), or start the $want_name mode with its own HBASE_ORM_DATA and ports"
     fi
     if [[ "$want" == cluster ]] && ((want_n != RS_COUNT)); then
       die "a cluster of $RS_COUNT region servers runs on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down) to start one of $want_n"
     fi
+    if ((want_hdfs && want_m != DN_COUNT)); then
+      die "an HDFS of $DN_COUNT DataNodes runs on $DATA_DIR (${running% }); stop it first (hbase-local/hbase.sh down) to start one of $want_m"
+    fi
   fi
-  set_mode "$want" "$want_n"
+  # HBase's files are either in HDFS or on the local file system: a data dir stays with one
+  if ((want_hdfs)) && [[ ! -f "$HDFS_FORMATTED" && -d "$DATA_DIR/hbase" ]]; then
+    die "$DATA_DIR holds an HBase on the local file system ($DATA_DIR/hbase): start the cluster with HDFS in a data dir of its own (HBASE_ORM_DATA=\$(mktemp -d) hbase-local/hbase.sh up --cluster --hdfs), or delete this one first (hbase-local/hbase.sh down --purge)"
+  fi
+  if ((!want_hdfs)) && [[ -f "$HDFS_FORMATTED" ]]; then
+    die "$DATA_DIR keeps HBase in HDFS ($HDFS_DIR): start it with hbase-local/hbase.sh up --cluster --hdfs, or delete it first (hbase-local/hbase.sh down --purge)"
+  fi
+  set_mode "$want" "$want_n" "$want_m"
   check_ports_distinct
   save_mode
 
-  if is_cluster; then
+  if is_hdfs; then
+    hdfs_up
+  elif is_cluster; then
     cluster_up
   else
     standalone_up
@@ -103,7 +164,7 @@ cmd_down() {
     lock_run_dir
     if [[ -n "$(running_components)" ]]; then
       stop_all
-      say "stopped ($MODE mode)"
+      say "stopped ($(mode_name) mode)"
     else
       rm -f "$RUN_DIR"/*.pid "$RUN_DIR"/*.ready
       say "not running"
@@ -137,6 +198,10 @@ cmd_status() {
   done
   printf 'mode: %s\n' "$MODE_SUMMARY"
   printf 'data: %s\n' "$DATA_DIR"
+  if is_hdfs; then
+    printf 'hdfs: %s (HBase root %s/hbase, WALs %s/hbase/WALs, bulk-load staging %s/hbase/staging)\n' \
+      "$(hdfs_url)" "$(hdfs_url)" "$(hdfs_url)" "$(hdfs_url)"
+  fi
   if ! is_cluster; then
     if [[ -s "$CA_PEM" ]]; then
       printf 'tls:  %s (CA certificate of the HTTPS gateways)\n' "$CA_PEM"
@@ -186,10 +251,13 @@ check_single() {
     if ! is_cluster && { [[ "$name" == zookeeper ]] || is_region_server "$name"; }; then
       die "$name exists in cluster mode only; $DATA_DIR is in $MODE mode (hbase-local/hbase.sh up --cluster)"
     fi
+    if ! is_hdfs && { [[ "$name" == namenode ]] || is_datanode "$name"; }; then
+      die "$name exists in the cluster with HDFS only; $DATA_DIR is in $(mode_name) mode (hbase-local/hbase.sh up --cluster --hdfs)"
+    fi
     if is_cluster && [[ " ${HTTP_GATEWAYS[*]} " == *" $name "* ]]; then
       die "$name runs in standalone mode only (the cluster starts the TCP gateways: ${TCP_GATEWAYS[*]})"
     fi
-    die "no process '$name' in $MODE mode; one of: $(single_names)"
+    die "no process '$name' in $(mode_name) mode; one of: $(single_names)"
   fi
   if [[ "$cmd" != kill && "$name" == master ]] && ! is_cluster; then
     die "the standalone master is the whole HBase: use hbase-local/hbase.sh down / up (or kill master)"
@@ -200,8 +268,11 @@ check_single() {
 # starts component $1 (not running) and waits until it is ready
 start_one() {
   local name=$1 t0=$SECONDS
-  if is_cluster; then
-    [[ "$name" == zookeeper || -n "$(component_pid zookeeper)" ]] ||
+  if is_datanode "$name"; then
+    [[ -n "$(component_pid namenode)" ]] ||
+      die "the NameNode is not running: hbase-local/hbase.sh start namenode (or up --cluster --hdfs)"
+  elif is_cluster; then
+    ! needs_zookeeper "$name" || [[ -n "$(component_pid zookeeper)" ]] ||
       die "ZooKeeper is not running: hbase-local/hbase.sh start zookeeper (or up --cluster)"
   else
     [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"
@@ -245,7 +316,7 @@ cmd_restart() {
   check_single restart "$name"
   lock_run_dir
   if is_cluster; then
-    [[ "$name" == zookeeper || -n "$(component_pid zookeeper)" ]] ||
+    ! needs_zookeeper "$name" || [[ -n "$(component_pid zookeeper)" ]] ||
       die "ZooKeeper is not running: hbase-local/hbase.sh up --cluster"
   else
     [[ -n "$(component_pid master)" ]] || die "HBase is not running: hbase-local/hbase.sh up"

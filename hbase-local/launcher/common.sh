@@ -92,27 +92,34 @@ abs_data_dir
 # ----------------------------------------------------------------------------- the mode's processes
 
 # What the mode the data dir runs in consists of, set by set_mode (commands.sh) through the
-# mode file's definition (standalone_define, cluster_define):
+# mode file's definition (standalone_define, cluster_define, hdfs_define):
 #   MODE            standalone | cluster;  RS_COUNT  cluster: how many region servers
+#   DN_COUNT        the cluster with HDFS: how many DataNodes (0: no HDFS)
 #   MODE_SUMMARY    one line saying what runs
 #   COMPONENTS      every process of the mode, in start order (add_component)
 #   GATEWAYS        its gateways (stopped first: they are clients of the cluster)
 #   HBASE_SERVERS   the master and the region servers of their own: asked to shut down together
 #   REGION_SERVERS  the region servers that run as processes of their own (cluster: rs1 .. rsN)
-#   STOPPED_AFTER_HBASE  what stops after HBase's servers, in order; each entry a group of
-#                   names stopped together (cluster: zookeeper)
+#   HBASE_NEEDS     what HBase's servers cannot shut down cleanly without (cluster: zookeeper;
+#                   with HDFS also the namenode)
+#   STOPPED_AFTER_HBASE  what stops after HBase's servers and ZooKeeper, in order; each entry a
+#                   group of names stopped together (with HDFS: the DataNodes, then the NameNode)
 #   MODE_JVM_OPTS   options every JVM of the mode gets (cluster: distributed mode)
+#   MODE_CLASSPATH  directories first on every JVM's classpath (with HDFS: conf/hdfs)
 #   MASTER_HEAP     the master's -Xmx
 MODE=standalone
 RS_COUNT=0
+DN_COUNT=0
 MODE_SUMMARY=
 COMPONENTS=()
 GATEWAYS=("${TCP_GATEWAYS[@]}")
 HBASE_SERVERS=(master)
 REGION_SERVERS=()
+HBASE_NEEDS=()
 STOPPED_AFTER_HBASE=()
 MODE_JVM_OPTS=()
-MASTER_HEAP=1g
+MODE_CLASSPATH=()
+MASTER_HEAP=2g
 # each process's RPC (or client) port, every port it listens on, and its description
 declare -A PORT_OF=() PORTS_OF=() DESCRIPTION_OF=()
 
@@ -122,8 +129,10 @@ clear_components() {
   GATEWAYS=()
   HBASE_SERVERS=(master)
   REGION_SERVERS=()
+  HBASE_NEEDS=()
   STOPPED_AFTER_HBASE=()
   MODE_JVM_OPTS=()
+  MODE_CLASSPATH=()
   PORT_OF=()
   PORTS_OF=()
   DESCRIPTION_OF=()
@@ -236,7 +245,7 @@ check_ports_free() {
   for name in "$@"; do
     for port in $(ports_of "$name"); do
       port_in_use "$port" &&
-        die "port $port on 127.0.0.1 ($name) is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or choose other ports: HBASE_ORM_ZK_PORT, HBASE_ORM_MASTER_PORT, HBASE_ORM_REGIONSERVER_PORT (cluster: it and the next $((RS_COUNT > 0 ? RS_COUNT - 1 : 0))), HBASE_ORM_THRIFT_PORT, HBASE_ORM_THRIFT_FRAMED_PORT, HBASE_ORM_THRIFT1_PORT, HBASE_ORM_THRIFT_SHORT_PORT, HBASE_ORM_THRIFT_HTTP_PORT, HBASE_ORM_THRIFT_HTTPS_PORT, HBASE_ORM_THRIFT1_HTTP_PORT, HBASE_ORM_THRIFT1_HTTPS_PORT"
+        die "port $port on 127.0.0.1 ($name) is already in use (another HBase/ZooKeeper? see 'ss -ltnp'); stop it or choose other ports: HBASE_ORM_ZK_PORT, HBASE_ORM_MASTER_PORT, HBASE_ORM_REGIONSERVER_PORT (cluster: it and the next $((RS_COUNT > 0 ? RS_COUNT - 1 : 0))), HBASE_ORM_THRIFT_PORT, HBASE_ORM_THRIFT_FRAMED_PORT, HBASE_ORM_THRIFT1_PORT, HBASE_ORM_THRIFT_SHORT_PORT, HBASE_ORM_THRIFT_HTTP_PORT, HBASE_ORM_THRIFT_HTTPS_PORT, HBASE_ORM_THRIFT1_HTTP_PORT, HBASE_ORM_THRIFT1_HTTPS_PORT, HBASE_ORM_NAMENODE_PORT, HBASE_ORM_NAMENODE_HTTP_PORT, HBASE_ORM_DATANODE_PORT (with HDFS: it and the next $((DN_COUNT > 0 ? DN_COUNT - 1 : 0)))"
     done
   done
   return 0
@@ -514,9 +523,12 @@ ensure_jars() {
 # ----------------------------------------------------------------------------- starting a JVM
 
 # JVM_OPTS for component $1 with heap $2 (and region server port $3; a directory $4 put first
-# on the classpath)
+# on the classpath, before the mode's own)
 jvm_opts() {
-  local name=$1 heap=$2 rs_port=${3:-$REGIONSERVER_RPC_PORT} classpath="$CONF_DIR:$LIB_DIR/*"
+  local name=$1 heap=$2 rs_port=${3:-$REGIONSERVER_RPC_PORT} classpath="$CONF_DIR:$LIB_DIR/*" dir
+  for dir in "${MODE_CLASSPATH[@]}"; do
+    classpath="$dir:$classpath"
+  done
   [[ -z "${4:-}" ]] || classpath="$4:$classpath"
   JVM_OPTS=(
     "-Dhbase.orm.component=$name"
@@ -539,7 +551,8 @@ jvm_opts() {
     -Dlog4j2.shutdownHookEnabled=false
     -cp "$classpath"
     # what the mode gives every JVM (cluster: distributed mode, how many region servers the
-    # master waits for, the ZooKeeper session timeout; see conf/hbase-site.xml)
+    # master waits for, the ZooKeeper session timeout; with HDFS: the root dir in HDFS and
+    # HDFS's ports; see conf/hbase-site.xml and conf/hdfs/)
     "${MODE_JVM_OPTS[@]}"
   )
 }
@@ -720,15 +733,17 @@ request_cluster_shutdown() {
   return 1
 }
 
-# Everything of the current mode: gateways get TERM first (they are clients of the cluster), the
-# master is asked to shut the cluster down while they exit, then whatever still runs gets TERM
-# (KILL after $STOP_TIMEOUT s), then what the mode stops after HBase (the cluster's ZooKeeper).
-# A cluster whose ZooKeeper is gone cannot shut down cleanly (its servers retry ZooKeeper while
-# they stop): TERM, and KILL after 10 s.
-stop_all() {
+# HBase's processes: gateways get TERM first (they are clients of the cluster), the master is
+# asked to shut the cluster down while they exit, then whatever still runs gets TERM (KILL after
+# $STOP_TIMEOUT s), the cluster's ZooKeeper last. A cluster whose ZooKeeper (or NameNode) is gone
+# cannot shut down cleanly (its servers retry it while they stop): TERM, and KILL after 10 s.
+stop_hbase() {
   term_components "${GATEWAYS[@]}"
-  local servers=("${HBASE_SERVERS[@]}") name limit=$STOP_TIMEOUT group
-  if is_component zookeeper && [[ -z "$(component_pid zookeeper)" ]]; then
+  local servers=("${HBASE_SERVERS[@]}") name limit=$STOP_TIMEOUT lost=0
+  for name in "${HBASE_NEEDS[@]}"; do
+    [[ -n "$(component_pid "$name")" ]] || lost=1
+  done
+  if ((lost)); then
     limit=10
   elif [[ -n "$(component_pid master)" ]] && request_cluster_shutdown; then
     wait_exit "${servers[@]}" ||
@@ -736,6 +751,16 @@ stop_all() {
   fi
   term_components "${servers[@]}"
   wait_stopped "$limit"
+  if is_component zookeeper; then
+    stop_components zookeeper
+  fi
+}
+
+# Everything of the current mode: HBase's processes (stop_hbase), then what the mode stops after
+# them (HDFS: the DataNodes, then the NameNode).
+stop_all() {
+  stop_hbase
+  local group
   for group in "${STOPPED_AFTER_HBASE[@]}"; do
     local names=()
     read -r -a names <<<"$group"

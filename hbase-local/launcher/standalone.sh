@@ -17,7 +17,7 @@ standalone_define() {
   local name port
   GATEWAYS=("${TCP_GATEWAYS[@]}" "${HTTP_GATEWAYS[@]}")
   HBASE_SERVERS=(master)
-  MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-1g}
+  MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-2g}
   MODE_SUMMARY='standalone (ZooKeeper, master and region server in one JVM)'
   add_component master "$MASTER_RPC_PORT" \
     "ZooKeeper 127.0.0.1:$ZK_PORT, master :$MASTER_RPC_PORT, region server :$REGIONSERVER_RPC_PORT" \
