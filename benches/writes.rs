@@ -25,12 +25,12 @@
 //!
 //! The Java side is `benches/java/JavaBaseline.java`, compiled with `javac` against the jars
 //! `hbase-local/hbase.sh` fetched (`$HBASE_ORM_CACHE/hbase-2.6.1/lib`, by default
-//! `~/.cache/hbase-orm/hbase-2.6.1/lib`; run `up` once first) into `target/java-baseline/`,
+//! `~/.cache/hbase-orm/hbase-2.6.1/lib`; run `up` once first) into `target/java/JavaBaseline/`,
 //! again only when the source or the jar folder changed; without `javac` (a JRE only) it runs
 //! the source file directly (`java JavaBaseline.java`). It runs in a JVM of its own, started
 //! fresh by this bench (so it starts cold whichever side goes first), with the JDK flags
 //! HBase's scripts use (`hbase-local/jdk-flags`) and `-Xmx1g`; it logs to
-//! `target/java-baseline/java-baseline.log`.
+//! `target/java/JavaBaseline/JavaBaseline.log` (the suite's `java` module).
 //!
 //! CPU per row: "ours" is this process's user + system time (`getrusage`), every thread of
 //! the runtime included. The Java client's is given twice: the whole JVM's CPU time
@@ -55,13 +55,11 @@
 //! given the same ZooKeeper quorum), `HBASE_ORM_BENCH_JAVA_LIB` (another jar folder),
 //! `JAVA_HOME`.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use hbase_orm::{Client, Config, Get, HBaseEntity, TableName};
+use hbase_orm_suite::java::{zk_quorum, JavaProgram, HBASE_VERSION};
 use hbase_orm_suite::workload::{cpu_time, get_index, write_order, Order, OrderKey};
 use hbase_orm_suite::{connect_with, native_url, TestTable};
 
@@ -71,8 +69,6 @@ const BATCH: usize = 500;
 const RUNS: usize = 3;
 /// Rows a scan page carries (the Java scan's caching).
 const PAGE: i32 = 1000;
-/// The HBase version whose jars the launcher fetches.
-const HBASE_VERSION: &str = "2.6.1";
 
 /// The measurements, in the order both sides run them: the Java program's name, the table's.
 const OPS: [(&str, &str); 4] = [
@@ -207,236 +203,25 @@ async fn run_native(
     vec![batched, single, got, scanned]
 }
 
-/// How to run the Java program.
-struct Java {
-    java: PathBuf,
-    /// Options before the main class: JDK flags, heap, logging, class path.
-    options: Vec<String>,
-    /// The main class, or the source file when there is no `javac`.
-    main: String,
-    /// How it was built, for the table's header.
-    built: String,
-    log: PathBuf,
-}
-
-/// The repository's root (the suite package's manifest folder).
-fn repo_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `target/` of this build: the bench runs as `target/release/deps/writes-HASH`.
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the bench's own path");
-    exe.ancestors()
-        .nth(3)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| repo_root().join("target"))
-}
-
-/// The folder of HBase's jars that `hbase-local/hbase.sh` fetched.
-fn jar_folder() -> PathBuf {
-    if let Ok(lib) = std::env::var("HBASE_ORM_BENCH_JAVA_LIB") {
-        return PathBuf::from(lib);
-    }
-    let cache = std::env::var_os("HBASE_ORM_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/hbase-orm")
-        });
-    cache.join(format!("hbase-{HBASE_VERSION}/lib"))
-}
-
-/// A JDK tool: `$JAVA_HOME/bin/NAME`, else NAME on the path.
-fn jdk_tool(name: &str) -> PathBuf {
-    match std::env::var_os("JAVA_HOME") {
-        Some(home) => PathBuf::from(home).join("bin").join(name),
-        None => PathBuf::from(name),
-    }
-}
-
-/// Compiles the Java program when its classes under `target/java-baseline/` are missing or
-/// stale, and says how to run it.
-fn prepare_java() -> Java {
-    let lib = jar_folder();
-    let has_client = std::fs::read_dir(&lib)
-        .map(|d| {
-            d.flatten()
-                .any(|e| e.file_name().to_string_lossy().starts_with("hbase-client-"))
-        })
-        .unwrap_or(false);
-    assert!(
-        has_client,
-        "no hbase-client jar in {}: run `hbase-local/hbase.sh up` once (it fetches HBase's \
-         jars there), or point HBASE_ORM_BENCH_JAVA_LIB at a folder of them",
-        lib.display()
-    );
-    let source = repo_root().join("benches/java/JavaBaseline.java");
-    let text = std::fs::read(&source).expect("benches/java/JavaBaseline.java");
-    let out = target_dir().join("java-baseline");
-    let classes = out.join("classes");
-    let stamp_file = classes.join(".stamp");
-    // What the classes were built from: the source and the jar folder.
-    let stamp = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        text.hash(&mut h);
-        lib.hash(&mut h);
-        format!("{:016x}", h.finish())
-    };
-    let jars = format!("{}/*", lib.display());
-    let mut built = "classes cached in target/java-baseline".to_string();
-    let fresh = std::fs::read_to_string(&stamp_file).is_ok_and(|s| s.trim() == stamp);
-    let mut compiled = fresh;
-    if !fresh {
-        let _ = std::fs::remove_dir_all(&classes);
-        std::fs::create_dir_all(&classes).expect("target/java-baseline/classes");
-        let t0 = Instant::now();
-        match Command::new(jdk_tool("javac"))
-            .args(["-nowarn", "-encoding", "UTF-8", "--release", "11", "-cp"])
-            .arg(&jars)
-            .arg("-d")
-            .arg(&classes)
-            .arg(&source)
-            .output()
-        {
-            Ok(o) if o.status.success() => {
-                std::fs::write(&stamp_file, &stamp).expect("the classes' stamp");
-                built = format!("compiled by javac in {:.1} s", t0.elapsed().as_secs_f64());
-                compiled = true;
-            }
-            Ok(o) => panic!(
-                "javac failed on {}:\n{}{}",
-                source.display(),
-                String::from_utf8_lossy(&o.stdout),
-                String::from_utf8_lossy(&o.stderr)
-            ),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                built = "no javac: run from its source file".to_string();
-            }
-            Err(e) => panic!("running javac: {e}"),
-        }
-    }
-    let mut options: Vec<String> =
-        std::fs::read_to_string(repo_root().join("hbase-local/jdk-flags"))
-            .expect("hbase-local/jdk-flags")
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect();
-    let log4j = repo_root().join("hbase-local/conf/log4j2.properties");
-    options.extend([
-        "-Xmx1g".to_string(),
-        format!("-Dlog4j2.configurationFile={}", log4j.display()),
-        format!("-Dhbase.log.dir={}", out.display()),
-        "-Dhbase.log.file=java-baseline.log".to_string(),
-        "-Dlog4j2.shutdownHookEnabled=false".to_string(),
-        "-cp".to_string(),
-    ]);
-    let main = if compiled {
-        options.push(format!("{}:{jars}", classes.display()));
-        "JavaBaseline".to_string()
-    } else {
-        options.push(jars);
-        source.display().to_string()
-    };
-    Java {
-        java: jdk_tool("java"),
-        options,
-        main,
-        built,
-        log: out.join("java-baseline.log"),
-    }
-}
-
-/// The Java program's process, killed if the bench ends first (a timeout, a panic).
-struct JavaProcess(Child);
-
-impl Drop for JavaProcess {
-    fn drop(&mut self) {
-        if matches!(self.0.try_wait(), Ok(None)) {
-            let _ = self.0.kill();
-        }
-        let _ = self.0.wait();
-    }
-}
-
-/// The ZooKeeper quorum of an `hbase://` URL (`hbase://zk1:2181,zk2:2181/?...`).
-fn zk_quorum(url: &str) -> String {
-    let rest = url.strip_prefix("hbase://").unwrap_or_else(|| {
-        panic!("HBASE_ORM_NATIVE_URL={url}: the Java client needs an hbase:// (ZooKeeper) URL")
-    });
-    rest.split(['/', '?']).next().unwrap_or(rest).to_string()
-}
-
 /// The Java side: runs the program on `table` and reads its lines.
 fn run_java(
-    java: &Java,
+    java: &JavaProgram,
     table: &TableName,
     rows: u64,
     singles: usize,
     gets: u64,
     limit: Duration,
 ) -> Rounds {
-    let mut child = Command::new(&java.java)
-        .args(&java.options)
-        .arg(&java.main)
-        .arg(format!("table={table}"))
-        .arg(format!("rows={rows}"))
-        .arg(format!("batch={BATCH}"))
-        .arg(format!("singles={singles}"))
-        .arg(format!("gets={gets}"))
-        .arg(format!("runs={RUNS}"))
-        .arg(format!("zk={}", zk_quorum(&native_url())))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("starting {}: {e}", java.java.display()));
-    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
-    let mut process = JavaProcess(child);
-    let lines = std::thread::spawn(move || {
-        BufReader::new(stdout.expect("piped stdout"))
-            .lines()
-            .map_while(Result::ok)
-            .collect::<Vec<_>>()
-    });
-    // The last lines of stderr, for a failure's message (the log has the rest).
-    let errors = std::thread::spawn(move || {
-        let mut tail = std::collections::VecDeque::new();
-        for line in BufReader::new(stderr.expect("piped stderr"))
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tail.len() == 40 {
-                tail.pop_front();
-            }
-            tail.push_back(line);
-        }
-        Vec::from(tail).join("\n")
-    });
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = process.0.try_wait().expect("waiting for the Java program") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            drop(process);
-            panic!(
-                "the Java program took more than {limit:?} (killed); its log: {}",
-                java.log.display()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let lines = lines.join().expect("stdout reader");
-    let errors = errors.join().expect("stderr reader");
-    assert!(
-        status.success(),
-        "the Java program failed ({status}):\n{}\n{errors}\n(log: {})",
-        lines.join("\n"),
-        java.log.display()
-    );
+    let args = [
+        format!("table={table}"),
+        format!("rows={rows}"),
+        format!("batch={BATCH}"),
+        format!("singles={singles}"),
+        format!("gets={gets}"),
+        format!("runs={RUNS}"),
+        format!("zk={}", zk_quorum(&native_url())),
+    ];
+    let lines = java.run(&args, limit);
     let mut out: Rounds = vec![Vec::new(); OPS.len()];
     for line in &lines {
         let f: Vec<&str> = line.split('\t').collect();
@@ -584,7 +369,7 @@ fn main() {
         Ok("native") | Err(_) => false,
         Ok(other) => panic!("HBASE_ORM_BENCH_FIRST={other}: `native` or `java`"),
     };
-    let java = prepare_java();
+    let java = JavaProgram::prepare("benches/java/JavaBaseline.java", "JavaBaseline");
     let load_before = load_average();
     let all: Vec<Order> = (0..rows).map(write_order).collect();
 

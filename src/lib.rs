@@ -8,6 +8,7 @@
 
 mod conformance;
 pub mod example;
+pub mod java;
 pub mod load;
 pub mod relay;
 pub mod workload;

@@ -3,7 +3,7 @@
 // the Rust bench, on a table the Rust bench creates (family `d`, nothing in it yet).
 //
 // Built and run by benches/writes.rs (javac against the launcher's lib folder, classes cached
-// under target/java-baseline/); by hand:
+// under target/java/JavaBaseline/); by hand:
 //
 //   javac -cp "$HOME/.cache/hbase-orm/hbase-2.6.1/lib/*" -d /tmp/jb benches/java/JavaBaseline.java
 //   java $(grep -v '^#' hbase-local/jdk-flags) -cp "/tmp/jb:$HOME/.cache/hbase-orm/hbase-2.6.1/lib/*" \
