@@ -1,6 +1,7 @@
 //! Bulk load against batched puts, on the same rows in one run: `Table::bulk_load` of N
 //! eight-column orders (`workload::write_order`, strings of 6 to 36 bytes) beside
-//! `Table::put_many` of the same puts, 500 a call, each into a fresh table of four regions;
+//! `Table::put_many` of the same puts, 500 a call, each into a fresh table of four regions (or
+//! `HBASE_ORM_BENCH_REGIONS`);
 //! and `Table::bulk_load_stream` of the same rows made as the stream is read (their making
 //! inside the clock), under a memory budget of 64 MiB: its peak memory is the load's alone.
 //! Not a test: it prints one table and asserts nothing about speed.
@@ -18,7 +19,13 @@
 //! so that its figure is not the heap the other methods' rounds left resident. The last round's
 //! table of each method is checked to hold the N rows.
 //!
-//! Environment: `HBASE_ORM_BENCH_ROWS` (N, default 200,000), `HBASE_ORM_NATIVE_URL`.
+//! Environment: `HBASE_ORM_BENCH_ROWS` (N, default 200,000), `HBASE_ORM_BENCH_REGIONS` (default
+//! 4), `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are copied into HDFS
+//! first (the feature `hdfs`, which the suite's `cluster` brings):
+//!
+//!     HBASE_ORM_JIT=full hbase-local/hbase.sh up --cluster 3 --hdfs
+//!     HBASE_ORM_BENCH_ROWS=1000000 HBASE_ORM_BENCH_REGIONS=12 \
+//!         cargo bench --features cluster --bench bulk_load
 
 use std::time::{Duration, Instant};
 
@@ -36,18 +43,19 @@ struct Round {
     peak_mib: f64,
 }
 
-fn rows_from_env() -> u64 {
-    std::env::var("HBASE_ORM_BENCH_ROWS")
+fn from_env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.trim().replace('_', "").parse().ok())
-        .unwrap_or(200_000)
+        .unwrap_or(default)
 }
 
-/// Four regions: the customers split in quarters (the key starts with the customer, 8 bytes).
-fn splits(rows: u64) -> Vec<Vec<u8>> {
+/// `regions` regions: the customers split in as many parts (the key starts with the customer,
+/// 8 bytes).
+fn splits(rows: u64, regions: u64) -> Vec<Vec<u8>> {
     let customers = rows / 50;
-    (1..4)
-        .map(|k| (customers * k / 4).to_be_bytes().to_vec())
+    (1..regions)
+        .map(|k| (customers * k / regions).to_be_bytes().to_vec())
         .collect()
 }
 
@@ -69,12 +77,12 @@ enum Method {
     Stream,
 }
 
-async fn round(client: &Client, rows: u64, method: Method, check: bool) -> Round {
+async fn round(client: &Client, rows: u64, regions: u64, method: Method, check: bool) -> Round {
     let guard = TestTable::create(
         client,
         "bench_bulk",
         vec![ColumnFamily::new("d")],
-        &splits(rows),
+        &splits(rows, regions),
     )
     .await;
     let table = client.table_named(guard.name.clone());
@@ -119,7 +127,8 @@ async fn round(client: &Client, rows: u64, method: Method, check: bool) -> Round
 
 #[tokio::main]
 async fn main() {
-    let rows = rows_from_env();
+    let rows = from_env("HBASE_ORM_BENCH_ROWS", 200_000);
+    let regions = from_env("HBASE_ORM_BENCH_REGIONS", 4).max(1);
     let client = connect_with(Config::from_url(&native_url()).unwrap()).await;
     let mut table = Vec::new();
     // The stream first: its peak memory is then the load's, not what the heap kept of the
@@ -132,13 +141,14 @@ async fn main() {
     for (name, method) in methods {
         let mut rounds = Vec::new();
         for i in 0..=RUNS {
-            rounds.push(round(&client, rows, method, i == RUNS).await);
+            rounds.push(round(&client, rows, regions, method, i == RUNS).await);
         }
         table.push((name, rounds));
     }
     println!(
         "\nbulk load vs batched puts: {rows} orders of 8 columns (strings of 6 to 36 bytes) into \
-         a fresh table of 4 regions each round, native backend ({}); a warm-up round, then {RUNS}",
+         a fresh table of {regions} regions each round, native backend ({}); a warm-up round, \
+         then {RUNS}",
         native_url()
     );
     println!("| method               | warm-up rows/s | run 1 | run 2 | run 3 | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");

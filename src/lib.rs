@@ -87,6 +87,15 @@ pub fn hbase_root_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(data).join("hbase")
 }
 
+/// The local cluster's HDFS (`hbase-local/hbase.sh up --cluster --hdfs`): `$HBASE_ORM_HDFS_URL`
+/// or `hdfs://127.0.0.1:$HBASE_ORM_NAMENODE_PORT` (port 8020 by default).
+pub fn hdfs_url() -> String {
+    std::env::var("HBASE_ORM_HDFS_URL").unwrap_or_else(|_| {
+        let port = std::env::var("HBASE_ORM_NAMENODE_PORT").unwrap_or_else(|_| "8020".into());
+        format!("hdfs://127.0.0.1:{port}")
+    })
+}
+
 /// Where the launcher keeps its TLS files (`ca.pem`, `other-ca.pem`): `$HBASE_ORM_DATA/tls`,
 /// by default `.hbase-local/tls` in the workspace.
 pub fn tls_dir() -> std::path::PathBuf {

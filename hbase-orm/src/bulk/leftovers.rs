@@ -1,22 +1,36 @@
-//! What a killed load leaves behind: its local directory (files, sorted runs) and the region
-//! servers' staging directory, whose token the local directory keeps in a file `token`. The
-//! next load into the table, or [`Table::bulk_load_cleanup`], removes both for every load
-//! that is over: a directory of this user's, not a link, whose process is gone (by its id in
-//! the name, on this host) and whose `lock` no process holds (a load holds it while it runs,
-//! and the system lets go of it when the process dies, wherever it ran); and only a token that
-//! names a directory beside the servers' staging directories.
+//! What a killed load leaves behind: its local directory (files, sorted runs), the region
+//! servers' staging directory, whose token the local directory keeps in a file `token`, and
+//! the files' directory in HDFS when they were copied there, whose URL it keeps in a file
+//! `remote`. The next load into the table, or [`Table::bulk_load_cleanup`], removes them for
+//! every load that is over: a directory of this user's, not a link, whose process is gone (by
+//! its id in the name, on this host) and whose `lock` no process holds (a load holds it while
+//! it runs, and the system lets go of it when the process dies, wherever it ran); only a token
+//! that names a directory beside the servers' staging directories, and only a remote directory
+//! of the local one's name.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::backend::op;
 use crate::client::Table;
-use crate::model::{Error, Result, TableName};
+use crate::model::{Result, TableName};
 
 /// The file of a load's directory that holds the servers' staging token.
 const TOKEN_FILE: &str = "token";
 /// The file a running load holds locked.
 const LOCK_FILE: &str = "lock";
+/// The file of a load's directory that holds the URL of its files' remote directory.
+#[cfg_attr(not(feature = "hdfs"), allow(dead_code))]
+const REMOTE_FILE: &str = "remote";
+
+/// What a load that is over left: its local directory, the servers' staging token, the URL of
+/// its files' remote directory.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Leftover {
+    dir: PathBuf,
+    token: Option<String>,
+    remote: Option<String>,
+}
 
 /// The start of the names of the load directories of `table`: the process id and a time
 /// follow (`<prefix><pid>@<nanos>`). `@` is in no table or namespace name: the prefix of one
@@ -42,6 +56,13 @@ pub(super) fn claim(dir: &Path, token: &str) -> Result<File> {
     made().map_err(|e| super::staging_error(dir, e))
 }
 
+/// Records in a load's directory the URL of its files' remote directory (of the same name).
+#[cfg(feature = "hdfs")]
+pub(super) fn record_remote(dir: &Path, url: &str) -> Result<()> {
+    let path = dir.join(REMOTE_FILE);
+    std::fs::write(&path, url).map_err(|e| super::staging_error(&path, e))
+}
+
 /// The parent of a staging token (a path or URL), and its last part.
 fn split_token(token: &str) -> Option<(&str, &str)> {
     token
@@ -51,8 +72,9 @@ fn split_token(token: &str) -> Option<(&str, &str)> {
 }
 
 /// The over loads' directories of `table` under `base`, with their tokens when they name a
-/// directory beside `fresh` (a staging token just given by the servers).
-fn abandoned(base: &Path, table: &TableName, fresh: &str) -> Vec<(PathBuf, Option<String>)> {
+/// directory beside `fresh` (a staging token just given by the servers), and their remote
+/// directories when these have the local one's name.
+fn abandoned(base: &Path, table: &TableName, fresh: &str) -> Vec<Leftover> {
     let prefix = prefix(table);
     let Some(me) = own_user() else {
         return Vec::new();
@@ -81,7 +103,15 @@ fn abandoned(base: &Path, table: &TableName, fresh: &str) -> Vec<(PathBuf, Optio
                 .ok()
                 .map(|t| t.trim().to_string())
                 .filter(|t| split_token(t).is_some_and(|(parent, _)| parent == staging));
-            Some((path, token))
+            let remote = std::fs::read_to_string(path.join(REMOTE_FILE))
+                .ok()
+                .map(|t| t.trim().to_string())
+                .filter(|t| split_token(t).is_some_and(|(_, last)| last == name.as_str()));
+            Some(Leftover {
+                dir: path,
+                token,
+                remote,
+            })
         })
         .collect()
 }
@@ -147,20 +177,39 @@ impl Table {
         fresh: &str,
     ) -> Result<usize> {
         let mut removed = 0;
-        for (dir, token) in abandoned(&options.staging_base(), self.name(), fresh) {
-            if let Some(token) = &token {
+        for left in abandoned(&options.staging_base(), self.name(), fresh) {
+            if let Some(token) = &left.token {
                 let (table, token) = (self.name(), token.as_str());
                 self.client()
                     .run(&op::CleanupBulkLoad { table, token })
                     .await?;
             }
-            std::fs::remove_dir_all(&dir).map_err(|e| Error::IllegalArgument {
-                message: format!("bulk load: cannot remove {}: {e}", dir.display()),
-            })?;
+            if let Some(remote) = &left.remote {
+                remove_remote(remote).await?;
+            }
+            std::fs::remove_dir_all(&left.dir).map_err(|e| super::staging_error(&left.dir, e))?;
             removed += 1;
         }
         Ok(removed)
     }
+}
+
+/// Removes a killed load's remote directory.
+#[cfg(feature = "hdfs")]
+async fn remove_remote(url: &str) -> Result<()> {
+    super::hdfs::remove_dir(url).await
+}
+
+/// A remote directory cannot be removed without the client of its filesystem: the local
+/// directory, which says where it is, stays too.
+#[cfg(not(feature = "hdfs"))]
+async fn remove_remote(url: &str) -> Result<()> {
+    Err(crate::model::Error::Staging {
+        location: url.to_string(),
+        message: "a killed load's files were copied there; this build has no HDFS client to \
+                  remove them (feature `hdfs`)"
+            .into(),
+    })
 }
 
 #[cfg(test)]
@@ -198,14 +247,27 @@ mod tests {
                 held = Some(lock);
             }
         }
+        // A remote directory of the local one's name, and one of another name.
+        let remote = format!("hdfs://nn:8020/tmp/{}", dirs[0]);
+        std::fs::write(base.join(&dirs[0]).join(REMOTE_FILE), &remote).unwrap();
+        std::fs::write(base.join(&dirs[4]).join(REMOTE_FILE), "hdfs://nn:8020/tmp").unwrap();
         let mut found = abandoned(&base, &table, "file:/srv/staging/u__ns_orders__new");
         found.sort();
         assert_eq!(
             found,
             [
-                (base.join(&dirs[0]), Some(tokens[0].to_string())),
-                // A token elsewhere than beside the servers' staging directories is not sent.
-                (base.join(&dirs[4]), None),
+                Leftover {
+                    dir: base.join(&dirs[0]),
+                    token: Some(tokens[0].to_string()),
+                    remote: Some(remote),
+                },
+                // A token elsewhere than beside the servers' staging directories is not sent,
+                // nor a remote directory of another name removed.
+                Leftover {
+                    dir: base.join(&dirs[4]),
+                    token: None,
+                    remote: None,
+                },
             ]
         );
         drop(held);

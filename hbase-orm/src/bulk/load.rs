@@ -39,6 +39,7 @@ pub(super) struct Load<'a> {
     pub table: &'a Table,
     pub token: &'a str,
     pub dir: &'a Path,
+    pub stage: &'a super::stage::Stage,
     pub now: i64,
     pub attempts: usize,
     pub progress: Option<&'a super::Progress>,
@@ -141,24 +142,24 @@ impl Load<'_> {
         }
     }
 
-    /// Hands a region its files; whether it took them. The local files are removed either
-    /// way (the region server copied what it took).
+    /// Hands a region its files (copied where the region servers read them first); whether
+    /// it took them. The local files are removed either way (the region server copied what it
+    /// took).
     async fn hand_over(&self, share: &Share) -> Result<bool> {
-        let paths: Vec<(String, String)> = share
-            .files
-            .iter()
-            .map(|w| (w.family.clone(), format!("file://{}", w.path.display())))
-            .collect();
-        let outcome = self
-            .table
-            .client()
-            .run(&op::BulkLoadFiles {
-                table: self.table.name(),
-                first_row: &share.rows.0,
-                files: &paths,
-                token: self.token,
-            })
-            .await;
+        let outcome = match self.stage.send(&share.files).await {
+            Ok(paths) => {
+                self.table
+                    .client()
+                    .run(&op::BulkLoadFiles {
+                        table: self.table.name(),
+                        first_row: &share.rows.0,
+                        files: &paths,
+                        token: self.token,
+                    })
+                    .await
+            }
+            Err(e) => Err(e),
+        };
         for file in &share.files {
             let _ = std::fs::remove_file(&file.path);
         }

@@ -12,11 +12,14 @@
 //! the new boundaries and sent again, as HBase's own tool does.
 
 mod files;
+#[cfg(feature = "hdfs")]
+mod hdfs;
 mod input;
 mod leftovers;
 mod load;
 mod plan;
 mod runs;
+mod stage;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -35,6 +38,8 @@ use crate::model::{Put, Result, TableName};
 #[derive(Clone)]
 pub struct BulkLoadOptions {
     staging_dir: Option<PathBuf>,
+    #[cfg(feature = "hdfs")]
+    hdfs_dir: Option<String>,
     attempts: usize,
     memory_budget: usize,
     progress: Option<Arc<Progress>>,
@@ -45,9 +50,11 @@ type Progress = dyn Fn(&BulkLoadReport) + Send + Sync;
 
 impl std::fmt::Debug for BulkLoadOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BulkLoadOptions")
-            .field("staging_dir", &self.staging_dir)
-            .field("attempts", &self.attempts)
+        let mut f = f.debug_struct("BulkLoadOptions");
+        f.field("staging_dir", &self.staging_dir);
+        #[cfg(feature = "hdfs")]
+        f.field("hdfs_dir", &self.hdfs_dir);
+        f.field("attempts", &self.attempts)
             .field("memory_budget", &self.memory_budget)
             .field("progress", &self.progress.as_ref().map(|_| "callback"))
             .finish()
@@ -67,6 +74,8 @@ impl BulkLoadOptions {
     pub fn new() -> Self {
         BulkLoadOptions {
             staging_dir: None,
+            #[cfg(feature = "hdfs")]
+            hdfs_dir: None,
             attempts: 10,
             memory_budget: 128 << 20,
             progress: None,
@@ -100,10 +109,34 @@ impl BulkLoadOptions {
 
     /// Where the files (and the sorted runs of a large input) are written before the region
     /// servers take them (a directory of its own is made in it per load, and removed after).
-    /// The region servers must be able to read and write what this process writes there: the
-    /// same machine (a standalone HBase, the local cluster) or a shared filesystem.
+    ///
+    /// Where the region servers read the files follows the filesystem of their own staging
+    /// directory (under the cluster's `hbase.rootdir`). A cluster on a local filesystem (a
+    /// standalone HBase, a cluster on one machine) reads them here: the region servers must
+    /// be able to read and write what this process writes. A cluster that keeps its files in
+    /// HDFS is sent copies in HDFS with the feature `hdfs` (see `BulkLoadOptions::hdfs_dir`);
+    /// without it, or for another filesystem, giving a staging directory says the region
+    /// servers read it (a filesystem they share with this machine), and the load fails with
+    /// [`Error::Unsupported`](crate::Error::Unsupported) when none is given.
     pub fn staging_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.staging_dir = Some(dir.into());
+        self
+    }
+
+    /// The HDFS directory, as a URL (`hdfs://namenode:8020/staging/bulk`), a load's files are
+    /// copied into before the region servers take them (in a directory of the load's own,
+    /// removed after; the region servers move the files from there). By default, when the
+    /// cluster keeps its files in HDFS, `/tmp` of that HDFS. The HDFS client reads the
+    /// configuration in `HADOOP_CONF_DIR` (a nameservice, Kerberos) and takes the user from
+    /// `HADOOP_USER_NAME` or the system's.
+    ///
+    /// ```
+    /// let options = hbase_orm::BulkLoadOptions::new().hdfs_dir("hdfs://nn1:8020/imports");
+    /// ```
+    #[cfg(feature = "hdfs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "hdfs")))]
+    pub fn hdfs_dir(mut self, url: impl Into<String>) -> Self {
+        self.hdfs_dir = Some(url.into());
         self
     }
 
@@ -220,7 +253,16 @@ impl Table {
                 if let Err(e) = self.remove_abandoned(options, &token).await {
                     tracing::warn!(table = %table, error = %e, "bulk load: leftovers of earlier loads not removed");
                 }
-                let result = self.load_all(&token, &dir, puts, options).await;
+                let result = match stage::Stage::choose(options, &token, &dir).await {
+                    Ok(stage) => {
+                        let result = self.load_all(&token, &dir, &stage, puts, options).await;
+                        if let Err(e) = stage.remove().await {
+                            tracing::warn!(table = %table, error = %e, "bulk load: the files' remote directory was not removed");
+                        }
+                        result
+                    }
+                    Err(e) => Err(e),
+                };
                 drop(lock);
                 result
             }
@@ -260,6 +302,7 @@ impl Table {
         &self,
         token: &str,
         dir: &std::path::Path,
+        stage: &stage::Stage,
         puts: impl Stream<Item = Result<Put>> + Send,
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
@@ -272,6 +315,7 @@ impl Table {
             table: self,
             token,
             dir,
+            stage,
             now,
             attempts: options.attempts,
             progress: options.progress.as_deref(),
@@ -311,12 +355,11 @@ fn since_epoch() -> std::time::Duration {
 /// A file or directory of the load's own directory that could not be made, written or read: the
 /// staging directory must be writable here, with room for the input, and readable by the servers.
 fn staging_error(path: &std::path::Path, e: std::io::Error) -> crate::model::Error {
-    crate::model::Error::IllegalArgument {
+    crate::model::Error::Staging {
+        location: path.display().to_string(),
         message: format!(
-            "bulk load: {} failed ({e}): give a staging directory this process can write, \
-             with room for the input, that the region servers can read \
-             (BulkLoadOptions::staging_dir)",
-            path.display()
+            "{e}: give a staging directory this process can write, with room for the input, \
+             that the region servers can read (BulkLoadOptions::staging_dir)"
         ),
     }
 }

@@ -252,6 +252,18 @@ pub enum Error {
         source: Box<Error>,
     },
 
+    /// A bulk load could not write, read or remove its files where they are staged: the
+    /// local staging directory (`BulkLoadOptions::staging_dir`) or, for a
+    /// cluster that keeps its files in HDFS, the load's directory there. Nothing of the load
+    /// it stopped was handed to the region servers after it.
+    #[error("bulk load staging at {location} failed: {message}")]
+    Staging {
+        /// The file or directory (a local path, or an `hdfs://` URL).
+        location: String,
+        /// What failed, and what to change.
+        message: String,
+    },
+
     /// A stored cell or row key does not decode into the entity's field.
     #[error("cannot decode {table} row {row}, {column}: expected {expected}; {reason}")]
     Decode {
@@ -442,6 +454,7 @@ impl Error {
             Error::Protocol { .. } => "protocol",
             Error::PartialBatch { .. } => "partial_batch",
             Error::BulkLoad { .. } => "bulk_load",
+            Error::Staging { .. } => "staging",
             Error::Decode { .. } => "decode",
             Error::Encode { .. } => "encode",
             Error::Conflict { .. } => "conflict",

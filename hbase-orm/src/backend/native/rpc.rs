@@ -112,6 +112,20 @@ pub(crate) struct Core {
     pub(crate) buffers: Buffers,
 }
 
+/// The user a client without Kerberos says it is, as HBase's Java client and HDFS clients do:
+/// `HADOOP_USER_NAME`, else the system's name of the user this process runs as. The region
+/// servers act as this user on the filesystem (a bulk load's staging directory is its own),
+/// so it must be the user that wrote the files; `$USER` is only the fallback after those, and
+/// `hbase-orm` the last.
+fn simple_user() -> String {
+    std::env::var("HADOOP_USER_NAME")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .or_else(|| whoami::username().ok().filter(|u| !u.is_empty()))
+        .or_else(|| std::env::var("USER").ok().filter(|u| !u.is_empty()))
+        .unwrap_or_else(|| "hbase-orm".into())
+}
+
 /// How long calls to a region keep being sent again while it moves.
 pub(crate) const RELOCATE_FOR: Duration = Duration::from_secs(60);
 
@@ -120,7 +134,7 @@ impl Core {
     pub(crate) fn new(config: Config, registry: Registry) -> Core {
         let identity = match &config.kerberos {
             Some(options) => Identity::Kerberos(options.clone()),
-            None => Identity::Simple(std::env::var("USER").unwrap_or_else(|_| "hbase-orm".into())),
+            None => Identity::Simple(simple_user()),
         };
         let connections =
             Connections::new(identity, config.connect_timeout, config.max_reply_bytes);
