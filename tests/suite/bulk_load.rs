@@ -1,12 +1,14 @@
 //! Bulk load through the native backend into the local HBase: puts written as HFiles (the
 //! families' compression and bloom filters), taken by the regions of a split table, read back
-//! through the native backend and the Thrift2 gateway, newer loads over older ones, a region
-//! split after the load; and the loads refused before any file is written.
+//! through the native backend, the Thrift2 gateway and HBase's own Java client (after a major
+//! compaction), newer loads over older ones, a region split after the load; and the loads
+//! refused before any file is written.
 
 use futures::TryStreamExt;
 use hbase_orm::{
     BulkLoadOptions, Client, ColumnFamily, Compression, Config, Error, Get, Put, Row, Scan,
 };
+use hbase_orm_suite::java::{zk_quorum, JavaProgram};
 use hbase_orm_suite::{client, connect_with, native_url, with_table};
 
 async fn native() -> Client {
@@ -67,8 +69,30 @@ async fn rows(client: &Client, table: &hbase_orm::TableName) -> Vec<Row> {
         .unwrap()
 }
 
+/// HBase's Java client (`tests/java/ReadBack.java`): a major compaction of `table`, waited for,
+/// then every cell it reads, as `row family:qualifier timestamp value` lines.
+fn java_read_back(table: &hbase_orm::TableName) -> Vec<String> {
+    let java = JavaProgram::prepare("tests/java/ReadBack.java", "ReadBack");
+    let args = [
+        format!("table={table}"),
+        format!("zk={}", zk_quorum(&native_url())),
+        "compact=true".to_string(),
+    ];
+    let lines = java.run(&args, std::time::Duration::from_secs(300));
+    assert!(
+        lines.iter().any(|l| l.starts_with("compacted\t")),
+        "{lines:?}"
+    );
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("cell\t"))
+        .map(|l| l.replace('\t', " "))
+        .collect()
+}
+
 /// Every row loaded reads back through the native backend and the Thrift2 gateway; a second
-/// load of the same cells with new values wins over the first; the rows outlive a split.
+/// load of the same cells with new values wins over the first, also for HBase's Java client
+/// after a major compaction; the rows outlive a split.
 #[tokio::test]
 async fn loaded_rows_read_back_and_a_later_load_wins() {
     let client = native().await;
@@ -111,6 +135,36 @@ async fn loaded_rows_read_back_and_a_later_load_wins() {
                 .unwrap()
                 .expect("the row is there");
             assert_eq!(row.value("d", "note"), Some(&b"second: ring 4 times"[..]));
+
+            // Two files in each store, compacted into one; then HBase's own client reads
+            // every cell of the second load.
+            let name = t.name().clone();
+            let java = tokio::task::spawn_blocking(move || java_read_back(&name))
+                .await
+                .unwrap();
+            let mut want: Vec<String> = puts(10_000, "second")
+                .iter()
+                .flat_map(|p| {
+                    p.cells.iter().map(|c| {
+                        format!(
+                            "{} {}:{} {} {}",
+                            String::from_utf8_lossy(&p.row),
+                            String::from_utf8_lossy(&c.family),
+                            String::from_utf8_lossy(&c.qualifier),
+                            c.timestamp.unwrap_or_default(),
+                            String::from_utf8_lossy(&c.value)
+                        )
+                    })
+                })
+                .collect();
+            want.sort();
+            let mut got = java;
+            got.sort();
+            assert_eq!(got.len(), want.len(), "cells the Java client read");
+            assert!(
+                got == want,
+                "the Java client reads the cells of the second load"
+            );
 
             // The loaded files are split with their region.
             client
