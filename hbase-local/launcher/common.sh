@@ -111,14 +111,6 @@ MODE=standalone
 RS_COUNT=0
 DN_COUNT=0
 MODE_SUMMARY=
-COMPONENTS=()
-GATEWAYS=("${TCP_GATEWAYS[@]}")
-HBASE_SERVERS=(master)
-REGION_SERVERS=()
-HBASE_NEEDS=()
-STOPPED_AFTER_HBASE=()
-MODE_JVM_OPTS=()
-MODE_CLASSPATH=()
 MASTER_HEAP=2g
 # each process's RPC (or client) port, every port it listens on, and its description
 declare -A PORT_OF=() PORTS_OF=() DESCRIPTION_OF=()
@@ -136,6 +128,22 @@ clear_components() {
   PORT_OF=()
   PORTS_OF=()
   DESCRIPTION_OF=()
+}
+clear_components
+GATEWAYS=("${TCP_GATEWAYS[@]}")
+
+# die_if_dead NAME...: if one of these processes is gone while starting, its log's tail, every
+# process stopped, and the launcher ends
+die_if_dead() {
+  local name
+  for name in "$@"; do
+    if [[ -z "$(component_pid "$name")" ]]; then
+      warn "error: $name died during startup; its log:"
+      tail_logs 60 "$name" >&2
+      stop_all
+      die "$name failed to start (logs in $LOG_DIR)"
+    fi
+  done
 }
 
 # add_component NAME PORT DESCRIPTION [ALL PORTS]: one more process of the mode (started after
@@ -397,14 +405,7 @@ wait_all_ready() {
   local rs_left=("${REGION_SERVERS[@]}")
   say "waiting for HBase to be ready (timeout ${UP_TIMEOUT}s) ..."
   while :; do
-    for name in "${COMPONENTS[@]}"; do
-      if [[ -z "$(component_pid "$name")" ]]; then
-        warn "error: $name died during startup; its log:"
-        tail_logs 60 "$name" >&2
-        stop_all
-        die "$name failed to start (logs in $LOG_DIR)"
-      fi
-    done
+    die_if_dead "${COMPONENTS[@]}"
     if ((master_ok == 0)) && master_initialized; then
       master_ok=1
       say "master initialized after $((SECONDS - t0)) s"

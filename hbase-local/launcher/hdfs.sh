@@ -217,17 +217,10 @@ hdfs_status() {
 # Waits until HDFS is ready (hdfs_all_ready); on a process that dies or on the timeout, shows
 # the logs, stops everything and dies.
 wait_hdfs_ready() {
-  local t0=$1 deadline=$((SECONDS + UP_TIMEOUT)) name
+  local t0=$1 deadline=$((SECONDS + UP_TIMEOUT))
   say "waiting for HDFS: out of safe mode, $DN_COUNT DataNodes registered (timeout ${UP_TIMEOUT}s) ..."
   while ! hdfs_all_ready; do
-    for name in namenode "${DATANODES[@]}"; do
-      if [[ -z "$(component_pid "$name")" ]]; then
-        warn "error: $name died during startup; its log:"
-        tail_logs 60 "$name" >&2
-        stop_all
-        die "$name failed to start (logs in $LOG_DIR)"
-      fi
-    done
+    die_if_dead namenode "${DATANODES[@]}"
     if ((SECONDS >= deadline)); then
       warn "error: HDFS not ready after ${UP_TIMEOUT}s (NameNode: $(namenode_info 3 | head -n1 || echo 'not answering'))"
       tail_logs 60 namenode "${DATANODES[@]}" >&2
