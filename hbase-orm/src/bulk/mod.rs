@@ -134,7 +134,6 @@ impl BulkLoadOptions {
     /// let options = hbase_orm::BulkLoadOptions::new().hdfs_dir("hdfs://nn1:8020/imports");
     /// ```
     #[cfg(feature = "hdfs")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "hdfs")))]
     pub fn hdfs_dir(mut self, url: impl Into<String>) -> Self {
         self.hdfs_dir = Some(url.into());
         self
