@@ -20,7 +20,6 @@ const TOKEN_FILE: &str = "token";
 /// The file a running load holds locked.
 const LOCK_FILE: &str = "lock";
 /// The file of a load's directory that holds the URL of its files' remote directory.
-#[cfg_attr(not(feature = "hdfs"), allow(dead_code))]
 const REMOTE_FILE: &str = "remote";
 
 /// What a load that is over left: its local directory, the servers' staging token, the URL of

@@ -146,20 +146,19 @@ impl Load<'_> {
     /// it took them. The local files are removed either way (the region server copied what it
     /// took).
     async fn hand_over(&self, share: &Share) -> Result<bool> {
-        let outcome = match self.stage.send(&share.files).await {
-            Ok(paths) => {
-                self.table
-                    .client()
-                    .run(&op::BulkLoadFiles {
-                        table: self.table.name(),
-                        first_row: &share.rows.0,
-                        files: &paths,
-                        token: self.token,
-                    })
-                    .await
-            }
-            Err(e) => Err(e),
-        };
+        let outcome = async {
+            let paths = self.stage.send(&share.files).await?;
+            self.table
+                .client()
+                .run(&op::BulkLoadFiles {
+                    table: self.table.name(),
+                    first_row: &share.rows.0,
+                    files: &paths,
+                    token: self.token,
+                })
+                .await
+        }
+        .await;
         for file in &share.files {
             let _ = std::fs::remove_file(&file.path);
         }

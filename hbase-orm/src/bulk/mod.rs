@@ -246,27 +246,7 @@ impl Table {
         // First, so that a gateway refuses before anything is read or written.
         let token = client.run(&op::PrepareBulkLoad { table }).await?;
         let dir = local_dir(options, table);
-        let result = match leftovers::claim(&dir, &token) {
-            Ok(lock) => {
-                // What killed loads left: best effort, the load goes on whatever happens.
-                if let Err(e) = self.remove_abandoned(options, &token).await {
-                    tracing::warn!(table = %table, error = %e, "bulk load: leftovers of earlier loads not removed");
-                }
-                let result = match stage::Stage::choose(options, &token, &dir).await {
-                    Ok(stage) => {
-                        let result = self.load_all(&token, &dir, &stage, puts, options).await;
-                        if let Err(e) = stage.remove().await {
-                            tracing::warn!(table = %table, error = %e, "bulk load: the files' remote directory was not removed");
-                        }
-                        result
-                    }
-                    Err(e) => Err(e),
-                };
-                drop(lock);
-                result
-            }
-            Err(e) => Err(e),
-        };
+        let result = self.load_claimed(&token, &dir, puts, options).await;
         let cleaned = client
             .run(&op::CleanupBulkLoad {
                 table,
@@ -293,6 +273,30 @@ impl Table {
             tracing::warn!(table = %table, error = %e, "bulk load: the servers' staging directory was not removed");
         }
         Ok(report)
+    }
+
+    /// The load once the servers' staging directory exists, in its local directory `dir`,
+    /// held locked meanwhile: what killed loads left removed first (best effort), then the
+    /// load where the region servers read its files, whose remote directory (if any) is
+    /// removed after.
+    async fn load_claimed(
+        &self,
+        token: &str,
+        dir: &std::path::Path,
+        puts: impl Stream<Item = Result<Put>> + Send,
+        options: &BulkLoadOptions,
+    ) -> Result<BulkLoadReport> {
+        let table = self.name();
+        let _lock = leftovers::claim(dir, token)?;
+        if let Err(e) = self.remove_abandoned(options, token).await {
+            tracing::warn!(table = %table, error = %e, "bulk load: leftovers of earlier loads not removed");
+        }
+        let stage = stage::Stage::choose(options, token, dir).await?;
+        let result = self.load_all(token, dir, &stage, puts, options).await;
+        if let Err(e) = stage.remove().await {
+            tracing::warn!(table = %table, error = %e, "bulk load: the files' remote directory was not removed");
+        }
+        result
     }
 
     /// The load once the servers' staging directory exists: the input sorted into runs, then
