@@ -4,7 +4,10 @@
 //! a missing token and a protection the gateway does not offer give; `doAs` passed through
 //! (the user it names has no rights there, so her writes are refused by HBase itself); and a
 //! capture of the bytes on the wire, which shows a marker value in clear under `auth` and
-//! `auth-int` and never under `auth-conf`.
+//! `auth-int` and never under `auth-conf`. The native backend (HBase's own RPC) against three
+//! HBases, one for each `hbase.rpc.protection`: round trips under each, a protection the
+//! server does not offer refused, and a capture of the loopback interface (`tcpdump`) that
+//! shows the marker in clear under `authentication` and `integrity` and never under `privacy`.
 //!
 //! Built with `--features kerberos` (the system's GSSAPI: libkrb5-dev); the environment comes
 //! from `eval "$(hbase-local/secure/secure.sh env)"` (the realm's krb5.conf, a ticket cache
@@ -150,9 +153,14 @@ async fn spnego_carries_calls_to_both_gateways() {
 /// A native client of the secured HBase (HBase's own RPC, SASL GSSAPI): its ZooKeeper from the
 /// launcher's environment; the servers' principal is `hbase/localhost`, their address 127.0.0.1.
 fn native_url() -> String {
+    native_url_of("HBASE_ORM_SECURE_ZK_PORT")
+}
+
+/// A native client of the secured HBase whose ZooKeeper port is in `variable`.
+fn native_url_of(variable: &str) -> String {
     format!(
         "hbase://127.0.0.1:{}/?auth=kerberos&kerberos_host=localhost",
-        env("HBASE_ORM_SECURE_ZK_PORT")
+        env(variable)
     )
 }
 
@@ -277,6 +285,16 @@ async fn do_as_acts_as_the_user_it_names() {
     }
 }
 
+/// Writes `marker` as a row key and its value, and reads it back.
+async fn write_and_read(table: &hbase_orm::Table, marker: &str) {
+    table
+        .put(Put::new(marker).column("d", "v", marker))
+        .await
+        .unwrap();
+    let row = table.get(Get::new(marker)).await.unwrap().unwrap();
+    assert_eq!(row.value("d", "v"), Some(marker.as_bytes()));
+}
+
 #[tokio::test]
 async fn only_auth_conf_hides_the_calls_on_the_wire() {
     let _env = ENVIRONMENT.read().await;
@@ -297,13 +315,7 @@ async fn only_auth_conf_hides_the_calls_on_the_wire() {
             "thrift2://127.0.0.1:{relay_port}/?auth=kerberos&qop={qop}&kerberos_host=localhost"
         );
         let client = connect(&url).await.unwrap();
-        let table = client.table_named(t.name.clone());
-        table
-            .put(Put::new(marker.as_str()).column("d", "v", marker.as_str()))
-            .await
-            .unwrap();
-        let row = table.get(Get::new(marker.as_str())).await.unwrap().unwrap();
-        assert_eq!(row.value("d", "v"), Some(marker.as_bytes()));
+        write_and_read(&client.table_named(t.name.clone()), &marker).await;
         let seen = relay.relayed();
         let found = relay.saw(marker.as_bytes());
         assert!(seen > 200, "{qop}: the relay saw {seen} bytes");
@@ -311,5 +323,213 @@ async fn only_auth_conf_hides_the_calls_on_the_wire() {
             found, in_clear,
             "{qop}: marker in clear on the wire: {found}"
         );
+    }
+}
+
+/// The launcher's three HBases: the variables of their ZooKeeper port and RPC ports (master,
+/// region server), their `hbase.rpc.protection`, and whether a value written is in clear on
+/// the wire.
+const PROTECTED: [(&str, &str, &str, bool); 3] = [
+    (
+        "HBASE_ORM_SECURE_ZK_PORT",
+        "HBASE_ORM_SECURE_RPC_PORTS",
+        "authentication",
+        true,
+    ),
+    (
+        "HBASE_ORM_SECURE_INTEGRITY_ZK_PORT",
+        "HBASE_ORM_SECURE_INTEGRITY_RPC_PORTS",
+        "integrity",
+        true,
+    ),
+    (
+        "HBASE_ORM_SECURE_PRIVACY_ZK_PORT",
+        "HBASE_ORM_SECURE_PRIVACY_RPC_PORTS",
+        "privacy",
+        false,
+    ),
+];
+
+#[tokio::test]
+async fn the_native_backend_speaks_integrity_and_privacy() {
+    let _env = ENVIRONMENT.read().await;
+    for (zk, _, protection, _) in &PROTECTED[1..] {
+        // The default qop (auth) takes the strongest layer the server offers.
+        let started = std::time::Instant::now();
+        let client = connect(&native_url_of(zk)).await.unwrap();
+        round_trip(&client, &format!("native_{protection}")).await;
+        println!(
+            "native round trip under {protection}: {:?}",
+            started.elapsed()
+        );
+    }
+    // Asking for as much as the server gives.
+    let url = format!("{}&qop=auth-int", native_url_of(PROTECTED[1].0));
+    round_trip(&connect(&url).await.unwrap(), "native_int").await;
+    let url = format!("{}&qop=auth-conf", native_url_of(PROTECTED[2].0));
+    let client = connect(&url).await.unwrap();
+    round_trip(&client, "native_conf").await;
+    many_and_large(&client, "native_conf_large").await;
+}
+
+/// A batch of 3,000 rows of 1 to 1.7 KB, read back by a scan (pages of about 2 MiB, each
+/// many reads off the socket) and by 64 gets at once (replies that may share a message).
+async fn many_and_large(client: &Client, label: &str) {
+    let t = TestTable::create(client, label, vec![ColumnFamily::new("d")], &[]).await;
+    let table = client.table_named(t.name.clone());
+    let value = |i: usize| format!("{i:05}-{}", "x".repeat(1000 + i % 700));
+    let puts = (0..3000)
+        .map(|i| Put::new(format!("r{i:05}")).column("d", "v", value(i)))
+        .collect();
+    table.put_many(puts).await.unwrap();
+    let rows: Vec<_> = table.scan(Scan::new()).try_collect().await.unwrap();
+    assert_eq!(rows.len(), 3000);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.value("d", "v"), Some(value(i).as_bytes()), "row {i}");
+    }
+    let gets = (0..64).map(|i| table.get(Get::new(format!("r{:05}", i * 40))));
+    let got = futures::future::try_join_all(gets).await.unwrap();
+    for (i, row) in got.into_iter().enumerate() {
+        let row = row.unwrap();
+        assert_eq!(row.value("d", "v"), Some(value(i * 40).as_bytes()));
+    }
+}
+
+/// The error of the first call of a native client of `url` (the connection is opened then).
+async fn first_call_error(url: &str) -> Error {
+    let client = connect(url).await.unwrap();
+    client
+        .table_named(TableName::new("hbase", "namespace"))
+        .get(Get::new("default"))
+        .await
+        .unwrap_err()
+}
+
+#[tokio::test]
+async fn a_protection_the_server_does_not_offer_is_refused_by_the_native_backend() {
+    let _env = ENVIRONMENT.read().await;
+    for (zk, qop, offered) in [
+        ("HBASE_ORM_SECURE_ZK_PORT", "auth-conf", "auth"),
+        ("HBASE_ORM_SECURE_ZK_PORT", "auth-int", "auth"),
+        (
+            "HBASE_ORM_SECURE_INTEGRITY_ZK_PORT",
+            "auth-conf",
+            "auth-int",
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let e = first_call_error(&format!("{}&qop={qop}", native_url_of(zk))).await;
+        println!("qop={qop} of a server offering {offered}: {e}");
+        let Error::Kerberos { step, message, .. } = &e else {
+            panic!("qop={qop}: {e:?}");
+        };
+        assert_eq!(*step, "choosing a security layer");
+        assert!(
+            message.contains(&format!("the server offers {offered} ")),
+            "{message}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "not tried again and again"
+        );
+    }
+}
+
+/// `tcpdump` on the loopback interface, keeping the TCP packets to and from `ports`.
+struct Capture {
+    child: std::process::Child,
+    file: std::path::PathBuf,
+    /// What it says on stderr after it started (read on, so that it never blocks there).
+    said: std::thread::JoinHandle<String>,
+}
+
+impl Capture {
+    fn start(ports: &str, label: &str) -> Capture {
+        use std::io::{BufRead, BufReader};
+        let filter = ports
+            .split(',')
+            .map(|p| format!("tcp port {p}"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let file = std::env::temp_dir().join(format!(
+            "hbase-orm-capture-{label}-{}.pcap",
+            std::process::id()
+        ));
+        let mut child = std::process::Command::new("tcpdump")
+            // Each packet written as it comes (not a buffer's worth when the kernel hands it
+            // over), so that all are in the file when it stops.
+            .args(["-i", "lo", "-n", "--immediate-mode", "-U", "-s", "0", "-w"])
+            .arg(&file)
+            .arg(&filter)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "tcpdump: {e} (it captures the wire for this test, as root; \
+                     hbase-local/secure/secure.sh up installs it)"
+                )
+            });
+        // It says so on stderr once the capture runs.
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("listening on") {
+            line.clear();
+            let n = stderr.read_line(&mut line).unwrap();
+            assert!(n > 0, "tcpdump stopped before it captured: {line}");
+        }
+        let said = std::thread::spawn(move || {
+            let mut rest = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+            rest
+        });
+        Capture { child, file, said }
+    }
+
+    /// Stops the capture; the bytes captured.
+    fn stop(mut self) -> Vec<u8> {
+        let pid = self.child.id().to_string();
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status();
+        let status = self.child.wait().unwrap();
+        let said = self.said.join().unwrap();
+        println!("tcpdump ({status}): {}", said.trim().replace('\n', "; "));
+        let bytes = std::fs::read(&self.file).unwrap();
+        let _ = std::fs::remove_file(&self.file);
+        bytes
+    }
+}
+
+#[tokio::test]
+async fn only_privacy_hides_the_native_calls_on_the_wire() {
+    let _env = ENVIRONMENT.read().await;
+    for (zk, ports, protection, in_clear) in PROTECTED {
+        let client = connect(&native_url_of(zk)).await.unwrap();
+        let t = TestTable::create(&client, "wire", vec![ColumnFamily::new("d")], &[]).await;
+        // Connections to the region server and master opened before the capture starts, so
+        // that it holds the calls alone.
+        let table = client.table_named(t.name.clone());
+        table.get(Get::new("warm")).await.unwrap();
+        let marker = format!("MARKER-{protection}-4d1e88");
+        let capture = Capture::start(env(ports).as_str(), protection);
+        write_and_read(&table, &marker).await;
+        let wire = capture.stop();
+        let found = wire
+            .windows(marker.len())
+            .filter(|w| *w == marker.as_bytes())
+            .count();
+        println!(
+            "{protection}: {} bytes captured, the marker {found} times in clear",
+            wire.len()
+        );
+        // The put and the get's request and reply went by: several packets of some size.
+        assert!(wire.len() > 500, "{protection}: {} bytes", wire.len());
+        assert_eq!(
+            found > 0,
+            in_clear,
+            "{protection}: the marker in clear {found} times"
+        );
+        drop(t);
     }
 }

@@ -15,7 +15,11 @@
 #
 # Processes (pid files in $DATA/run, logs in $DATA/logs):
 #   kdc       MIT krb5kdc, realm $HBASE_ORM_SECURE_REALM, 127.0.0.1:$KDC_PORT (TCP and UDP)
-#   master    HMaster standalone (ZooKeeper + master + region server), Kerberos RPC
+#   master    HMaster standalone (ZooKeeper + master + region server), Kerberos RPC,
+#             hbase.rpc.protection=authentication
+#   master-privacy, master-integrity   two more standalone HBases, hbase.rpc.protection
+#             privacy and integrity (SASL auth-conf and auth-int on HBase's own RPC); their
+#             ports follow the first HBase's by one and by two
 #   gateways  one JVM, every Thrift gateway (java/SecureGateways.java):
 #     thrift2-https      Thrift2, HTTPS + SPNEGO, doAs header allowed   127.0.0.1:9290
 #     thrift2-sasl-auth  Thrift2, SASL GSSAPI, QOP auth (buffered, binary)     9291
@@ -36,6 +40,7 @@
 #   HBASE_ORM_SECURE_PORT_BASE first gateway port; the others follow (default 9290)
 #   HBASE_ORM_SECURE_UP_TIMEOUT seconds `up` waits for readiness (default 180)
 #   HBASE_ORM_SECURE_MASTER_HEAP / _GATEWAY_HEAP            (default 1g / 512m)
+#   HBASE_ORM_SECURE_PROTECTED_HEAP  heap of master-privacy and master-integrity (default 512m)
 #   HBASE_ORM_CACHE           where the jars are cached (shared with hbase.sh;
 #                             default ~/.cache/hbase-orm)
 set -euo pipefail
@@ -67,6 +72,7 @@ PORT_BASE=${HBASE_ORM_SECURE_PORT_BASE:-9290}
 UP_TIMEOUT=${HBASE_ORM_SECURE_UP_TIMEOUT:-180}
 MASTER_HEAP=${HBASE_ORM_SECURE_MASTER_HEAP:-1g}
 GATEWAY_HEAP=${HBASE_ORM_SECURE_GATEWAY_HEAP:-512m}
+PROTECTED_HEAP=${HBASE_ORM_SECURE_PROTECTED_HEAP:-512m}
 # the host name in every service principal, and the one clients connect to
 SVC_HOST=localhost
 
@@ -86,7 +92,9 @@ TLS_DIR=$DATA/tls
 CLASSES=$DATA/classes
 CCACHE=$DATA/client.ccache
 MARKER=$DATA/.hbase-orm-secure-data
-COMPONENTS=(kdc master gateways)
+COMPONENTS=(kdc master master-privacy master-integrity gateways)
+# the standalone HBases
+MASTERS=(master master-privacy master-integrity)
 READY_LINE="Master has completed initialization"
 
 say() { printf '[secure] %s\n' "$*"; }
@@ -105,7 +113,7 @@ declare -A PKG_OF=(
   [krb5kdc]=krb5-kdc [kdb5_util]=krb5-kdc [kadmin.local]=krb5-admin-server
   [kinit]=krb5-user [klist]=krb5-user [curl]=curl [java]=openjdk-17-jdk-headless
   [javac]=openjdk-17-jdk-headless [keytool]=openjdk-17-jdk-headless [mvn]=maven
-  [ss]=iproute2
+  [ss]=iproute2 [tcpdump]=tcpdump
 )
 
 have() { command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" ]]; }
@@ -319,10 +327,36 @@ component_pid() {
   printf '%s' "$pid"
 }
 
+# a standalone HBase's port offset from the first one's, and its hbase.rpc.protection
+master_offset() {
+  case "$1" in
+    master) echo 0 ;;
+    master-privacy) echo 1 ;;
+    master-integrity) echo 2 ;;
+  esac
+}
+master_protection() {
+  case "$1" in
+    master) echo authentication ;;
+    *) echo "${1#master-}" ;;
+  esac
+}
+# where a standalone HBase keeps its root dir, ZooKeeper data and temporary files
+master_home() {
+  case "$1" in
+    master) echo "$DATA" ;;
+    *) echo "$DATA/${1#master-}" ;;
+  esac
+}
+
 ports_of() {
   case "$1" in
     kdc) echo "$KDC_PORT" ;;
-    master) echo "$ZK_PORT $MASTER_PORT $RS_PORT" ;;
+    master*)
+      local o
+      o=$(master_offset "$1")
+      echo "$((ZK_PORT + o)) $((MASTER_PORT + o)) $((RS_PORT + o))"
+      ;;
     gateways) echo "$HTTPS2_PORT $SASL_AUTH_PORT $SASL_INT_PORT $SASL_CONF_PORT $HTTPS1_PORT $SASL1_CONF_PORT" ;;
   esac
 }
@@ -330,8 +364,11 @@ ports_of() {
 port_listening() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
 
 JAVA_OPTS=()
+# jvm_opts NAME HEAP [HBASE]: the options of a JVM named NAME, a server or client of the
+# standalone HBase HBASE (default master)
 jvm_opts() {
-  local name=$1 heap=$2
+  local name=$1 heap=$2 hbase=${3:-master} o
+  o=$(master_offset "$hbase")
   JAVA_OPTS=(
     "-Xmx$heap" -XX:+ExitOnOutOfMemoryError
     -Djava.net.preferIPv4Stack=true -Djava.awt.headless=true
@@ -343,9 +380,11 @@ jvm_opts() {
     -Dzookeeper.sasl.client=false
     # run-time values substituted into conf/hbase-site.xml
     "-Dhbase.orm.secure.data=$DATA" "-Dhbase.orm.secure.realm=$REALM"
-    "-Dhbase.orm.secure.host=$SVC_HOST" "-Dhbase.orm.secure.zk.port=$ZK_PORT"
-    "-Dhbase.orm.secure.master.port=$MASTER_PORT"
-    "-Dhbase.orm.secure.regionserver.port=$RS_PORT"
+    "-Dhbase.orm.secure.host=$SVC_HOST" "-Dhbase.orm.secure.zk.port=$((ZK_PORT + o))"
+    "-Dhbase.orm.secure.master.port=$((MASTER_PORT + o))"
+    "-Dhbase.orm.secure.regionserver.port=$((RS_PORT + o))"
+    "-Dhbase.orm.secure.home=$(master_home "$hbase")"
+    "-Dhbase.orm.secure.rpc.protection=$(master_protection "$hbase")"
     "-Dhbase.orm.secure.tls.password=$(cat "$TLS_DIR/password")"
     # what bin/hbase adds on JDK 11 and later (hbase-local/jdk-flags)
     "${JDK_FLAGS[@]}"
@@ -377,9 +416,12 @@ start_kdc() {
   spawn kdc "$(sbin krb5kdc)" -n -r "$REALM" -P "$KDC_DIR/krb5kdc.pid"
 }
 
-start_master() {
-  jvm_opts master "$MASTER_HEAP"
-  spawn master java "${JAVA_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster start
+start_master() { # start_master NAME
+  local heap=$MASTER_HEAP
+  [[ "$1" == master ]] || heap=$PROTECTED_HEAP
+  mkdir -p "$(master_home "$1")"
+  jvm_opts "$1" "$heap" "$1"
+  spawn "$1" java "${JAVA_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster start
 }
 
 start_gateways() {
@@ -399,16 +441,16 @@ start_gateways() {
 # client JVM logged in as hbase/localhost from a ticket cache of its own). A plain SIGTERM to a
 # standalone HMaster stops the master first; the region server in the same JVM then waits for
 # it until Hadoop's shutdown-hook timeout (30 s) runs out.
-request_shutdown() {
-  grep -q "$READY_LINE" "$(log_file master)" 2>/dev/null || return 1
+request_shutdown() { # request_shutdown NAME
+  grep -q "$READY_LINE" "$(log_file "$1")" 2>/dev/null || return 1
   component_pid kdc >/dev/null || return 1
-  local cc=$RUN_DIR/hbase-stop.ccache
+  local cc=$RUN_DIR/$1-stop.ccache
   KRB5_CONFIG=$KRB5_CONF KRB5CCNAME=FILE:$cc kinit -kt "$KEYTABS/hbase.keytab" \
     "hbase/$SVC_HOST@$REALM" >/dev/null 2>&1 || return 1
-  jvm_opts master-stop 256m
-  say "asking HBase to shut down"
+  jvm_opts "$1-stop" 256m "$1"
+  say "asking $1 to shut down"
   KRB5CCNAME=FILE:$cc timeout 60 java "${JAVA_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster \
-    stop --shutDownCluster >"$(out_file master-stop)" 2>&1 </dev/null
+    stop --shutDownCluster >"$(out_file "$1-stop")" 2>&1 </dev/null
   local rc=$?
   rm -f "$cc"
   return "$rc"
@@ -431,18 +473,28 @@ stop_all() {
   if gw=$(component_pid gateways); then
     kill -TERM "$gw" 2>/dev/null || true
   fi
-  if pid=$(component_pid master) && request_shutdown; then
-    if wait_gone 30 "$pid"; then
-      say "stopped master (pid $pid)"
-    else
-      warn "master still running 30 s after the shutdown request"
+  # the HBases shut down together (each asked by a client JVM of its own)
+  local stopping=() stopping_names=()
+  for name in "${MASTERS[@]}"; do
+    if pid=$(component_pid "$name"); then
+      request_shutdown "$name" &
+      stopping+=("$pid")
+      stopping_names+=("$name")
     fi
-  fi
+  done
+  wait
+  for i in "${!stopping[@]}"; do
+    if wait_gone 30 "${stopping[$i]}"; then
+      say "stopped ${stopping_names[$i]} (pid ${stopping[$i]})"
+    else
+      warn "${stopping_names[$i]} still running 30 s after the shutdown request"
+    fi
+  done
   if [[ -n "$gw" ]] && wait_gone 10 "$gw"; then
     say "stopped gateways (pid $gw)"
   fi
   # whatever is left, in reverse start order; TERM first
-  for name in gateways master kdc; do
+  for name in gateways master-integrity master-privacy master kdc; do
     if pid=$(component_pid "$name"); then
       kill -TERM "$pid" 2>/dev/null || true
       pids+=("$pid")
@@ -543,7 +595,7 @@ cmd_up() {
     for name in "${to_start[@]}"; do
       case "$name" in
         kdc) start_kdc ;;
-        master) start_master ;;
+        master*) start_master "$name" ;;
         gateways) start_gateways ;;
       esac
     done
@@ -562,15 +614,18 @@ wait_ready() {
     sleep 0.2
   done
   say "KDC ready ($((SECONDS - t0)) s); client@$REALM ticket in $CCACHE"
-  until grep -q "$READY_LINE" "$(log_file master)" 2>/dev/null; do
-    for name in master gateways; do
-      component_pid "$name" >/dev/null ||
-        { tail -n 30 "$(out_file "$name")" "$(log_file "$name")" >&2 2>/dev/null; die "$name exited"; }
+  local hbase
+  for hbase in "${MASTERS[@]}"; do
+    until grep -q "$READY_LINE" "$(log_file "$hbase")" 2>/dev/null; do
+      for name in "${MASTERS[@]}" gateways; do
+        component_pid "$name" >/dev/null ||
+          { tail -n 30 "$(out_file "$name")" "$(log_file "$name")" >&2 2>/dev/null; die "$name exited"; }
+      done
+      ((SECONDS < deadline)) || die "$hbase not initialized after $UP_TIMEOUT s (logs: $LOG_DIR)"
+      sleep 1
     done
-    ((SECONDS < deadline)) || die "master not initialized after $UP_TIMEOUT s (logs: $LOG_DIR)"
-    sleep 1
+    say "$hbase initialized ($((SECONDS - t0)) s)"
   done
-  say "master initialized ($((SECONDS - t0)) s)"
   set_sasl_targets
   local ok=0
   while ((SECONDS < deadline)); do
@@ -591,7 +646,9 @@ wait_ready() {
 describe() {
   cat <<EOF
 [secure] realm $REALM, KDC 127.0.0.1:$KDC_PORT, krb5.conf $KRB5_CONF
-[secure] HBase: ZooKeeper 127.0.0.1:$ZK_PORT, master $MASTER_PORT, region server $RS_PORT
+[secure] HBase: ZooKeeper 127.0.0.1:$ZK_PORT, master $MASTER_PORT, region server $RS_PORT (hbase.rpc.protection=authentication)
+[secure] HBase: ZooKeeper 127.0.0.1:$((ZK_PORT + 1)), master $((MASTER_PORT + 1)), region server $((RS_PORT + 1)) (privacy)
+[secure] HBase: ZooKeeper 127.0.0.1:$((ZK_PORT + 2)), master $((MASTER_PORT + 2)), region server $((RS_PORT + 2)) (integrity)
 [secure]   principal hbase/$SVC_HOST@$REALM ($KEYTABS/hbase.keytab)
 [secure] Thrift2 HTTPS+SPNEGO   https://$SVC_HOST:$HTTPS2_PORT/   (HTTP/$SVC_HOST@$REALM, CA $TLS_DIR/ca.pem, doAs: client may act as alice)
 [secure] Thrift2 SASL auth      127.0.0.1:$SASL_AUTH_PORT   (service hbase@$SVC_HOST)
@@ -616,6 +673,11 @@ export HBASE_ORM_SECURE_SASL_AUTH=127.0.0.1:$SASL_AUTH_PORT
 export HBASE_ORM_SECURE_SASL_INT=127.0.0.1:$SASL_INT_PORT
 export HBASE_ORM_SECURE_SASL_CONF=127.0.0.1:$SASL_CONF_PORT
 export HBASE_ORM_SECURE_ZK_PORT=$ZK_PORT
+export HBASE_ORM_SECURE_RPC_PORTS=$MASTER_PORT,$RS_PORT
+export HBASE_ORM_SECURE_PRIVACY_ZK_PORT=$((ZK_PORT + 1))
+export HBASE_ORM_SECURE_PRIVACY_RPC_PORTS=$((MASTER_PORT + 1)),$((RS_PORT + 1))
+export HBASE_ORM_SECURE_INTEGRITY_ZK_PORT=$((ZK_PORT + 2))
+export HBASE_ORM_SECURE_INTEGRITY_RPC_PORTS=$((MASTER_PORT + 2)),$((RS_PORT + 2))
 EOF
 }
 

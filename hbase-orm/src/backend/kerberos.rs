@@ -19,10 +19,15 @@
 //! after the preamble (`HBas`, version 0, authentication method 0x51 for Kerberos) the client
 //! sends each token as a 4-byte length and the token; the server answers each with a 4-byte
 //! status (0 success, else an exception's class and message follow as Hadoop strings), a
-//! 4-byte length and its token. Once the client's last message (the wrapped layer choice) is
-//! sent, the connection header follows and calls go as on a SIMPLE connection. Only the `auth`
-//! layer (`hbase.rpc.protection=authentication`, HBase's default) is spoken there yet: a
-//! server that requires integrity or privacy is refused with an error that says so.
+//! 4-byte length and its token. The server's last token offers its security layers, as the
+//! gateways do (`hbase.rpc.protection`: `authentication` offers none, `integrity` the signed
+//! layer, `privacy` the encrypted one; a list offers several); the client takes the strongest
+//! it accepts (the URL's `qop`, `auth` by default) and answers with the wrapped choice. Under
+//! `auth` the connection header follows and calls go as on a SIMPLE connection. Under
+//! integrity or confidentiality every byte either way after that, the connection header
+//! first, travels as a 4-byte length and a message wrapped by GSSAPI; unwrapped, the messages
+//! make the same stream of frames as an unprotected connection (a message may hold several
+//! frames, or part of one).
 //!
 //! Without the feature the types are here but no value of them can be made: a configuration
 //! that asks for Kerberos is refused before a connection is opened (`Config::validate`).
@@ -198,8 +203,9 @@ mod gss {
         }
 
         /// Runs the SASL GSSAPI exchange of HBase's own RPC on a fresh connection to a region
-        /// server or master, after its preamble; the connection header is the caller's.
-        pub(crate) async fn hbase_rpc_sasl(&self, stream: &mut TcpStream) -> Result<()> {
+        /// server or master, after its preamble, and returns the security layer the rest of
+        /// the connection goes through; the connection header is the caller's.
+        pub(crate) async fn hbase_rpc_sasl(&self, stream: &mut TcpStream) -> Result<SaslLayer> {
             let (mut ctx, first) = self.start().await?;
             let io = |e: std::io::Error| self.failed("the SASL exchange", e);
             send_token(stream, &first).await.map_err(io)?;
@@ -215,19 +221,18 @@ mod gss {
                     continue;
                 }
                 // The context is made: this is the server's offer of security layers.
-                let (_, choice) = self.answer_offer(&mut ctx, &token, |offered| {
-                    if offered & LAYER_NONE != 0 {
-                        return Ok(LAYER_NONE);
-                    }
-                    Err(format!(
-                        "the server requires {} (hbase.rpc.protection integrity or privacy), \
-                         which the native backend does not speak yet; use a gateway, or \
-                         hbase.rpc.protection=authentication",
-                        layer_names(offered)
-                    ))
+                let (layer, choice) = self.answer_offer(&mut ctx, &token, |offered| {
+                    choose_layer(offered, self.qop).ok_or_else(|| {
+                        format!(
+                            "the server offers {} (its hbase.rpc.protection) but at least {:?} \
+                             is required (the URL's qop)",
+                            layer_names(offered),
+                            self.qop
+                        )
+                    })
                 })?;
                 send_token(stream, &choice).await.map_err(io)?;
-                return Ok(());
+                return Ok(SaslLayer { ctx, layer });
             }
         }
 
@@ -450,6 +455,11 @@ mod gss {
     }
 
     impl SaslLayer {
+        /// Whether messages are wrapped (integrity or confidentiality), not sent as they are.
+        pub(crate) fn protects(&self) -> bool {
+            self.layer != LAYER_NONE
+        }
+
         /// A message as it goes on the wire (without its length).
         pub(crate) fn wrap(&mut self, message: &[u8]) -> std::io::Result<Vec<u8>> {
             match self.layer {
@@ -477,10 +487,10 @@ mod gss {
     }
 }
 
-// The gateways' (SASL over TCP).
+// The gateways' (SASL over TCP) and HBase's own RPC's.
 #[cfg(feature = "kerberos")]
 #[cfg_attr(
-    not(any(feature = "thrift2", feature = "thrift1")),
+    not(any(feature = "thrift2", feature = "thrift1", feature = "native")),
     allow(unused_imports)
 )]
 pub(crate) use gss::SaslLayer;
@@ -491,6 +501,10 @@ pub(crate) enum SaslLayer {}
 
 #[cfg(not(feature = "kerberos"))]
 impl SaslLayer {
+    pub(crate) fn protects(&self) -> bool {
+        match *self {}
+    }
+
     pub(crate) fn wrap(&mut self, _: &[u8]) -> std::io::Result<Vec<u8>> {
         match *self {}
     }
@@ -511,7 +525,7 @@ impl KerberosTarget {
     }
 
     /// Refused: the crate was built without Kerberos.
-    pub(crate) async fn hbase_rpc_sasl(&self, _: &mut tokio::net::TcpStream) -> Result<()> {
+    pub(crate) async fn hbase_rpc_sasl(&self, _: &mut tokio::net::TcpStream) -> Result<SaslLayer> {
         Err(self.failed("the SASL exchange", "built without the feature `kerberos`"))
     }
 

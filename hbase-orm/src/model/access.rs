@@ -166,8 +166,9 @@ pub struct TlsOptions {
 }
 
 /// The protection a SASL GSSAPI connection must have at least (HBase's
-/// `hbase.thrift.security.qop` on the gateway); the client takes the strongest the gateway
-/// offers and refuses a gateway that offers only weaker ones.
+/// `hbase.thrift.security.qop` on a gateway, `hbase.rpc.protection` on the region servers and
+/// masters: `authentication`, `integrity`, `privacy`); the client takes the strongest the
+/// server offers and refuses a server that offers only weaker ones.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Qop {
     /// Authentication only (`auth`): calls travel in clear after the handshake.
@@ -182,7 +183,7 @@ pub enum Qop {
 /// Kerberos authentication to a secured gateway or, for the native backend, to HBase's region
 /// servers and master (cargo feature `kerberos`): SPNEGO (`Authorization: Negotiate`, a fresh
 /// token per call) over HTTP(S), SASL GSSAPI over a buffered TCP connection or in HBase's own
-/// RPC (there with `hbase.rpc.protection=authentication` only, HBase's default). Credentials
+/// RPC (under every `hbase.rpc.protection`). Credentials
 /// are the user's own, as every Kerberos client finds them: the ticket cache (`kinit`;
 /// `KRB5CCNAME`), or a client keytab (`KRB5_CLIENT_KTNAME`), with `KRB5_CONFIG` naming the
 /// realm's settings.

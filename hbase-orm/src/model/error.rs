@@ -135,16 +135,16 @@ pub enum Error {
     },
 
     /// Kerberos authentication failed before any call was made: no credentials (no ticket in
-    /// the cache, no client keytab), a gateway principal the KDC does not know, a SASL
-    /// handshake the gateway refused, or a protection ([`crate::Qop`]) it does not offer.
-    /// `step` says which.
-    #[error("Kerberos authentication to the gateway at {address} failed while {step}: {message}")]
+    /// the cache, no client keytab), a server principal the KDC does not know, a SASL
+    /// handshake the gateway or HBase server refused, or a protection ([`crate::Qop`]) it does
+    /// not offer. `step` says which.
+    #[error("Kerberos authentication to the server at {address} failed while {step}: {message}")]
     Kerberos {
-        /// The gateway's `host:port`.
+        /// The `host:port` of the gateway, region server or master.
         address: String,
         /// What was being done.
         step: &'static str,
-        /// Why (the GSSAPI library's words, or the gateway's).
+        /// Why (the GSSAPI library's words, or the server's).
         message: String,
     },
 

@@ -12,7 +12,9 @@
 //! does not decode (or too large a reply whose header does not), a closed socket: the
 //! connection is dead, every call still waiting fails with the reason, and the next call opens
 //! a new one. A connection idle for a while is checked for a close by the
-//! server before it is used again.
+//! server before it is used again. Under a SASL security layer (`hbase.rpc.protection`
+//! `integrity` or `privacy`) a frame is wrapped as it is written and the reader unwraps what
+//! it reads before it looks for frames ([`Protection`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -25,6 +27,7 @@ use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
 use super::frame::{self, BadFrame, Reply, Service};
+use super::protection::Protection;
 use super::proto;
 use crate::backend::kerberos::KerberosTarget;
 use crate::model::KerberosMechanism;
@@ -96,6 +99,8 @@ pub(crate) struct Connection {
     address: String,
     writer: tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>,
     reader: tokio::sync::Mutex<ReadSide>,
+    /// The security layer every frame is wrapped in, if any.
+    protection: Option<Arc<Protection>>,
     shared: Arc<Shared>,
     next_id: AtomicI32,
     max_reply_bytes: usize,
@@ -107,9 +112,12 @@ pub(crate) struct Connection {
 /// The read half of the socket and what has been read from it but not handed out yet.
 struct ReadSide {
     socket: tokio::net::tcp::OwnedReadHalf,
+    /// The frames' bytes (unwrapped, under a security layer).
     buf: BytesMut,
     /// Bytes still to read past of a reply too large to keep.
     skipping: usize,
+    /// Under a security layer: the layer, and the start of a wrapped message not all read.
+    unwrapping: Option<(Arc<Protection>, BytesMut)>,
 }
 
 /// What a reader takes off the connection next.
@@ -141,12 +149,8 @@ impl ReadSide {
                     return Ok(incoming);
                 }
             }
-            if self.buf.capacity() - self.buf.len() < READ_CHUNK / 4 {
-                self.buf.reserve(READ_CHUNK);
-            }
             let n = self
-                .socket
-                .read_buf(&mut self.buf)
+                .fill()
                 .await
                 .map_err(|e| format!("reading from the server failed: {e}"))?;
             crate::observe::bytes_read("native", n);
@@ -154,6 +158,25 @@ impl ReadSide {
                 return Err("the server closed the connection".into());
             }
         }
+    }
+
+    /// Reads what the socket has (cancel-safe), unwrapping the whole messages under a security
+    /// layer; the bytes read off the socket (0: it was closed).
+    async fn fill(&mut self) -> std::io::Result<usize> {
+        let into = match &mut self.unwrapping {
+            Some((_, raw)) => raw,
+            None => &mut self.buf,
+        };
+        if into.capacity() - into.len() < READ_CHUNK / 4 {
+            into.reserve(READ_CHUNK);
+        }
+        let n = self.socket.read_buf(into).await?;
+        if let Some((protection, raw)) = &mut self.unwrapping {
+            protection
+                .unwrap_into(raw, &mut self.buf)
+                .map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidData, why))?;
+        }
+        Ok(n)
     }
 
     /// A whole reply from the buffer, if one is there; or the call a reply too large to keep
@@ -236,6 +259,7 @@ impl Connection {
                 .await
                 .map_err(CallError::Connect)?;
             stream.set_nodelay(true).map_err(CallError::Connect)?;
+            let mut protection = None;
             match identity {
                 Identity::Simple(user) => stream
                     .write_all(&frame::connection_preamble(service, user))
@@ -247,19 +271,30 @@ impl Connection {
                         .await
                         .map_err(CallError::Connect)?;
                     let target = KerberosTarget::new(options, KerberosMechanism::Sasl, address);
-                    target
+                    let layer = target
                         .hbase_rpc_sasl(&mut stream)
                         .await
                         .map_err(CallError::Auth)?;
-                    stream
-                        .write_all(&frame::connection_header(service, None))
-                        .await
-                        .map_err(CallError::Connect)?;
+                    let header = frame::connection_header(service, None);
+                    if layer.protects() {
+                        let layer = Protection::new(layer, max_reply_bytes);
+                        let wrapped = layer.wrap(&[&header]).map_err(CallError::Connect)?;
+                        stream
+                            .write_all(&wrapped)
+                            .await
+                            .map_err(CallError::Connect)?;
+                        protection = Some(Arc::new(layer));
+                    } else {
+                        stream
+                            .write_all(&header)
+                            .await
+                            .map_err(CallError::Connect)?;
+                    }
                 }
             }
-            Ok::<_, CallError>(stream)
+            Ok::<_, CallError>((stream, protection))
         };
-        let stream = match tokio::time::timeout(connect_timeout, dial).await {
+        let (stream, protection) = match tokio::time::timeout(connect_timeout, dial).await {
             Ok(Ok(stream)) => stream,
             Ok(Err(e)) => return Err(e),
             Err(_) => {
@@ -277,7 +312,9 @@ impl Connection {
                 skipping: 0,
                 socket: read,
                 buf: BytesMut::with_capacity(READ_CHUNK),
+                unwrapping: protection.clone().map(|p| (p, BytesMut::new())),
             }),
+            protection,
             shared: Arc::new(Shared::default()),
             next_id: AtomicI32::new(0),
             max_reply_bytes,
@@ -300,9 +337,7 @@ impl Connection {
         if self.is_open() && idle >= IDLE_CHECK_MS {
             if let Ok(mut side) = self.reader.try_lock() {
                 use futures::FutureExt;
-                let side = &mut *side;
-                side.buf.reserve(READ_CHUNK / 4);
-                match side.socket.read_buf(&mut side.buf).now_or_never() {
+                match side.fill().now_or_never() {
                     Some(Ok(0)) => self
                         .shared
                         .fail_all("the server closed the idle connection"),
@@ -352,9 +387,15 @@ impl Connection {
                 shared: &self.shared,
                 done: false,
             };
-            let written = match socket.write_all(&frame).await {
-                Ok(()) => socket.write_all(after).await,
-                failed => failed,
+            let written = match &self.protection {
+                Some(layer) => match layer.wrap(&[&frame, after]) {
+                    Ok(wrapped) => socket.write_all(&wrapped).await,
+                    failed => failed.map(drop),
+                },
+                None => match socket.write_all(&frame).await {
+                    Ok(()) => socket.write_all(after).await,
+                    failed => failed,
+                },
             };
             writing.done = true;
             if let Err(e) = written {

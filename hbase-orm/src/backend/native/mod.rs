@@ -9,6 +9,8 @@
 //! - `buffers`: spare buffers for the cell blocks of requests;
 //! - `connection`: one TCP connection per server and service, many calls in flight on it,
 //!   replies matched by call id;
+//! - `protection`: a connection's SASL security layer (integrity, privacy), frames wrapped
+//!   and unwrapped;
 //! - `registry`: where the meta region and the active master are (ZooKeeper, or the
 //!   masters' answers);
 //! - `regions`: the region holding a row, from `hbase:meta`, cached;
@@ -32,6 +34,7 @@ mod convert;
 mod filters;
 mod frame;
 mod multi;
+mod protection;
 pub(crate) mod proto;
 mod regions;
 mod registry;
