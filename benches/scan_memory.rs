@@ -64,8 +64,8 @@ async fn ensure_loaded(client: &Client, name: &TableName, rows: u64) -> Reposito
     admin
         .create_table(
             &TableDescriptor {
-                name: name.clone(),
                 families,
+                ..TableDescriptor::new(name.clone())
             },
             &splits,
         )

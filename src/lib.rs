@@ -250,8 +250,8 @@ impl TestTable {
             .admin()
             .create_table(
                 &TableDescriptor {
-                    name: name.clone(),
                     families,
+                    ..TableDescriptor::new(name.clone())
                 },
                 splits,
             )

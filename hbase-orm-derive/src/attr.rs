@@ -2,6 +2,7 @@
 
 use darling::util::{Flag, Override, SpannedValue};
 use darling::{FromDeriveInput, FromField, FromMeta};
+use quote::ToTokens;
 
 /// Attributes on the struct.
 #[derive(Debug, FromDeriveInput)]
@@ -58,12 +59,35 @@ pub struct Entity {
     /// `dictionary`), in the entity's namespace.
     #[darling(default)]
     pub dictionary_table: Option<SpannedValue<String>>,
+    /// Replicas per region, the primary included: `region_replication = 3`. The value as
+    /// written, checked in [`crate::valid`].
+    #[darling(default)]
+    pub region_replication: Option<RawValue>,
     /// Secondary index tables: `index(name = "by_time", parts = "created, id")`, repeatable.
     #[darling(multiple, rename = "index")]
     pub indexes: Vec<SpannedValue<IndexOptions>>,
     /// Path of the `hbase_orm` crate, for re-exports.
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
+}
+
+/// The value of `name = value` as written, any expression: [`crate::valid`] says what is
+/// wrong with it (zero, a negative number, a string) at the value, where darling's parsing
+/// into a number would say less.
+#[derive(Debug, Clone)]
+pub struct RawValue(pub syn::Expr);
+
+impl FromMeta for RawValue {
+    fn from_meta(item: &syn::Meta) -> darling::Result<Self> {
+        match item {
+            syn::Meta::NameValue(nv) => Ok(RawValue(nv.value.clone())),
+            other => Err(darling::Error::custom(format!(
+                "expected `{} = value`",
+                other.path().to_token_stream()
+            ))
+            .with_span(other)),
+        }
+    }
 }
 
 /// Options of `index(...)`.

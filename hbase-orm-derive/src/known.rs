@@ -102,6 +102,7 @@ pub const ENTITY: Level = Level {
         "split",
         "table_time",
         "dictionary_table",
+        "region_replication",
         "index",
         "crate",
     ],

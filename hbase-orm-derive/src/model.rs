@@ -34,6 +34,8 @@ pub struct Entity {
     pub indexes: Vec<Index>,
     /// The table of the dictionaries of dictionary key parts, if declared.
     pub dictionary_table: Option<String>,
+    /// Replicas per region, the primary included, if declared.
+    pub region_replication: Option<u32>,
 }
 
 /// A secondary index: its marker type, key type, table and parts.

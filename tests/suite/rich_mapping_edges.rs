@@ -194,8 +194,8 @@ async fn an_hourly_table_with_a_millis_of_day_part_reads_its_time_back() {
     admin
         .create_table(
             &hbase_orm::TableDescriptor {
-                name: name.clone(),
                 families: Tick::family_descriptors(),
+                ..hbase_orm::TableDescriptor::new(name.clone())
             },
             &[],
         )

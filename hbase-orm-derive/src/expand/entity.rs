@@ -479,6 +479,9 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
         .dictionary_table
         .as_ref()
         .map(|t| quote!(const DICTIONARY_TABLE: &'static str = #t;));
+    let region_replication = m
+        .region_replication
+        .map(|n| quote!(const REGION_REPLICATION: u32 = #n;));
 
     quote! {
         #period_check
@@ -499,6 +502,7 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
             #version_items
             #indexes
             #dictionary_table
+            #region_replication
             #dictionary_parts
 
             fn column_index(family: &[u8], qualifier: &[u8]) -> ::core::option::Option<usize> {

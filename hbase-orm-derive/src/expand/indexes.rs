@@ -30,6 +30,7 @@ fn key_model(m: &Entity, ix: &Index) -> Entity {
         table_time: None,
         indexes: Vec::new(),
         dictionary_table: None,
+        region_replication: None,
     }
 }
 

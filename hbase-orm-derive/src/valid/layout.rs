@@ -1,5 +1,5 @@
 //! Checks of the table layout: salt buckets, record-type tag, family options, pre-splits,
-//! table templates.
+//! table templates, region replication.
 
 use darling::error::Accumulator;
 
@@ -262,4 +262,33 @@ pub fn table_time(errors: &mut Accumulator, e: &attr::Entity, keys: &[KeyPart]) 
         }
         (None, false) => None,
     }
+}
+
+/// The most replicas a region can have: HBase numbers them 0 to `0xFFFF` (the library's
+/// `TableDescriptor::MAX_REGION_REPLICATION`).
+const MAX_REGION_REPLICATION: u32 = 0x1_0000;
+
+/// `region_replication = N`: replicas per region, the primary included, an integer literal 1
+/// to [`MAX_REGION_REPLICATION`]. Anything else is reported at the value.
+pub fn region_replication(errors: &mut Accumulator, e: &attr::Entity) -> Option<u32> {
+    let value = &e.region_replication.as_ref()?.0;
+    let replicas = match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse::<u32>().ok(),
+        _ => None,
+    };
+    let valid = replicas.filter(|n| (1..=MAX_REGION_REPLICATION).contains(n));
+    if valid.is_none() {
+        errors.push(
+            darling::Error::custom(format!(
+                "region_replication takes the number of replicas per region, the primary \
+                 included: an integer 1 to {MAX_REGION_REPLICATION} (1 is no read replicas), \
+                 e.g. `region_replication = 3`"
+            ))
+            .with_span(value),
+        );
+    }
+    valid
 }

@@ -271,6 +271,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
     let family_options = layout::family_options(&mut errors, e, &mut families);
     let split = layout::split(&mut errors, e, salt.as_ref());
     let table_time = layout::table_time(&mut errors, e, &keys);
+    let region_replication = layout::region_replication(&mut errors, e);
     let indexes = indexes::indexes(&mut errors, e, &keys, &columns, &table);
     let dictionary_table = e.dictionary_table.as_ref().map(|t| {
         names::plain_table(&mut errors, t);
@@ -313,6 +314,7 @@ pub fn entity(e: &attr::Entity) -> darling::Result<Entity> {
         table_time,
         indexes,
         dictionary_table,
+        region_replication,
     })
 }
 

@@ -438,9 +438,11 @@ fn batch_safety(items: impl Iterator<Item = Safety>) -> Safety {
     safety
 }
 
-/// A new table needs a valid name, a family, and no empty split key.
+/// A new table needs a valid name, a family, a region replication HBase takes, and no empty
+/// split key.
 fn check_new_table(table: &TableDescriptor, split_keys: &[Vec<u8>]) -> Result<()> {
     table.name.check()?;
+    table.check_region_replication()?;
     if table.families.is_empty() {
         return Err(model::Error::IllegalArgument {
             message: format!("table {} needs at least one column family", table.name),

@@ -161,6 +161,7 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
 /// | `table = "tx_{yyyyMMdd}", table_time = "ts"` | one table per day (or `{yyyyMM}`, `{yyyy}`, `{HH}`, ...) chosen by a key part holding milliseconds |
 /// | `index(name = "by_city", parts = "city, id", table = "t")` | a secondary index table (repeatable); its parts are row-key parts and plain fields and include every row-key part; a part that is an `Option` field makes the index sparse: an entity whose part is `None` has no index row (and leaves it when the part becomes `None`); see [`Index`] |
 /// | `dictionary_table = "names"` | the table of the dictionaries of `key(dictionary = ...)` parts (default `dictionary`, in the entity's namespace) |
+/// | `region_replication = 3` | replicas per region, the primary included (1 to 65536; default 1, none): the table is created with read replicas ([`TableDescriptor::region_replication`]); its index and dictionary tables are not |
 /// | `crate = "path"` | where `hbase_orm` is, if renamed or re-exported |
 ///
 /// On fields:
@@ -244,6 +245,11 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
             .unwrap_or_default()
     }
 
+    /// How many replicas each region of the table has, the primary included
+    /// (`#[hbase(region_replication = 3)]`; 1, no read replicas, by default): the
+    /// [`TableDescriptor::region_replication`] the table is created with.
+    const REGION_REPLICATION: u32 = 1;
+
     /// Whether the table name is a template rendered per key (`table = "tx_{yyyyMMdd}"`).
     const TABLE_IS_TEMPLATE: bool = false;
 
@@ -268,6 +274,7 @@ pub trait HBaseEntity: Sized + Send + Sync + 'static {
             descriptor: TableDescriptor {
                 name: table,
                 families: Self::family_descriptors(),
+                region_replication: Self::REGION_REPLICATION,
             },
             split_keys: Self::split_keys(),
             declared_by: vec![short_type_name::<Self>()],

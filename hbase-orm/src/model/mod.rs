@@ -69,5 +69,10 @@ pub(crate) use page::{CellRef, ScannedRow, ScannerPage};
 pub(crate) use page::{OutOfPage, ScannerPageBuilder};
 pub use reads::{filter_literal, Column, Get, Scan, TimeRange};
 pub use rows::{Cell, Row};
+#[cfg_attr(
+    not(any(feature = "thrift2", feature = "native")),
+    allow(unused_imports)
+)] // theirs
+pub(crate) use table::REGION_REPLICATION_KEY;
 pub use table::{RegionLocation, TableDescriptor, TableName};
 pub use text::same_str;

@@ -120,22 +120,105 @@ impl fmt::Display for TableName {
     }
 }
 
-/// A table: its name and column families.
+/// HBase's table attribute of the region replication (`TableDescriptorBuilder`'s
+/// `REGION_REPLICATION`).
+#[cfg_attr(not(any(feature = "thrift2", feature = "native")), allow(dead_code))] // theirs
+pub(crate) const REGION_REPLICATION_KEY: &str = "REGION_REPLICATION";
+
+/// A table: its name, column families and region replication.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableDescriptor {
     /// The table's name.
     pub name: TableName,
     /// Its column families.
     pub families: Vec<ColumnFamily>,
+    /// How many replicas each region has, the primary included: 1 (HBase's default) is no
+    /// read replicas, 3 is a primary and two read-only secondaries on other servers (the
+    /// shell's `REGION_REPLICATION`). 1 to [`TableDescriptor::MAX_REGION_REPLICATION`].
+    pub region_replication: u32,
 }
 
 impl TableDescriptor {
-    /// A table with no families yet.
+    /// The most replicas a region can have: HBase numbers a region's replicas 0 to `0xFFFF`.
+    pub const MAX_REGION_REPLICATION: u32 = 0x1_0000;
+
+    /// A table with no families yet and no region replicas (replication 1).
     pub fn new(name: TableName) -> Self {
         TableDescriptor {
             name,
             families: Vec::new(),
+            region_replication: 1,
         }
+    }
+
+    /// Sets how many replicas each region has, the primary included (1, the default, is none;
+    /// 1 to [`TableDescriptor::MAX_REGION_REPLICATION`], else creating the table is an
+    /// [`Error::IllegalArgument`]). The secondaries serve timeline-consistent reads from other
+    /// region servers. The Thrift1 gateway cannot create such a table
+    /// ([`Error::Unsupported`]).
+    ///
+    /// ```
+    /// use hbase_orm::{ColumnFamily, TableDescriptor, TableName};
+    /// let orders = TableDescriptor::new(TableName::new("shop", "orders"))
+    ///     .family(ColumnFamily::new("d"))
+    ///     .region_replication(3); // a primary and two secondaries per region
+    /// assert_eq!(orders.region_replication, 3);
+    /// ```
+    pub fn region_replication(mut self, replicas: u32) -> Self {
+        self.region_replication = replicas;
+        self
+    }
+
+    /// The table attribute that carries the region replication to HBase, as
+    /// `TableDescriptorBuilder.setRegionReplication` writes it: [`REGION_REPLICATION_KEY`] and
+    /// the number in decimal (`"3"`). None for 1, HBase's default, as for a table built
+    /// without the setter.
+    #[cfg_attr(not(any(feature = "thrift2", feature = "native")), allow(dead_code))] // theirs
+    pub(crate) fn region_replication_attribute(&self) -> Option<(&'static str, String)> {
+        (self.region_replication != 1)
+            .then(|| (REGION_REPLICATION_KEY, self.region_replication.to_string()))
+    }
+
+    /// The region replication from the value of its table attribute as HBase's getter reads
+    /// it (`Integer.valueOf` of the text; absent or empty is 1). A value that is no number of
+    /// replicas HBase allows is an [`Error::Protocol`] naming `method`, the call it came with.
+    #[cfg_attr(not(any(feature = "thrift2", feature = "native")), allow(dead_code))] // theirs
+    pub(crate) fn region_replication_from(
+        value: Option<&[u8]>,
+        method: &'static str,
+    ) -> Result<u32> {
+        let Some(raw) = value.filter(|v| !v.is_empty()) else {
+            return Ok(1);
+        };
+        let text = String::from_utf8_lossy(raw);
+        text.parse::<u32>()
+            .ok()
+            .filter(|n| (1..=Self::MAX_REGION_REPLICATION).contains(n))
+            .ok_or_else(|| Error::Protocol {
+                method,
+                message: format!(
+                    "table attribute {REGION_REPLICATION_KEY} = {text:?} is not a number of \
+                     replicas (1 to {})",
+                    Self::MAX_REGION_REPLICATION
+                ),
+            })
+    }
+
+    /// [`Error::IllegalArgument`] unless the region replication is 1 to
+    /// [`TableDescriptor::MAX_REGION_REPLICATION`] (HBase's master refuses 0).
+    pub(crate) fn check_region_replication(&self) -> Result<()> {
+        if (1..=Self::MAX_REGION_REPLICATION).contains(&self.region_replication) {
+            return Ok(());
+        }
+        Err(Error::IllegalArgument {
+            message: format!(
+                "table {}: region replication {} is not 1 to {} (replicas per region, the \
+                 primary included)",
+                self.name,
+                self.region_replication,
+                Self::MAX_REGION_REPLICATION
+            ),
+        })
     }
 
     /// Adds a column family.

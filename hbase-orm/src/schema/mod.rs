@@ -24,7 +24,8 @@ pub struct TableSchema {
 
 impl TableSchema {
     /// Merges the schemas of several entity types into one per table: families are united,
-    /// options declared twice must agree, and so must non-empty split keys. The result has one
+    /// options declared twice must agree, and so must non-empty split keys and region
+    /// replications other than 1 (the default, which gives way to another). The result has one
     /// schema per distinct table, in first-seen order.
     pub fn merge_all(schemas: Vec<TableSchema>) -> Result<Vec<TableSchema>> {
         let mut merged: Vec<TableSchema> = Vec::new();
@@ -63,6 +64,22 @@ impl TableSchema {
                         self.descriptor.name, by.0, by.1
                     ),
                 });
+            }
+        }
+        match (
+            self.descriptor.region_replication,
+            other.descriptor.region_replication,
+        ) {
+            (mine, theirs) if mine == theirs || theirs == 1 => {}
+            (1, theirs) => self.descriptor.region_replication = theirs,
+            (mine, theirs) => {
+                return Err(Error::IllegalArgument {
+                    message: format!(
+                        "conflicting region replication for table {}: {} declares {mine}, {} \
+                         declares {theirs}",
+                        self.descriptor.name, by.0, by.1
+                    ),
+                })
             }
         }
         self.declared_by.extend(other.declared_by);
@@ -201,6 +218,31 @@ mod tests {
         let text = err.to_string();
         assert!(
             text.contains("Customer") && text.contains("Order") && text.contains("max_versions"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_region_replication_merges_over_the_default_and_two_others_conflict() {
+        let schema = |by: &'static str, replicas: u32| TableSchema {
+            descriptor: TableDescriptor::new(TableName::new("ns", "t"))
+                .family(ColumnFamily::new("d"))
+                .region_replication(replicas),
+            split_keys: vec![],
+            declared_by: vec![by],
+        };
+        for order in [[("A", 1), ("B", 3)], [("B", 3), ("A", 1)]] {
+            let merged = TableSchema::merge_all(order.map(|(by, n)| schema(by, n)).to_vec());
+            assert_eq!(merged.unwrap()[0].descriptor.region_replication, 3);
+        }
+        let same = TableSchema::merge_all(vec![schema("A", 2), schema("B", 2)]).unwrap();
+        assert_eq!(same[0].descriptor.region_replication, 2);
+        let err = TableSchema::merge_all(vec![schema("A", 2), schema("B", 3)]).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(err, Error::IllegalArgument { .. })
+                && text.contains("A declares 2")
+                && text.contains("B declares 3"),
             "{text}"
         );
     }

@@ -227,6 +227,7 @@ impl Store {
                 .iter()
                 .map(ColumnFamily::with_hbase_defaults)
                 .collect(),
+            region_replication: table.region_replication,
         };
         let regions = self.regions(split_keys);
         self.tables

@@ -22,7 +22,7 @@ use prost::bytes::Bytes;
 use super::proto;
 use crate::model::{
     for_each_family_option, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, Error,
-    KeepDeletedCells, Result, TableDescriptor, TableName,
+    KeepDeletedCells, Result, TableDescriptor, TableName, REGION_REPLICATION_KEY,
 };
 
 #[cfg(test)]
@@ -136,15 +136,12 @@ fn pair(key: &str, value: &str) -> proto::BytesBytesPair {
     }
 }
 
-/// The value of the attribute `key` as HBase reads the list into its map: the last pair with
-/// the key wins, and an empty value removes the key (HBase's `setValue`).
-fn attribute<'a>(schema: &'a proto::ColumnFamilySchema, key: &str) -> Option<&'a [u8]> {
+/// The value of the attribute `key` in a family's or a table's `attributes` as HBase reads the
+/// list into its map: the last pair with the key wins, and an empty value removes the key
+/// (HBase's `setValue`).
+fn attribute<'a>(attributes: &'a [proto::BytesBytesPair], key: &str) -> Option<&'a [u8]> {
     let mut found = None;
-    for a in schema
-        .attributes
-        .iter()
-        .filter(|a| a.first == key.as_bytes())
-    {
+    for a in attributes.iter().filter(|a| a.first == key.as_bytes()) {
         found = Some(&a.second[..]).filter(|v| !v.is_empty());
     }
     found
@@ -174,7 +171,7 @@ macro_rules! family_conversions {
         fn read_options(schema: &proto::ColumnFamilySchema, family: &mut ColumnFamily) -> Result<()> {
             $(
                 let key = const { attribute_key(stringify!($field)) };
-                if let Some(raw) = attribute(schema, key) {
+                if let Some(raw) = attribute(&schema.attributes, key) {
                     // HBase's Bytes.toString: invalid UTF-8 becomes replacement characters,
                     // which no number or name parses from.
                     let text = String::from_utf8_lossy(raw);
@@ -242,20 +239,26 @@ pub(crate) fn family_from_schema(schema: &proto::ColumnFamilySchema) -> Result<C
     Ok(family.with_hbase_defaults())
 }
 
-/// A table to create: its name and families (see [`family_schema`]), no table attributes or
-/// configuration.
+/// A table to create: its name, families (see [`family_schema`]) and, for a region
+/// replication other than 1, the table attribute `REGION_REPLICATION` = `"3"` as HBase's
+/// `TableDescriptorBuilder` writes it; no other attribute, no configuration.
 pub(crate) fn table_schema(d: &TableDescriptor) -> proto::TableSchema {
     proto::TableSchema {
         table_name: Some(table_name(&d.name)),
-        attributes: Vec::new(),
+        attributes: d
+            .region_replication_attribute()
+            .iter()
+            .map(|(key, value)| pair(key, value))
+            .collect(),
         column_families: d.families.iter().map(family_schema).collect(),
         configuration: Vec::new(),
     }
 }
 
-/// A table as `GetTableDescriptors` describes it: its name and families in HBase's order, each
-/// with every option filled in (see [`family_from_schema`]). A schema without a table name is
-/// an [`Error::Protocol`].
+/// A table as `GetTableDescriptors` describes it: its name, its families in HBase's order, each
+/// with every option filled in (see [`family_from_schema`]), and its region replication (the
+/// table attribute `REGION_REPLICATION`, 1 when absent). A schema without a table name, or
+/// with a replication HBase could not have, is an [`Error::Protocol`].
 pub(crate) fn descriptor_from_schema(schema: &proto::TableSchema) -> Result<TableDescriptor> {
     let name = schema.table_name.as_ref().ok_or_else(|| Error::Protocol {
         method: METHOD,
@@ -268,6 +271,10 @@ pub(crate) fn descriptor_from_schema(schema: &proto::TableSchema) -> Result<Tabl
             .iter()
             .map(family_from_schema)
             .collect::<Result<_>>()?,
+        region_replication: TableDescriptor::region_replication_from(
+            attribute(&schema.attributes, REGION_REPLICATION_KEY),
+            METHOD,
+        )?,
     })
 }
 

@@ -32,9 +32,9 @@
 //! | append | yes | `append` (`TAppend`); the returned cells are matched to the columns in (family, qualifier) order |
 //! | scans | yes | `scannerOpenWithScan` (bounds, reversed, columns, filter string, caching, batch size, time range `[0, max)`, sorted columns), `scannerGetList`, `scannerClose` |
 //! | namespaces (create, exists, list, delete) | **Unsupported** | no namespace calls in Thrift1 |
-//! | create_table | yes | `createTable` with max versions, compression, bloom filter, TTL, in-memory, block cache (unset options get HBase's defaults, not the IDL's); other options and split keys **Unsupported** |
+//! | create_table | yes | `createTable` with max versions, compression, bloom filter, TTL, in-memory, block cache (unset options get HBase's defaults, not the IDL's); other options, split keys and a region replication other than 1 **Unsupported** |
 //! | table_exists, list_tables | yes | `getTableNames`, filtered by namespace on the client |
-//! | describe | yes | `getColumnDescriptors`; options it does not return (min versions, block size, encoding, keep deleted cells) are `None` |
+//! | describe | yes | `getColumnDescriptors`; options it does not return (min versions, block size, encoding, keep deleted cells) are `None`, the region replication 1 |
 //! | enable, disable, is_enabled, delete_table | yes | the same calls |
 //! | truncate, add/modify/merge/delete family | **Unsupported** | no such calls in Thrift1 |
 //! | region_locations | yes | `getTableRegions` |
@@ -753,6 +753,13 @@ impl Backend for Thrift1 {
                  pre-split tables through the thrift2 gateway",
             ));
         }
+        if table.region_replication != 1 {
+            return Err(unsupported(
+                "create_table",
+                "region replicas: Thrift1's createTable carries no table attributes; create \
+                 the table through the thrift2 gateway or the native backend",
+            ));
+        }
         let families = table
             .families
             .iter()
@@ -781,9 +788,10 @@ impl Backend for Thrift1 {
             .into_values()
             .map(convert::family_from)
             .collect::<Result<Vec<_>>>()?;
+        // getColumnDescriptors says nothing of the table's own attributes.
         Ok(TableDescriptor {
-            name: op.table.clone(),
             families,
+            ..TableDescriptor::new(op.table.clone())
         })
     }
 

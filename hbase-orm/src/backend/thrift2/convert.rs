@@ -357,17 +357,32 @@ macro_rules! family_conversions {
 }
 for_each_family_option!(family_conversions);
 
+/// A table to create: its name, families and, for a region replication other than 1, the
+/// table attribute `REGION_REPLICATION` = `"3"` (the gateway sets each attribute on HBase's
+/// `TableDescriptorBuilder` as it comes).
 pub(crate) fn table_descriptor(d: &TableDescriptor) -> TTableDescriptor {
     TTableDescriptor {
         table_name: table_name(&d.name),
         columns: Some(d.families.iter().map(family).collect()),
-        attributes: None,
+        attributes: d.region_replication_attribute().map(|(key, value)| {
+            std::collections::BTreeMap::from([(key.as_bytes().to_vec(), value.into_bytes())])
+        }),
         durability: None,
     }
 }
 
+/// A table as `getTableDescriptor` returns it; its region replication is the table attribute
+/// `REGION_REPLICATION` (the gateway passes on every attribute HBase has), 1 when absent.
 pub(crate) fn table_descriptor_from(d: TTableDescriptor) -> Result<TableDescriptor> {
+    let replication = d
+        .attributes
+        .as_ref()
+        .and_then(|a| a.get(REGION_REPLICATION_KEY.as_bytes()));
     Ok(TableDescriptor {
+        region_replication: TableDescriptor::region_replication_from(
+            replication.map(Vec::as_slice),
+            "getTableDescriptor",
+        )?,
         name: table_name_from(d.table_name)?,
         families: d
             .columns
@@ -385,5 +400,76 @@ pub(crate) fn region_location(l: THRegionLocation) -> RegionLocation {
         region_id: l.region_info.region_id,
         host: l.server_name.host_name,
         port: l.server_name.port,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// `ns:t` with family `d` and `replicas` per region.
+    fn replicated(replicas: u32) -> TableDescriptor {
+        TableDescriptor::new(TableName::new("ns", "t"))
+            .family(ColumnFamily::new("d"))
+            .region_replication(replicas)
+    }
+
+    /// The gateway's descriptor of `ns:t` with these table attributes.
+    fn described(attributes: &[(&str, &str)]) -> TTableDescriptor {
+        TTableDescriptor {
+            attributes: Some(
+                attributes
+                    .iter()
+                    .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+                    .collect(),
+            ),
+            durability: Some(TDurability::USE_DEFAULT),
+            ..table_descriptor(&replicated(1))
+        }
+    }
+
+    #[test]
+    fn a_region_replication_is_sent_as_the_table_attribute_hbase_writes() {
+        let sent = table_descriptor(&replicated(3));
+        assert_eq!(
+            sent.attributes,
+            Some(BTreeMap::from([(
+                b"REGION_REPLICATION".to_vec(),
+                b"3".to_vec()
+            )]))
+        );
+        assert_eq!(table_descriptor(&replicated(1)).attributes, None);
+        assert_eq!(table_descriptor_from(sent).unwrap(), replicated(3));
+    }
+
+    #[test]
+    fn a_region_replication_is_read_from_the_described_attributes() {
+        let replication =
+            |attributes: &[(&str, &str)]| table_descriptor_from(described(attributes));
+        let read = |attributes: &[(&str, &str)]| replication(attributes).unwrap();
+        assert_eq!(read(&[("DURABILITY", "USE_DEFAULT")]).region_replication, 1);
+        assert_eq!(read(&[("REGION_REPLICATION", "")]).region_replication, 1);
+        let two = read(&[("DURABILITY", "ASYNC_WAL"), ("REGION_REPLICATION", "2")]);
+        assert_eq!(two, replicated(2));
+        let none = TTableDescriptor {
+            attributes: None,
+            ..described(&[])
+        };
+        assert_eq!(table_descriptor_from(none).unwrap().region_replication, 1);
+        for bad in ["0", "-3", "2.0", "65537"] {
+            let err = replication(&[("REGION_REPLICATION", bad)]).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    Error::Protocol {
+                        method: "getTableDescriptor",
+                        ..
+                    }
+                ),
+                "{bad:?}: {err}"
+            );
+        }
     }
 }

@@ -99,7 +99,8 @@ impl Thrift2 {
 /// buffer they arrive in: over a framed transport that is the whole request, so every split
 /// key of `createTable` and the family name of `deleteColumnFamily` arrive as the request's
 /// bytes (found by the conformance suite; the gateway's log shows "All split keys must be
-/// unique, found duplicate: <the request>"). Those calls are refused before they are sent.
+/// unique, found duplicate: <the request>"). The table attributes of `createTable` (the
+/// region replication) are read the same way. Those calls are refused before they are sent.
 fn refuse_on_framed(config: &Config, operation: &str) -> Result<()> {
     if config.transport != Transport::Framed {
         return Ok(());
@@ -368,6 +369,9 @@ impl Backend for Thrift2 {
         let op::CreateTable { table, split_keys } = *op;
         if !split_keys.is_empty() {
             refuse_on_framed(self.pool.config(), "create_table with split keys")?;
+        }
+        if table.region_replication != 1 {
+            refuse_on_framed(self.pool.config(), "create_table with region replicas")?;
         }
         let args = THBaseServiceCreateTableArgs {
             desc: convert::table_descriptor(table),

@@ -92,6 +92,24 @@ fn gateway_family(
     }
 }
 
+/// The Thrift2 gateway's descriptor of a family with HBase's defaults.
+#[cfg(feature = "thrift2")]
+fn default_gateway_family(name: &str) -> TColumnFamilyDescriptor {
+    gateway_family(
+        name,
+        1,
+        0,
+        i32::MAX,
+        TCompressionAlgorithm::NONE,
+        TBloomFilterType::ROW,
+        65_536,
+        true,
+        false,
+        TDataBlockEncoding::NONE,
+        TKeepDeletedCells::FALSE,
+    )
+}
+
 fn every_option() -> ColumnFamily {
     ColumnFamily::new("d")
         .max_versions(5)
@@ -184,20 +202,7 @@ fn a_family_without_options_sends_only_its_name_and_reads_back_with_defaults() {
 fn a_default_family_as_hbase_describes_it_reads_as_thrift2_reports_it() {
     let s = schema("d", HBASE_DEFAULTS);
     let native = family_from_schema(&s).unwrap();
-    let via_thrift2 = thrift2::family_from(gateway_family(
-        "d",
-        1,
-        0,
-        i32::MAX,
-        TCompressionAlgorithm::NONE,
-        TBloomFilterType::ROW,
-        65_536,
-        true,
-        false,
-        TDataBlockEncoding::NONE,
-        TKeepDeletedCells::FALSE,
-    ))
-    .unwrap();
+    let via_thrift2 = thrift2::family_from(default_gateway_family("d")).unwrap();
     assert_eq!(native, via_thrift2);
     assert_eq!(native, ColumnFamily::new("d").with_hbase_defaults());
 }
@@ -390,6 +395,7 @@ fn tables_round_trip_through_the_wire_encoding() {
     assert_eq!(back.name, d.name);
     let expected: Vec<_> = d.families.iter().map(|f| f.with_hbase_defaults()).collect();
     assert_eq!(back.families, expected);
+    assert_eq!(back.region_replication, 1);
 
     let nameless = proto::TableSchema {
         table_name: None,
@@ -415,6 +421,110 @@ fn a_described_table_reads_as_thrift2_reports_it() {
         TableDescriptor::new(TableName::new("default", "t"))
             .family(ColumnFamily::new("d").with_hbase_defaults())
     );
+}
+
+/// A table schema named `default:t` with one default family and these table attributes.
+fn table_with(attributes: &[(&str, &str)]) -> proto::TableSchema {
+    proto::TableSchema {
+        table_name: Some(table_name(&TableName::new("default", "t"))),
+        attributes: attributes.iter().map(|(k, v)| pair(k, v)).collect(),
+        column_families: vec![schema("d", HBASE_DEFAULTS)],
+        configuration: Vec::new(),
+    }
+}
+
+#[test]
+fn a_region_replication_is_sent_as_the_table_attribute_hbase_writes_and_read_back() {
+    let d = TableDescriptor::new(TableName::new("shop", "orders"))
+        .family(ColumnFamily::new("d"))
+        .region_replication(3);
+    let s = table_schema(&d);
+    let sent: Vec<_> = s
+        .attributes
+        .iter()
+        .map(|a| (&a.first[..], &a.second[..]))
+        .collect();
+    assert_eq!(sent, [(&b"REGION_REPLICATION"[..], &b"3"[..])]);
+    let decoded = proto::TableSchema::decode(&s.encode_to_vec()[..]).unwrap();
+    let back = descriptor_from_schema(&decoded).unwrap();
+    assert_eq!(back.region_replication, 3);
+    assert_eq!(
+        back,
+        TableDescriptor {
+            families: vec![ColumnFamily::new("d").with_hbase_defaults()],
+            ..d
+        }
+    );
+    let widest = d_with_replication(TableDescriptor::MAX_REGION_REPLICATION);
+    assert_eq!(&table_schema(&widest).attributes[0].second[..], b"65536");
+}
+
+/// `default:t` with family `d` and `replicas` per region.
+fn d_with_replication(replicas: u32) -> TableDescriptor {
+    TableDescriptor::new(TableName::new("default", "t"))
+        .family(ColumnFamily::new("d"))
+        .region_replication(replicas)
+}
+
+#[test]
+fn a_region_replication_is_read_as_hbase_reads_it() {
+    let replication = |attributes: &[(&str, &str)]| {
+        descriptor_from_schema(&table_with(attributes)).map(|d| d.region_replication)
+    };
+    let read = |attributes: &[(&str, &str)]| replication(attributes).unwrap();
+    assert_eq!(read(&[("DURABILITY", "USE_DEFAULT")]), 1, "absent");
+    assert_eq!(read(&[("REGION_REPLICATION", "")]), 1, "empty: removed");
+    assert_eq!(read(&[("REGION_REPLICATION", "2")]), 2);
+    assert_eq!(read(&[("REGION_REPLICATION", "+02")]), 2, "Integer.valueOf");
+    assert_eq!(
+        read(&[("REGION_REPLICATION", "2"), ("REGION_REPLICATION", "5")]),
+        5,
+        "the last pair wins"
+    );
+    assert_eq!(
+        read(&[("region_replication", "4")]),
+        1,
+        "keys are case-sensitive"
+    );
+    for bad in ["0", "-1", "two", "65537", "2 "] {
+        let err = replication(&[("REGION_REPLICATION", bad)]).unwrap_err();
+        assert!(
+            matches!(err, Error::Protocol { method: METHOD, ref message }
+                if message.contains("REGION_REPLICATION")),
+            "{bad:?}: {err}"
+        );
+    }
+}
+
+/// The Thrift2 gateway passes HBase's table attributes on as they are: both backends read the
+/// same replication from them.
+#[cfg(feature = "thrift2")]
+#[test]
+fn a_region_replication_reads_as_thrift2_reports_it() {
+    use crate::backend::thrift2::generated::thbase::{TTableDescriptor, TTableName};
+    for value in ["2", "", "7"] {
+        let attributes = [("REGION_REPLICATION", value), ("DURABILITY", "USE_DEFAULT")];
+        let native = descriptor_from_schema(&table_with(&attributes)).unwrap();
+        let gateway = TTableDescriptor {
+            table_name: TTableName {
+                ns: Some(b"default".to_vec()),
+                qualifier: b"t".to_vec(),
+            },
+            columns: Some(vec![default_gateway_family("d")]),
+            attributes: Some(
+                attributes
+                    .iter()
+                    .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+                    .collect(),
+            ),
+            durability: None,
+        };
+        assert_eq!(
+            thrift2::table_descriptor_from(gateway).unwrap(),
+            native,
+            "{value:?}"
+        );
+    }
 }
 
 #[test]
