@@ -251,6 +251,7 @@ fn as_row(put: &Put) -> Row {
                 timestamp: 1,
             })
             .collect(),
+        stale: false,
     }
 }
 

@@ -6,6 +6,7 @@
 //! ([`conformance!`], [`Target`]), and gives the case studies in `examples/` their shared
 //! frame ([`example::Example`]).
 
+pub mod cluster;
 mod conformance;
 pub mod example;
 pub mod java;

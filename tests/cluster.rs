@@ -16,8 +16,9 @@ use std::time::{Duration, Instant};
 use futures::TryStreamExt;
 use hbase_orm::rowkey::salt_split_keys;
 use hbase_orm::{Client, ColumnFamily, Config, HBaseEntity, Repository, Scan, Table};
+use hbase_orm_suite::cluster::{launch, launcher_name, StartAgain};
 use hbase_orm_suite::load::{self, Seen};
-use hbase_orm_suite::{connect_with, gateway_address, launcher, native_url, TestTable};
+use hbase_orm_suite::{connect_with, gateway_address, native_url, TestTable};
 
 /// One test at a time: each moves, splits or stops parts of the one cluster.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -443,46 +444,6 @@ async fn a_hot_region_split_under_load() {
         REGIONS + 1
     );
     scene.end("split", false).await;
-}
-
-/// The launcher's name of the region server at `server` (`host:port`): `rsN` listens on the
-/// base port (`$HBASE_ORM_REGIONSERVER_PORT`, 16020) plus N - 1.
-fn launcher_name(server: &str) -> String {
-    let port: u32 = server.rsplit(':').next().unwrap().parse().unwrap();
-    let base: u32 = std::env::var("HBASE_ORM_REGIONSERVER_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(16020);
-    format!("rs{}", port - base + 1)
-}
-
-/// Runs the launcher off the test's threads.
-async fn launch(args: &[&str]) {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        launcher(&args)
-    })
-    .await
-    .unwrap();
-}
-
-/// Starts a process the test stopped if the test ends before it did (a failed assertion):
-/// the next test needs the whole cluster.
-struct StartAgain(String);
-
-impl StartAgain {
-    /// Starts it now.
-    async fn now(self) {
-        launch(&["start", &self.0]).await;
-        std::mem::forget(self);
-    }
-}
-
-impl Drop for StartAgain {
-    fn drop(&mut self) {
-        launcher(&["start", &self.0]);
-    }
 }
 
 /// Saves acknowledged so far.

@@ -27,11 +27,13 @@ cluster_define() {
   HBASE_SERVERS=(master "${REGION_SERVERS[@]}")
   HBASE_NEEDS=(zookeeper)
   # conf/hbase-site.xml: distributed mode, how many region servers the master waits for at
-  # startup, the ZooKeeper session timeout (every JVM's, and ZooKeeper's upper limit)
+  # startup, the ZooKeeper session timeout (every JVM's, and ZooKeeper's upper limit), region
+  # replicas kept current
   MODE_JVM_OPTS=(
     -Dhbase.orm.distributed=true
     "-Dhbase.orm.rs.count=$n"
     "-Dhbase.orm.zk.session.ms=$ZK_SESSION_MS"
+    -Dhbase.orm.region.replicas=true
   )
   MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-512m}
   MODE_SUMMARY="cluster (ZooKeeper, master, $n region servers)"

@@ -87,6 +87,7 @@
 //! | `retry_deadline_ms` | how long a call that failed for a passing reason is sent again (0: once) | all | 30000 |
 //! | `retry_backoff_ms` | first wait between attempts (doubling up to 2 s) | all | 50 |
 //! | `znode` | the cluster's parent znode (`zookeeper.znode.parent`) | `hbase://` | `/hbase` |
+//! | `primary_call_timeout_ms` | how long a timeline read waits for the primary replica before asking the secondaries | `hbase://`, `hbase+rpc://` | 10 |
 //! | `do_as` | the user to act for (the gateway's proxy-user support) | HTTP(S) | none |
 //! | `ca_file` | a PEM file of the CAs to trust instead of the system's | HTTPS | system roots |
 //! | `server_name` | the name the gateway's certificate must carry | HTTPS | the URL's host |
@@ -228,7 +229,7 @@ pub use mapping::{Index, IndexRepair};
 pub use repository::dictionary::Dictionary;
 pub use repository::index::IndexScan;
 pub use repository::records::Records;
-pub use repository::repo::Repository;
+pub use repository::repo::{EntityRead, Repository};
 pub use repository::scan::{EntityScan, Page};
 pub use repository::versions::CellVersions;
 pub use repository::wide::{WideMap, WidePage, WideSlice};
@@ -239,7 +240,7 @@ pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
 pub use model::family_option;
 pub use model::{
     filter_literal, prefix_end, printable_key, Append, BloomFilter, Cell, CheckAndMutate,
-    ClientIdentity, Column, ColumnFamily, CompareOp, Compression, Config, Credentials,
+    ClientIdentity, Column, ColumnFamily, CompareOp, Compression, Config, Consistency, Credentials,
     CredentialsAs, DataBlockEncoding, Delete, DeleteTarget, Durability, Error, Gateway, Get,
     HttpOptions, Increment, KeepDeletedCells, KerberosMechanism, KerberosOptions, Mutation,
     Protocol, Put, PutCell, Qop, RegionLocation, Registry, Result, Row, RowMutations, Scan, Secret,

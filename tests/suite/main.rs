@@ -12,6 +12,7 @@
 mod admin;
 mod bad_input;
 mod bulk_load;
+mod consistency;
 mod data_ops;
 mod dictionary_keys;
 mod entities;

@@ -398,3 +398,32 @@ async fn a_reply_over_the_limit_fails_its_call_and_keeps_the_connection() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn meta_reads_as_a_table_and_says_where_it_is() {
+    let c = native().await;
+    let meta_name = hbase_orm::TableName::new("hbase", "meta");
+    let meta = c.table_named(meta_name.clone());
+    let locations = c.admin().region_locations(&meta_name).await.unwrap();
+    assert_eq!(locations.len(), 1);
+    assert!(locations[0].start_key.is_empty() && locations[0].end_key.is_empty());
+    with_table(
+        &c,
+        "meta_rows",
+        vec![ColumnFamily::new("d")],
+        &splits(),
+        |t| async move {
+            let rows: Vec<Row> = meta.scan(Scan::new()).try_collect().await.unwrap();
+            let prefix = format!("{}:{},", t.name().namespace, t.name().name);
+            let ours: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.key.starts_with(prefix.as_bytes()))
+                .collect();
+            assert_eq!(ours.len(), 8, "a meta row per region");
+            assert!(ours.iter().all(|r| r.value("info", "server").is_some()));
+            let first = meta.get(Get::new(ours[0].key.clone())).await.unwrap();
+            assert_eq!(first.as_ref().map(|r| &r.key), Some(&ours[0].key));
+        },
+    )
+    .await;
+}

@@ -68,6 +68,12 @@ pub(crate) trait Operation: Sync {
     /// idempotent one is sent again after it. Lasting for most calls (a gateway fails so on an
     /// empty row mutation, say); passing for a few, set in the table below.
     const GATEWAY_FAILURE_PASSES: bool = false;
+    /// Whether it is a read any region replica may answer
+    /// ([`Consistency::Timeline`](model::Consistency::Timeline)), which only a backend that
+    /// reads replicas ([`Backend::timeline_reads`]) takes.
+    fn timeline(&self) -> bool {
+        false
+    }
     /// Checks made before anything is sent: a request HBase would refuse, or that could not
     /// mean what the caller wants, fails here and nothing is written.
     fn check(&self) -> Result<()> {
@@ -86,6 +92,7 @@ macro_rules! operations {
         $op:ident { $($field:ident: $ty:ty),* $(,)? } -> $out:ty,
         name $name:literal, safety |$s:ident| $safety:expr,
         $(gateway failure passes $passes:literal,)?
+        $(timeline |$t:ident| $timeline:expr,)?
         check |$c:ident| $check:expr,
         send $method:ident;
     )*) => {$(
@@ -103,6 +110,11 @@ macro_rules! operations {
                 let $s = self;
                 $safety
             }
+
+            $(fn timeline(&self) -> bool {
+                let $t = self;
+                $timeline
+            })?
 
             fn check(&self) -> Result<()> {
                 let $c = self;
@@ -155,21 +167,25 @@ operations! {
     /// One row.
     Get { table: &'o TableName, get: &'o model::Get } -> Option<Row>,
         name "get", safety |_s| Idempotent,
+        timeline |t| t.get.consistency == model::Consistency::Timeline,
         check |c| c.get.check(),
         send get;
     /// Several rows, one answer per get.
     GetMany { table: &'o TableName, gets: &'o [model::Get] } -> Vec<Option<Row>>,
         name "get_many", safety |_s| Idempotent,
+        timeline |t| t.gets.iter().any(|g| g.consistency == model::Consistency::Timeline),
         check |c| c.gets.iter().try_for_each(model::Get::check),
         send get_many;
     /// Whether a row (or the columns the get names) exists.
     Exists { table: &'o TableName, get: &'o model::Get } -> bool,
         name "exists", safety |_s| Idempotent,
+        timeline |t| t.get.consistency == model::Consistency::Timeline,
         check |c| c.get.check(),
         send exists;
     /// [`Exists`] for several gets.
     ExistsMany { table: &'o TableName, gets: &'o [model::Get] } -> Vec<bool>,
         name "exists_many", safety |_s| Idempotent,
+        timeline |t| t.gets.iter().any(|g| g.consistency == model::Consistency::Timeline),
         check |c| c.gets.iter().try_for_each(model::Get::check),
         send exists_many;
     /// Cells into one row.
@@ -217,6 +233,7 @@ operations! {
     /// A scanner opened (a second one would leak, so never sent twice).
     OpenScanner { table: &'o TableName, scan: &'o model::Scan } -> i32,
         name "openScanner", safety |_s| UnsentOnly,
+        timeline |t| t.scan.consistency == model::Consistency::Timeline,
         check |c| c.scan.check(),
         send open_scanner;
     /// The next page of an open scanner.
@@ -496,6 +513,12 @@ pub(crate) struct PoolCounters {
 pub(crate) trait Backend: Send + Sync + 'static {
     /// A short name for errors and logs: `thrift2`, `thrift1`, `memory`.
     fn name(&self) -> &'static str;
+
+    /// Whether it takes reads with timeline consistency (the native backend reads region
+    /// replicas, the in-memory store has one copy); a gateway has no call for them.
+    fn timeline_reads(&self) -> bool {
+        false
+    }
 
     /// Where it connects (an address, or a description for stores in the process).
     fn address(&self) -> &str;

@@ -122,6 +122,13 @@ impl ClientBuilder {
         self
     }
 
+    /// How long a timeline read waits for the primary replica before it asks the secondaries
+    /// too (default 10 ms). See [`Config::primary_call_timeout`].
+    pub fn primary_call_timeout(mut self, d: Duration) -> Self {
+        self.config.primary_call_timeout = d;
+        self
+    }
+
     /// Replaces every setting with `config`.
     pub fn config(mut self, config: Config) -> Self {
         self.config = config;

@@ -144,6 +144,15 @@ impl Client {
 
     /// Sends `op` once, counted and timed for the metrics.
     async fn attempt<O: Operation>(&self, op: &O) -> Result<O::Output> {
+        if op.timeline() && !self.backend().timeline_reads() {
+            return Err(Error::Unsupported {
+                operation: format!("{} with Consistency::Timeline", O::NAME),
+                backend: self.backend_name(),
+                why: "a gateway has no call that reads region replicas: use the native \
+                      backend (hbase://), or Consistency::Strong"
+                    .into(),
+            });
+        }
         let started = Instant::now();
         let result = op.send(self.backend()).await;
         let outcome = result.as_ref().map_or_else(Error::kind, |_| "ok");

@@ -4,7 +4,7 @@
 
 use crate::mapping::rows::{presence_column, Presence};
 use crate::mapping::{ColumnDef, ColumnKind, HBaseEntity};
-use crate::model::{Column, TimeRange};
+use crate::model::{Column, Consistency, TimeRange};
 use crate::model::{Error, Result};
 
 /// The versions a read of `T` asks for: the largest `versions = N`, or HBase's default.
@@ -18,12 +18,15 @@ pub(crate) fn max_versions<T: HBaseEntity>() -> Option<i32> {
         .max()
 }
 
-/// How to read versioned fields: see [`Repository::get_with`](crate::Repository::get_with) and
+/// How to read versioned fields, and from which region replica: see
+/// [`Repository::get_with`](crate::Repository::get_with),
+/// [`Repository::get_read`](crate::Repository::get_read) and
 /// [`EntityScan::read_options`](crate::EntityScan::read_options).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadOptions {
     time_range: Option<TimeRange>,
     versions: Option<i32>,
+    consistency: Consistency,
 }
 
 impl ReadOptions {
@@ -45,13 +48,31 @@ impl ReadOptions {
         self
     }
 
-    pub(crate) fn apply(&self, time_range: &mut Option<TimeRange>, versions: &mut Option<i32>) {
+    /// Reads with this [`Consistency`]: `Timeline` lets a secondary region replica answer
+    /// when the primary is slow or gone (a table with `region_replication`; native backend).
+    ///
+    /// ```
+    /// use hbase_orm::{Consistency, ReadOptions};
+    /// let any_replica = ReadOptions::new().consistency(Consistency::Timeline);
+    /// ```
+    pub fn consistency(mut self, consistency: Consistency) -> Self {
+        self.consistency = consistency;
+        self
+    }
+
+    pub(crate) fn apply(
+        &self,
+        time_range: &mut Option<TimeRange>,
+        versions: &mut Option<i32>,
+        consistency: &mut Consistency,
+    ) {
         if let Some(t) = self.time_range {
             *time_range = Some(t);
         }
         if let Some(n) = self.versions {
             *versions = Some(n);
         }
+        *consistency = self.consistency;
     }
 }
 

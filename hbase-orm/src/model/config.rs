@@ -122,6 +122,11 @@ pub struct Config {
     pub retry_deadline: Duration,
     /// The first wait between two attempts; later waits double, up to 2 s.
     pub retry_backoff: Duration,
+    /// How long a read with [`Consistency::Timeline`](crate::Consistency::Timeline) waits for
+    /// the region's primary replica before it asks the secondaries too (native backend; HBase's
+    /// `hbase.client.primaryCallTimeout.get`, 10 ms). A primary that fails sooner sends them
+    /// the read at once.
+    pub primary_call_timeout: Duration,
     /// Headers, credentials and impersonation for [`Transport::Http`] (unused otherwise:
     /// setting them for another transport is an error).
     pub http: HttpOptions,
@@ -151,6 +156,7 @@ impl Default for Config {
             max_reply_bytes: 256 * 1024 * 1024,
             retry_deadline: Duration::from_secs(30),
             retry_backoff: Duration::from_millis(50),
+            primary_call_timeout: Duration::from_millis(10),
             http: HttpOptions::default(),
             tls: None,
             kerberos: None,
@@ -177,6 +183,8 @@ impl Config {
     /// (`binary`|`compact`), `pool_size`, `connect_timeout_ms`, `timeout_ms` (request timeout),
     /// `pool_timeout_ms`, `max_idle_ms`, `max_reply_bytes`, `retry_deadline_ms`,
     /// `retry_backoff_ms`; for `hbase://`, `znode` (the parent znode, `/hbase` by default);
+    /// for `hbase://` and `hbase+rpc://`, `primary_call_timeout_ms` (see
+    /// [`Config::primary_call_timeout`]);
     /// over HTTP, `do_as` (see [`HttpOptions::do_as`]); over HTTPS, `ca_file` (a PEM file of
     /// the CAs to trust instead of the system's) and `server_name` (see
     /// [`TlsOptions::server_name`]); with the cargo feature `kerberos`, `auth=kerberos`
@@ -330,6 +338,9 @@ impl Config {
                 "max_reply_bytes" => config.max_reply_bytes = number()? as usize,
                 "retry_deadline_ms" => config.retry_deadline = ms(number()?),
                 "retry_backoff_ms" => config.retry_backoff = ms(number()?),
+                "primary_call_timeout_ms" if gateway == Gateway::NativeRpc => {
+                    config.primary_call_timeout = ms(number()?)
+                }
                 "znode" if registry == Registry::ZooKeeper && gateway == Gateway::NativeRpc => {
                     config.znode_parent = value.to_string()
                 }
@@ -567,6 +578,9 @@ fn unknown_option(key: &str, scheme: &str, tls: bool) -> String {
     if scheme == "hbase" {
         known.push("znode");
     }
+    if scheme.starts_with("hbase") {
+        known.push("primary_call_timeout_ms");
+    }
     if http {
         known.push("do_as");
     }
@@ -577,6 +591,9 @@ fn unknown_option(key: &str, scheme: &str, tls: bool) -> String {
         "do_as" => " is an option of thrift2+http(s):// and thrift1+http(s):// URLs".to_string(),
         "ca_file" | "server_name" => " is an option of https URLs".to_string(),
         "znode" => " is an option of hbase:// URLs (the ZooKeeper registry)".to_string(),
+        "primary_call_timeout_ms" => {
+            " is an option of hbase:// and hbase+rpc:// URLs (region replicas)".to_string()
+        }
         "transport" if http => " does not apply: an HTTP URL's transport is HTTP".to_string(),
         "kerberos_service" | "kerberos_host" | "qop" => " needs auth=kerberos".to_string(),
         _ => {

@@ -3,7 +3,8 @@
 //! in), tables and column families with their options, the client's settings and the one
 //! [`Error`] type. Nothing here does I/O.
 //!
-//! - `reads.rs`: [`Get`], [`Scan`], the [`Column`]s and [`TimeRange`] they select, and
+//! - `reads.rs`: [`Get`], [`Scan`], the [`Column`]s and [`TimeRange`] they select, their
+//!   [`Consistency`], and
 //!   [`filter_literal`] for their filters;
 //! - `mutations.rs`: [`Put`], [`Delete`], [`Increment`], [`Append`], [`RowMutations`],
 //!   [`CheckAndMutate`] and the [`Durability`] they write with;
@@ -67,7 +68,7 @@ pub use mutations::{
 pub(crate) use page::{CellRef, ScannedRow, ScannerPage};
 #[cfg(any(feature = "thrift2", feature = "native"))]
 pub(crate) use page::{OutOfPage, ScannerPageBuilder};
-pub use reads::{filter_literal, Column, Get, Scan, TimeRange};
+pub use reads::{filter_literal, Column, Consistency, Get, Scan, TimeRange};
 pub use rows::{Cell, Row};
 #[cfg_attr(
     not(any(feature = "thrift2", feature = "native")),

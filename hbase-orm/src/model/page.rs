@@ -50,6 +50,8 @@ pub(crate) struct ScannerPage {
     buf: Bytes,
     rows: Vec<RowAt>,
     cells: Vec<CellAt>,
+    /// Whether a secondary region replica sent it ([`Row::stale`]).
+    stale: bool,
 }
 
 /// A cell borrowed from a page or a [`Row`].
@@ -243,6 +245,7 @@ impl ScannerPageBuilder {
             buf,
             rows: self.rows,
             cells: self.cells,
+            stale: false,
         })
     }
 }
@@ -283,6 +286,7 @@ impl ScannerPage {
             buf: Bytes::new(),
             rows: Vec::with_capacity(rows.len()),
             cells: Vec::with_capacity(cells),
+            stale: rows.iter().any(|r| r.stale),
         };
         for row in &rows {
             for c in &row.cells {
@@ -305,6 +309,18 @@ impl ScannerPage {
     /// Number of rows.
     pub(crate) fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// The page, marked as sent by a secondary region replica (or not).
+    #[cfg_attr(not(feature = "native"), allow(dead_code))] // the native scanner's
+    pub(crate) fn stale(mut self, stale: bool) -> ScannerPage {
+        self.stale = stale;
+        self
+    }
+
+    /// Whether a secondary region replica sent the page: its rows may miss recent writes.
+    pub(crate) fn is_stale(&self) -> bool {
+        self.stale
     }
 
     /// Whether the page has no row.
@@ -405,6 +421,7 @@ impl ScannerPage {
                     timestamp: c.timestamp,
                 })
                 .collect(),
+            stale: self.stale,
         }
     }
 }
@@ -461,6 +478,11 @@ impl ScannedRow {
         self.page.cells(self.index)
     }
 
+    /// Whether a secondary region replica sent it.
+    pub(crate) fn is_stale(&self) -> bool {
+        self.page.is_stale()
+    }
+
     /// The row as a [`Row`] whose cells share the page's buffer.
     pub(crate) fn into_row(self) -> Row {
         self.page.row(self.index)
@@ -485,11 +507,13 @@ mod tests {
             Row {
                 key: b"a".to_vec(),
                 cells: vec![cell("d", "x", "1", 5), cell("d", "y", "", 6)],
+                stale: false,
             },
             Row::empty(b"b".to_vec()),
             Row {
                 key: b"c".to_vec(),
                 cells: vec![cell("e", "", "three", -1)],
+                stale: false,
             },
         ]
     }

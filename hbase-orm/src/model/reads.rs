@@ -39,6 +39,12 @@ macro_rules! read_options {
             self.filter = Some(filter.into());
             self
         }
+
+        /// Reads with this [`Consistency`] (`Timeline`: any region replica may answer).
+        pub fn consistency(mut self, consistency: Consistency) -> Self {
+            self.consistency = consistency;
+            self
+        }
     };
 }
 
@@ -49,6 +55,29 @@ pub struct Column {
     pub family: Vec<u8>,
     /// Qualifier; `None` selects the whole family.
     pub qualifier: Option<Vec<u8>>,
+}
+
+/// How current a read must be: HBase's read consistency, which matters for a table with
+/// region replicas (`#[hbase(region_replication = 3)]`, [`TableDescriptor::region_replication`](crate::TableDescriptor::region_replication)).
+///
+/// ```
+/// use hbase_orm::{Consistency, Get};
+/// let get = Get::new("cust-42").consistency(Consistency::Timeline);
+/// assert_eq!(get.consistency, Consistency::Timeline);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Consistency {
+    /// Only the region's primary replica answers: every write acknowledged before is seen.
+    #[default]
+    Strong,
+    /// The primary is asked first and, when it has not answered within
+    /// [`Config::primary_call_timeout`](crate::Config::primary_call_timeout) (10 ms) or has
+    /// failed, every secondary replica too; the first answer wins. A secondary's answer may
+    /// miss recent writes and says so ([`Row::is_stale`](crate::Row::is_stale)). A scan stays
+    /// on the replica that opened its scanner in a region. Native backend only: a gateway
+    /// refuses it ([`Error::Unsupported`](crate::Error::Unsupported)) before sending anything;
+    /// the in-memory backend has one copy and answers as `Strong`.
+    Timeline,
 }
 
 /// A half-open range of version timestamps, `[min, max)`, in milliseconds.
@@ -81,6 +110,8 @@ pub struct Get {
     pub max_versions: Option<i32>,
     /// A filter in HBase's filter language, e.g. `"ValueFilter(=, 'binary:x')"`.
     pub filter: Option<Vec<u8>>,
+    /// Strong (the primary replica only, the default) or timeline (any replica).
+    pub consistency: Consistency,
 }
 
 impl Get {
@@ -135,6 +166,8 @@ pub struct Scan {
     pub parallel: Option<usize>,
     /// With `parallel`: rows in the order they arrive instead of key order.
     pub unordered: bool,
+    /// Strong (the primary replicas only, the default) or timeline (any replica).
+    pub consistency: Consistency,
 }
 
 impl Scan {

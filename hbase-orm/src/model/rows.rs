@@ -41,15 +41,36 @@ pub struct Row {
     pub key: Vec<u8>,
     /// The cells read, in HBase's order.
     pub cells: Vec<Cell>,
+    /// Whether a secondary region replica answered (a read with
+    /// [`Consistency::Timeline`](crate::Consistency::Timeline)): the row may miss recent
+    /// writes.
+    pub stale: bool,
 }
 
 impl Row {
     /// A row with its key and no cells.
     pub fn empty(key: Vec<u8>) -> Row {
+        Row::new(key, Vec::new())
+    }
+
+    /// A row with its key and cells (not stale).
+    ///
+    /// ```
+    /// let row = hbase_orm::Row::new(b"k".to_vec(), Vec::new());
+    /// assert!(row.is_empty() && !row.is_stale());
+    /// ```
+    pub fn new(key: Vec<u8>, cells: Vec<Cell>) -> Row {
         Row {
             key,
-            cells: Vec::new(),
+            cells,
+            stale: false,
         }
+    }
+
+    /// Whether a secondary region replica answered, so that the row may miss recent writes
+    /// (only a read with [`Consistency::Timeline`](crate::Consistency::Timeline) can be).
+    pub fn is_stale(&self) -> bool {
+        self.stale
     }
 
     /// The newest value of `family:qualifier`, if the row has that column.
@@ -102,6 +123,7 @@ mod tests {
                 cell("a", b"old", 1),
                 cell("n", &7i64.to_be_bytes(), 1),
             ],
+            stale: false,
         };
         assert_eq!(row.value("f", "a"), Some(&b"new"[..]));
         assert_eq!(row.versions("f", "a").count(), 2);

@@ -7,7 +7,7 @@
 //! | file | concern |
 //! | --- | --- |
 //! | `mod.rs` | the client's entry points: [`Client::repository`], [`Client::records`], [`Client::dictionary`] |
-//! | `repo.rs` | [`Repository`]: typed gets, saves, batch saves and deletes |
+//! | `repo.rs` | [`Repository`], [`EntityRead`]: typed gets, saves, batch saves and deletes |
 //! | `writes.rs` | saves with wide maps, inserts, optimistic versions, counters |
 //! | `wide.rs` | [`WideMap`], [`WideSlice`]: a wide map's entries one by one, counted, and paged by qualifier range |
 //! | `versions.rs` | [`CellVersions`]: a field's cell version by version (write one, read the newest or a time range, delete one) |
@@ -22,6 +22,7 @@
 //! | `ensure.rs` | `Admin::ensure::<T>()`, `ensure_for`, `ensure_all`, `ensure_schema` |
 //!
 //! [`Repository`]: repo::Repository
+//! [`EntityRead`]: repo::EntityRead
 //! [`WideMap`]: wide::WideMap
 //! [`WideSlice`]: wide::WideSlice
 //! [`CellVersions`]: versions::CellVersions

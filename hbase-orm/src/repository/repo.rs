@@ -20,6 +20,23 @@ use crate::model::{Delete, Get, Mutation, Put};
 use crate::repository::dictionary::{self, Dictionary};
 use crate::repository::scan::EntityScan;
 
+/// An entity read with what HBase said of the read ([`Repository::get_read`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntityRead<T> {
+    /// The entity.
+    pub entity: T,
+    /// Whether a secondary region replica answered: the entity may miss recent writes.
+    pub stale: bool,
+}
+
+impl<T> EntityRead<T> {
+    /// Whether a secondary region replica answered (only a read with
+    /// [`Consistency::Timeline`](crate::Consistency::Timeline) can be).
+    pub fn is_stale(&self) -> bool {
+        self.stale
+    }
+}
+
 /// Rows per `put_many` call of [`Repository::save_all`] unless changed.
 const DEFAULT_SAVE_CHUNK: usize = 500;
 
@@ -261,12 +278,41 @@ impl<T: HBaseEntity> Repository<T> {
     /// # Ok(()) }
     /// ```
     pub async fn get_with(&self, key: &T::Key, options: &ReadOptions) -> Result<Option<T>> {
+        Ok(self
+            .read(key, None, Some(options))
+            .await?
+            .map(|read| read.entity))
+    }
+
+    /// [`get_with`](Repository::get_with), and what HBase said of the read: whether a
+    /// secondary region replica answered (with
+    /// [`ReadOptions::consistency`]`(`[`Consistency::Timeline`](crate::Consistency::Timeline)`)`
+    /// on a table with region replicas), so that the entity may miss recent writes.
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{HBaseEntity, Client, Consistency, ReadOptions};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "profiles", family = "d", region_replication = 3)]
+    /// # struct Profile { #[hbase(key)] user: u64, name: String }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let profiles = client.repository::<Profile>();
+    /// let any_replica = ReadOptions::new().consistency(Consistency::Timeline);
+    /// if let Some(read) = profiles.get_read(&ProfileKey { user: 7 }, &any_replica).await? {
+    ///     println!("{} (stale: {})", read.entity.name, read.is_stale());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn get_read(
+        &self,
+        key: &T::Key,
+        options: &ReadOptions,
+    ) -> Result<Option<EntityRead<T>>> {
         self.read(key, None, Some(options)).await
     }
 
     /// Reads the entity with this key; `None` if no such row.
     pub async fn get(&self, key: &T::Key) -> Result<Option<T>> {
-        self.read(key, None, None).await
+        Ok(self.read(key, None, None).await?.map(|read| read.entity))
     }
 
     /// Reads only the fields named (the others must be `Option` or have a default, and come
@@ -274,7 +320,8 @@ impl<T: HBaseEntity> Repository<T> {
     /// handles, one or a tuple (`(Device::LABEL, Device::MESSAGES)`), or as a fallback their
     /// names (`&["label", "messages"]`, checked when the call runs): see [`FieldSet`].
     pub async fn get_fields(&self, key: &T::Key, fields: impl FieldSet<T>) -> Result<Option<T>> {
-        self.read(key, Some(&fields.field_names()), None).await
+        let read = self.read(key, Some(&fields.field_names()), None).await?;
+        Ok(read.map(|read| read.entity))
     }
 
     /// Whether `key` can name a stored row: its dictionary parts' names all have ids (found
@@ -299,13 +346,17 @@ impl<T: HBaseEntity> Repository<T> {
         key: &T::Key,
         fields: Option<&[&str]>,
         options: Option<&ReadOptions>,
-    ) -> Result<Option<T>> {
+    ) -> Result<Option<EntityRead<T>>> {
         if !self.key_known(key).await? {
             return Ok(None);
         }
         let mut get = Self::get_request(key, fields)?;
         if let Some(options) = options {
-            options.apply(&mut get.time_range, &mut get.max_versions);
+            options.apply(
+                &mut get.time_range,
+                &mut get.max_versions,
+                &mut get.consistency,
+            );
         }
         let presence = presence_rule::<T>(fields, get.time_range.is_some());
         let table = self.table_for(key);
@@ -313,7 +364,10 @@ impl<T: HBaseEntity> Repository<T> {
             return Ok(None);
         };
         match decode_entity::<T>(&row, table.name(), presence)? {
-            Some(value) => Ok(Some(self.finish_read(value).await?)),
+            Some(value) => Ok(Some(EntityRead {
+                entity: self.finish_read(value).await?,
+                stale: row.is_stale(),
+            })),
             None => Ok(None),
         }
     }

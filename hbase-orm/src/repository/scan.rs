@@ -1,6 +1,8 @@
 //! `EntityScan<T>`: typed scans of one entity type, streamed or read a page at a time.
 
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 
@@ -85,6 +87,8 @@ pub struct EntityScan<T: HBaseEntity> {
     /// Server-side filters, ANDed (see `filters.rs`).
     filters: Filters,
     error: Option<Error>,
+    /// Set when a row from a secondary region replica decodes ([`EntityScan::page`]'s).
+    stale_seen: Option<Arc<AtomicBool>>,
     entity: PhantomData<fn() -> T>,
 }
 
@@ -119,6 +123,16 @@ pub struct Page<T: HBaseEntity> {
     /// The key to pass to [`EntityScan::after`] for the next page; `None` when this page was
     /// the last (no entity follows it).
     pub next: Option<T::Key>,
+    /// Whether a secondary region replica sent some of the entities (a scan with
+    /// [`Consistency::Timeline`](crate::Consistency::Timeline)): they may miss recent writes.
+    pub stale: bool,
+}
+
+impl<T: HBaseEntity> Page<T> {
+    /// Whether a secondary region replica sent some of the entities.
+    pub fn is_stale(&self) -> bool {
+        self.stale
+    }
 }
 
 impl<T: HBaseEntity> EntityScan<T> {
@@ -135,6 +149,7 @@ impl<T: HBaseEntity> EntityScan<T> {
             presence: Presence::Required,
             filters: Filters::default(),
             error,
+            stale_seen: None,
             entity: PhantomData,
         }
     }
@@ -189,9 +204,16 @@ impl<T: HBaseEntity> EntityScan<T> {
         self
     }
 
-    /// Reads versioned fields with these options (a time range, fewer versions).
+    /// Reads with these options: a time range, fewer versions of versioned fields, a
+    /// [`Consistency`](crate::Consistency) (`Timeline`: a secondary region replica may
+    /// answer; [`Page::stale`] says whether one did).
     pub fn read_options(mut self, options: &ReadOptions) -> Self {
-        options.apply(&mut self.scan.time_range, &mut self.scan.max_versions);
+        let scan = &mut self.scan;
+        options.apply(
+            &mut scan.time_range,
+            &mut scan.max_versions,
+            &mut scan.consistency,
+        );
         self
     }
 
@@ -265,10 +287,14 @@ impl<T: HBaseEntity> EntityScan<T> {
                 // partial row (no presence cell) holds no entity and is skipped.
                 // Rows of other record types, and keys a key test drops, before any decoding.
                 let key_tests = self.filters.key_tests();
+                let stale_seen = self.stale_seen.take();
                 let decode = move |row: &ScannedRow| {
                     let key = row.key();
                     if !(T::is_record(key) && key_tests.iter().all(|t| t.passes(key))) {
                         return None;
+                    }
+                    if let Some(seen) = stale_seen.as_ref().filter(|_| row.is_stale()) {
+                        seen.store(true, Ordering::Relaxed);
                     }
                     decode_scanned_entity::<T>(row, &table, presence).transpose()
                 };
@@ -351,9 +377,12 @@ impl<T: HBaseEntity> EntityScan<T> {
             return Ok(Page {
                 items: Vec::new(),
                 next: None,
+                stale: false,
             });
         }
         self.scan.limit = Some(size.saturating_add(1));
+        let stale = Arc::new(AtomicBool::new(false));
+        self.stale_seen = Some(stale.clone());
         let mut items: Vec<T> = self.stream().try_collect().await?;
         let next = if items.len() > size {
             items.truncate(size);
@@ -361,7 +390,8 @@ impl<T: HBaseEntity> EntityScan<T> {
         } else {
             None
         };
-        Ok(Page { items, next })
+        let stale = stale.load(Ordering::Relaxed);
+        Ok(Page { items, next, stale })
     }
 }
 

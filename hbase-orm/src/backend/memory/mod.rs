@@ -142,6 +142,11 @@ impl Default for Memory {
 
 #[async_trait]
 impl Backend for Memory {
+    /// One copy of each row: a timeline read is answered as a strong one, never stale.
+    fn timeline_reads(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "memory"
     }

@@ -129,7 +129,11 @@ impl Scanner {
             if let Some(n) = &mut self.remaining {
                 *n -= 1;
             }
-            return Some(Row { key, cells });
+            return Some(Row {
+                key,
+                cells,
+                stale: false,
+            });
         }
     }
 
@@ -171,6 +175,7 @@ impl Scanner {
                 .map(|cells| Row {
                     key: row.key.clone(),
                     cells: cells.to_vec(),
+                    stale: false,
                 })
                 .collect(),
             _ => vec![row],

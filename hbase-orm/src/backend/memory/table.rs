@@ -135,6 +135,7 @@ impl TableState {
         Ok((!cells.is_empty()).then(|| Row {
             key: get.row.clone(),
             cells,
+            stale: false,
         }))
     }
 

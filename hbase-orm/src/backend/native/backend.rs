@@ -9,14 +9,17 @@ use async_trait::async_trait;
 use super::connection;
 use super::convert::{self, Results};
 use super::proto;
+use super::regions::Region;
 use super::registry::{Registry, ZooKeeper};
+use super::replicas;
 use super::rpc::{self, Core, RegionAt};
 use super::scanner::Scanner;
 use super::schema;
 use crate::backend::op::*;
 use crate::backend::{Backend, PoolCounters};
 use crate::model::{
-    self, Config, Error, RegionLocation, Result, Row, ScannerPage, TableDescriptor, TableName,
+    self, Config, Consistency, Error, RegionLocation, Result, Row, ScannerPage, TableDescriptor,
+    TableName,
 };
 
 /// A client of one HBase cluster over its own RPC (see the module documentation).
@@ -72,15 +75,30 @@ impl NativeRpc {
     ) -> Result<(Option<Row>, bool)> {
         const METHOD: &str = "Get";
         let g = convert::get(get, existence_only, &filter)?;
-        let (_, reply) = self
-            .core
-            .region_call(table, RegionAt::Holding(&get.row), METHOD, |region| {
-                proto::GetRequest {
-                    region: region.specifier(),
-                    get: g.clone(),
-                }
-            })
-            .await?;
+        let request = |region: &Region| proto::GetRequest {
+            region: region.specifier(),
+            get: g.clone(),
+        };
+        let reply = match get.consistency {
+            Consistency::Strong => {
+                let at = RegionAt::Holding(&get.row);
+                self.core.region_call(table, at, METHOD, request).await?.1
+            }
+            Consistency::Timeline => {
+                let core = &self.core;
+                let primary = core.locate(table, RegionAt::Holding(&get.row)).await?;
+                let ask = |replica: Arc<Region>| {
+                    let primary = &primary;
+                    let request = request(&replica);
+                    async move {
+                        replicas::call_replica(core, table, primary, &replica, METHOD, &request)
+                            .await
+                    }
+                };
+                let delay = core.primary_call_timeout();
+                replicas::first_answer(delay, &primary, ask).await?.1
+            }
+        };
         let response: proto::GetResponse =
             connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
         let result = response.result.unwrap_or_default();
@@ -216,6 +234,10 @@ fn filter(text: &[u8]) -> Result<proto::Filter> {
 
 #[async_trait]
 impl Backend for NativeRpc {
+    fn timeline_reads(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "native"
     }
@@ -240,6 +262,16 @@ impl Backend for NativeRpc {
     }
 
     async fn get_many(&self, op: &GetMany<'_>) -> Result<Vec<Option<Row>>> {
+        if op
+            .gets
+            .iter()
+            .any(|g| g.consistency == Consistency::Timeline)
+        {
+            // Each get to its own region's replicas (a batch goes to the primaries alone).
+            let gets = op.gets.iter().map(|g| self.get_one(op.table, g, false));
+            let rows = futures::future::try_join_all(gets).await?;
+            return Ok(rows.into_iter().map(|(row, _)| row).collect());
+        }
         let gets = op
             .gets
             .iter()

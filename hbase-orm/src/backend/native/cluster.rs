@@ -274,6 +274,7 @@ mod tests {
         Row {
             key: b"t,,1.".to_vec(),
             cells,
+            stale: false,
         }
     }
 
@@ -286,6 +287,7 @@ mod tests {
             end: Vec::new(),
             id: 1,
             server: "a:1".into(),
+            replicas: Vec::new(),
         };
         let mut seen = Seen::default();
         readings

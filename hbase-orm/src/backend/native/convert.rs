@@ -68,8 +68,17 @@ pub(crate) fn get(get: &model::Get, existence_only: bool, filter: FilterFn) -> R
         time_range: time_range(get.time_range, get.timestamp),
         max_versions: get.max_versions.map(|v| v.max(1) as u32),
         existence_only: existence_only.then_some(true),
+        consistency: consistency(get.consistency),
         ..Default::default()
     })
+}
+
+/// A read's consistency as HBase's messages say it (strong, the default, left out).
+fn consistency(c: model::Consistency) -> Option<i32> {
+    match c {
+        model::Consistency::Strong => None,
+        model::Consistency::Timeline => Some(proto::Consistency::Timeline as i32),
+    }
 }
 
 /// A scan over `[start, stop)` of the server's own bounds (reversed: from `start` down).
@@ -85,6 +94,7 @@ pub(crate) fn scan(scan: &model::Scan, filter: FilterFn) -> Result<proto::Scan> 
         caching: scan.caching.filter(|&c| c > 0).map(|c| c as u32),
         reversed: scan.reversed.then_some(true),
         max_result_size: Some(scan.max_result_size.unwrap_or(MAX_RESULT_SIZE).max(1)),
+        consistency: consistency(scan.consistency),
         ..Default::default()
     })
 }
@@ -314,6 +324,9 @@ impl<'a> Results<'a> {
                 value: self.block.slice_ref(cell.value),
                 timestamp: cell.timestamp,
             });
+        }
+        if let Some(row) = &mut row {
+            row.stale = result.stale == Some(true);
         }
         Ok(row)
     }

@@ -38,6 +38,7 @@ mod protection;
 pub(crate) mod proto;
 mod regions;
 mod registry;
+mod replicas;
 mod rpc;
 mod scanner;
 mod schema;

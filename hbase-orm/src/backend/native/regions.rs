@@ -6,6 +6,11 @@
 //! then start key, then region id (not byte by byte), so a reversed scan from
 //! `table,row,99999999999999` finds the region whose start is the largest not above `row`,
 //! and one from `table,row,` the region before the one starting at `row`.
+//!
+//! A table with region replicas has one meta row per region too: the secondary replica `N`'s
+//! server is in `info:server_000N` (`N` in four hex digits). Its name is the primary's with
+//! `_000N` after the region id, and a new encoded name: the MD5 (in hex) of the name up to
+//! there (`table,start key,region id_000N.md5.`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
@@ -33,6 +38,9 @@ pub(crate) struct Region {
     pub(crate) id: i64,
     /// The `host:port` of its region server.
     pub(crate) server: String,
+    /// Its secondary replicas that are assigned to a server, by replica id (for the primary;
+    /// a secondary's own list is empty).
+    pub(crate) replicas: Vec<Region>,
 }
 
 impl Region {
@@ -131,13 +139,72 @@ pub(crate) fn read_meta_row(table: &TableName, row: &Row) -> Result<MetaRow, Str
             "region {key} is not assigned to a server yet"
         )));
     };
-    Ok(MetaRow::Online(Region {
+    let mut region = Region {
         name: Bytes::copy_from_slice(&row.key),
         start: info.start_key.map(|k| k.to_vec()).unwrap_or_default(),
         end: info.end_key.map(|k| k.to_vec()).unwrap_or_default(),
         id: info.region_id as i64,
         server: String::from_utf8_lossy(server).into_owned(),
-    }))
+        replicas: Vec::new(),
+    };
+    region.replicas = secondaries(&region, row);
+    Ok(MetaRow::Online(region))
+}
+
+/// The secondary replicas of `primary` that its meta `row` places on a server, by replica id.
+fn secondaries(primary: &Region, row: &Row) -> Vec<Region> {
+    let mut replicas: Vec<(u16, Region)> = row
+        .cells
+        .iter()
+        .filter(|c| &c.family[..] == b"info" && !c.value.is_empty())
+        .filter_map(|c| {
+            let id = c.qualifier.strip_prefix(b"server_")?;
+            let id = u16::from_str_radix(std::str::from_utf8(id).ok()?, 16).ok()?;
+            (id > 0).then(|| {
+                let replica = Region {
+                    name: replica_name(&primary.name, id),
+                    server: String::from_utf8_lossy(&c.value).into_owned(),
+                    replicas: Vec::new(),
+                    ..primary.clone()
+                };
+                (id, replica)
+            })
+        })
+        .collect();
+    replicas.sort_by_key(|(id, _)| *id);
+    replicas.dedup_by_key(|(id, _)| *id);
+    replicas.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The name of replica `id` of the region called `primary` (HBase's
+/// `RegionInfo.createRegionName` with a replica id): the primary's name without its encoded
+/// part, `_` and the id in four hex digits, and, when the primary's name has an encoded part,
+/// the replica's own (the MD5 in hex of what precedes it) between dots.
+pub(crate) fn replica_name(primary: &[u8], id: u16) -> Bytes {
+    use md5::Digest;
+    // `name.` + 32 hex digits + `.`: the encoded part of a new-format name.
+    let encoded = primary.len() > 34
+        && primary[primary.len() - 1] == b'.'
+        && primary[primary.len() - 34] == b'.'
+        && primary[primary.len() - 33..primary.len() - 1]
+            .iter()
+            .all(u8::is_ascii_hexdigit);
+    let base = if encoded {
+        &primary[..primary.len() - 34]
+    } else {
+        primary
+    };
+    let mut name = base.to_vec();
+    name.extend_from_slice(format!("_{id:04X}").as_bytes());
+    if encoded {
+        let hash = md5::Md5::digest(&name);
+        name.push(b'.');
+        for byte in hash {
+            name.extend_from_slice(format!("{byte:02x}").as_bytes());
+        }
+        name.push(b'.');
+    }
+    Bytes::from(name)
 }
 
 /// Where the client last found each table's regions. Regions that overlap a newly found one
@@ -238,6 +305,7 @@ mod tests {
             end: end.into(),
             id: 1,
             server: server.into(),
+            replicas: Vec::new(),
         })
     }
 
@@ -302,6 +370,82 @@ mod tests {
         assert!(cache.find(&t, b"c").is_none());
         cache.forget_table(&t);
         assert!(cache.find(&t, b"u").is_none());
+    }
+
+    #[test]
+    fn a_replica_s_name_is_hbase_s() {
+        // The primary `orders,,1700000000000.<MD5 of that>.`; the MD5s worked out apart.
+        let primary = b"orders,,1700000000000.8bdf7aeb78389f57428bb7b5b424c0ce.";
+        assert_eq!(
+            &replica_name(primary, 1)[..],
+            b"orders,,1700000000000_0001.dafe7bf977bd8b12f7c47c544d69da14."
+        );
+        // An old-format name (no encoded part) gets none.
+        assert_eq!(
+            &replica_name(b"hbase:meta,,1", 10)[..],
+            b"hbase:meta,,1_000A"
+        );
+    }
+
+    #[test]
+    fn a_meta_row_names_the_secondaries_that_are_placed() {
+        let t = TableName::new("default", "orders");
+        let info = proto::RegionInfo {
+            region_id: 1_700_000_000_000,
+            table_name: proto::TableName {
+                namespace: Bytes::from_static(b"default"),
+                qualifier: Bytes::from_static(b"orders"),
+            },
+            start_key: None,
+            end_key: Some(Bytes::from_static(b"m")),
+            ..Default::default()
+        };
+        let cell = |q: &str, v: &[u8]| crate::model::Cell {
+            family: Bytes::from_static(b"info"),
+            qualifier: Bytes::copy_from_slice(q.as_bytes()),
+            value: Bytes::copy_from_slice(v),
+            timestamp: 1,
+        };
+        let row = Row::new(
+            b"orders,,1700000000000.8bdf7aeb78389f57428bb7b5b424c0ce.".to_vec(),
+            vec![
+                cell(
+                    "regioninfo",
+                    &[b"PBUF".to_vec(), info.encode_to_vec()].concat(),
+                ),
+                cell("server", b"a:1"),
+                // Replica 2 before 1 in the row: they come out by id.
+                cell("server_0002", b"c:1"),
+                cell("server_0001", b"b:1"),
+                // Replica 3 is not placed; a column that only looks like one is ignored.
+                cell("server_0003", b""),
+                cell("server_zzzz", b"d:1"),
+                cell("serverstartcode_0001", b"123"),
+            ],
+        );
+        let MetaRow::Online(region) = read_meta_row(&t, &row).unwrap() else {
+            panic!("online");
+        };
+        assert_eq!(region.server, "a:1");
+        let replicas: Vec<(&str, &[u8])> = region
+            .replicas
+            .iter()
+            .map(|r| (r.server.as_str(), &r.name[..]))
+            .collect();
+        assert_eq!(
+            replicas,
+            [
+                (
+                    "b:1",
+                    &b"orders,,1700000000000_0001.dafe7bf977bd8b12f7c47c544d69da14."[..]
+                ),
+                ("c:1", &replica_name(&row.key, 2)[..]),
+            ]
+        );
+        assert!(region
+            .replicas
+            .iter()
+            .all(|r| r.end == b"m" && r.replicas.is_empty()));
     }
 
     #[test]

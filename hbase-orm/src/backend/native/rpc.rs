@@ -156,6 +156,12 @@ impl Core {
         }
     }
 
+    /// How long a timeline read waits for a region's primary replica before it asks the
+    /// secondaries too.
+    pub(crate) fn primary_call_timeout(&self) -> Duration {
+        self.config.primary_call_timeout
+    }
+
     /// A fresh nonce.
     pub(crate) fn nonce(&self) -> u64 {
         self.nonce.fetch_add(1, Ordering::Relaxed)
@@ -263,6 +269,10 @@ impl Core {
                     cells,
                 )
                 .await;
+            if result.is_err() && is_meta(table) {
+                // A read of meta itself: its server is asked of the registry again.
+                *lock(&self.meta) = None;
+            }
             let why = match result {
                 Ok(reply) => return Ok((region, reply)),
                 Err(CallError::Remote(exception)) => match remedy(&exception) {
@@ -306,6 +316,9 @@ impl Core {
 
     /// The region of `table` at `at`, from the cache or from meta.
     pub(crate) async fn locate(&self, table: &TableName, at: RegionAt<'_>) -> Result<Arc<Region>> {
+        if is_meta(table) {
+            return self.meta_region().await;
+        }
         let cached = match at {
             RegionAt::Holding(row) => self.regions.find(table, row),
             RegionAt::Before(start) => self.regions.find_before(table, start),
@@ -363,8 +376,24 @@ impl Core {
         }
     }
 
+    /// The meta region itself (`hbase:meta` has one region, which the registry finds), so
+    /// that meta reads as a table.
+    async fn meta_region(&self) -> Result<Arc<Region>> {
+        Ok(Arc::new(Region {
+            name: Bytes::from_static(regions::META_REGION),
+            start: Vec::new(),
+            end: Vec::new(),
+            id: 1,
+            server: self.meta_server().await?,
+            replicas: Vec::new(),
+        }))
+    }
+
     /// Every region of `table` in key order, read from meta (and cached).
     pub(crate) async fn all_regions(&self, table: &TableName) -> Result<Vec<Arc<Region>>> {
+        if is_meta(table) {
+            return Ok(vec![self.meta_region().await?]);
+        }
         let mut out = Vec::new();
         let mut from = regions::first_key_of(table);
         loop {
@@ -560,6 +589,11 @@ pub(crate) enum RegionAt<'a> {
     Before(&'a [u8]),
 }
 
+/// Whether `table` is `hbase:meta`, whose one region the registry finds.
+fn is_meta(table: &TableName) -> bool {
+    table.namespace == "hbase" && table.name == "meta"
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -601,13 +635,17 @@ pub(crate) fn scan_page(
     response: &proto::ScanResponse,
     block: &Bytes,
 ) -> Result<ScannerPage, String> {
-    if response.results.is_empty() {
-        return super::cellblock::page(block.clone(), &response.cells_per_result).map_err(|e| e.0);
-    }
-    let mut results = super::convert::Results::new(block);
-    let mut rows = Vec::new();
-    for r in &response.results {
-        rows.extend(results.row(r).map_err(|e| e.0)?);
-    }
-    ScannerPage::from_rows(rows).map_err(|_| "the rows of a reply hold over 4 GiB".to_string())
+    let page = if response.results.is_empty() {
+        super::cellblock::page(block.clone(), &response.cells_per_result).map_err(|e| e.0)?
+    } else {
+        let mut results = super::convert::Results::new(block);
+        let mut rows = Vec::new();
+        for r in &response.results {
+            rows.extend(results.row(r).map_err(|e| e.0)?);
+        }
+        ScannerPage::from_rows(rows)
+            .map_err(|_| "the rows of a reply hold over 4 GiB".to_string())?
+    };
+    // A secondary region replica's answer to a timeline scan.
+    Ok(page.stale(response.stale == Some(true)))
 }

@@ -6,7 +6,9 @@
 //! first row; reversed: the region ending where this one starts, from below that key). When a
 //! region moves, or its scanner is lost (expired lease, restarted server, a broken
 //! connection), the scan opens a new scanner just after the last row it returned, so no row
-//! comes twice and none is skipped.
+//! comes twice and none is skipped. Under timeline consistency a region's scanner is opened
+//! on whichever of its replicas answers first (`replicas`), and the scan reads on from that
+//! one until the region is used up.
 //!
 //! A region server stops a reply once it holds the scan's `max_result_size`, between two cells
 //! of a row if need be (the scan says it handles partial rows unless it asks for rows in
@@ -21,6 +23,7 @@ use super::connection::{self, CallError};
 use super::frame::Service;
 use super::proto;
 use super::regions::Region;
+use super::replicas;
 use super::rpc::{self, Core, RegionAt, Remedy};
 use crate::model::{OutOfPage, Result, Row, ScannerPage, TableName};
 
@@ -96,6 +99,11 @@ impl Scanner {
     /// Whether the scan may still return rows.
     pub(crate) fn is_open(&self) -> bool {
         !self.done
+    }
+
+    /// Whether any replica of a region may answer (timeline consistency).
+    fn is_timeline(&self) -> bool {
+        self.template.consistency == Some(proto::Consistency::Timeline as i32)
     }
 
     /// The region the next scanner opens in.
@@ -199,11 +207,26 @@ impl Scanner {
                 (region, request)
             }
         };
-        let reply = match core
-            .call_at(&region.server, Service::Client, METHOD, &request)
-            .await
-        {
-            Ok(reply) => reply,
+        let answer = if self.open.is_none() && self.is_timeline() {
+            // Opened on whichever replica answers first; the scan stays on it in this region.
+            let ask = |replica: Arc<Region>| {
+                let request = proto::ScanRequest {
+                    region: Some(replica.specifier()),
+                    ..request.clone()
+                };
+                async move {
+                    core.call_at(&replica.server, Service::Client, METHOD, &request)
+                        .await
+                }
+            };
+            replicas::first_answer(core.primary_call_timeout(), &region, ask).await
+        } else {
+            core.call_at(&region.server, Service::Client, METHOD, &request)
+                .await
+                .map(|reply| (region.clone(), reply))
+        };
+        let (region, reply) = match answer {
+            Ok(answer) => answer,
             Err(e) => {
                 *lost += 1;
                 self.recover(core, &region, e, *lost).await?;
@@ -387,6 +410,7 @@ mod tests {
                         timestamp: 1,
                     })
                     .collect(),
+                stale: false,
             })
             .collect();
         ScannerPage::from_rows(rows).unwrap()
@@ -401,6 +425,7 @@ mod tests {
             end: Vec::new(),
             id: 1,
             server: "h:1".into(),
+            replicas: Vec::new(),
         };
         s.open = open.then(|| (Arc::new(region), 7, 0));
         s

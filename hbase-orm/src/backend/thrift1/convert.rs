@@ -113,6 +113,7 @@ pub(crate) fn row(r: TRowResult) -> Option<Row> {
     Some(Row {
         key: r.row.unwrap_or_default(),
         cells,
+        stale: false,
     })
 }
 

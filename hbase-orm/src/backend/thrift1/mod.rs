@@ -340,6 +340,7 @@ impl Thrift1 {
                 value: value.to_be_bytes().to_vec().into(),
                 timestamp: 0,
             }],
+            stale: false,
         }))
     }
 }
@@ -687,6 +688,7 @@ impl Backend for Thrift1 {
         Ok(Some(Row {
             key: append.row.clone(),
             cells,
+            stale: false,
         }))
     }
 

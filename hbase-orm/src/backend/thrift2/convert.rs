@@ -218,6 +218,7 @@ pub(crate) fn row(r: TResult) -> Option<Row> {
                 timestamp: c.timestamp.unwrap_or_default(),
             })
             .collect(),
+        stale: false,
     })
 }
 

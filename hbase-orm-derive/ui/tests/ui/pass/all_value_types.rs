@@ -168,7 +168,7 @@ fn main() {
                 value: c.value.clone().into(),
                 timestamp: 1,
             })
-            .collect(),
+            .collect(), stale: false,
     };
     assert_eq!(Everything::from_row(row).unwrap(), e);
 }

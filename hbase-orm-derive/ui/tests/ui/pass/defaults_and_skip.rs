@@ -43,7 +43,7 @@ fn main() {
     // A row with no cells: every missing cell falls back to its default, skipped fields too.
     let row = hbase_orm::Row {
         key: o.row_key().unwrap(),
-        cells: Vec::new(),
+        cells: Vec::new(), stale: false,
     };
     assert_eq!(
         Order::from_row(row).unwrap(),

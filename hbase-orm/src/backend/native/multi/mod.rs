@@ -208,6 +208,7 @@ mod tests {
             end: Vec::new(),
             id: 1,
             server: "s:1".into(),
+            replicas: Vec::new(),
         })
     }
 
