@@ -373,6 +373,11 @@ owned_operations! {
     CloseScanner { id: i32 } -> (),
         name "closeScanner", safety Idempotent,
         send close_scanner;
+    /// A scanner kept alive while its caller pauses: its lease renewed on the server if half
+    /// of it is gone; when to ask again (`None`: nothing to keep).
+    KeepScanner { id: i32 } -> Option<std::time::Duration>,
+        name "keepScanner", safety Idempotent,
+        send keep_scanner;
     /// Whether the store still holds a scanner.
     ScannerIsOpen { id: i32 } -> bool,
         name "scanner_is_open", safety Idempotent,
@@ -498,6 +503,8 @@ pub(crate) struct PoolCounters {
     /// Calls a backend sent again on its own (the native backend, after a region moved or a
     /// server was busy; the client counts its own retries apart).
     pub(crate) resent: u64,
+    /// Scanner leases a backend renewed while their callers paused.
+    pub(crate) scanners_renewed: u64,
 }
 
 /// A store the client can talk to. Every method carries out one logical operation, given as
@@ -564,6 +571,12 @@ pub(crate) trait Backend: Send + Sync + 'static {
     fn forget_scanner(&self, _id: i32) {}
     /// Whether the store still holds scanner `id` (a diagnostic for leaks).
     async fn scanner_is_open(&self, op: &ScannerIsOpen) -> Result<bool>;
+    /// Keeps scanner `id` alive while its caller pauses (the native backend renews its region
+    /// scanner's lease); when to ask again. The default has nothing to keep: a gateway's
+    /// scanners live by the gateway's own timeout, which no call renews.
+    async fn keep_scanner(&self, _op: &KeepScanner) -> Result<Option<std::time::Duration>> {
+        Ok(None)
+    }
 
     /// Creates a namespace.
     async fn create_namespace(&self, op: &CreateNamespace<'_>) -> Result<()>;

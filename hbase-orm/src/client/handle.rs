@@ -482,6 +482,7 @@ impl Client {
                     .inner
                     .scans_resumed
                     .load(std::sync::atomic::Ordering::Relaxed),
+            scanners_renewed: c.scanners_renewed,
         }
     }
 }
@@ -507,6 +508,10 @@ pub struct ClientStats {
     /// expired while the caller paused, the region it read moved or split) and reopened after
     /// the last row it returned.
     pub scans_resumed: u64,
+    /// Times a scan stream kept its server-side scanner alive while the caller paused (the
+    /// native backend renews a region scanner's lease once half of it is gone while a page
+    /// waits for the caller), so that no reopen was needed.
+    pub scanners_renewed: u64,
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ impl Drop for Scanner {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 if let Some(ahead) = ahead {
-                    let _ = ahead.await;
+                    let _ = ahead.take().await;
                 }
                 if let Err(e) = close_scanner(&client, id).await {
                     tracing::debug!(scanner = id, error = %e, "closing an abandoned scanner failed");
@@ -172,8 +172,48 @@ struct State {
     scanner_id: Arc<AtomicI64>,
 }
 
-/// A page being fetched in a task of its own, held by its [`Scanner`].
-type Prefetch = tokio::task::JoinHandle<Result<ScannerPage>>;
+/// A page being fetched in a task of its own, held by its [`Scanner`]. Once fetched, the page
+/// waits in the task, which keeps the scanner alive meanwhile (a region scanner's lease is
+/// renewed while the caller pauses: see [`keep_until_taken`]) until `taken` is sent or dropped.
+struct Prefetch {
+    task: tokio::task::JoinHandle<Result<ScannerPage>>,
+    taken: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Prefetch {
+    /// The page, once the task has stopped keeping the scanner.
+    async fn take(self) -> Result<ScannerPage> {
+        drop(self.taken);
+        self.task.await.map_err(|e| Error::Protocol {
+            method: "getScannerRows",
+            message: format!("the task fetching the next page failed: {e}"),
+        })?
+    }
+
+    /// Stops the task, page and all.
+    fn abort(self) {
+        self.task.abort();
+    }
+}
+
+/// Keeps scanner `id` alive until `taken` says the caller wants the page fetched for it: asks
+/// the backend to keep it (the native backend renews its region scanner's lease once half of
+/// it is gone) as often as the backend says, until the backend has nothing to keep. A keep
+/// call under way is never cut short: a call dropped in the middle could take its connection
+/// down with it.
+async fn keep_until_taken(client: &Client, id: i32, mut taken: tokio::sync::oneshot::Receiver<()>) {
+    loop {
+        let keep = client.backend().keep_scanner(&op::KeepScanner { id }).await;
+        let Ok(Some(wait)) = keep else {
+            return;
+        };
+        tokio::select! {
+            biased;
+            _ = &mut taken => return,
+            () = tokio::time::sleep(wait) => {}
+        }
+    }
+}
 
 impl State {
     fn new(client: Client, table: TableName, scan: Scan, scanner_id: Arc<AtomicI64>) -> Self {
@@ -326,10 +366,7 @@ impl State {
         }
         let id = self.scanner.as_ref().map(|s| s.id).unwrap_or_default();
         let page = match self.scanner.as_mut().and_then(|s| s.ahead.take()) {
-            Some(ahead) => ahead.await.map_err(|e| Error::Protocol {
-                method: "getScannerRows",
-                message: format!("the task fetching the next page failed: {e}"),
-            })??,
+            Some(ahead) => ahead.take().await?,
             // Not retried: a scanner lives in one gateway process, and when that cannot be
             // reached the stream resumes with a new scanner (see `resume_after_loss`).
             None => {
@@ -364,10 +401,16 @@ impl State {
             return;
         };
         let (client, table) = (self.client.clone(), self.table.clone());
-        scanner.ahead = Some(runtime.spawn(async move {
+        let (taken, until_taken) = tokio::sync::oneshot::channel();
+        let task = runtime.spawn(async move {
             let (table, rows) = (&table, page_size);
-            client.send(&op::ScannerRows { table, id, rows }).await
-        }));
+            let page = client.send(&op::ScannerRows { table, id, rows }).await;
+            if page.as_ref().is_ok_and(|p| !p.is_empty()) {
+                keep_until_taken(&client, id, until_taken).await;
+            }
+            page
+        });
+        scanner.ahead = Some(Prefetch { task, taken });
     }
 
     /// Closes the scanner now (awaited, so tests and callers see it closed when the stream ends).
@@ -377,7 +420,7 @@ impl State {
         if let Some(mut scanner) = self.scanner.take() {
             if let Some(ahead) = scanner.ahead.take() {
                 // The scanner is closed after the page in flight, never under it.
-                let _ = ahead.await;
+                let _ = ahead.take().await;
             }
             let id = scanner.id;
             if let Err(e) = scanner.close().await {

@@ -254,6 +254,7 @@ impl Backend for NativeRpc {
             idle: 0,
             scans_resumed: core.scans_resumed.load(Ordering::Relaxed),
             resent: core.resent.load(Ordering::Relaxed),
+            scanners_renewed: core.scanners_renewed.load(Ordering::Relaxed),
         }
     }
 
@@ -400,6 +401,17 @@ impl Backend for NativeRpc {
     fn forget_scanner(&self, id: i32) {
         let mut scanners = self.scanners.lock().unwrap_or_else(|p| p.into_inner());
         scanners.remove(&id);
+    }
+
+    async fn keep_scanner(&self, op: &KeepScanner) -> Result<Option<std::time::Duration>> {
+        let scanner = {
+            let scanners = self.scanners.lock().unwrap_or_else(|p| p.into_inner());
+            scanners.get(&op.id).cloned()
+        };
+        match scanner {
+            Some(s) => Ok(s.lock().await.keep(&self.core).await),
+            None => Ok(None),
+        }
     }
 
     async fn scanner_is_open(&self, op: &ScannerIsOpen) -> Result<bool> {

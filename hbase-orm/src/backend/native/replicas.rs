@@ -121,8 +121,11 @@ mod tests {
         })
     }
 
+    /// A server's answer: the server, after how many ms, and whether it succeeds.
+    type Answer = (&'static str, u64, bool);
+
     /// Each server's answer: after how long, and whether it succeeds.
-    async fn race(answers: &[(&str, u64, bool)]) -> (std::result::Result<String, String>, u128) {
+    async fn race(answers: &[Answer]) -> (std::result::Result<String, String>, u128) {
         let started = tokio::time::Instant::now();
         let outcome = first_answer(Duration::from_millis(10), &region(), |replica| {
             let (_, after, ok) = *answers
@@ -152,7 +155,7 @@ mod tests {
     /// after the delay; one that fails sends the read to the secondaries at once.
     #[tokio::test(start_paused = true)]
     async fn the_first_answer_wins_after_the_delay_or_a_failure() {
-        let cases: [([(&str, u64, bool); 3], &str, u128); 3] = [
+        let cases: [([Answer; 3], &str, u128); 3] = [
             (
                 [("a:1", 5, true), ("b:1", 0, true), ("c:1", 0, true)],
                 "a:1",

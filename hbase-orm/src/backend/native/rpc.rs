@@ -108,6 +108,8 @@ pub(crate) struct Core {
     /// Calls (or a batch's actions, one per round) sent again because a region moved or a
     /// server was busy.
     pub(crate) resent: AtomicU64,
+    /// Region scanner leases renewed while their callers paused.
+    pub(crate) scanners_renewed: AtomicU64,
     /// Spare buffers for the cell blocks of batches.
     pub(crate) buffers: Buffers,
 }
@@ -151,6 +153,7 @@ impl Core {
             nonce_group,
             nonce: AtomicU64::new(nonce_group.rotate_left(17)),
             scans_resumed: AtomicU64::new(0),
+            scanners_renewed: AtomicU64::new(0),
             resent: AtomicU64::new(0),
             buffers: Buffers::default(),
         }

@@ -16,6 +16,7 @@
 //! waits here for the rest, so every row is handed out whole.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
@@ -62,6 +63,10 @@ pub(crate) struct Scanner {
     from: From,
     /// The open server-side scanner: its region, id and next call number.
     open: Option<(Arc<Region>, u64, u64)>,
+    /// How long the region server keeps a scanner nobody calls (its lease, as it said when
+    /// the scanner opened), and when the last call to it went out.
+    lease: Option<Duration>,
+    last_call: Instant,
     /// Whether the server may end a reply inside a row.
     partials: bool,
     /// The cells of a row read so far when a reply ended inside it.
@@ -89,6 +94,8 @@ impl Scanner {
             remaining: limit,
             from: From::Start,
             open: None,
+            lease: None,
+            last_call: Instant::now(),
             partials,
             pending: None,
             ready: None,
@@ -237,6 +244,10 @@ impl Scanner {
             connection::decode(&reply).map_err(|m| rpc::protocol(METHOD, m))?;
         let page =
             rpc::scan_page(&response, &reply.cell_block).map_err(|m| rpc::protocol(METHOD, m))?;
+        self.last_call = Instant::now();
+        if let Some(ttl) = response.ttl {
+            self.lease = Some(Duration::from_millis(u64::from(ttl)));
+        }
         let id = response.scanner_id.or(self.open.as_ref().map(|o| o.1));
         // The first call after the open is number 0, each later one the next number.
         let seq = self.open.as_ref().map_or(0, |o| o.2 + 1);
@@ -362,6 +373,41 @@ impl Scanner {
         let pause = 50 * u64::from(lost - 1);
         tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
         Ok(())
+    }
+
+    /// Keeps the open region scanner while its caller pauses: renews its lease once half of
+    /// it is gone since the last call (HBase's `renew` scan request, which reads no row and
+    /// leaves the call numbering as it is); when to look again. `None`: no region scanner is
+    /// open, the server gave it no lease, or the renewal failed (the next page finds out why,
+    /// and reopens if the scanner was lost).
+    pub(crate) async fn keep(&mut self, core: &Core) -> Option<Duration> {
+        let (region, id, _) = self.open.as_ref()?;
+        let half = self.lease? / 2;
+        let idle = self.last_call.elapsed();
+        if idle < half {
+            return Some(half - idle);
+        }
+        let renew = proto::ScanRequest {
+            scanner_id: Some(*id),
+            renew: Some(true),
+            number_of_rows: Some(0),
+            ..Default::default()
+        };
+        match core
+            .call_at(&region.server, Service::Client, METHOD, &renew)
+            .await
+        {
+            Ok(_) => {
+                self.last_call = Instant::now();
+                core.scanners_renewed
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Some(half)
+            }
+            Err(e) => {
+                tracing::debug!(error = ?e, "renewing a region scanner's lease failed");
+                None
+            }
+        }
     }
 
     /// Ends the scan, closing the server-side scanner if one is open.
