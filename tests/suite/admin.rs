@@ -140,6 +140,9 @@ hbase_orm_suite::conformance! {
         assert_eq!(described.region_replication, replicas);
         let families: Vec<_> = described.families.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(families, ["d"]);
+        // One location per region (the primary's), whatever the backend.
+        let locations = admin.region_locations(&name).await.unwrap();
+        assert_eq!(locations.len(), 1, "{locations:?}");
 
         with_table(&c, "no_replicas", vec![ColumnFamily::new("d")], &[], |t| async move {
             let described = t.client().admin().describe(t.name()).await.unwrap();

@@ -24,7 +24,9 @@ use crate::model::{
 
 /// A client of one HBase cluster over its own RPC (see the module documentation).
 pub(crate) struct NativeRpc {
-    core: Core,
+    /// Shared with the tasks that close the scanners a timeline scan's losing replicas
+    /// opened.
+    core: Arc<Core>,
     scanners: Mutex<HashMap<i32, Arc<tokio::sync::Mutex<Scanner>>>>,
     next_scanner: AtomicI32,
     /// The registry's addresses (the ZooKeeper quorum, or the masters), as errors name them.
@@ -45,7 +47,7 @@ impl NativeRpc {
             crate::model::Registry::Masters => Registry::Masters(addresses.collect()),
         };
         let address = registry.addresses();
-        let core = Core::new(config, registry);
+        let core = Arc::new(Core::new(config, registry));
         // Finds the meta region now, so a wrong address fails here rather than at a call.
         core.meta_server().await?;
         Ok(NativeRpc {
@@ -96,7 +98,10 @@ impl NativeRpc {
                     }
                 };
                 let delay = core.primary_call_timeout();
-                replicas::first_answer(delay, &primary, ask).await?.1
+                // The gets still under way when one answered are dropped: a get leaves nothing
+                // behind on a server.
+                let (_, reply, _others) = replicas::first_answer(delay, &primary, ask).await?;
+                reply
             }
         };
         let response: proto::GetResponse =

@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use futures::stream::{FuturesUnordered, StreamExt};
 
 use super::connection::CallError;
@@ -15,23 +16,31 @@ use super::regions::Region;
 use super::rpc::{self, Core, Remedy};
 use crate::model::{Result, TableName};
 
+/// The calls to other replicas still under way when one answered: a scan closes the scanners
+/// they open (a get's are dropped).
+pub(crate) type Others<'a, T, E> =
+    FuturesUnordered<BoxFuture<'a, (Arc<Region>, std::result::Result<T, E>)>>;
+
 /// Runs `call` on `region`'s primary replica and, after `delay` (the client's primary call
 /// timeout) or once the primary failed, on each of its secondaries; the replica that answered
-/// first and its answer. When every replica failed, the primary's error.
-pub(crate) async fn first_answer<T, E, F, Fut>(
+/// first, its answer, and the calls still under way. When every replica failed, the primary's
+/// error.
+pub(crate) async fn first_answer<'a, T, E, F, Fut>(
     delay: std::time::Duration,
     region: &Arc<Region>,
     call: F,
-) -> std::result::Result<(Arc<Region>, T), E>
+) -> std::result::Result<(Arc<Region>, T, Others<'a, T, E>), E>
 where
     F: Fn(Arc<Region>) -> Fut,
-    Fut: Future<Output = std::result::Result<T, E>>,
+    Fut: Future<Output = std::result::Result<T, E>> + Send + 'a,
+    T: 'a,
+    E: 'a,
 {
-    let attempt = |replica: Arc<Region>| {
+    let attempt = |replica: Arc<Region>| -> BoxFuture<'a, _> {
         let answer = call(replica.clone());
-        async move { (replica, answer.await) }
+        Box::pin(async move { (replica, answer.await) })
     };
-    let mut running = FuturesUnordered::new();
+    let mut running: Others<'a, T, E> = FuturesUnordered::new();
     running.push(attempt(region.clone()));
     let mut waiting: Vec<Arc<Region>> = region.replicas.iter().cloned().map(Arc::new).collect();
     let delay = tokio::time::sleep(delay);
@@ -42,7 +51,7 @@ where
         tokio::select! {
             biased;
             Some((replica, answer)) = running.next() => match answer {
-                Ok(value) => return Ok((replica, value)),
+                Ok(value) => return Ok((replica, value, running)),
                 Err(e) => {
                     // The primary failed, or a secondary did: the others need not wait.
                     running.extend(waiting.drain(..).map(attempt));
@@ -124,8 +133,11 @@ mod tests {
     /// A server's answer: the server, after how many ms, and whether it succeeds.
     type Answer = (&'static str, u64, bool);
 
-    /// Each server's answer: after how long, and whether it succeeds.
-    async fn race(answers: &[Answer]) -> (std::result::Result<String, String>, u128) {
+    /// The race of these answers: the winner's (and the servers still under way then), or
+    /// the error; and when it ended.
+    async fn race(
+        answers: &[Answer],
+    ) -> (std::result::Result<(String, Vec<String>), String>, u128) {
         let started = tokio::time::Instant::now();
         let outcome = first_answer(Duration::from_millis(10), &region(), |replica| {
             let (_, after, ok) = *answers
@@ -141,41 +153,57 @@ mod tests {
             }
         })
         .await;
-        (
-            outcome.map(|(r, answer)| {
+        let elapsed = started.elapsed().as_millis();
+        let outcome = match outcome {
+            Ok((r, answer, others)) => {
                 assert_eq!(r.server, answer);
-                answer
-            }),
-            started.elapsed().as_millis(),
-        )
+                // The others run on to their own answers (a scan closes what they opened).
+                let mut others: Vec<String> = others
+                    .map(|(r, answer)| {
+                        assert_eq!(answer.as_ref().ok(), Some(&r.server));
+                        r.server.clone()
+                    })
+                    .collect()
+                    .await;
+                others.sort();
+                Ok((answer, others))
+            }
+            Err(e) => Err(e),
+        };
+        (outcome, elapsed)
     }
 
-    /// The answer that wins and when, for each server's (delay in ms, success): a primary
-    /// that answers in time is the only one asked; a slow one is overtaken by a secondary
-    /// after the delay; one that fails sends the read to the secondaries at once.
+    /// The answer that wins, when, and the calls left under way, for each server's (delay in
+    /// ms, success): a primary that answers in time is the only one asked; a slow one is
+    /// overtaken by a secondary after the delay; one that fails sends the read to the
+    /// secondaries at once.
     #[tokio::test(start_paused = true)]
     async fn the_first_answer_wins_after_the_delay_or_a_failure() {
-        let cases: [([Answer; 3], &str, u128); 3] = [
+        let cases: [([Answer; 3], &str, u128, &[&str]); 3] = [
             (
                 [("a:1", 5, true), ("b:1", 0, true), ("c:1", 0, true)],
                 "a:1",
                 5,
+                &[],
             ),
             (
                 [("a:1", 500, true), ("b:1", 30, true), ("c:1", 20, true)],
                 "c:1",
                 30,
+                &["a:1", "b:1"],
             ),
             (
                 [("a:1", 1, false), ("b:1", 2, true), ("c:1", 5, true)],
                 "b:1",
                 3,
+                &["c:1"],
             ),
         ];
-        for (answers, winner, after) in cases {
+        for (answers, winner, after, others) in cases {
+            let others = others.iter().map(|s| s.to_string()).collect();
             assert_eq!(
                 race(&answers).await,
-                (Ok(winner.into()), after),
+                (Ok((winner.into(), others)), after),
                 "{answers:?}"
             );
         }

@@ -19,9 +19,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures::StreamExt;
 
 use super::connection::{self, CallError};
-use super::frame::Service;
+use super::frame::{Reply, Service};
 use super::proto;
 use super::regions::Region;
 use super::replicas;
@@ -153,7 +154,7 @@ impl Scanner {
     }
 
     /// Up to `rows` rows: at least one unless the scan is over.
-    pub(crate) async fn rows(&mut self, core: &Core, rows: i32) -> Result<ScannerPage> {
+    pub(crate) async fn rows(&mut self, core: &Arc<Core>, rows: i32) -> Result<ScannerPage> {
         let rows = rows.max(1) as u32;
         let mut lost = 0;
         loop {
@@ -184,7 +185,12 @@ impl Scanner {
 
     /// The rows of the next reply that are whole (opening a scanner first if none is open,
     /// reopening one that was lost), the region's and the scan's end noted.
-    async fn next_reply(&mut self, core: &Core, rows: u32, lost: &mut u32) -> Result<ScannerPage> {
+    async fn next_reply(
+        &mut self,
+        core: &Arc<Core>,
+        rows: u32,
+        lost: &mut u32,
+    ) -> Result<ScannerPage> {
         let want = self
             .remaining
             .map_or(rows, |r| rows.min(r.min(u32::MAX as usize) as u32));
@@ -216,17 +222,27 @@ impl Scanner {
         };
         let answer = if self.open.is_none() && self.is_timeline() {
             // Opened on whichever replica answers first; the scan stays on it in this region.
+            // The other opens may still succeed: the scanners they open are closed apart.
             let ask = |replica: Arc<Region>| {
                 let request = proto::ScanRequest {
                     region: Some(replica.specifier()),
                     ..request.clone()
                 };
+                let core = core.clone();
                 async move {
                     core.call_at(&replica.server, Service::Client, METHOD, &request)
                         .await
                 }
             };
-            replicas::first_answer(core.primary_call_timeout(), &region, ask).await
+            let delay = core.primary_call_timeout();
+            replicas::first_answer(delay, &region, ask)
+                .await
+                .map(|(replica, reply, others)| {
+                    if !others.is_empty() {
+                        tokio::spawn(close_opened(core.clone(), others));
+                    }
+                    (replica, reply)
+                })
         } else {
             core.call_at(&region.server, Service::Client, METHOD, &request)
                 .await
@@ -431,6 +447,31 @@ impl Scanner {
                 .await
             {
                 tracing::debug!(error = ?e, "closing a region scanner failed; its lease ends it");
+            }
+        }
+    }
+}
+
+/// Closes the region scanners that the other replicas' opens of a timeline scan opened after
+/// one replica's open had won (without this they would live out their lease on the server).
+async fn close_opened(core: Arc<Core>, mut others: replicas::Others<'static, Reply, CallError>) {
+    while let Some((replica, answer)) = others.next().await {
+        let Ok(reply) = answer else {
+            continue;
+        };
+        let Ok(response) = connection::decode::<proto::ScanResponse>(&reply) else {
+            continue;
+        };
+        if let (Some(id), false) = (response.scanner_id, response.more_results == Some(false)) {
+            let close = proto::ScanRequest {
+                scanner_id: Some(id),
+                close_scanner: Some(true),
+                number_of_rows: Some(0),
+                ..Default::default()
+            };
+            let closed = core.call_at(&replica.server, Service::Client, METHOD, &close);
+            if let Err(e) = closed.await {
+                tracing::debug!(error = ?e, "closing a losing replica's scanner failed");
             }
         }
     }

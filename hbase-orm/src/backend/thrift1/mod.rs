@@ -857,7 +857,12 @@ impl Backend for Thrift1 {
         let regions = self
             .on_named(op, "getTableRegions", |c, t| c.get_table_regions(t))
             .await?;
-        Ok(regions.into_iter().map(convert::region_location).collect())
+        // One location per region, its primary's, as the other backends give.
+        let primaries = regions.into_iter().filter(|r| {
+            let name = r.name.as_deref().unwrap_or_default();
+            !convert::is_secondary_replica(name)
+        });
+        Ok(primaries.map(convert::region_location).collect())
     }
 }
 

@@ -500,6 +500,8 @@ impl Backend for Thrift2 {
             .on(op.safety(), op.table, &args)
             .await?
             .into_iter()
+            // One location per region, its primary's, as the other backends give.
+            .filter(|l| l.region_info.replica_id.unwrap_or(0) == 0)
             .map(convert::region_location)
             .collect())
     }
