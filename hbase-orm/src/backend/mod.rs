@@ -14,6 +14,9 @@
 //! [`kerberos`] authenticates to secured servers (cargo feature `kerberos`): SPNEGO and SASL
 //! for the gateways, SASL in HBase's own RPC for the native backend.
 //!
+//! [`region_name`] reads HBase's region names (their encoded part, a secondary replica's id)
+//! for the native backend and the Thrift1 gateway's region lists.
+//!
 //! [`filter_language`] parses HBase's filter language (the text of `Get::filter` and
 //! `Scan::filter`) for the backends that must understand it rather than pass it on: the
 //! in-memory store evaluates it, the native backend sends it as protobuf filters.
@@ -26,6 +29,8 @@ pub(crate) mod memory;
 #[cfg(feature = "native")]
 pub(crate) mod native;
 pub(crate) mod op;
+#[cfg(any(feature = "native", feature = "thrift1"))]
+pub(crate) mod region_name;
 #[cfg(feature = "thrift1")]
 pub(crate) mod thrift1;
 #[cfg(feature = "thrift2")]

@@ -27,6 +27,8 @@ pub(super) struct Hdfs {
     filesystem: String,
     /// The load's directory in it, an absolute path.
     dir: String,
+    /// The family directories made in it so far (each made once, not once per file).
+    families: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 /// The filesystem (`scheme://authority`) and the absolute path of `url`, when it has a scheme.
@@ -51,6 +53,7 @@ impl Hdfs {
             client: connect(filesystem)?,
             filesystem: filesystem.to_string(),
             dir: format!("{}/{name}", path.trim_end_matches('/')),
+            families: Default::default(),
         };
         hdfs.make_dir(&hdfs.dir).await?;
         Ok(hdfs)
@@ -65,7 +68,11 @@ impl Hdfs {
     /// local one; the URL of the copy.
     pub(super) async fn copy(&self, written: &Written) -> Result<String> {
         let family_dir = format!("{}/{}", self.dir, written.family);
-        self.make_dir(&family_dir).await?;
+        if !self.family_made(&written.family) {
+            // Two regions' hand-overs may make it at once: making it again does no harm.
+            self.make_dir(&family_dir).await?;
+            self.lock_families().insert(written.family.clone());
+        }
         let name = written
             .path
             .file_name()
@@ -103,6 +110,15 @@ impl Hdfs {
         drop(local);
         let _ = std::fs::remove_file(&written.path);
         Ok(url)
+    }
+
+    /// Whether the directory of `family` was made.
+    fn family_made(&self, family: &str) -> bool {
+        self.lock_families().contains(family)
+    }
+
+    fn lock_families(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.families.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Removes the load's directory and what is left in it.

@@ -182,25 +182,16 @@ fn secondaries(primary: &Region, row: &Row) -> Vec<Region> {
 /// the replica's own (the MD5 in hex of what precedes it) between dots.
 pub(crate) fn replica_name(primary: &[u8], id: u16) -> Bytes {
     use md5::Digest;
-    // `name.` + 32 hex digits + `.`: the encoded part of a new-format name.
-    let encoded = primary.len() > 34
-        && primary[primary.len() - 1] == b'.'
-        && primary[primary.len() - 34] == b'.'
-        && primary[primary.len() - 33..primary.len() - 1]
-            .iter()
-            .all(u8::is_ascii_hexdigit);
-    let base = if encoded {
-        &primary[..primary.len() - 34]
-    } else {
-        primary
-    };
+    use std::io::Write;
+    let (base, encoded) = crate::backend::region_name::without_encoded(primary);
     let mut name = base.to_vec();
-    name.extend_from_slice(format!("_{id:04X}").as_bytes());
+    // Writing into a Vec cannot fail.
+    let _ = write!(name, "_{id:04X}");
     if encoded {
         let hash = md5::Md5::digest(&name);
         name.push(b'.');
         for byte in hash {
-            name.extend_from_slice(format!("{byte:02x}").as_bytes());
+            let _ = write!(name, "{byte:02x}");
         }
         name.push(b'.');
     }

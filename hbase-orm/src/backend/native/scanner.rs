@@ -436,19 +436,22 @@ impl Scanner {
     /// Closes the server-side scanner if one is open.
     async fn finish_open(&mut self, core: &Core) {
         if let Some((region, id, _)) = self.open.take() {
-            let close = proto::ScanRequest {
-                scanner_id: Some(id),
-                close_scanner: Some(true),
-                number_of_rows: Some(0),
-                ..Default::default()
-            };
-            if let Err(e) = core
-                .call_at(&region.server, Service::Client, METHOD, &close)
-                .await
-            {
-                tracing::debug!(error = ?e, "closing a region scanner failed; its lease ends it");
-            }
+            close_region_scanner(core, &region.server, id).await;
         }
+    }
+}
+
+/// Closes region scanner `id` on `server` (best effort: one that cannot be closed ends with
+/// its lease).
+async fn close_region_scanner(core: &Core, server: &str, id: u64) {
+    let close = proto::ScanRequest {
+        scanner_id: Some(id),
+        close_scanner: Some(true),
+        number_of_rows: Some(0),
+        ..Default::default()
+    };
+    if let Err(e) = core.call_at(server, Service::Client, METHOD, &close).await {
+        tracing::debug!(error = ?e, "closing a region scanner failed; its lease ends it");
     }
 }
 
@@ -463,16 +466,7 @@ async fn close_opened(core: Arc<Core>, mut others: replicas::Others<'static, Rep
             continue;
         };
         if let (Some(id), false) = (response.scanner_id, response.more_results == Some(false)) {
-            let close = proto::ScanRequest {
-                scanner_id: Some(id),
-                close_scanner: Some(true),
-                number_of_rows: Some(0),
-                ..Default::default()
-            };
-            let closed = core.call_at(&replica.server, Service::Client, METHOD, &close);
-            if let Err(e) = closed.await {
-                tracing::debug!(error = ?e, "closing a losing replica's scanner failed");
-            }
+            close_region_scanner(&core, &replica.server, id).await;
         }
     }
 }

@@ -324,22 +324,6 @@ pub(crate) fn family_from(d: ColumnDescriptor) -> Result<ColumnFamily> {
 }
 
 /// A region from `getTableRegions`.
-/// Whether the region called `name` is a secondary replica: HBase names replica `N` of a
-/// region `table,start key,region id_000N.encoded.` (`N` in four hex digits), its primary
-/// `table,start key,region id.encoded.`.
-pub(crate) fn is_secondary_replica(name: &[u8]) -> bool {
-    // Without the encoded part (`.` + 32 hex digits + `.`), when the name has one.
-    let base = match name.len().checked_sub(34) {
-        Some(at) if name[at] == b'.' && name.ends_with(b".") => &name[..at],
-        _ => name,
-    };
-    let id = base.rsplit(|&b| b == b',').next().unwrap_or_default();
-    match id.iter().rposition(|&b| b == b'_') {
-        Some(at) => id.len() - at == 5 && id[at + 1..].iter().all(u8::is_ascii_hexdigit),
-        None => false,
-    }
-}
-
 pub(crate) fn region_location(r: TRegionInfo) -> RegionLocation {
     RegionLocation {
         start_key: r.start_key.unwrap_or_default(),
@@ -355,20 +339,6 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-
-    #[test]
-    fn secondary_replicas_are_told_by_their_names() {
-        let primary = b"ns:t,k_0001,1700000000000.8bdf7aeb78389f57428bb7b5b424c0ce.";
-        let secondary = b"ns:t,k_0001,1700000000000_0001.dafe7bf977bd8b12f7c47c544d69da14.";
-        assert!(
-            !is_secondary_replica(primary),
-            "a start key may hold `_0001`"
-        );
-        assert!(is_secondary_replica(secondary));
-        assert!(is_secondary_replica(b"hbase:meta,,1_000A"));
-        assert!(!is_secondary_replica(b"hbase:meta,,1"));
-        assert!(!is_secondary_replica(b""));
-    }
 
     #[test]
     fn cells_come_back_in_family_then_qualifier_order() {

@@ -860,7 +860,7 @@ impl Backend for Thrift1 {
         // One location per region, its primary's, as the other backends give.
         let primaries = regions.into_iter().filter(|r| {
             let name = r.name.as_deref().unwrap_or_default();
-            !convert::is_secondary_replica(name)
+            !crate::backend::region_name::is_secondary_replica(name)
         });
         Ok(primaries.map(convert::region_location).collect())
     }
