@@ -323,6 +323,7 @@ mod tests {
             key_part: false,
             kind: ColumnKind::Versions(100),
             optional: false,
+            value_type: crate::mapping::ValueType::Text,
         }];
         fn family_descriptors() -> Vec<ColumnFamily> {
             vec![ColumnFamily::new("d").max_versions(3)]

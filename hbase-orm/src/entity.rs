@@ -28,6 +28,7 @@ pub use crate::mapping::{
     DictionaryId, EntityKey, FieldError, FieldResult, GroupReader, GroupWriter, HBaseEntity, Index,
     IndexDef, IndexRepair, KeyPartDef, NoKey, Versioned, Versions,
 };
+pub use crate::mapping::{presence_of, Scalar, ValueType};
 pub use crate::repository::index::IndexScan;
 
 /// Several entity types in one table (the reference guide's "CUSTOMER++" design): each type's

@@ -19,6 +19,15 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
             let (field, family, qualifier) = (c.ident.to_string(), &c.family, &c.qualifier);
             let key_part = stored_keys.contains(&i);
             let optional = matches!(c.missing, Missing::Optional);
+            let value_type = match &c.kind {
+                ColumnKind::Flatten(_) | ColumnKind::Children => {
+                    quote!(#krate::entity::ValueType::Other)
+                }
+                _ => {
+                    let (ty, codec) = (&c.ty, value_codec(krate, c));
+                    quote_spanned! {ty.span()=> <#codec as #krate::Codec<#ty>>::TYPE }
+                }
+            };
             let kind = match &c.kind {
                 ColumnKind::Value => quote!(Value),
                 ColumnKind::Versions(n) => quote!(Versions(#n)),
@@ -36,6 +45,7 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
                     key_part: #key_part,
                     kind: #krate::entity::ColumnKind::#kind,
                     optional: #optional,
+                    value_type: #value_type,
                 }
             }
         })
@@ -410,11 +420,14 @@ pub fn entity_impl(m: &Entity) -> TokenStream {
         .map(|id| quote_spanned! {id.span()=> #id: ::core::default::Default::default() });
     let key_part_defs = m.keys.iter().map(|k| {
         let (ty, codec, field) = (&k.ty, key_codec(krate, k), k.ident.to_string());
+        let in_key = k.stored.is_none();
         quote_spanned! {ty.span()=>
             #krate::entity::KeyPartDef {
                 field: #field,
                 kind: <#codec as #krate::rowkey::KeyCodec<#ty>>::KIND,
                 width: <#codec as #krate::rowkey::KeyCodec<#ty>>::WIDTH,
+                value_type: <#codec as #krate::rowkey::KeyCodec<#ty>>::TYPE,
+                in_key: #in_key,
             }
         }
     });

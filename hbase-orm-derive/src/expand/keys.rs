@@ -170,6 +170,58 @@ fn prefixes(m: &Entity) -> Vec<TokenStream> {
         .collect()
 }
 
+/// `visit_parts` and `prefix_of`: the key parts as the codecs' scalars, and prefixes of
+/// scalars, for query engines.
+fn scalar_items(m: &Entity) -> TokenStream {
+    let (krate, ident) = (&m.krate, &m.ident);
+    let visits = m.keys.iter().filter(|k| k.stored.is_none()).map(|k| {
+        let (id, ty, codec) = (&k.ident, &k.ty, key_codec(krate, k));
+        quote_spanned! {ty.span()=>
+            visit(<#codec as #krate::rowkey::KeyCodec<#ty>>::to_scalar(&self.#id));
+        }
+    });
+    let arms = (1..=m.keys.len()).map(|n| {
+        let parts = &m.keys[..n];
+        let slots: Vec<_> = (0..n).map(|i| format_ident!("part_{}", i)).collect();
+        let values = parts.iter().zip(&slots).map(|(k, slot)| {
+            let (id, ty, codec) = (&k.ident, &k.ty, key_codec(krate, k));
+            quote_spanned! {ty.span()=>
+                let #id = <#codec as #krate::rowkey::KeyCodec<#ty>>::from_scalar(#slot)?;
+            }
+        });
+        let body = write_body(m, n);
+        let ids = parts.iter().map(|k| &k.ident);
+        let all_buckets = m.salt.as_ref().is_some_and(|s| !s.known_after(n));
+        quote! {
+            [#(#slots),*] => {
+                #(#values)*
+                #(let #ids = &#ids;)*
+                ::core::option::Option::Some(#krate::entity::key_prefix::<#ident>(#all_buckets, |out| {
+                    #body
+                    ::core::result::Result::Ok(())
+                }))
+            }
+        }
+    });
+    quote! {
+        fn visit_parts(
+            &self,
+            visit: &mut dyn ::core::ops::FnMut(::core::option::Option<#krate::entity::Scalar<'_>>),
+        ) {
+            #(#visits)*
+        }
+
+        fn prefix_of(
+            parts: &[#krate::entity::Scalar<'_>],
+        ) -> ::core::option::Option<#krate::Result<#krate::rowkey::KeyPrefix>> {
+            match parts {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+}
+
 /// The key struct with its writers, prefixes and `EntityKey` impl.
 pub fn key_type(m: &Entity) -> TokenStream {
     let (krate, ident, vis, key_struct) = (&m.krate, &m.ident, &m.vis, &m.key_struct);
@@ -181,6 +233,7 @@ pub fn key_type(m: &Entity) -> TokenStream {
     let delimiter_checks = delimiter_checks(m);
     let reader = key_reader(m);
     let dictionary_parts = dictionary_parts(krate, &m.keys);
+    let scalar_items = scalar_items(m);
     let key_doc = format!("The row key of [`{ident}`]: its key fields, in row-key order.");
     let key_fields = m.keys.iter().map(|k| {
         let (id, ty) = (&k.ident, &k.ty);
@@ -223,6 +276,7 @@ pub fn key_type(m: &Entity) -> TokenStream {
             }
 
             #dictionary_parts
+            #scalar_items
         }
 
         #(#delimiter_checks)*

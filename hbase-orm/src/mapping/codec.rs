@@ -9,6 +9,8 @@
 
 use std::borrow::Cow;
 
+use crate::mapping::scalar::ValueType;
+
 /// A type that can be stored in one HBase cell.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored in an HBase cell",
@@ -18,6 +20,10 @@ use std::borrow::Cow;
 pub trait Value: Sized {
     /// What the bytes must look like, for decode errors (e.g. `"i64 (8 bytes, big-endian)"`).
     const EXPECTED: &'static str;
+
+    /// The logical type of the stored bytes, for query engines (`hbase-orm-sql`):
+    /// [`ValueType::Other`] (bytes only this impl reads) unless the type says otherwise.
+    const TYPE: ValueType = ValueType::Other;
 
     /// Appends the encoded value to `out`.
     fn encode(&self, out: &mut Vec<u8>);
@@ -30,6 +36,10 @@ pub trait Value: Sized {
 /// Turns values of `T` into cell bytes and back. Field attribute `#[hbase(codec = C)]` picks
 /// `C`; fields without one use [`Native`] (the type's [`Value`] impl).
 pub trait Codec<T> {
+    /// The logical type of the stored bytes, for query engines (`hbase-orm-sql`):
+    /// [`ValueType::Other`] (bytes only this codec reads) unless the codec says otherwise.
+    const TYPE: ValueType = ValueType::Other;
+
     /// What the bytes must look like, for decode errors.
     fn expected() -> Cow<'static, str>;
     /// Appends the encoded value to `out`.
@@ -43,6 +53,8 @@ pub trait Codec<T> {
 pub struct Native;
 
 impl<T: Value> Codec<T> for Native {
+    const TYPE: ValueType = T::TYPE;
+
     fn expected() -> Cow<'static, str> {
         Cow::Borrowed(T::EXPECTED)
     }
@@ -66,6 +78,8 @@ impl<T: Value> Codec<T> for Native {
 pub struct Counter;
 
 impl Codec<i64> for Counter {
+    const TYPE: ValueType = ValueType::Int64;
+
     fn expected() -> Cow<'static, str> {
         Cow::Borrowed("an 8-byte counter")
     }
@@ -84,6 +98,8 @@ impl Codec<i64> for Counter {
 pub struct Json;
 
 impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
+    const TYPE: ValueType = ValueType::Json;
+
     fn expected() -> Cow<'static, str> {
         Cow::Owned(format!("JSON of {}", std::any::type_name::<T>()))
     }
@@ -120,9 +136,10 @@ impl<T: serde::Serialize + serde::de::DeserializeOwned> Codec<T> for Json {
 pub struct KeyRef;
 
 macro_rules! big_endian {
-    ($($t:ty => $expected:literal),* $(,)?) => {$(
+    ($($t:ty => $ty:ident, $expected:literal),* $(,)?) => {$(
         impl Value for $t {
             const EXPECTED: &'static str = $expected;
+            const TYPE: ValueType = ValueType::$ty;
 
             fn encode(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_be_bytes());
@@ -139,22 +156,23 @@ macro_rules! big_endian {
 }
 
 big_endian! {
-    i8 => "i8 (1 byte)",
-    i16 => "i16 (2 bytes, big-endian)",
-    i32 => "i32 (4 bytes, big-endian)",
-    i64 => "i64 (8 bytes, big-endian)",
-    i128 => "i128 (16 bytes, big-endian)",
-    u8 => "u8 (1 byte)",
-    u16 => "u16 (2 bytes, big-endian)",
-    u32 => "u32 (4 bytes, big-endian)",
-    u64 => "u64 (8 bytes, big-endian)",
-    u128 => "u128 (16 bytes, big-endian)",
-    f32 => "f32 (4 bytes, IEEE 754 big-endian)",
-    f64 => "f64 (8 bytes, IEEE 754 big-endian)",
+    i8 => Int8, "i8 (1 byte)",
+    i16 => Int16, "i16 (2 bytes, big-endian)",
+    i32 => Int32, "i32 (4 bytes, big-endian)",
+    i64 => Int64, "i64 (8 bytes, big-endian)",
+    i128 => Other, "i128 (16 bytes, big-endian)",
+    u8 => UInt8, "u8 (1 byte)",
+    u16 => UInt16, "u16 (2 bytes, big-endian)",
+    u32 => UInt32, "u32 (4 bytes, big-endian)",
+    u64 => UInt64, "u64 (8 bytes, big-endian)",
+    u128 => Other, "u128 (16 bytes, big-endian)",
+    f32 => Float32, "f32 (4 bytes, IEEE 754 big-endian)",
+    f64 => Float64, "f64 (8 bytes, IEEE 754 big-endian)",
 }
 
 impl Value for bool {
     const EXPECTED: &'static str = "bool (1 byte)";
+    const TYPE: ValueType = ValueType::Bool;
 
     fn encode(&self, out: &mut Vec<u8>) {
         // Java's Bytes.toBytes(boolean): -1 for true, 0 for false.
@@ -171,6 +189,7 @@ impl Value for bool {
 
 impl Value for String {
     const EXPECTED: &'static str = "UTF-8 text";
+    const TYPE: ValueType = ValueType::Text;
 
     fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(self.as_bytes());
@@ -185,6 +204,7 @@ impl Value for String {
 
 impl Value for Vec<u8> {
     const EXPECTED: &'static str = "bytes";
+    const TYPE: ValueType = ValueType::Bytes;
 
     fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(self);

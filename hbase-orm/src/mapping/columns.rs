@@ -1,5 +1,8 @@
 //! What the derive declares about each stored field: [`ColumnDef`] and [`ColumnKind`], and the
-//! presence rule read from them. The bottom of the mapping: it names no other part of it.
+//! presence rule read from them. The bottom of the mapping: it names no other part of it
+//! but the value types of `scalar.rs`.
+
+use crate::mapping::scalar::ValueType;
 
 /// One stored field: where it lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +19,10 @@ pub struct ColumnDef {
     pub kind: ColumnKind,
     /// The field is an `Option` (a save deletes the cell of `None`).
     pub optional: bool,
+    /// The logical type of the cell's value ([`Codec::TYPE`](crate::Codec::TYPE) of the
+    /// field's codec; for a [`Versions`](crate::Versions) field, of one version; for a wide
+    /// map, of its values; [`ValueType::Other`] for flattened groups and children).
+    pub value_type: ValueType,
 }
 
 impl ColumnDef {
@@ -84,8 +91,19 @@ impl ColumnKind {
 
 /// The column every saved row of an entity with these `columns` has: the version column,
 /// else the first required plain column; `None` means the marker cell (an empty qualifier in
-/// the first family, written by every save of such an entity).
-pub(crate) fn presence_of(columns: &[ColumnDef]) -> Option<usize> {
+/// the first family, written by every save of such an entity). A row without it holds no
+/// entity (a partial row: a counter incremented, a column written by hand).
+///
+/// ```
+/// use hbase_orm::entity::{presence_of, ColumnDef, ColumnKind, ValueType};
+/// let column = |field, optional| ColumnDef {
+///     field, family: "d", qualifier: field, key_part: false,
+///     kind: ColumnKind::Value, optional, value_type: ValueType::Text,
+/// };
+/// assert_eq!(presence_of(&[column("note", true), column("city", false)]), Some(1));
+/// assert_eq!(presence_of(&[column("note", true)]), None);
+/// ```
+pub fn presence_of(columns: &[ColumnDef]) -> Option<usize> {
     columns
         .iter()
         .position(|c| c.kind == ColumnKind::Version)

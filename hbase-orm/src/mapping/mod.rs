@@ -22,6 +22,7 @@
 //! | `read.rs` | what a read asks for: columns, whole families, versions, [`ReadOptions`] |
 //! | `dictionary.rs` | [`DictName`], [`DictionaryId`]: dictionary key parts and their codec |
 //! | `records.rs` | [`RecordSet`]: several entity types in one table, as the derive declares them |
+//! | `scalar.rs` | [`ValueType`], [`Scalar`]: stored values as a query engine sees them |
 //!
 //! [`ReadOptions`]: read::ReadOptions
 //! [`RecordSet`]: records::RecordSet
@@ -37,11 +38,13 @@ pub(crate) mod read;
 pub mod records;
 pub mod rowkey;
 pub(crate) mod rows;
+mod scalar;
 mod versions;
 
 pub use cells::{CellReader, CellWriter, FieldError, FieldResult};
 pub use dictionary::{DictName, DictionaryId};
 pub use group::{ColumnGroup, GroupReader, GroupWriter};
+pub use scalar::{Scalar, ValueType};
 pub use versions::{Versioned, Versions};
 
 use crate::model::{ColumnFamily, TableDescriptor, TableName};
@@ -49,7 +52,7 @@ use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
 pub(crate) use cells::RowImage;
-pub use columns::{is_name, ColumnDef, ColumnKind};
+pub use columns::{is_name, presence_of, ColumnDef, ColumnKind};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
 /// One part of an entity's row key, for design checks.
@@ -61,6 +64,11 @@ pub struct KeyPartDef {
     pub kind: KeyKind,
     /// Its width in bytes, if fixed.
     pub width: Option<usize>,
+    /// The logical type of its values ([`KeyCodec::TYPE`](rowkey::KeyCodec::TYPE)).
+    pub value_type: ValueType,
+    /// Whether the value is read back from the key: false for a one-way part (a hash),
+    /// which the entity also stores in a column ([`ColumnDef::key_part`]).
+    pub in_key: bool,
 }
 
 /// The key type of the stub impl the derive emits after an attribute error (never used: the
@@ -92,6 +100,44 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
     /// part's value.
     fn dictionary_parts(&self) -> Vec<(&'static str, &DictName)> {
         Vec::new()
+    }
+
+    /// Hands the value of each key part read back from the key (each [`KeyPartDef`] with
+    /// `in_key`), in key order, to `visit`, as its codec's [`Scalar`]
+    /// ([`KeyCodec::to_scalar`](rowkey::KeyCodec::to_scalar); `None` when it gives none). The
+    /// derive writes it; query engines read key parts as columns with it.
+    fn visit_parts(&self, visit: &mut dyn FnMut(Option<Scalar<'_>>)) {
+        let _ = visit;
+    }
+
+    /// The row-key prefix of the keys whose first `parts.len()` parts hold these values
+    /// (all of them: the whole key), or `None` when a value is not one of its part's
+    /// ([`KeyCodec::from_scalar`](rowkey::KeyCodec::from_scalar)) or there are no such parts.
+    /// The derive writes it; query engines turn conditions on leading key parts into row
+    /// ranges with it.
+    ///
+    /// ```
+    /// use hbase_orm::{entity::Scalar, EntityKey, HBaseEntity};
+    ///
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(table = "orders", family = "d", key_delimiter = '\0')]
+    /// struct Order {
+    ///     #[hbase(key)]
+    ///     customer: String,
+    ///     #[hbase(key)]
+    ///     number: u32,
+    ///     total: f64,
+    /// }
+    ///
+    /// let acme = OrderKey::prefix_of(&["acme".into()]).unwrap().unwrap();
+    /// assert_eq!(acme.bytes, b"acme\0");
+    /// let one = OrderKey::prefix_of(&["acme".into(), Scalar::Int(7)]).unwrap().unwrap();
+    /// assert_eq!(one.bytes, b"acme\0\0\0\0\x07");
+    /// assert!(OrderKey::prefix_of(&[Scalar::Int(7)]).is_none()); // not text
+    /// ```
+    fn prefix_of(parts: &[Scalar<'_>]) -> Option<Result<KeyPrefix>> {
+        let _ = parts;
+        None
     }
 
     /// The encoded row key, for raw calls (`Table::get(Get::new(key.row_key()?))`).

@@ -27,6 +27,8 @@
 
 use std::fmt;
 
+use crate::mapping::scalar::{Plain, Scalar, ValueType};
+
 /// Encodes one row-key part of type `T`.
 pub trait KeyCodec<T> {
     /// The encoded width in bytes when it is always the same, `None` for variable length.
@@ -43,10 +45,45 @@ pub trait KeyCodec<T> {
     /// (`table = "tx_{yyyyMMdd}", table_time = "ts"`): entities read from such a table get
     /// the period's start added back. `None` for codecs that store the whole value.
     const PERIOD: Option<i64> = None;
+    /// The logical type of the part's values, for query engines (`hbase-orm-sql`):
+    /// [`ValueType::Other`] unless the codec says otherwise, in which case
+    /// [`KeyCodec::to_scalar`] gives the part's encoded bytes.
+    const TYPE: ValueType = ValueType::Other;
     /// Appends the encoded part.
     fn encode(value: &T, out: &mut Vec<u8>) -> Result<(), String>;
     /// Decodes a part from exactly its bytes.
     fn decode(bytes: &[u8]) -> Result<T, String>;
+
+    /// The value as a query engine reads it, of [`KeyCodec::TYPE`]: by default the encoded
+    /// part's bytes (`None` if it does not encode).
+    fn to_scalar(value: &T) -> Option<Scalar<'_>> {
+        let mut out = Vec::new();
+        Self::encode(value, &mut out).ok()?;
+        Some(Scalar::Bytes(out.into()))
+    }
+
+    /// The value a query engine's constant stands for, if it is one of this codec's values:
+    /// what turns a SQL condition on the part into a row range. By default none (the engine
+    /// then filters the rows it reads).
+    fn from_scalar(scalar: &Scalar<'_>) -> Option<T> {
+        let _ = scalar;
+        None
+    }
+}
+
+/// The scalar conversions of a codec over a built-in type.
+macro_rules! plain_scalars {
+    ($t:ty) => {
+        const TYPE: ValueType = <$t as Plain>::TYPE;
+
+        fn to_scalar(value: &$t) -> Option<Scalar<'_>> {
+            Some(value.scalar())
+        }
+
+        fn from_scalar(scalar: &Scalar<'_>) -> Option<$t> {
+            <$t as Plain>::of_scalar(scalar)
+        }
+    };
 }
 
 /// The kind of a key part's encoding, as design checks see it.
@@ -110,11 +147,12 @@ impl std::error::Error for KeyError {}
 pub struct Ordered;
 
 macro_rules! ordered_ints {
-    ($($t:ty => $u:ty, $flip:expr, $expected:literal;)*) => {$(
+    ($($t:ty => $u:ty, $flip:expr, $expected:literal $(, $scalars:ident)?;)*) => {$(
         impl KeyCodec<$t> for Ordered {
             const WIDTH: Option<usize> = Some(std::mem::size_of::<$t>());
             const EXPECTED: &'static str = $expected;
             const KIND: KeyKind = KeyKind::Ordered;
+            $($scalars!($t);)?
 
             fn encode(value: &$t, out: &mut Vec<u8>) -> Result<(), String> {
                 out.extend_from_slice(&((*value as $u) ^ $flip).to_be_bytes());
@@ -136,15 +174,15 @@ macro_rules! ordered_ints {
 }
 
 ordered_ints! {
-    u8 => u8, 0, "u8 (1 byte)";
-    u16 => u16, 0, "u16 (2 bytes, big-endian)";
-    u32 => u32, 0, "u32 (4 bytes, big-endian)";
-    u64 => u64, 0, "u64 (8 bytes, big-endian)";
+    u8 => u8, 0, "u8 (1 byte)", plain_scalars;
+    u16 => u16, 0, "u16 (2 bytes, big-endian)", plain_scalars;
+    u32 => u32, 0, "u32 (4 bytes, big-endian)", plain_scalars;
+    u64 => u64, 0, "u64 (8 bytes, big-endian)", plain_scalars;
     u128 => u128, 0, "u128 (16 bytes, big-endian)";
-    i8 => u8, 1 << 7, "i8 (1 byte, sign bit flipped)";
-    i16 => u16, 1 << 15, "i16 (2 bytes, big-endian, sign bit flipped)";
-    i32 => u32, 1 << 31, "i32 (4 bytes, big-endian, sign bit flipped)";
-    i64 => u64, 1 << 63, "i64 (8 bytes, big-endian, sign bit flipped)";
+    i8 => u8, 1 << 7, "i8 (1 byte, sign bit flipped)", plain_scalars;
+    i16 => u16, 1 << 15, "i16 (2 bytes, big-endian, sign bit flipped)", plain_scalars;
+    i32 => u32, 1 << 31, "i32 (4 bytes, big-endian, sign bit flipped)", plain_scalars;
+    i64 => u64, 1 << 63, "i64 (8 bytes, big-endian, sign bit flipped)", plain_scalars;
     i128 => u128, 1 << 127, "i128 (16 bytes, big-endian, sign bit flipped)";
 }
 
@@ -156,6 +194,7 @@ impl KeyCodec<String> for Utf8 {
     const WIDTH: Option<usize> = None;
     const EXPECTED: &'static str = "UTF-8 text";
     const KIND: KeyKind = KeyKind::Variable;
+    plain_scalars!(String);
 
     fn encode(value: &String, out: &mut Vec<u8>) -> Result<(), String> {
         out.extend_from_slice(value.as_bytes());
@@ -181,6 +220,7 @@ impl KeyCodec<Vec<u8>> for Raw {
     const WIDTH: Option<usize> = None;
     const EXPECTED: &'static str = "bytes";
     const KIND: KeyKind = KeyKind::Variable;
+    plain_scalars!(Vec<u8>);
 
     fn encode(value: &Vec<u8>, out: &mut Vec<u8>) -> Result<(), String> {
         out.extend_from_slice(value);
@@ -208,6 +248,7 @@ impl<const N: usize> KeyCodec<String> for FixedText<N> {
     const WIDTH: Option<usize> = Some(N);
     const EXPECTED: &'static str = "UTF-8 text padded with 0x00 to a fixed width";
     const KIND: KeyKind = KeyKind::FixedText;
+    plain_scalars!(String);
 
     fn encode(value: &String, out: &mut Vec<u8>) -> Result<(), String> {
         let bytes = value.as_bytes();
@@ -248,6 +289,7 @@ impl KeyCodec<i64> for ReverseTimestamp {
     const WIDTH: Option<usize> = Some(8);
     const EXPECTED: &'static str = "reverse timestamp (i64::MAX - ts, 8 bytes, big-endian)";
     const KIND: KeyKind = KeyKind::ReverseTimestamp;
+    plain_scalars!(i64);
 
     fn encode(value: &i64, out: &mut Vec<u8>) -> Result<(), String> {
         if *value < 0 {
@@ -279,6 +321,7 @@ impl KeyCodec<String> for ReversedText {
     const WIDTH: Option<usize> = None;
     const EXPECTED: &'static str = "UTF-8 text, reversed";
     const KIND: KeyKind = KeyKind::ReversedText;
+    plain_scalars!(String);
 
     fn encode(value: &String, out: &mut Vec<u8>) -> Result<(), String> {
         let mut buf = [0u8; 4];
