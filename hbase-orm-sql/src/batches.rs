@@ -1,0 +1,377 @@
+//! Arrow record batches built straight from scanned rows: key parts from the row key, values
+//! from the cells' bytes by their [`ValueType`], no entity made on the way.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{
+    ArrayRef, BinaryBuilder, BooleanBuilder, Float32Builder, Float64Builder, Int16Builder,
+    Int32Builder, Int64Builder, Int8Builder, StringBuilder, UInt16Builder, UInt32Builder,
+    UInt64Builder, UInt8Builder,
+};
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use hbase_orm::entity::{presence_of, EntityKey, Scalar, ValueType};
+use hbase_orm::{printable_key, Error, HBaseEntity, Result, Row, TableName};
+
+use crate::schema::{EntitySchema, Source};
+
+/// One column being built.
+enum Builder {
+    Bool(BooleanBuilder),
+    Int8(Int8Builder),
+    Int16(Int16Builder),
+    Int32(Int32Builder),
+    Int64(Int64Builder),
+    UInt8(UInt8Builder),
+    UInt16(UInt16Builder),
+    UInt32(UInt32Builder),
+    UInt64(UInt64Builder),
+    Float32(Float32Builder),
+    Float64(Float64Builder),
+    Text(StringBuilder),
+    Bytes(BinaryBuilder),
+}
+
+/// A fixed-width big-endian value, or what is wrong with its bytes.
+fn fixed<const N: usize>(bytes: &[u8]) -> std::result::Result<[u8; N], String> {
+    bytes
+        .try_into()
+        .map_err(|_| format!("{} bytes, expected {N}", bytes.len()))
+}
+
+impl Builder {
+    fn new(value_type: ValueType) -> Self {
+        match value_type {
+            ValueType::Bool => Builder::Bool(BooleanBuilder::new()),
+            ValueType::Int8 => Builder::Int8(Int8Builder::new()),
+            ValueType::Int16 => Builder::Int16(Int16Builder::new()),
+            ValueType::Int32 => Builder::Int32(Int32Builder::new()),
+            ValueType::Int64 => Builder::Int64(Int64Builder::new()),
+            ValueType::UInt8 => Builder::UInt8(UInt8Builder::new()),
+            ValueType::UInt16 => Builder::UInt16(UInt16Builder::new()),
+            ValueType::UInt32 => Builder::UInt32(UInt32Builder::new()),
+            ValueType::UInt64 => Builder::UInt64(UInt64Builder::new()),
+            ValueType::Float32 => Builder::Float32(Float32Builder::new()),
+            ValueType::Float64 => Builder::Float64(Float64Builder::new()),
+            ValueType::Text | ValueType::Json => Builder::Text(StringBuilder::new()),
+            _ => Builder::Bytes(BinaryBuilder::new()),
+        }
+    }
+
+    /// Appends a cell's value, decoded as the column's type.
+    fn push_cell(&mut self, bytes: &[u8]) -> std::result::Result<(), String> {
+        match self {
+            Builder::Bool(b) => match bytes {
+                [v] => b.append_value(*v != 0),
+                _ => return Err(format!("{} bytes, expected 1", bytes.len())),
+            },
+            Builder::Int8(b) => b.append_value(i8::from_be_bytes(fixed(bytes)?)),
+            Builder::Int16(b) => b.append_value(i16::from_be_bytes(fixed(bytes)?)),
+            Builder::Int32(b) => b.append_value(i32::from_be_bytes(fixed(bytes)?)),
+            Builder::Int64(b) => b.append_value(i64::from_be_bytes(fixed(bytes)?)),
+            Builder::UInt8(b) => b.append_value(u8::from_be_bytes(fixed(bytes)?)),
+            Builder::UInt16(b) => b.append_value(u16::from_be_bytes(fixed(bytes)?)),
+            Builder::UInt32(b) => b.append_value(u32::from_be_bytes(fixed(bytes)?)),
+            Builder::UInt64(b) => b.append_value(u64::from_be_bytes(fixed(bytes)?)),
+            Builder::Float32(b) => b.append_value(f32::from_be_bytes(fixed(bytes)?)),
+            Builder::Float64(b) => b.append_value(f64::from_be_bytes(fixed(bytes)?)),
+            Builder::Text(b) => b.append_value(
+                std::str::from_utf8(bytes).map_err(|e| format!("invalid UTF-8: {e}"))?,
+            ),
+            Builder::Bytes(b) => b.append_value(bytes),
+        }
+        Ok(())
+    }
+
+    /// Appends a key part's value.
+    fn push_scalar(&mut self, value: Option<Scalar<'_>>) -> std::result::Result<(), String> {
+        let Some(value) = value else {
+            return Err("its codec gives no value".into());
+        };
+        let int = |v: &Scalar<'_>| v.as_integer().ok_or_else(|| format!("{v:?} is no integer"));
+        let wrong = |v: &Scalar<'_>| format!("{v:?} is not of the part's type");
+        match self {
+            Builder::Bool(b) => match value {
+                Scalar::Bool(v) => b.append_value(v),
+                v => return Err(wrong(&v)),
+            },
+            Builder::Int8(b) => b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?),
+            Builder::Int16(b) => {
+                b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?)
+            }
+            Builder::Int32(b) => {
+                b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?)
+            }
+            Builder::Int64(b) => {
+                b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?)
+            }
+            Builder::UInt8(b) => {
+                b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?)
+            }
+            Builder::UInt16(b) => {
+                b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?)
+            }
+            Builder::UInt32(b) => {
+                b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?)
+            }
+            Builder::UInt64(b) => {
+                b.append_value(int(&value)?.try_into().map_err(|_| wrong(&value))?)
+            }
+            Builder::Float32(b) => match value {
+                Scalar::Float(v) => b.append_value(v as f32),
+                v => return Err(wrong(&v)),
+            },
+            Builder::Float64(b) => match value {
+                Scalar::Float(v) => b.append_value(v),
+                v => return Err(wrong(&v)),
+            },
+            Builder::Text(b) => match value {
+                Scalar::Text(v) => b.append_value(v),
+                v => return Err(wrong(&v)),
+            },
+            Builder::Bytes(b) => match value {
+                Scalar::Bytes(v) => b.append_value(v),
+                Scalar::Text(v) => b.append_value(v.as_bytes()),
+                v => return Err(wrong(&v)),
+            },
+        }
+        Ok(())
+    }
+
+    fn push_null(&mut self) {
+        match self {
+            Builder::Bool(b) => b.append_null(),
+            Builder::Int8(b) => b.append_null(),
+            Builder::Int16(b) => b.append_null(),
+            Builder::Int32(b) => b.append_null(),
+            Builder::Int64(b) => b.append_null(),
+            Builder::UInt8(b) => b.append_null(),
+            Builder::UInt16(b) => b.append_null(),
+            Builder::UInt32(b) => b.append_null(),
+            Builder::UInt64(b) => b.append_null(),
+            Builder::Float32(b) => b.append_null(),
+            Builder::Float64(b) => b.append_null(),
+            Builder::Text(b) => b.append_null(),
+            Builder::Bytes(b) => b.append_null(),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Builder::Bool(b) => Arc::new(b.finish()),
+            Builder::Int8(b) => Arc::new(b.finish()),
+            Builder::Int16(b) => Arc::new(b.finish()),
+            Builder::Int32(b) => Arc::new(b.finish()),
+            Builder::Int64(b) => Arc::new(b.finish()),
+            Builder::UInt8(b) => Arc::new(b.finish()),
+            Builder::UInt16(b) => Arc::new(b.finish()),
+            Builder::UInt32(b) => Arc::new(b.finish()),
+            Builder::UInt64(b) => Arc::new(b.finish()),
+            Builder::Float32(b) => Arc::new(b.finish()),
+            Builder::Float64(b) => Arc::new(b.finish()),
+            Builder::Text(b) => Arc::new(b.finish()),
+            Builder::Bytes(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// Builds record batches of some columns of entity `E` from its rows.
+///
+/// ```
+/// use hbase_orm::{Cell, HBaseEntity, Row, TableName};
+/// use hbase_orm_sql::{BatchBuilder, EntitySchema};
+///
+/// #[derive(HBaseEntity)]
+/// #[hbase(table = "orders", family = "d", key_delimiter = '\0')]
+/// struct Order {
+///     #[hbase(key)]
+///     customer: String,
+///     #[hbase(key)]
+///     number: u32,
+///     total: f64,
+/// }
+///
+/// let order = Order { customer: "acme".into(), number: 7, total: 9.5 };
+/// let put = order.to_put().unwrap();
+/// let row = Row {
+///     key: put.row.clone(),
+///     cells: put.cells.iter().map(|c| Cell {
+///         family: c.family.clone(), qualifier: c.qualifier.clone(),
+///         value: c.value.clone(), timestamp: 1,
+///     }).collect(),
+///     stale: false,
+/// };
+/// let schema = EntitySchema::of::<Order>().unwrap();
+/// let mut builder = BatchBuilder::<Order>::new(&schema, None, Order::table_name());
+/// assert!(builder.push(&row).unwrap());
+/// let batch = builder.finish().unwrap();
+/// assert_eq!(batch.num_rows(), 1);
+/// assert_eq!(batch.num_columns(), 3);
+/// ```
+pub struct BatchBuilder<E: HBaseEntity> {
+    schema: SchemaRef,
+    table: TableName,
+    builders: Vec<Builder>,
+    /// Per key part read from the key, its builder.
+    keys: Vec<Option<usize>>,
+    /// Per stored field (index in `E::COLUMNS`), its builder.
+    cells: Vec<Option<usize>>,
+    /// Per builder, whether this row gave it a value.
+    filled: Vec<bool>,
+    presence: (&'static [u8], &'static [u8]),
+    rows: usize,
+    entity: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<E: HBaseEntity> BatchBuilder<E> {
+    /// A builder of the columns `projection` picks from `schema` (all of them with `None`),
+    /// for rows read from `table` (named in errors).
+    pub fn new(schema: &EntitySchema, projection: Option<&[usize]>, table: TableName) -> Self {
+        let picked: Vec<usize> = match projection {
+            Some(p) => p.to_vec(),
+            None => (0..schema.sources().len()).collect(),
+        };
+        let mut keys = vec![None; E::KEY_PARTS.len()];
+        let mut cells = vec![None; E::COLUMNS.len()];
+        let mut builders = Vec::with_capacity(picked.len());
+        for (slot, &i) in picked.iter().enumerate() {
+            let column = schema.sources()[i];
+            match column.source {
+                Source::Key(n) => keys[n] = Some(slot),
+                Source::Cell(c) => cells[c] = Some(slot),
+            }
+            builders.push(Builder::new(column.value_type));
+        }
+        let presence = match presence_of(E::COLUMNS) {
+            Some(col) => (
+                E::COLUMNS[col].family.as_bytes(),
+                E::COLUMNS[col].qualifier.as_bytes(),
+            ),
+            None => (
+                E::FAMILIES.first().copied().unwrap_or_default().as_bytes(),
+                &b""[..],
+            ),
+        };
+        BatchBuilder {
+            schema: Arc::new(
+                schema
+                    .arrow()
+                    .project(&picked)
+                    .expect("projection indexes come from this schema"),
+            ),
+            table,
+            filled: vec![false; builders.len()],
+            builders,
+            keys,
+            cells,
+            presence,
+            rows: 0,
+            entity: std::marker::PhantomData,
+        }
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The rows added since the last batch.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// Whether no row was added since the last batch.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The `(family, qualifier)` of the cell every row of an entity holds (the presence rule
+    /// of [`presence_of`]): scans must read it.
+    pub fn presence_cell(&self) -> (&'static [u8], &'static [u8]) {
+        self.presence
+    }
+
+    /// Adds `row` if it holds an entity of `E` (its record type, its presence cell); `false`
+    /// when it does not. A key or cell that does not decode is an [`Error::Decode`] naming the
+    /// table, the row, the column and the type expected; the builder is then spent (its
+    /// columns may hold part of that row): drop it.
+    pub fn push(&mut self, row: &Row) -> Result<bool> {
+        if !E::is_record(&row.key) {
+            return Ok(false);
+        }
+        let (pf, pq) = self.presence;
+        if !row
+            .cells
+            .iter()
+            .any(|c| c.family[..] == *pf && c.qualifier[..] == *pq)
+        {
+            return Ok(false);
+        }
+        let decode = |column: &str, value_type: ValueType, reason: String| Error::Decode {
+            table: self.table.to_string(),
+            row: printable_key(&row.key),
+            column: column.to_string(),
+            expected: format!("{value_type:?}"),
+            reason,
+        };
+        self.filled.iter_mut().for_each(|f| *f = false);
+        let mut failed = None;
+        if self.keys.iter().any(Option::is_some) {
+            let key = E::Key::read_key(&row.key)
+                .map_err(|e| decode(e.part, ValueType::Other, e.to_string()))?;
+            let mut n = 0;
+            let (builders, filled, keys) = (&mut self.builders, &mut self.filled, &self.keys);
+            key.visit_parts(&mut |value| {
+                if let Some(slot) = keys.get(n).copied().flatten() {
+                    if failed.is_none() {
+                        match builders[slot].push_scalar(value) {
+                            Ok(()) => filled[slot] = true,
+                            Err(e) => failed = Some((E::KEY_PARTS[n], e)),
+                        }
+                    }
+                }
+                n += 1;
+            });
+        }
+        if let Some((part, reason)) = failed {
+            return Err(decode(part.field, part.value_type, reason));
+        }
+        for cell in &row.cells {
+            let Some(col) = E::column_index(&cell.family, &cell.qualifier) else {
+                continue;
+            };
+            let Some(slot) = self.cells[col] else {
+                continue;
+            };
+            // The newest version comes first; older ones are not read.
+            if self.filled[slot] {
+                continue;
+            }
+            if let Err(reason) = self.builders[slot].push_cell(&cell.value) {
+                let def = &E::COLUMNS[col];
+                let column = format!("{}:{}", def.family, def.qualifier);
+                return Err(decode(&column, def.value_type, reason));
+            }
+            self.filled[slot] = true;
+        }
+        for (builder, filled) in self.builders.iter_mut().zip(&self.filled) {
+            if !filled {
+                builder.push_null();
+            }
+        }
+        self.rows += 1;
+        Ok(true)
+    }
+
+    /// The batch of the rows added since the last one.
+    pub fn finish(&mut self) -> Result<RecordBatch> {
+        let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        let options = RecordBatchOptions::new().with_row_count(Some(self.rows));
+        self.rows = 0;
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options).map_err(|e| {
+            Error::IllegalArgument {
+                message: format!("building an Arrow batch of {}: {e}", self.table),
+            }
+        })
+    }
+}

@@ -1,0 +1,65 @@
+//! SQL and Apache Arrow over [`hbase_orm`] entity tables, with nothing installed on the
+//! cluster.
+//!
+//! An entity's declaration says what a SQL engine needs: its columns and their types, which
+//! columns form the row key and how it is encoded, its salt and record type. This crate turns
+//! it into:
+//!
+//! - Arrow record batches built straight from scanned cells ([`BatchBuilder`],
+//!   [`EntityTable::batches`]), no entity made on the way: key parts as columns, plain
+//!   fields, counters and the version field as nullable columns typed by their codecs
+//!   ([`EntitySchema`]);
+//! - Arrow batches of raw cells (row, family, qualifier, timestamp, value) from any scan
+//!   ([`cell_batches`]);
+//! - a DataFusion table per entity ([`EntityTable`], [`register`]) that reads only the
+//!   columns a query names, only the key ranges its conditions on the leading key parts allow,
+//!   at most its `LIMIT` when nothing is filtered after the scan, one partition per region.
+//!
+//! ```no_run
+//! use datafusion::prelude::SessionContext;
+//! use hbase_orm::{Client, HBaseEntity};
+//!
+//! #[derive(HBaseEntity)]
+//! #[hbase(table = "orders", family = "d", key_delimiter = '\0')]
+//! struct Order {
+//!     #[hbase(key)]
+//!     customer: String,
+//!     #[hbase(key)]
+//!     number: u32,
+//!     total: f64,
+//! }
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = Client::from_env().await?;
+//! let ctx = SessionContext::new();
+//! let orders = hbase_orm_sql::register::<Order>(&ctx, &client)?;
+//! // Reads the rows of one customer only (a prefix of the row key), and their `total` cells.
+//! let df = ctx
+//!     .sql("SELECT number, total FROM orders WHERE customer = 'acme' ORDER BY number")
+//!     .await?;
+//! df.show().await?;
+//! println!("{:?}", orders.read_counts());
+//! # Ok(()) }
+//! ```
+//!
+//! Not yet: fields of several cells (versions, wide maps, flattened groups, children),
+//! conditions on stored values sent to HBase as filters (DataFusion filters the rows read),
+//! hashed key parts and per-period tables.
+#![warn(missing_docs)]
+
+mod batches;
+mod provider;
+mod pushdown;
+mod raw;
+mod scan;
+mod schema;
+
+pub use batches::BatchBuilder;
+pub use provider::{register, register_as, EntityTable, BATCH_ROWS};
+pub use pushdown::{spans, KeySpan};
+pub use raw::{cell_batches, cell_schema};
+pub use scan::{ReadCounts, ReadStats};
+pub use schema::{arrow_type, EntitySchema};
+
+/// DataFusion, as this crate builds against it.
+pub use datafusion;

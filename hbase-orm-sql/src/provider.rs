@@ -1,0 +1,323 @@
+//! [`EntityTable`]: an entity's table as a DataFusion table, its scans cut at the regions.
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::catalog::{Session, TableProvider};
+use datafusion::datasource::TableType;
+use datafusion::error::{DataFusionError, Result as DfResult};
+use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
+use datafusion::physical_plan::ExecutionPlan;
+use futures::stream::{BoxStream, StreamExt, TryStreamExt};
+use hbase_orm::{Client, HBaseEntity, Result, Scan, TableName};
+
+use crate::batches::BatchBuilder;
+use crate::pushdown::{self, KeySpan};
+use crate::scan::{batches, ReadCounts, ReadStats, ScanOrder};
+use crate::schema::{EntitySchema, Source};
+
+/// The table of entity `E` as DataFusion sees it (a [`TableProvider`]), and the Arrow batches
+/// of its rows.
+///
+/// Its columns are [`EntitySchema::of::<E>`](EntitySchema::of). A query reads:
+/// - only the cells of the columns it names (and the cell that tells a row holds an entity);
+/// - only the rows of the key ranges its conditions on the leading key parts allow (`=`,
+///   `IN`, then a range on the next part whose encoding keeps the values' order), per salt
+///   bucket for a salted key;
+/// - at most `LIMIT` rows when nothing is filtered after the scan;
+/// - one partition per region, which DataFusion reads concurrently.
+pub struct EntityTable<E: HBaseEntity> {
+    client: Client,
+    table: TableName,
+    schema: EntitySchema,
+    stats: Arc<ReadStats>,
+    page_size: Option<i32>,
+    one_partition: bool,
+    entity: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<E: HBaseEntity> fmt::Debug for EntityTable<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EntityTable")
+            .field("entity", &std::any::type_name::<E>())
+            .field("table", &self.table.to_string())
+            .finish()
+    }
+}
+
+impl<E: HBaseEntity> EntityTable<E> {
+    /// The entity's declared table, read through `client`. An entity the SQL layer cannot
+    /// show yet is refused ([`EntitySchema::of`]).
+    pub fn new(client: &Client) -> Result<Self> {
+        Ok(EntityTable {
+            client: client.clone(),
+            table: E::table_name(),
+            schema: EntitySchema::of::<E>()?,
+            stats: Arc::default(),
+            page_size: None,
+            one_partition: false,
+            entity: std::marker::PhantomData,
+        })
+    }
+
+    /// Rows per scanner page (the scan's caching; the client's default without it).
+    pub fn page_size(mut self, rows: i32) -> Self {
+        self.page_size = Some(rows.max(1));
+        self
+    }
+
+    /// Reads a query's ranges in one partition, region after region, instead of one partition
+    /// per region (for comparison, or to keep one scanner open at a time).
+    pub fn one_partition(mut self) -> Self {
+        self.one_partition = true;
+        self
+    }
+
+    /// Reads the entity's rows from `table` instead (a copy, a test table), as
+    /// [`Repository::on_table`](hbase_orm::Repository::on_table) does.
+    pub fn on_table(mut self, table: TableName) -> Self {
+        self.table = table;
+        self
+    }
+
+    /// The table read.
+    pub fn table_name(&self) -> &TableName {
+        &self.table
+    }
+
+    /// The table's columns.
+    pub fn entity_schema(&self) -> &EntitySchema {
+        &self.schema
+    }
+
+    /// What the scans of this table read from HBase so far (all of them, every query).
+    pub fn read_counts(&self) -> ReadCounts {
+        self.stats.counts()
+    }
+
+    /// The record batches of every entity row of the table, of the columns `projection` picks
+    /// (all with `None`), in key order (per salt bucket for a salted key), `batch_size` rows at
+    /// most each. No DataFusion needed: the Arrow batches alone.
+    pub fn batches(
+        &self,
+        projection: Option<&[usize]>,
+        batch_size: usize,
+    ) -> BoxStream<'static, Result<RecordBatch>> {
+        let spans = pushdown::spans::<E>(&self.schema, &[]);
+        batches(self.order(projection, spans, batch_size, None))
+    }
+
+    /// The scan of the spans, with the cells the projection needs.
+    fn order(
+        &self,
+        projection: Option<&[usize]>,
+        spans: Vec<KeySpan>,
+        batch_size: usize,
+        limit: Option<usize>,
+    ) -> ScanOrder<E> {
+        let builder = BatchBuilder::<E>::new(&self.schema, projection, self.table.clone());
+        let mut scan = Scan::new();
+        let picked: Vec<usize> = match projection {
+            Some(p) => p.to_vec(),
+            None => (0..self.schema.sources().len()).collect(),
+        };
+        for i in picked {
+            if let Source::Cell(c) = self.schema.sources()[i].source {
+                let def = &E::COLUMNS[c];
+                scan = scan.column(def.family, def.qualifier);
+            }
+        }
+        let (family, qualifier) = builder.presence_cell();
+        if !scan
+            .columns
+            .iter()
+            .any(|c| c.family == family && c.qualifier.as_deref() == Some(qualifier))
+        {
+            scan = scan.column(family, qualifier);
+        }
+        scan.caching = self.page_size;
+        // A small limit reads a small page (one row more: a row that holds no entity is
+        // skipped).
+        if let Some(n) = limit.filter(|&n| n < 1000) {
+            scan.caching = Some((n + 1) as i32);
+        }
+        ScanOrder {
+            table: self.client.table_named(self.table.clone()),
+            template: scan,
+            spans,
+            builder,
+            batch_size,
+            limit,
+            stats: self.stats.clone(),
+        }
+    }
+
+    /// The spans cut at the table's regions: one list per region that holds some.
+    async fn per_region(&self, spans: Vec<KeySpan>) -> Result<Vec<Vec<KeySpan>>> {
+        if self.one_partition {
+            return Ok(vec![spans]);
+        }
+        let mut regions = self.client.admin().region_locations(&self.table).await?;
+        regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+        let mut out: Vec<Vec<KeySpan>> = regions
+            .iter()
+            .map(|r| {
+                spans
+                    .iter()
+                    .filter_map(|s| s.within(&r.start_key, &r.end_key))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|s| !s.is_empty())
+            .collect();
+        if out.is_empty() {
+            // No region (or no span): one partition that reads what the spans say.
+            out.push(spans);
+        }
+        Ok(out)
+    }
+}
+
+/// One region's share of a query.
+struct RegionPart<E: HBaseEntity> {
+    schema: SchemaRef,
+    order: std::sync::Mutex<Option<ScanOrder<E>>>,
+}
+
+impl<E: HBaseEntity> fmt::Debug for RegionPart<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegionPart").finish_non_exhaustive()
+    }
+}
+
+impl<E: HBaseEntity> PartitionStream for RegionPart<E> {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let order = self
+            .order
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        let stream = match order {
+            Some(order) => batches(order)
+                .map_err(|e| DataFusionError::External(Box::new(e)))
+                .boxed(),
+            None => futures::stream::once(async {
+                Err(DataFusionError::Execution(
+                    "a region's partition of an HBase scan runs once".into(),
+                ))
+            })
+            .boxed(),
+        };
+        Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream))
+    }
+}
+
+#[async_trait]
+impl<E: HBaseEntity> TableProvider for EntityTable<E> {
+    fn schema(&self) -> SchemaRef {
+        self.schema.arrow().clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> DfResult<Vec<TableProviderFilterPushDown>> {
+        Ok(filters
+            .iter()
+            .map(|f| {
+                if pushdown::is_key_condition(&self.schema, f) {
+                    // The rows of the ranges are checked again: a prefix may be wider.
+                    TableProviderFilterPushDown::Inexact
+                } else {
+                    TableProviderFilterPushDown::Unsupported
+                }
+            })
+            .collect())
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        let spans = pushdown::spans::<E>(&self.schema, filters);
+        let per_region = self
+            .per_region(spans)
+            .await
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
+        let batch_size = state.config().batch_size().max(1);
+        let projection = projection.map(Vec::as_slice);
+        let schema = match projection {
+            Some(p) => Arc::new(self.schema.arrow().project(p)?),
+            None => self.schema.arrow().clone(),
+        };
+        let parts: Vec<Arc<dyn PartitionStream>> = per_region
+            .into_iter()
+            .map(|spans| {
+                Arc::new(RegionPart {
+                    schema: schema.clone(),
+                    order: std::sync::Mutex::new(Some(
+                        self.order(projection, spans, batch_size, limit),
+                    )),
+                }) as Arc<dyn PartitionStream>
+            })
+            .collect();
+        let exec = StreamingTableExec::try_new(schema, parts, None, [], false, limit)?;
+        Ok(Arc::new(exec))
+    }
+}
+
+/// Registers the table of entity `E` in `ctx` under its table's name (`E::TABLE`, without the
+/// namespace), read through `client`; the table is returned for its [read
+/// counts](EntityTable::read_counts).
+///
+/// ```no_run
+/// # async fn demo(client: hbase_orm::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// use datafusion::prelude::SessionContext;
+/// # #[derive(hbase_orm::HBaseEntity)]
+/// # #[hbase(table = "orders", family = "d")]
+/// # struct Order { #[hbase(key)] id: u64, total: f64 }
+/// let ctx = SessionContext::new();
+/// hbase_orm_sql::register::<Order>(&ctx, &client)?;
+/// let big = ctx.sql("SELECT id, total FROM orders WHERE total > 100").await?.collect().await?;
+/// # let _ = big; Ok(()) }
+/// ```
+pub fn register<E: HBaseEntity>(
+    ctx: &datafusion::prelude::SessionContext,
+    client: &Client,
+) -> Result<Arc<EntityTable<E>>> {
+    register_as(ctx, E::TABLE, EntityTable::<E>::new(client)?)
+}
+
+/// Registers `table` in `ctx` under `name`.
+pub fn register_as<E: HBaseEntity>(
+    ctx: &datafusion::prelude::SessionContext,
+    name: &str,
+    table: EntityTable<E>,
+) -> Result<Arc<EntityTable<E>>> {
+    let table = Arc::new(table);
+    ctx.register_table(name, table.clone())
+        .map_err(|e| hbase_orm::Error::IllegalArgument {
+            message: format!("registering SQL table {name}: {e}"),
+        })?;
+    Ok(table)
+}
+
+/// Rows per batch for callers of [`EntityTable::batches`] that have no preference
+/// (DataFusion's default batch size).
+pub const BATCH_ROWS: usize = 8192;

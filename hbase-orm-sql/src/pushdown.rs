@@ -1,0 +1,358 @@
+//! Conditions on key parts turned into row ranges: `=` and `IN` on the leading parts become
+//! key prefixes (through [`EntityKey::prefix_of`]), then `<`, `<=`, `>`, `>=` or `BETWEEN` on
+//! the next part a range within them, when that part's encoding keeps the values' order. The
+//! ranges always hold every row the conditions keep (more where a prefix is wider than the
+//! condition): DataFusion checks the conditions again on the rows read (`Inexact`).
+
+use datafusion::common::ScalarValue;
+use datafusion::logical_expr::utils::split_conjunction;
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
+use hbase_orm::entity::{EntityKey, KeyPartDef, Scalar};
+use hbase_orm::rowkey::{KeyKind, KeyPrefix};
+use hbase_orm::{prefix_end, HBaseEntity};
+
+use crate::schema::EntitySchema;
+
+/// At most this many key prefixes come from `IN` lists; more and the part is not used.
+const MAX_PREFIXES: usize = 1024;
+
+/// A range of row keys: `start` included, `stop` excluded (empty: to the table's end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySpan {
+    /// The first key of the range.
+    pub start: Vec<u8>,
+    /// The key after the range, empty for the table's end.
+    pub stop: Vec<u8>,
+}
+
+impl KeySpan {
+    /// Every key.
+    pub fn all() -> Self {
+        KeySpan {
+            start: Vec::new(),
+            stop: Vec::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.stop.is_empty() && self.start >= self.stop
+    }
+
+    /// The part of this span inside `[start, stop)` (`stop` empty: unbounded), if any.
+    pub(crate) fn within(&self, start: &[u8], stop: &[u8]) -> Option<KeySpan> {
+        let lo = self.start.as_slice().max(start).to_vec();
+        let hi = match (self.stop.is_empty(), stop.is_empty()) {
+            (true, _) => stop.to_vec(),
+            (false, true) => self.stop.clone(),
+            (false, false) => self.stop.as_slice().min(stop).to_vec(),
+        };
+        let span = KeySpan {
+            start: lo,
+            stop: hi,
+        };
+        (!span.is_empty()).then_some(span)
+    }
+}
+
+/// What the conditions say of one key part.
+#[derive(Debug, Default)]
+struct PartConditions {
+    /// The part is one of these values (`=`, `IN`); an empty list after `IN ()`.
+    values: Option<Vec<Scalar<'static>>>,
+    lower: Option<Scalar<'static>>,
+    upper: Option<Scalar<'static>>,
+}
+
+/// A constant of a condition, as a key part's scalar.
+fn scalar(value: &ScalarValue) -> Option<Scalar<'static>> {
+    Some(match value {
+        ScalarValue::Boolean(Some(v)) => Scalar::Bool(*v),
+        ScalarValue::Int8(Some(v)) => Scalar::Int((*v).into()),
+        ScalarValue::Int16(Some(v)) => Scalar::Int((*v).into()),
+        ScalarValue::Int32(Some(v)) => Scalar::Int((*v).into()),
+        ScalarValue::Int64(Some(v)) => Scalar::Int(*v),
+        ScalarValue::UInt8(Some(v)) => Scalar::UInt((*v).into()),
+        ScalarValue::UInt16(Some(v)) => Scalar::UInt((*v).into()),
+        ScalarValue::UInt32(Some(v)) => Scalar::UInt((*v).into()),
+        ScalarValue::UInt64(Some(v)) => Scalar::UInt(*v),
+        ScalarValue::Utf8(Some(v))
+        | ScalarValue::LargeUtf8(Some(v))
+        | ScalarValue::Utf8View(Some(v)) => Scalar::Text(v.clone().into()),
+        ScalarValue::Binary(Some(v))
+        | ScalarValue::LargeBinary(Some(v))
+        | ScalarValue::BinaryView(Some(v)) => Scalar::Bytes(v.clone().into()),
+        _ => return None,
+    })
+}
+
+fn literal(expr: &Expr) -> Option<Scalar<'static>> {
+    match expr {
+        Expr::Literal(value, _) => scalar(value),
+        _ => None,
+    }
+}
+
+/// The key part (counting the parts read from the key) a column expression names.
+fn key_part(schema: &EntitySchema, expr: &Expr) -> Option<usize> {
+    let Expr::Column(column) = expr else {
+        return None;
+    };
+    let index = schema.arrow().index_of(&column.name).ok()?;
+    (0..schema.key_parts()).find(|&n| schema.key_column(n) == Some(index))
+}
+
+/// Whether `expr` is a condition on a key part that [`spans`] can use.
+pub(crate) fn is_key_condition(schema: &EntitySchema, expr: &Expr) -> bool {
+    let mut parts = vec![PartConditions::default(); schema.key_parts()];
+    split_conjunction(expr)
+        .into_iter()
+        .all(|e| note(schema, e, &mut parts))
+}
+
+impl Clone for PartConditions {
+    fn clone(&self) -> Self {
+        PartConditions {
+            values: self.values.clone(),
+            lower: self.lower.clone(),
+            upper: self.upper.clone(),
+        }
+    }
+}
+
+/// Records what one condition says of a key part; `false` if it is not such a condition.
+fn note(schema: &EntitySchema, expr: &Expr, parts: &mut [PartConditions]) -> bool {
+    match expr {
+        Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
+            let (part, op, value) = match (key_part(schema, left), key_part(schema, right)) {
+                (Some(p), None) => (p, *op, literal(right)),
+                (None, Some(p)) => match op.swap() {
+                    Some(op) => (p, op, literal(left)),
+                    None => return false,
+                },
+                _ => return false,
+            };
+            let Some(value) = value else {
+                return false;
+            };
+            let c = &mut parts[part];
+            match op {
+                Operator::Eq => c.values = Some(vec![value]),
+                Operator::Gt | Operator::GtEq => c.lower = Some(value),
+                Operator::Lt | Operator::LtEq => c.upper = Some(value),
+                _ => return false,
+            }
+            true
+        }
+        Expr::InList(list) if !list.negated => {
+            let Some(part) = key_part(schema, &list.expr) else {
+                return false;
+            };
+            let values: Option<Vec<_>> = list.list.iter().map(literal).collect();
+            match values {
+                Some(values) => {
+                    parts[part].values = Some(values);
+                    true
+                }
+                None => false,
+            }
+        }
+        Expr::Between(Between {
+            expr,
+            negated: false,
+            low,
+            high,
+        }) => {
+            let Some(part) = key_part(schema, expr) else {
+                return false;
+            };
+            let (Some(lo), Some(hi)) = (literal(low), literal(high)) else {
+                return false;
+            };
+            parts[part].lower = Some(lo);
+            parts[part].upper = Some(hi);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Whether a range of values of this part is a range of its encoded bytes (in the same or,
+/// for reverse timestamps, the reverse order).
+fn keeps_order(part: &KeyPartDef) -> bool {
+    part.width.is_some()
+        && matches!(
+            part.kind,
+            KeyKind::Ordered | KeyKind::FixedText | KeyKind::ReverseTimestamp
+        )
+}
+
+/// The span of the keys that start with `prefix`.
+fn prefix_span(prefix: &[u8]) -> KeySpan {
+    KeySpan {
+        start: prefix.to_vec(),
+        stop: prefix_end(prefix).unwrap_or_default(),
+    }
+}
+
+/// The prefix of these leading part values, if the key type can make it.
+fn prefix<E: HBaseEntity>(values: &[Scalar<'_>]) -> Option<KeyPrefix> {
+    E::Key::prefix_of(values)?.ok()
+}
+
+/// The spans of row keys (salted, as stored) that hold every row of `E` the `filters` keep:
+/// every key when they say nothing of the leading key parts.
+pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<KeySpan> {
+    let mut parts = vec![PartConditions::default(); schema.key_parts()];
+    for filter in filters {
+        for e in split_conjunction(filter) {
+            note(schema, e, &mut parts);
+        }
+    }
+    // The leading parts' values, each combination a prefix.
+    let mut prefixes: Vec<Vec<Scalar<'static>>> = vec![Vec::new()];
+    let mut range = None;
+    for (n, c) in parts.iter().enumerate() {
+        if let Some(values) = &c.values {
+            if prefixes.len() * values.len().max(1) > MAX_PREFIXES {
+                break;
+            }
+            prefixes = prefixes
+                .iter()
+                .flat_map(|p| {
+                    values.iter().map(move |v| {
+                        let mut p = p.clone();
+                        p.push(v.clone());
+                        p
+                    })
+                })
+                .collect();
+            continue;
+        }
+        if (c.lower.is_some() || c.upper.is_some()) && keeps_order(&E::KEY_PARTS[n]) {
+            range = Some((n, c));
+        }
+        break;
+    }
+    let mut out = Vec::new();
+    for values in &prefixes {
+        let base = if values.is_empty() {
+            None
+        } else {
+            match prefix::<E>(values) {
+                Some(p) => Some(p),
+                // A value the part cannot hold or encode: no pushdown at all.
+                None => return salted::<E>(vec![(KeySpan::all(), true)]),
+            }
+        };
+        // A prefix that fixes the salt bucket keeps its salted bytes; otherwise every bucket
+        // is read, with bytes of the key without its salt byte (a bound that fixes the bucket
+        // gives up its salt byte: the same range lies in every bucket).
+        let bucket_fixed = base.as_ref().is_some_and(|p| !p.all_buckets);
+        let bytes = |p: &KeyPrefix| -> Vec<u8> {
+            match E::SALT_BUCKETS {
+                Some(_) if !bucket_fixed && !p.all_buckets => p.bytes[1..].to_vec(),
+                _ => p.bytes.clone(),
+            }
+        };
+        let mut span = match &base {
+            Some(p) => prefix_span(&bytes(p)),
+            None => KeySpan::all(),
+        };
+        if let Some((n, c)) = range {
+            let bound = |v: &Option<Scalar<'static>>| {
+                let v = v.as_ref()?;
+                let mut with = values.clone();
+                with.push(v.clone());
+                prefix::<E>(&with)
+            };
+            let (mut lo, mut hi) = (bound(&c.lower), bound(&c.upper));
+            if E::KEY_PARTS[n].kind == KeyKind::ReverseTimestamp {
+                std::mem::swap(&mut lo, &mut hi);
+            }
+            if let Some(lo) = &lo {
+                span.start = bytes(lo);
+            }
+            if let Some(hi) = &hi {
+                span.stop = prefix_end(&bytes(hi)).unwrap_or_default();
+            }
+        }
+        let all_buckets = !bucket_fixed;
+        if !span.is_empty() {
+            out.push((span, all_buckets));
+        }
+    }
+    salted::<E>(out)
+}
+
+/// The spans as stored: an unsalted span once per salt bucket of a salted entity; sorted and
+/// merged where they overlap, so no row is read twice.
+fn salted<E: HBaseEntity>(spans: Vec<(KeySpan, bool)>) -> Vec<KeySpan> {
+    let mut out = Vec::new();
+    for (span, all_buckets) in spans {
+        match E::SALT_BUCKETS.filter(|_| all_buckets) {
+            Some(buckets) => {
+                for b in 0..buckets {
+                    let with = |key: &[u8]| [&[b][..], key].concat();
+                    let stop = if span.stop.is_empty() {
+                        // The end of the bucket: the next bucket's first key.
+                        prefix_end(&[b]).unwrap_or_default()
+                    } else {
+                        with(&span.stop)
+                    };
+                    out.push(KeySpan {
+                        start: with(&span.start),
+                        stop,
+                    });
+                }
+            }
+            None => out.push(span),
+        }
+    }
+    merge(out)
+}
+
+/// Sorts spans and merges those that overlap or touch.
+fn merge(mut spans: Vec<KeySpan>) -> Vec<KeySpan> {
+    spans.sort_by(|a, b| a.start.cmp(&b.start));
+    let mut out: Vec<KeySpan> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match out.last_mut() {
+            Some(last) if last.stop.is_empty() || span.start <= last.stop => {
+                if !last.stop.is_empty() && (span.stop.is_empty() || span.stop > last.stop) {
+                    last.stop = span.stop;
+                }
+            }
+            _ => out.push(span),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(start: &[u8], stop: &[u8]) -> KeySpan {
+        KeySpan {
+            start: start.to_vec(),
+            stop: stop.to_vec(),
+        }
+    }
+
+    #[test]
+    fn overlapping_spans_merge_and_the_table_end_absorbs() {
+        let merged = merge(vec![span(b"c", b"d"), span(b"a", b"b"), span(b"a", b"bb")]);
+        assert_eq!(merged, vec![span(b"a", b"bb"), span(b"c", b"d")]);
+        let merged = merge(vec![span(b"a", b""), span(b"c", b"d")]);
+        assert_eq!(merged, vec![span(b"a", b"")]);
+    }
+
+    #[test]
+    fn a_span_is_cut_to_a_region() {
+        let s = span(b"b", b"f");
+        assert_eq!(s.within(b"", b"c"), Some(span(b"b", b"c")));
+        assert_eq!(s.within(b"d", b""), Some(span(b"d", b"f")));
+        assert_eq!(s.within(b"f", b""), None);
+        assert_eq!(KeySpan::all().within(b"k", b"m"), Some(span(b"k", b"m")));
+    }
+}

@@ -1,0 +1,151 @@
+//! An entity's Arrow schema: one column per key part read back from the row key, then one per
+//! stored field of one value, typed by the codecs' [`ValueType`]s.
+
+use std::sync::Arc;
+
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use hbase_orm::entity::{ColumnKind, ValueType};
+use hbase_orm::{Error, HBaseEntity, Result};
+
+/// Where a column's values come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// The `n`th key part read back from the row key (counting only those).
+    Key(usize),
+    /// The stored field at this index of [`HBaseEntity::COLUMNS`].
+    Cell(usize),
+}
+
+/// One column of the table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ColumnSource {
+    pub(crate) source: Source,
+    pub(crate) value_type: ValueType,
+}
+
+/// An entity's columns, as Arrow sees them and as they are read.
+#[derive(Debug, Clone)]
+pub struct EntitySchema {
+    arrow: SchemaRef,
+    columns: Vec<ColumnSource>,
+}
+
+impl EntitySchema {
+    /// The schema of entity `E`: its key parts (not nullable), then its stored fields that hold
+    /// one value (plain fields, counters, the version field; nullable: a row may lack the
+    /// cell). Fields holding several cells (versions, wide maps, flattened groups, children)
+    /// are not columns yet.
+    ///
+    /// An entity whose key has a hashed part (`key(md5)`) or whose table is a template
+    /// (`table = "tx_{yyyyMMdd}"`) is refused with [`Error::Unsupported`].
+    ///
+    /// ```
+    /// use hbase_orm::HBaseEntity;
+    /// use hbase_orm_sql::EntitySchema;
+    ///
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(table = "orders", family = "d", key_delimiter = '\0')]
+    /// struct Order {
+    ///     #[hbase(key)]
+    ///     customer: String,
+    ///     #[hbase(key)]
+    ///     number: u32,
+    ///     total: f64,
+    ///     note: Option<String>,
+    /// }
+    ///
+    /// let schema = EntitySchema::of::<Order>().unwrap();
+    /// let names: Vec<_> = schema.arrow().fields().iter().map(|f| f.name().clone()).collect();
+    /// assert_eq!(names, ["customer", "number", "total", "note"]);
+    /// ```
+    pub fn of<E: HBaseEntity>() -> Result<Self> {
+        let refuse = |why: &str| Error::Unsupported {
+            operation: format!("a SQL table of {}", std::any::type_name::<E>()),
+            backend: "sql",
+            why: why.to_string(),
+        };
+        if E::TABLE_IS_TEMPLATE {
+            return Err(refuse(
+                "its table name is a template (one table per period), which the SQL layer \
+                 does not read yet",
+            ));
+        }
+        if let Some(part) = E::KEY_PARTS.iter().find(|p| !p.in_key) {
+            return Err(refuse(&format!(
+                "key part `{}` is one-way (hashed) and cannot be read from the row key",
+                part.field
+            )));
+        }
+        let mut fields = Vec::new();
+        let mut columns = Vec::new();
+        for (n, part) in E::KEY_PARTS.iter().enumerate() {
+            fields.push(Field::new(part.field, arrow_type(part.value_type), false));
+            columns.push(ColumnSource {
+                source: Source::Key(n),
+                value_type: part.value_type,
+            });
+        }
+        for (i, def) in E::COLUMNS.iter().enumerate() {
+            let one_value = matches!(
+                def.kind,
+                ColumnKind::Value | ColumnKind::Counter | ColumnKind::Version
+            );
+            if !one_value {
+                continue;
+            }
+            fields.push(Field::new(def.field, arrow_type(def.value_type), true));
+            columns.push(ColumnSource {
+                source: Source::Cell(i),
+                value_type: def.value_type,
+            });
+        }
+        Ok(EntitySchema {
+            arrow: Arc::new(Schema::new(fields)),
+            columns,
+        })
+    }
+
+    /// The Arrow schema of every column.
+    pub fn arrow(&self) -> &SchemaRef {
+        &self.arrow
+    }
+
+    /// Where each column comes from, in schema order.
+    pub(crate) fn sources(&self) -> &[ColumnSource] {
+        &self.columns
+    }
+
+    /// How many key parts are columns.
+    pub(crate) fn key_parts(&self) -> usize {
+        self.columns
+            .iter()
+            .filter(|c| matches!(c.source, Source::Key(_)))
+            .count()
+    }
+
+    /// The index of the column that holds key part `n` (counting the parts read from the
+    /// key), if any.
+    pub(crate) fn key_column(&self, n: usize) -> Option<usize> {
+        self.columns.iter().position(|c| c.source == Source::Key(n))
+    }
+}
+
+/// The Arrow type of values stored as `value_type`: JSON documents as their text, bytes only a
+/// codec reads as binary.
+pub fn arrow_type(value_type: ValueType) -> DataType {
+    match value_type {
+        ValueType::Bool => DataType::Boolean,
+        ValueType::Int8 => DataType::Int8,
+        ValueType::Int16 => DataType::Int16,
+        ValueType::Int32 => DataType::Int32,
+        ValueType::Int64 => DataType::Int64,
+        ValueType::UInt8 => DataType::UInt8,
+        ValueType::UInt16 => DataType::UInt16,
+        ValueType::UInt32 => DataType::UInt32,
+        ValueType::UInt64 => DataType::UInt64,
+        ValueType::Float32 => DataType::Float32,
+        ValueType::Float64 => DataType::Float64,
+        ValueType::Text | ValueType::Json => DataType::Utf8,
+        _ => DataType::Binary,
+    }
+}
