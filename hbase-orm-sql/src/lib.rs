@@ -13,7 +13,11 @@
 //!   ([`cell_batches`]);
 //! - a DataFusion table per entity ([`EntityTable`], [`register`]) that reads only the
 //!   columns a query names, only the key ranges its conditions on the leading key parts allow,
-//!   at most its `LIMIT` when nothing is filtered after the scan, one partition per region.
+//!   only the rows its conditions on stored values keep where HBase can test them exactly (a
+//!   `SingleColumnValueFilter` on the cell's bytes: text, bytes and unsigned integers for every
+//!   comparison, signed integers for `=` and `<>`, `IS [NOT] NULL`, and `AND`, `OR`, `NOT` of
+//!   those), at most its `LIMIT` when nothing is filtered after the scan, one partition per
+//!   region.
 //!
 //! ```no_run
 //! use datafusion::prelude::SessionContext;
@@ -43,8 +47,8 @@
 //! ```
 //!
 //! Not yet: fields of several cells (versions, wide maps, flattened groups, children),
-//! conditions on stored values sent to HBase as filters (DataFusion filters the rows read),
-//! hashed key parts and per-period tables.
+//! hashed key parts and per-period tables. Conditions HBase cannot test exactly (on floats,
+//! booleans, JSON, or mixing key parts and stored values) are DataFusion's, on the rows read.
 #![warn(missing_docs)]
 
 mod batches;
@@ -53,6 +57,7 @@ mod pushdown;
 mod raw;
 mod scan;
 mod schema;
+mod values;
 
 pub use batches::BatchBuilder;
 pub use provider::{register, register_as, EntityTable, BATCH_ROWS};

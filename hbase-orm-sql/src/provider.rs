@@ -21,6 +21,7 @@ use crate::batches::BatchBuilder;
 use crate::pushdown::{self, KeySpan};
 use crate::scan::{batches, ReadCounts, ReadStats, ScanOrder};
 use crate::schema::{EntitySchema, Source};
+use crate::values::{self, ValueFilter};
 
 /// The table of entity `E` as DataFusion sees it (a [`TableProvider`]), and the Arrow batches
 /// of its rows.
@@ -110,14 +111,15 @@ impl<E: HBaseEntity> EntityTable<E> {
         batch_size: usize,
     ) -> BoxStream<'static, Result<RecordBatch>> {
         let spans = pushdown::spans::<E>(&self.schema, &[]);
-        batches(self.order(projection, spans, batch_size, None))
+        batches(self.order(projection, spans, None, batch_size, None))
     }
 
-    /// The scan of the spans, with the cells the projection needs.
+    /// The scan of the spans, with the cells the projection and the filter need.
     fn order(
         &self,
         projection: Option<&[usize]>,
         spans: Vec<KeySpan>,
+        filter: Option<&ValueFilter>,
         batch_size: usize,
         limit: Option<usize>,
     ) -> ScanOrder<E> {
@@ -133,14 +135,23 @@ impl<E: HBaseEntity> EntityTable<E> {
                 scan = scan.column(def.family, def.qualifier);
             }
         }
+        // The cell that tells a row holds an entity, and the cells the filter tests (HBase
+        // tests only the cells a scan reads).
         let (family, qualifier) = builder.presence_cell();
-        if !scan
-            .columns
-            .iter()
-            .any(|c| c.family == family && c.qualifier.as_deref() == Some(qualifier))
-        {
-            scan = scan.column(family, qualifier);
+        let tested = filter.into_iter().flat_map(|f| &f.columns).map(|&c| {
+            let def = &E::COLUMNS[c];
+            (def.family.as_bytes(), def.qualifier.as_bytes())
+        });
+        for (family, qualifier) in std::iter::once((family, qualifier)).chain(tested) {
+            let read = scan
+                .columns
+                .iter()
+                .any(|c| c.family == family && c.qualifier.as_deref() == Some(qualifier));
+            if !read {
+                scan = scan.column(family, qualifier);
+            }
         }
+        scan.filter = filter.map(|f| f.expression.clone());
         scan.caching = self.page_size;
         // A small limit reads a small page (one row more: a row that holds no entity is
         // skipped).
@@ -238,7 +249,10 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
         Ok(filters
             .iter()
             .map(|f| {
-                if pushdown::is_key_condition(&self.schema, f) {
+                if values::translate::<E>(&self.schema, f).is_some() {
+                    // HBase tests it exactly as SQL does.
+                    TableProviderFilterPushDown::Exact
+                } else if pushdown::is_key_condition(&self.schema, f) {
                     // The rows of the ranges are checked again: a prefix may be wider.
                     TableProviderFilterPushDown::Inexact
                 } else {
@@ -256,6 +270,7 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
         limit: Option<usize>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         let spans = pushdown::spans::<E>(&self.schema, filters);
+        let filter = values::combined::<E>(&self.schema, filters);
         let per_region = self
             .per_region(spans)
             .await
@@ -271,9 +286,13 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
             .map(|spans| {
                 Arc::new(RegionPart {
                     schema: schema.clone(),
-                    order: std::sync::Mutex::new(Some(
-                        self.order(projection, spans, batch_size, limit),
-                    )),
+                    order: std::sync::Mutex::new(Some(self.order(
+                        projection,
+                        spans,
+                        filter.as_ref(),
+                        batch_size,
+                        limit,
+                    ))),
                 }) as Arc<dyn PartitionStream>
             })
             .collect();
