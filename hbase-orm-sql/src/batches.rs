@@ -5,15 +5,16 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{
     ArrayRef, BinaryBuilder, BooleanBuilder, Float32Builder, Float64Builder, Int16Builder,
-    Int32Builder, Int64Builder, Int8Builder, StringBuilder, UInt16Builder, UInt32Builder,
-    UInt64Builder, UInt8Builder,
+    Int32Builder, Int64Builder, Int8Builder, ListArray, StringBuilder, StructArray,
+    TimestampMillisecondBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
 };
-use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
+use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
-use hbase_orm::entity::{presence_of, EntityKey, Scalar, ValueType};
+use hbase_orm::entity::{presence_of, ColumnKind, EntityKey, Scalar, ValueType};
 use hbase_orm::{printable_key, Error, HBaseEntity, Result, Row, TableName};
 
-use crate::schema::{EntitySchema, Source};
+use crate::schema::{versions_item, EntitySchema, Source};
 
 /// One column being built.
 enum Builder {
@@ -175,6 +176,52 @@ impl Builder {
     }
 }
 
+/// One column being built: a value per row, or a list of the versions of a cell per row.
+enum Column {
+    One(Builder),
+    Versions {
+        /// At most this many versions per row (the field's `versions = N`).
+        limit: usize,
+        /// This row's versions so far.
+        taken: usize,
+        timestamps: TimestampMillisecondBuilder,
+        values: Builder,
+        offsets: Vec<i32>,
+    },
+}
+
+impl Column {
+    fn finish(&mut self) -> std::result::Result<ArrayRef, String> {
+        match self {
+            Column::One(b) => Ok(b.finish()),
+            Column::Versions {
+                timestamps,
+                values,
+                offsets,
+                ..
+            } => {
+                let values = values.finish();
+                let item = versions_item(values.data_type().clone());
+                let DataType::Struct(fields) = item.data_type().clone() else {
+                    unreachable!("a version is a struct");
+                };
+                let versions =
+                    StructArray::try_new(fields, vec![Arc::new(timestamps.finish()), values], None)
+                        .map_err(|e| e.to_string())?;
+                let ends = std::mem::replace(offsets, vec![0]);
+                let list = ListArray::try_new(
+                    Arc::new(item),
+                    OffsetBuffer::new(ScalarBuffer::from(ends)),
+                    Arc::new(versions),
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(Arc::new(list))
+            }
+        }
+    }
+}
+
 /// Builds record batches of some columns of entity `E` from its rows.
 ///
 /// ```
@@ -211,7 +258,7 @@ impl Builder {
 pub struct BatchBuilder<E: HBaseEntity> {
     schema: SchemaRef,
     table: TableName,
-    builders: Vec<Builder>,
+    builders: Vec<Column>,
     /// Per key part read from the key, its builder.
     keys: Vec<Option<usize>>,
     /// Per stored field (index in `E::COLUMNS`), its builder.
@@ -240,7 +287,19 @@ impl<E: HBaseEntity> BatchBuilder<E> {
                 Source::Key(n) => keys[n] = Some(slot),
                 Source::Cell(c) => cells[c] = Some(slot),
             }
-            builders.push(Builder::new(column.value_type));
+            builders.push(match column.source {
+                Source::Cell(c) => match E::COLUMNS[c].kind {
+                    ColumnKind::Versions(n) => Column::Versions {
+                        limit: n as usize,
+                        taken: 0,
+                        timestamps: TimestampMillisecondBuilder::new(),
+                        values: Builder::new(column.value_type),
+                        offsets: vec![0],
+                    },
+                    _ => Column::One(Builder::new(column.value_type)),
+                },
+                Source::Key(_) => Column::One(Builder::new(column.value_type)),
+            });
         }
         let presence = match presence_of(E::COLUMNS) {
             Some(col) => (
@@ -324,7 +383,10 @@ impl<E: HBaseEntity> BatchBuilder<E> {
             key.visit_parts(&mut |value| {
                 if let Some(slot) = keys.get(n).copied().flatten() {
                     if failed.is_none() {
-                        match builders[slot].push_scalar(value) {
+                        let Column::One(builder) = &mut builders[slot] else {
+                            unreachable!("a key part is one value");
+                        };
+                        match builder.push_scalar(value) {
                             Ok(()) => filled[slot] = true,
                             Err(e) => failed = Some((E::KEY_PARTS[n], e)),
                         }
@@ -343,20 +405,37 @@ impl<E: HBaseEntity> BatchBuilder<E> {
             let Some(slot) = self.cells[col] else {
                 continue;
             };
-            // The newest version comes first; older ones are not read.
-            if self.filled[slot] {
-                continue;
-            }
-            if let Err(reason) = self.builders[slot].push_cell(&cell.value) {
+            let pushed = match &mut self.builders[slot] {
+                // The newest version comes first; older ones are not read.
+                Column::One(_) if self.filled[slot] => continue,
+                Column::One(builder) => builder.push_cell(&cell.value),
+                Column::Versions { limit, taken, .. } if *taken >= *limit => continue,
+                Column::Versions {
+                    taken,
+                    timestamps,
+                    values,
+                    ..
+                } => values.push_cell(&cell.value).map(|()| {
+                    timestamps.append_value(cell.timestamp);
+                    *taken += 1;
+                }),
+            };
+            if let Err(reason) = pushed {
                 let def = &E::COLUMNS[col];
                 let column = format!("{}:{}", def.family, def.qualifier);
                 return Err(decode(&column, def.value_type, reason));
             }
             self.filled[slot] = true;
         }
-        for (builder, filled) in self.builders.iter_mut().zip(&self.filled) {
-            if !filled {
-                builder.push_null();
+        for (column, filled) in self.builders.iter_mut().zip(&self.filled) {
+            match column {
+                Column::One(builder) if !filled => builder.push_null(),
+                Column::One(_) => {}
+                Column::Versions { taken, offsets, .. } => {
+                    let end = offsets.last().copied().unwrap_or(0) + *taken as i32;
+                    offsets.push(end);
+                    *taken = 0;
+                }
             }
         }
         self.rows += 1;
@@ -365,13 +444,18 @@ impl<E: HBaseEntity> BatchBuilder<E> {
 
     /// The batch of the rows added since the last one.
     pub fn finish(&mut self) -> Result<RecordBatch> {
-        let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        let failed = |e: String| Error::IllegalArgument {
+            message: format!("building an Arrow batch of {}: {e}", self.table),
+        };
+        let columns = self
+            .builders
+            .iter_mut()
+            .map(Column::finish)
+            .collect::<std::result::Result<Vec<ArrayRef>, String>>()
+            .map_err(failed)?;
         let options = RecordBatchOptions::new().with_row_count(Some(self.rows));
         self.rows = 0;
-        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options).map_err(|e| {
-            Error::IllegalArgument {
-                message: format!("building an Arrow batch of {}: {e}", self.table),
-            }
-        })
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
+            .map_err(|e| failed(e.to_string()))
     }
 }

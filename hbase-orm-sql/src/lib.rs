@@ -7,8 +7,8 @@
 //!
 //! - Arrow record batches built straight from scanned cells ([`BatchBuilder`],
 //!   [`EntityTable::batches`]), no entity made on the way: key parts as columns, plain
-//!   fields, counters and the version field as nullable columns typed by their codecs
-//!   ([`EntitySchema`]);
+//!   fields, counters and the version field as nullable columns typed by their codecs,
+//!   `Versions` fields as lists of `{timestamp, value}` ([`EntitySchema`]);
 //! - Arrow batches of raw cells (row, family, qualifier, timestamp, value) from any scan
 //!   ([`cell_batches`]);
 //! - a DataFusion table per entity ([`EntityTable`], [`register`]) that reads only the
@@ -46,7 +46,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not yet: fields of several cells (versions, wide maps, flattened groups, children),
+//! Not yet: wide maps, flattened groups and children as columns,
 //! hashed key parts and per-period tables. Conditions HBase cannot test exactly (on floats,
 //! booleans, JSON, or mixing key parts and stored values) are DataFusion's, on the rows read.
 #![warn(missing_docs)]
@@ -64,7 +64,7 @@ pub use provider::{register, register_as, EntityTable, BATCH_ROWS};
 pub use pushdown::{spans, KeySpan};
 pub use raw::{cell_batches, cell_schema};
 pub use scan::{ReadCounts, ReadStats};
-pub use schema::{arrow_type, EntitySchema};
+pub use schema::{arrow_type, versions_item, EntitySchema};
 
 /// DataFusion, as this crate builds against it.
 pub use datafusion;

@@ -15,6 +15,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
+use hbase_orm::entity::ColumnKind;
 use hbase_orm::{Client, HBaseEntity, Result, Scan, TableName};
 
 use crate::batches::BatchBuilder;
@@ -133,6 +134,10 @@ impl<E: HBaseEntity> EntityTable<E> {
             if let Source::Cell(c) = self.schema.sources()[i].source {
                 let def = &E::COLUMNS[c];
                 scan = scan.column(def.family, def.qualifier);
+                if let ColumnKind::Versions(n) = def.kind {
+                    let n = i32::try_from(n).unwrap_or(i32::MAX);
+                    scan.max_versions = Some(scan.max_versions.unwrap_or(1).max(n));
+                }
             }
         }
         // The cell that tells a row holds an entity, and the cells the filter tests (HBase

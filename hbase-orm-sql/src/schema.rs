@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use hbase_orm::entity::{ColumnKind, ValueType};
 use hbase_orm::{Error, HBaseEntity, Result};
 
@@ -33,8 +33,8 @@ pub struct EntitySchema {
 impl EntitySchema {
     /// The schema of entity `E`: its key parts (not nullable), then its stored fields that hold
     /// one value (plain fields, counters, the version field; nullable: a row may lack the
-    /// cell). Fields holding several cells (versions, wide maps, flattened groups, children)
-    /// are not columns yet.
+    /// cell), and its `Versions` fields as lists of `{timestamp, value}`, newest first (empty
+    /// when the row has none). Wide maps, flattened groups and children are not columns yet.
     ///
     /// An entity whose key has a hashed part (`key(md5)`) or whose table is a template
     /// (`table = "tx_{yyyyMMdd}"`) is refused with [`Error::Unsupported`].
@@ -86,14 +86,18 @@ impl EntitySchema {
             });
         }
         for (i, def) in E::COLUMNS.iter().enumerate() {
-            let one_value = matches!(
-                def.kind,
-                ColumnKind::Value | ColumnKind::Counter | ColumnKind::Version
-            );
-            if !one_value {
-                continue;
-            }
-            fields.push(Field::new(def.field, arrow_type(def.value_type), true));
+            let field = match def.kind {
+                ColumnKind::Value | ColumnKind::Counter | ColumnKind::Version => {
+                    Field::new(def.field, arrow_type(def.value_type), true)
+                }
+                ColumnKind::Versions(_) => Field::new(
+                    def.field,
+                    DataType::List(Arc::new(versions_item(arrow_type(def.value_type)))),
+                    false,
+                ),
+                _ => continue,
+            };
+            fields.push(field);
             columns.push(ColumnSource {
                 source: Source::Cell(i),
                 value_type: def.value_type,
@@ -128,6 +132,20 @@ impl EntitySchema {
     pub(crate) fn key_column(&self, n: usize) -> Option<usize> {
         self.columns.iter().position(|c| c.source == Source::Key(n))
     }
+}
+
+/// The item of a `Versions` field's list: a struct of the version's `timestamp` (milliseconds
+/// since the epoch) and its `value` of type `value`.
+pub fn versions_item(value: DataType) -> Field {
+    let fields = Fields::from(vec![
+        Field::new(
+            "timestamp",
+            DataType::Timestamp(TimeUnit::Millisecond, None),
+            false,
+        ),
+        Field::new("value", value, false),
+    ]);
+    Field::new_list_field(DataType::Struct(fields), false)
 }
 
 /// The Arrow type of values stored as `value_type`: JSON documents as their text, bytes only a

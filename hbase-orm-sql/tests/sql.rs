@@ -69,6 +69,17 @@ struct Purchase {
     total: f64,
 }
 
+/// A price history: a cell's versions.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "sql_prices", family = "p")]
+struct Price {
+    #[hbase(key)]
+    sku: String,
+    #[hbase(versions = 3)]
+    price: hbase_orm::Versions<f64>,
+    name: String,
+}
+
 /// A small deterministic generator (xorshift), so that a failing case can be run again.
 struct Rng(u64);
 
@@ -703,6 +714,71 @@ async fn record_types_are_tables_of_their_own(client: Client) {
     assert_eq!(got, want);
 }
 
+async fn versions_read_as_lists(client: Client) {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::datatypes::{Float64Type, TimestampMillisecondType};
+    let (repo, _guard) = fresh_split_repository::<Price>(&client, "sql_versions", &[]).await;
+    let mut history = hbase_orm::Versions::new();
+    for (ts, p) in [(1_000, 1.5), (2_000, 2.5), (3_000, 3.5), (4_000, 4.5)] {
+        history.push(ts, p);
+    }
+    let pen = Price {
+        sku: "pen".into(),
+        price: history,
+        name: "Pen".into(),
+    };
+    let ink = Price {
+        sku: "ink".into(),
+        price: hbase_orm::Versions::new(),
+        name: "Ink".into(),
+    };
+    repo.save_all(&[pen, ink]).await.unwrap();
+    let ctx = SessionContext::new();
+    let table = EntityTable::<Price>::new(&client)
+        .unwrap()
+        .on_table(repo.table().name().clone());
+    register_as(&ctx, "prices", table).unwrap();
+    let batches = ctx
+        .sql("SELECT sku, price FROM prices ORDER BY sku")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    let rows: Vec<(String, Vec<(i64, f64)>)> = batches
+        .iter()
+        .flat_map(|b| {
+            let skus = b.column(0).as_string::<i32>().clone();
+            let lists = b.column(1).as_list::<i32>().clone();
+            (0..b.num_rows())
+                .map(|r| {
+                    let versions = lists.value(r);
+                    let versions = versions.as_struct();
+                    let ts = versions
+                        .column(0)
+                        .as_primitive::<TimestampMillisecondType>();
+                    let vs = versions.column(1).as_primitive::<Float64Type>();
+                    let pairs = (0..versions.len())
+                        .map(|i| (ts.value(i), vs.value(i)))
+                        .collect();
+                    (skus.value(r).to_string(), pairs)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // The three newest of the four versions (the field keeps 3), newest first; none for ink.
+    assert_eq!(
+        rows,
+        vec![
+            ("ink".to_string(), vec![]),
+            (
+                "pen".to_string(),
+                vec![(4_000, 4.5), (3_000, 3.5), (2_000, 2.5)]
+            ),
+        ]
+    );
+}
+
 macro_rules! on_backend {
     ($module:ident, $client:expr) => {
         mod $module {
@@ -735,6 +811,11 @@ macro_rules! on_backend {
             #[tokio::test]
             async fn record_types_are_tables_of_their_own() {
                 super::record_types_are_tables_of_their_own(client().await).await;
+            }
+
+            #[tokio::test]
+            async fn versions_read_as_lists() {
+                super::versions_read_as_lists(client().await).await;
             }
 
             #[tokio::test]
