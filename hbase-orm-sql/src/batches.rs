@@ -11,7 +11,7 @@ use datafusion::arrow::array::{
 use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
-use hbase_orm::entity::{presence_of, ColumnKind, EntityKey, Scalar, ValueType};
+use hbase_orm::entity::{presence_cell, ColumnKind, EntityKey, Scalar, ValueType};
 use hbase_orm::{printable_key, Error, HBaseEntity, Result, Row, TableName};
 
 use crate::schema::{versions_item, EntitySchema, Source};
@@ -301,16 +301,8 @@ impl<E: HBaseEntity> BatchBuilder<E> {
                 Source::Key(_) => Column::One(Builder::new(column.value_type)),
             });
         }
-        let presence = match presence_of(E::COLUMNS) {
-            Some(col) => (
-                E::COLUMNS[col].family.as_bytes(),
-                E::COLUMNS[col].qualifier.as_bytes(),
-            ),
-            None => (
-                E::FAMILIES.first().copied().unwrap_or_default().as_bytes(),
-                &b""[..],
-            ),
-        };
+        let (family, qualifier) = presence_cell::<E>();
+        let presence = (family.as_bytes(), qualifier.as_bytes());
         BatchBuilder {
             schema: Arc::new(
                 schema
@@ -344,8 +336,8 @@ impl<E: HBaseEntity> BatchBuilder<E> {
         self.rows == 0
     }
 
-    /// The `(family, qualifier)` of the cell every row of an entity holds (the presence rule
-    /// of [`presence_of`]): scans must read it.
+    /// The `(family, qualifier)` of the cell every row of an entity holds
+    /// ([`presence_cell`]): scans must read it.
     pub fn presence_cell(&self) -> (&'static [u8], &'static [u8]) {
         self.presence
     }

@@ -16,8 +16,8 @@
 //!   only the rows its conditions on stored values keep where HBase can test them exactly (a
 //!   `SingleColumnValueFilter` on the cell's bytes: text, bytes and unsigned integers for every
 //!   comparison, signed integers for `=` and `<>`, `IS [NOT] NULL`, and `AND`, `OR`, `NOT` of
-//!   those), at most its `LIMIT` when nothing is filtered after the scan, one partition per
-//!   region.
+//!   those), at most its `LIMIT` per region when nothing is filtered after the scan, one
+//!   partition per region.
 //!
 //! ```no_run
 //! use datafusion::prelude::SessionContext;

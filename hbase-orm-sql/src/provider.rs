@@ -14,7 +14,7 @@ use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
-use futures::stream::{BoxStream, StreamExt, TryStreamExt};
+use futures::stream::{BoxStream, TryStreamExt};
 use hbase_orm::entity::ColumnKind;
 use hbase_orm::{Client, HBaseEntity, Result, Scan, TableName};
 
@@ -32,8 +32,10 @@ use crate::values::{self, ValueFilter};
 /// - only the rows of the key ranges its conditions on the leading key parts allow (`=`,
 ///   `IN`, then a range on the next part whose encoding keeps the values' order), per salt
 ///   bucket for a salted key;
-/// - at most `LIMIT` rows when nothing is filtered after the scan;
-/// - one partition per region, which DataFusion reads concurrently.
+/// - at most `LIMIT` rows per region (DataFusion stops at `LIMIT` in all) when nothing is
+///   filtered after the scan;
+/// - one partition per region, which DataFusion reads concurrently (one partition when the
+///   regions listed do not follow each other exactly, as during a split).
 pub struct EntityTable<E: HBaseEntity> {
     client: Client,
     table: TableName,
@@ -42,6 +44,20 @@ pub struct EntityTable<E: HBaseEntity> {
     page_size: Option<i32>,
     one_partition: bool,
     entity: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<E: HBaseEntity> Clone for EntityTable<E> {
+    fn clone(&self) -> Self {
+        EntityTable {
+            client: self.client.clone(),
+            table: self.table.clone(),
+            schema: self.schema.clone(),
+            stats: self.stats.clone(),
+            page_size: self.page_size,
+            one_partition: self.one_partition,
+            entity: std::marker::PhantomData,
+        }
+    }
 }
 
 impl<E: HBaseEntity> fmt::Debug for EntityTable<E> {
@@ -181,6 +197,14 @@ impl<E: HBaseEntity> EntityTable<E> {
         }
         let mut regions = self.client.admin().region_locations(&self.table).await?;
         regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+        // Regions that do not follow each other exactly (a split seen half done): one
+        // partition, so that no row is read twice.
+        let follow = regions
+            .windows(2)
+            .all(|w| !w[0].end_key.is_empty() && w[0].end_key == w[1].start_key);
+        if !follow {
+            return Ok(vec![spans]);
+        }
         let mut out: Vec<Vec<KeySpan>> = regions
             .iter()
             .map(|r| {
@@ -199,15 +223,22 @@ impl<E: HBaseEntity> EntityTable<E> {
     }
 }
 
-/// One region's share of a query.
+/// One region's share of a query: the scan it makes each time it runs.
 struct RegionPart<E: HBaseEntity> {
+    table: EntityTable<E>,
     schema: SchemaRef,
-    order: std::sync::Mutex<Option<ScanOrder<E>>>,
+    projection: Option<Vec<usize>>,
+    spans: Vec<KeySpan>,
+    filter: Option<ValueFilter>,
+    batch_size: usize,
+    limit: Option<usize>,
 }
 
 impl<E: HBaseEntity> fmt::Debug for RegionPart<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RegionPart").finish_non_exhaustive()
+        f.debug_struct("RegionPart")
+            .field("spans", &self.spans.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -217,22 +248,14 @@ impl<E: HBaseEntity> PartitionStream for RegionPart<E> {
     }
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let order = self
-            .order
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take();
-        let stream = match order {
-            Some(order) => batches(order)
-                .map_err(|e| DataFusionError::External(Box::new(e)))
-                .boxed(),
-            None => futures::stream::once(async {
-                Err(DataFusionError::Execution(
-                    "a region's partition of an HBase scan runs once".into(),
-                ))
-            })
-            .boxed(),
-        };
+        let order = self.table.order(
+            self.projection.as_deref(),
+            self.spans.clone(),
+            self.filter.as_ref(),
+            self.batch_size,
+            self.limit,
+        );
+        let stream = batches(order).map_err(|e| DataFusionError::External(Box::new(e)));
         Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream))
     }
 }
@@ -290,14 +313,13 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
             .into_iter()
             .map(|spans| {
                 Arc::new(RegionPart {
+                    table: self.clone(),
                     schema: schema.clone(),
-                    order: std::sync::Mutex::new(Some(self.order(
-                        projection,
-                        spans,
-                        filter.as_ref(),
-                        batch_size,
-                        limit,
-                    ))),
+                    projection: projection.map(<[usize]>::to_vec),
+                    spans,
+                    filter: filter.clone(),
+                    batch_size,
+                    limit,
                 }) as Arc<dyn PartitionStream>
             })
             .collect();

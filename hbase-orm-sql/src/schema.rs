@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use hbase_orm::entity::{ColumnKind, ValueType};
+use hbase_orm::rowkey::KeyKind;
 use hbase_orm::{Error, HBaseEntity, Result};
 
 /// Where a column's values come from.
@@ -36,8 +37,9 @@ impl EntitySchema {
     /// cell), and its `Versions` fields as lists of `{timestamp, value}`, newest first (empty
     /// when the row has none). Wide maps, flattened groups and children are not columns yet.
     ///
-    /// An entity whose key has a hashed part (`key(md5)`) or whose table is a template
-    /// (`table = "tx_{yyyyMMdd}"`) is refused with [`Error::Unsupported`].
+    /// An entity whose key has a hashed part (`key(md5)`) or a dictionary part
+    /// (`key(dictionary = ...)`), or whose table is a template (`table = "tx_{yyyyMMdd}"`), is
+    /// refused with [`Error::Unsupported`].
     ///
     /// ```
     /// use hbase_orm::HBaseEntity;
@@ -73,6 +75,13 @@ impl EntitySchema {
         if let Some(part) = E::KEY_PARTS.iter().find(|p| !p.in_key) {
             return Err(refuse(&format!(
                 "key part `{}` is one-way (hashed) and cannot be read from the row key",
+                part.field
+            )));
+        }
+        if let Some(part) = E::KEY_PARTS.iter().find(|p| p.kind == KeyKind::Dictionary) {
+            return Err(refuse(&format!(
+                "key part `{}` is stored as a dictionary id, whose name the SQL layer does \
+                 not look up yet",
                 part.field
             )));
         }

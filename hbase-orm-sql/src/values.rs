@@ -2,13 +2,13 @@
 //! comparison of a cell with a constant becomes `SingleColumnValueFilter` on the cell's bytes
 //! when the bytes compare as the values do (UTF-8 text, bytes and unsigned integers for every
 //! comparison; signed integers for `=` and `<>` only: their big-endian bytes put negative values
-//! after positive ones); `IS NULL` and `IS NOT NULL` on any stored column; `AND`, `OR` and
+//! after positive ones); `IS NULL` and `IS NOT NULL` on any stored column of one value; `AND`, `OR` and
 //! `NOT` of those. Floats and booleans stay with DataFusion (several byte patterns stand for
 //! one value). A row without the cell never passes a comparison, as SQL's NULL does not.
 
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{BinaryExpr, Expr, Operator};
-use hbase_orm::entity::ValueType;
+use hbase_orm::entity::{ColumnKind, ValueType};
 use hbase_orm::{filter_literal, HBaseEntity};
 
 use crate::schema::{EntitySchema, Source};
@@ -22,16 +22,24 @@ pub(crate) struct ValueFilter {
 }
 
 /// The stored field (index in `E::COLUMNS`) and value type a column expression names.
-fn stored(schema: &EntitySchema, expr: &Expr) -> Option<(usize, ValueType)> {
+fn stored<E: HBaseEntity>(schema: &EntitySchema, expr: &Expr) -> Option<(usize, ValueType)> {
     let Expr::Column(column) = expr else {
         return None;
     };
     let index = schema.arrow().index_of(&column.name).ok()?;
     let source = schema.sources()[index];
     match source.source {
-        Source::Cell(c) => Some((c, source.value_type)),
-        Source::Key(_) => None,
+        // One value per row: a `Versions` list is never NULL, nor compared as a whole.
+        Source::Cell(c) if one_value(E::COLUMNS[c].kind) => Some((c, source.value_type)),
+        _ => None,
     }
+}
+
+fn one_value(kind: ColumnKind) -> bool {
+    matches!(
+        kind,
+        ColumnKind::Value | ColumnKind::Counter | ColumnKind::Version
+    )
 }
 
 /// The bytes a cell of `value_type` holding `value` has, if the constant is such a value.
@@ -158,8 +166,8 @@ fn translate_as<E: HBaseEntity>(
         }
         Expr::BinaryExpr(BinaryExpr { left, op, right }) => {
             let (col, op, value) = match (&**left, &**right) {
-                (l, Expr::Literal(v, _)) => (stored(schema, l)?, *op, v),
-                (Expr::Literal(v, _), r) => (stored(schema, r)?, op.swap()?, v),
+                (l, Expr::Literal(v, _)) => (stored::<E>(schema, l)?, *op, v),
+                (Expr::Literal(v, _), r) => (stored::<E>(schema, r)?, op.swap()?, v),
                 _ => return None,
             };
             let (column, value_type) = col;
@@ -176,7 +184,7 @@ fn translate_as<E: HBaseEntity>(
             })
         }
         Expr::IsNotNull(inner) | Expr::IsNull(inner) => {
-            let (column, _) = stored(schema, inner)?;
+            let (column, _) = stored::<E>(schema, inner)?;
             let def = &E::COLUMNS[column];
             let null = matches!(expr, Expr::IsNull(_)) != negate;
             // Every value is at least the empty one: `>= ''` tests presence; `< ''` never

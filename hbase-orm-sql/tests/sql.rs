@@ -838,6 +838,80 @@ on_backend!(
     hbase_orm_suite::Target::Thrift2Buffered.client().await
 );
 
+/// Entities whose key the SQL layer cannot read are refused, with the reason.
+mod refusals {
+    use super::*;
+
+    #[derive(HBaseEntity)]
+    #[hbase(table = "hashed", family = "d")]
+    struct Hashed {
+        #[hbase(key(md5))]
+        email: String,
+        name: String,
+    }
+
+    #[derive(HBaseEntity)]
+    #[hbase(table = "named", family = "d", key_delimiter = '\0')]
+    struct Named {
+        #[hbase(key(dictionary = "hosts"))]
+        host: hbase_orm::DictName,
+        #[hbase(key)]
+        ts: u64,
+        value: f64,
+    }
+
+    #[test]
+    fn hashed_and_dictionary_key_parts_are_refused() {
+        let hashed = hbase_orm_sql::EntitySchema::of::<Hashed>().unwrap_err();
+        assert!(
+            hashed.to_string().contains("`email` is one-way"),
+            "{hashed}"
+        );
+        let named = hbase_orm_sql::EntitySchema::of::<Named>().unwrap_err();
+        assert!(
+            named
+                .to_string()
+                .contains("`host` is stored as a dictionary id"),
+            "{named}"
+        );
+    }
+}
+
+/// A physical plan of the table runs as often as it is executed (one target partition, so
+/// that no repartitioning, which runs once, stands between).
+#[tokio::test]
+async fn memory_a_plan_runs_twice() {
+    let client = hbase_orm_suite::Target::Memory.client().await;
+    let t = orders_table(&client, "sql_twice", 30, &[]).await;
+    let config = datafusion::prelude::SessionConfig::new().with_target_partitions(1);
+    let ctx = SessionContext::new_with_config(config);
+    let table = EntityTable::<Order>::new(&client)
+        .unwrap()
+        .on_table(t.repo.table().name().clone());
+    register_as(&ctx, "orders", table).unwrap();
+    let plan = ctx
+        .sql("SELECT number FROM orders WHERE status = 'paid' ORDER BY number")
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let mut want: Vec<u32> = t
+        .data
+        .iter()
+        .filter(|o| o.status == "paid")
+        .map(|o| o.number)
+        .collect();
+    want.sort_unstable();
+    let want: Vec<Vec<String>> = want.iter().map(|n| vec![n.to_string()]).collect();
+    for _ in 0..2 {
+        let batches = datafusion::physical_plan::collect(plan.clone(), ctx.task_ctx())
+            .await
+            .unwrap();
+        assert_eq!(rows(&batches), want);
+    }
+}
+
 mod regions {
     use super::*;
 

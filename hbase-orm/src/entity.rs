@@ -21,6 +21,7 @@
 
 pub use crate::mapping::fields::{CounterRef, Field, FieldSet, WideField};
 pub use crate::mapping::keyparts::{KeyField, KeySlot};
+pub use crate::mapping::rows::presence_cell;
 #[doc(inline)]
 pub use crate::mapping::{codec, rowkey};
 pub use crate::mapping::{

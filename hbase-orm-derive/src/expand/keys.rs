@@ -182,7 +182,11 @@ fn scalar_items(m: &Entity) -> TokenStream {
     });
     let arms = (1..=m.keys.len()).map(|n| {
         let parts = &m.keys[..n];
-        let slots: Vec<_> = (0..n).map(|i| format_ident!("part_{}", i)).collect();
+        // Hygienic names (like a `macro_rules!` local's): a key field named `part_1` cannot
+        // take the place of the second slot.
+        let slots: Vec<_> = (0..n)
+            .map(|i| proc_macro2::Ident::new(&format!("part_{i}"), proc_macro2::Span::mixed_site()))
+            .collect();
         let values = parts.iter().zip(&slots).map(|(k, slot)| {
             let (id, ty, codec) = (&k.ident, &k.ty, key_codec(krate, k));
             quote_spanned! {ty.span()=>

@@ -18,10 +18,26 @@ pub(crate) fn presence_column<E: HBaseEntity>() -> Option<usize> {
     presence_of(E::COLUMNS)
 }
 
-/// The cell whose presence makes a row hold an entity of `E`: its [`presence_column`], else
-/// the marker cell `family:` (empty qualifier) of its first family, which every save of such
-/// an entity writes.
-pub(crate) fn presence_cell<E: HBaseEntity>() -> (&'static str, &'static str) {
+/// The cell whose presence makes a row hold an entity of `E`, as `(family, qualifier)`: its
+/// presence column ([`presence_of`]), else the marker cell `family:` (empty qualifier) of its
+/// first family, which every save of such an entity writes. A reader of raw rows (a query
+/// engine) skips the rows without it, as entity reads do.
+///
+/// ```
+/// use hbase_orm::{entity::presence_cell, HBaseEntity};
+///
+/// #[derive(HBaseEntity)]
+/// #[hbase(table = "t", family = "d")]
+/// struct Tag { #[hbase(key)] id: u32, note: Option<String> }
+///
+/// #[derive(HBaseEntity)]
+/// #[hbase(table = "u", family = "d")]
+/// struct User { #[hbase(key)] id: u32, name: String }
+///
+/// assert_eq!(presence_cell::<Tag>(), ("d", "")); // the marker cell
+/// assert_eq!(presence_cell::<User>(), ("d", "name"));
+/// ```
+pub fn presence_cell<E: HBaseEntity>() -> (&'static str, &'static str) {
     match presence_column::<E>() {
         Some(col) => (E::COLUMNS[col].family, E::COLUMNS[col].qualifier),
         None => (E::FAMILIES.first().copied().unwrap_or_default(), ""),

@@ -84,6 +84,7 @@ impl ValueType {
 /// assert_eq!(Scalar::from(7u32), Scalar::UInt(7));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Scalar<'a> {
     /// A boolean.
     Bool(bool),

@@ -45,9 +45,10 @@ pub trait KeyCodec<T> {
     /// (`table = "tx_{yyyyMMdd}", table_time = "ts"`): entities read from such a table get
     /// the period's start added back. `None` for codecs that store the whole value.
     const PERIOD: Option<i64> = None;
-    /// The logical type of the part's values, for query engines (`hbase-orm-sql`):
-    /// [`ValueType::Other`] unless the codec says otherwise, in which case
-    /// [`KeyCodec::to_scalar`] gives the part's encoded bytes.
+    /// The logical type of the part's values, for query engines (`hbase-orm-sql`). By default
+    /// [`ValueType::Other`], which goes with the default [`KeyCodec::to_scalar`] (the encoded
+    /// bytes); a codec that names another type must also give scalars of it
+    /// ([`KeyCodec::to_scalar`], and [`KeyCodec::from_scalar`] for conditions on the part).
     const TYPE: ValueType = ValueType::Other;
     /// Appends the encoded part.
     fn encode(value: &T, out: &mut Vec<u8>) -> Result<(), String>;
