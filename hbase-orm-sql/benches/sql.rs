@@ -16,6 +16,7 @@
 //! | arrow batches | `EntityTable::batches`, every column, batches of 8,192 rows, pages of 1,000 |
 //! | sql group by, 1 partition | `SELECT customer, count(*), sum(amount_cents) ... GROUP BY customer`, the table read as one partition |
 //! | sql group by, per region | the same query, one partition per region |
+//! | sql group by, per region, whole families | the same, the family read whole (`EntityTable::whole_families`) instead of its two columns by name |
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -165,6 +166,13 @@ async fn main() {
             .on_table(table.name.clone())
             .page_size(PAGE),
     );
+    let families = context(
+        EntityTable::<Order>::new(&client)
+            .expect("an SQL table")
+            .on_table(table.name.clone())
+            .page_size(PAGE)
+            .whole_families(),
+    );
     let groups = group_by(&one).await;
     assert_eq!(groups, customers, "one group per customer");
     // Rows/s of the table read, not of the groups answered.
@@ -175,6 +183,11 @@ async fn main() {
     .await;
     let sql_regions = rounds("sql group by, per region", || async {
         assert_eq!(group_by(&per_region).await, customers);
+        rows
+    })
+    .await;
+    let sql_families = rounds("sql group by, per region, whole families", || async {
+        assert_eq!(group_by(&families).await, customers);
         rows
     })
     .await;
@@ -193,6 +206,7 @@ async fn main() {
         ("arrow batches", &arrow),
         ("sql group by, 1 partition", &sql_one),
         ("sql group by, per region", &sql_regions),
+        ("sql group by, per region, whole families", &sql_families),
     ] {
         let b = best(r);
         println!(

@@ -12,7 +12,7 @@ use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use hbase_orm::entity::{presence_cell, ColumnKind, EntityKey, Scalar, ValueType};
-use hbase_orm::{printable_key, Error, HBaseEntity, Result, Row, TableName};
+use hbase_orm::{printable_key, CellRef, Error, HBaseEntity, Result, Row, ScannedRow, TableName};
 
 use crate::schema::{versions_item, EntitySchema, Source};
 
@@ -347,20 +347,30 @@ impl<E: HBaseEntity> BatchBuilder<E> {
     /// table, the row, the column and the type expected; the builder is then spent (its
     /// columns may hold part of that row): drop it.
     pub fn push(&mut self, row: &Row) -> Result<bool> {
-        if !E::is_record(&row.key) {
+        self.push_cells(&row.key, || row.cells.iter().map(CellRef::from))
+    }
+
+    /// [`BatchBuilder::push`] for a row read where it lies in its scanner page
+    /// ([`RowStream::into_scanned`](hbase_orm::RowStream::into_scanned)): no [`Row`] made.
+    pub fn push_scanned(&mut self, row: &ScannedRow) -> Result<bool> {
+        self.push_cells(row.key(), || row.cells())
+    }
+
+    fn push_cells<'a, I: Iterator<Item = CellRef<'a>>>(
+        &mut self,
+        row_key: &[u8],
+        cells: impl Fn() -> I,
+    ) -> Result<bool> {
+        if !E::is_record(row_key) {
             return Ok(false);
         }
         let (pf, pq) = self.presence;
-        if !row
-            .cells
-            .iter()
-            .any(|c| c.family[..] == *pf && c.qualifier[..] == *pq)
-        {
+        if !cells().any(|c| c.family == pf && c.qualifier == pq) {
             return Ok(false);
         }
         let decode = |column: &str, value_type: ValueType, reason: String| Error::Decode {
             table: self.table.to_string(),
-            row: printable_key(&row.key),
+            row: printable_key(row_key),
             column: column.to_string(),
             expected: format!("{value_type:?}"),
             reason,
@@ -368,7 +378,7 @@ impl<E: HBaseEntity> BatchBuilder<E> {
         self.filled.iter_mut().for_each(|f| *f = false);
         let mut failed = None;
         if self.keys.iter().any(Option::is_some) {
-            let key = E::Key::read_key(&row.key)
+            let key = E::Key::read_key(row_key)
                 .map_err(|e| decode(e.part, ValueType::Other, e.to_string()))?;
             let mut n = 0;
             let (builders, filled, keys) = (&mut self.builders, &mut self.filled, &self.keys);
@@ -390,8 +400,8 @@ impl<E: HBaseEntity> BatchBuilder<E> {
         if let Some((part, reason)) = failed {
             return Err(decode(part.field, part.value_type, reason));
         }
-        for cell in &row.cells {
-            let Some(col) = E::column_index(&cell.family, &cell.qualifier) else {
+        for cell in cells() {
+            let Some(col) = E::column_index(cell.family, cell.qualifier) else {
                 continue;
             };
             let Some(slot) = self.cells[col] else {
@@ -400,14 +410,14 @@ impl<E: HBaseEntity> BatchBuilder<E> {
             let pushed = match &mut self.builders[slot] {
                 // The newest version comes first; older ones are not read.
                 Column::One(_) if self.filled[slot] => continue,
-                Column::One(builder) => builder.push_cell(&cell.value),
+                Column::One(builder) => builder.push_cell(cell.value),
                 Column::Versions { limit, taken, .. } if *taken >= *limit => continue,
                 Column::Versions {
                     taken,
                     timestamps,
                     values,
                     ..
-                } => values.push_cell(&cell.value).map(|()| {
+                } => values.push_cell(cell.value).map(|()| {
                     timestamps.append_value(cell.timestamp);
                     *taken += 1;
                 }),

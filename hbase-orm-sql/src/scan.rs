@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::record_batch::RecordBatch;
 use futures::stream::{BoxStream, StreamExt};
-use hbase_orm::{HBaseEntity, Result, RowStream, Scan, Table};
+use hbase_orm::{HBaseEntity, Result, Scan, ScannedRow, Table};
 
 use crate::batches::BatchBuilder;
 use crate::pushdown::KeySpan;
@@ -41,16 +41,14 @@ impl ReadStats {
         }
     }
 
-    fn count(&self, row: &hbase_orm::Row) {
-        let bytes: usize = row
-            .cells
-            .iter()
-            .map(|c| c.family.len() + c.qualifier.len() + c.value.len())
-            .sum::<usize>()
-            + row.key.len();
+    fn count(&self, row: &ScannedRow) {
+        let (mut cells, mut bytes) = (0, row.key().len());
+        for c in row.cells() {
+            cells += 1;
+            bytes += c.family.len() + c.qualifier.len() + c.value.len();
+        }
         self.rows.fetch_add(1, Ordering::Relaxed);
-        self.cells
-            .fetch_add(row.cells.len() as u64, Ordering::Relaxed);
+        self.cells.fetch_add(cells, Ordering::Relaxed);
         self.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 }
@@ -60,7 +58,7 @@ struct Scanning<E: HBaseEntity> {
     table: Table,
     template: Scan,
     spans: VecDeque<KeySpan>,
-    current: Option<RowStream>,
+    current: Option<BoxStream<'static, Result<ScannedRow>>>,
     builder: BatchBuilder<E>,
     batch_size: usize,
     remaining: Option<usize>,
@@ -82,7 +80,7 @@ impl<E: HBaseEntity> Scanning<E> {
                         let mut scan = self.template.clone();
                         scan.start = Some(span.start).filter(|s| !s.is_empty());
                         scan.stop = Some(span.stop).filter(|s| !s.is_empty());
-                        self.current.insert(self.table.scan(scan))
+                        self.current.insert(self.table.scan(scan).into_scanned())
                     }
                     None => {
                         self.done = true;
@@ -93,7 +91,7 @@ impl<E: HBaseEntity> Scanning<E> {
             match rows.next().await {
                 Some(Ok(row)) => {
                     self.stats.count(&row);
-                    match self.builder.push(&row) {
+                    match self.builder.push_scanned(&row) {
                         Ok(true) => {}
                         Ok(false) => continue,
                         Err(e) => {

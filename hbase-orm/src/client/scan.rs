@@ -55,8 +55,20 @@ impl RowStream {
         }
     }
 
-    /// The rows as they are read, each in its page (for decoding without making [`Row`]s).
-    pub(crate) fn into_scanned(self) -> BoxStream<'static, Result<ScannedRow>> {
+    /// The rows as they are read, each in its page: for decoding them without making
+    /// [`Row`]s (a row's cells are borrowed from its page, no copy, no allocation per cell).
+    ///
+    /// ```no_run
+    /// # async fn demo(table: hbase_orm::Table) -> hbase_orm::Result<()> {
+    /// use futures::TryStreamExt;
+    /// let mut rows = table.scan(hbase_orm::Scan::new()).into_scanned();
+    /// let mut bytes = 0;
+    /// while let Some(row) = rows.try_next().await? {
+    ///     bytes += row.key().len() + row.cells().map(|c| c.value.len()).sum::<usize>();
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn into_scanned(self) -> BoxStream<'static, Result<ScannedRow>> {
         self.inner
     }
 

@@ -65,7 +65,8 @@ pub use mutations::{
     Append, CheckAndMutate, CompareOp, Delete, DeleteTarget, Durability, Increment, Mutation, Put,
     PutCell, RowMutations,
 };
-pub(crate) use page::{CellRef, ScannedRow, ScannerPage};
+pub(crate) use page::ScannerPage;
+pub use page::{CellRef, ScannedRow};
 #[cfg(any(feature = "thrift2", feature = "native"))]
 pub(crate) use page::{OutOfPage, ScannerPageBuilder};
 pub use reads::{filter_literal, Column, Consistency, Get, Scan, TimeRange};

@@ -54,13 +54,17 @@ pub(crate) struct ScannerPage {
     stale: bool,
 }
 
-/// A cell borrowed from a page or a [`Row`].
+/// A cell borrowed from a scanner page ([`ScannedRow::cells`]) or a [`Row`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct CellRef<'a> {
-    pub(crate) family: &'a [u8],
-    pub(crate) qualifier: &'a [u8],
-    pub(crate) value: &'a [u8],
-    pub(crate) timestamp: i64,
+pub struct CellRef<'a> {
+    /// Column family.
+    pub family: &'a [u8],
+    /// Column qualifier.
+    pub qualifier: &'a [u8],
+    /// The stored bytes.
+    pub value: &'a [u8],
+    /// Version timestamp in milliseconds since the epoch.
+    pub timestamp: i64,
 }
 
 impl<'a> From<&'a Cell> for CellRef<'a> {
@@ -444,9 +448,12 @@ impl PartialEq for ScannerPage {
     }
 }
 
-/// One row of a shared [`ScannerPage`].
+/// One row of a scan as it arrived, in the page of rows it came in
+/// ([`RowStream::into_scanned`](crate::RowStream::into_scanned)): its key and cells are read
+/// where they lie, without a [`Row`] made of them. The page's memory is kept while one of its
+/// rows is.
 #[derive(Clone)]
-pub(crate) struct ScannedRow {
+pub struct ScannedRow {
     page: Arc<ScannerPage>,
     index: usize,
 }
@@ -469,22 +476,23 @@ impl ScannedRow {
     }
 
     /// The row key.
-    pub(crate) fn key(&self) -> &[u8] {
+    pub fn key(&self) -> &[u8] {
         self.page.key(self.index)
     }
 
-    /// The cells, borrowed from the page, in HBase's order.
-    pub(crate) fn cells(&self) -> impl Iterator<Item = CellRef<'_>> {
+    /// The cells, borrowed from the page, in HBase's order (family, qualifier, newest version
+    /// first).
+    pub fn cells(&self) -> impl Iterator<Item = CellRef<'_>> {
         self.page.cells(self.index)
     }
 
-    /// Whether a secondary region replica sent it.
-    pub(crate) fn is_stale(&self) -> bool {
+    /// Whether a secondary region replica sent it ([`Row::stale`]).
+    pub fn is_stale(&self) -> bool {
         self.page.is_stale()
     }
 
     /// The row as a [`Row`] whose cells share the page's buffer.
-    pub(crate) fn into_row(self) -> Row {
+    pub fn into_row(self) -> Row {
         self.page.row(self.index)
     }
 }
