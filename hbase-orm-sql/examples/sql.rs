@@ -24,9 +24,6 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use datafusion::arrow::array::{Array, AsArray, RecordBatch};
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::DataType;
 use datafusion::dataframe::DataFrameWriteOptions;
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use hbase_orm::{Client, HBaseEntity};
@@ -98,34 +95,6 @@ fn orders() -> Vec<Order> {
         .collect()
 }
 
-/// The batches' values as text, row by row.
-fn text_rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for batch in batches {
-        let columns: Vec<_> = batch
-            .columns()
-            .iter()
-            .map(|c| cast(c, &DataType::Utf8).expect("every column casts to text"))
-            .collect();
-        for r in 0..batch.num_rows() {
-            out.push(
-                columns
-                    .iter()
-                    .map(|c| {
-                        let c = c.as_string::<i32>();
-                        if c.is_null(r) {
-                            "NULL".into()
-                        } else {
-                            c.value(r).to_string()
-                        }
-                    })
-                    .collect(),
-            );
-        }
-    }
-    out
-}
-
 async fn sql(ctx: &SessionContext, query: &str) -> Vec<Vec<String>> {
     println!("  {query}");
     let batches = ctx
@@ -135,7 +104,7 @@ async fn sql(ctx: &SessionContext, query: &str) -> Vec<Vec<String>> {
         .collect()
         .await
         .unwrap_or_else(|e| panic!("running {query}: {e}"));
-    text_rows(&batches)
+    hbase_orm_sql::text_rows(&batches).expect("every column casts to text")
 }
 
 fn money(v: f64) -> String {

@@ -62,7 +62,7 @@ mod values;
 pub use batches::BatchBuilder;
 pub use provider::{register, register_as, EntityTable, BATCH_ROWS};
 pub use pushdown::{spans, KeySpan};
-pub use raw::{cell_batches, cell_schema};
+pub use raw::{cell_batches, cell_schema, text_rows};
 pub use scan::{ReadCounts, ReadStats};
 pub use schema::{arrow_type, versions_item, EntitySchema};
 

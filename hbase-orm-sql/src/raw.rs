@@ -3,7 +3,10 @@
 
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{ArrayRef, BinaryBuilder, TimestampMillisecondBuilder};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BinaryBuilder, TimestampMillisecondBuilder,
+};
+use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::arrow::record_batch::RecordBatch;
 use futures::stream::{BoxStream, StreamExt};
@@ -58,6 +61,43 @@ pub fn cell_batches(rows: RowStream, batch_size: usize) -> BoxStream<'static, Re
         Some((cells.finish(), Some(rows)))
     })
     .boxed()
+}
+
+/// The values of `batches` as text, row by row (Arrow's cast to text: `NULL` for a null), for
+/// checks and printing. A column that does not cast to text (a list) is an error.
+///
+/// ```
+/// use std::sync::Arc;
+/// use hbase_orm_sql::datafusion::arrow::array::{Int64Array, RecordBatch};
+///
+/// let numbers = Int64Array::from(vec![Some(7), None]);
+/// let batch = RecordBatch::try_from_iter([("n", Arc::new(numbers) as _)]).unwrap();
+/// assert_eq!(hbase_orm_sql::text_rows(&[batch]).unwrap(), [["7"], ["NULL"]]);
+/// ```
+pub fn text_rows(batches: &[RecordBatch]) -> Result<Vec<Vec<String>>> {
+    let mut out = Vec::new();
+    for batch in batches {
+        let columns = batch
+            .columns()
+            .iter()
+            .map(|c| cast(c, &DataType::Utf8))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| Error::IllegalArgument {
+                message: format!("a column as text: {e}"),
+            })?;
+        for r in 0..batch.num_rows() {
+            let text = |c: &ArrayRef| {
+                let c = c.as_string::<i32>();
+                if c.is_null(r) {
+                    "NULL".to_string()
+                } else {
+                    c.value(r).to_string()
+                }
+            };
+            out.push(columns.iter().map(text).collect());
+        }
+    }
+    Ok(out)
 }
 
 #[derive(Default)]

@@ -6,8 +6,6 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::physical_plan::displayable;
 use datafusion::prelude::SessionContext;
@@ -255,31 +253,7 @@ impl Pred {
 
 /// Every value of the batches as text, row by row.
 fn rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for batch in batches {
-        let columns: Vec<_> = batch
-            .columns()
-            .iter()
-            .map(|c| cast(c, &DataType::Utf8).unwrap())
-            .collect();
-        for r in 0..batch.num_rows() {
-            out.push(
-                columns
-                    .iter()
-                    .map(|c| {
-                        use datafusion::arrow::array::{Array, AsArray};
-                        let c = c.as_string::<i32>();
-                        if c.is_null(r) {
-                            "NULL".to_string()
-                        } else {
-                            c.value(r).to_string()
-                        }
-                    })
-                    .collect(),
-            );
-        }
-    }
-    out
+    hbase_orm_sql::text_rows(batches).unwrap()
 }
 
 async fn query(ctx: &SessionContext, sql: &str) -> Vec<Vec<String>> {
