@@ -46,9 +46,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not yet: wide maps, flattened groups and children as columns,
-//! hashed key parts and per-period tables. Conditions HBase cannot test exactly (on floats,
-//! booleans, JSON, or mixing key parts and stored values) are DataFusion's, on the rows read.
+//! Not yet: wide maps, flattened groups and children as columns; hashed and dictionary key
+//! parts and per-period tables (refused with `Error::Unsupported`). Conditions HBase cannot
+//! test exactly (on floats, booleans, JSON, or mixing key parts and stored values) are
+//! DataFusion's, on the rows read.
 #![warn(missing_docs)]
 
 mod batches;
