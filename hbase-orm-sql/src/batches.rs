@@ -261,6 +261,8 @@ pub struct BatchBuilder<E: HBaseEntity> {
     builders: Vec<Column>,
     /// Per key part read from the key, its builder.
     keys: Vec<Option<usize>>,
+    /// Whether some key part is a column asked for (else the key is not decoded).
+    reads_key: bool,
     /// Per stored field (index in `E::COLUMNS`), its builder.
     cells: Vec<Option<usize>>,
     /// Per builder, whether this row gave it a value.
@@ -313,6 +315,7 @@ impl<E: HBaseEntity> BatchBuilder<E> {
             table,
             filled: vec![false; builders.len()],
             builders,
+            reads_key: keys.iter().any(Option::is_some),
             keys,
             cells,
             presence,
@@ -377,7 +380,7 @@ impl<E: HBaseEntity> BatchBuilder<E> {
         };
         self.filled.iter_mut().for_each(|f| *f = false);
         let mut failed = None;
-        if self.keys.iter().any(Option::is_some) {
+        if self.reads_key {
             let key = E::Key::read_key(row_key)
                 .map_err(|e| decode(e.part, ValueType::Other, e.to_string()))?;
             let mut n = 0;

@@ -8,8 +8,8 @@
 
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::{BinaryExpr, Expr, Operator};
-use hbase_orm::entity::{ColumnKind, ValueType};
-use hbase_orm::{filter_literal, HBaseEntity};
+use hbase_orm::entity::{ColumnDef, ColumnKind, ValueType};
+use hbase_orm::{single_column_value_filter, CompareOp, HBaseEntity};
 
 use crate::schema::{EntitySchema, Source};
 
@@ -100,35 +100,28 @@ fn bytes_keep_order(value_type: ValueType) -> bool {
     )
 }
 
-/// The filter language's operator of `op`, and of its negation.
-fn operator(op: Operator) -> Option<(&'static str, &'static str)> {
+/// The comparison of `op` (*stored OP given*), and of its negation.
+fn operator(op: Operator) -> Option<(CompareOp, CompareOp)> {
     Some(match op {
-        Operator::Eq => ("=", "!="),
-        Operator::NotEq => ("!=", "="),
-        Operator::Lt => ("<", ">="),
-        Operator::LtEq => ("<=", ">"),
-        Operator::Gt => (">", "<="),
-        Operator::GtEq => (">=", "<"),
+        Operator::Eq => (CompareOp::Equal, CompareOp::NotEqual),
+        Operator::NotEq => (CompareOp::NotEqual, CompareOp::Equal),
+        Operator::Lt => (CompareOp::Less, CompareOp::GreaterOrEqual),
+        Operator::LtEq => (CompareOp::LessOrEqual, CompareOp::Greater),
+        Operator::Gt => (CompareOp::Greater, CompareOp::LessOrEqual),
+        Operator::GtEq => (CompareOp::GreaterOrEqual, CompareOp::Less),
         _ => return None,
     })
 }
 
-fn single_column(
-    def: &hbase_orm::entity::ColumnDef,
-    op: &str,
-    value: &[u8],
-    filter_if_missing: bool,
-) -> Vec<u8> {
-    let mut comparator = b"binary:".to_vec();
-    comparator.extend_from_slice(value);
-    let mut out = b"SingleColumnValueFilter(".to_vec();
-    out.extend(filter_literal(def.family.as_bytes()));
-    out.extend_from_slice(b", ");
-    out.extend(filter_literal(def.qualifier.as_bytes()));
-    out.extend_from_slice(format!(", {op}, ").as_bytes());
-    out.extend(filter_literal(&comparator));
-    out.extend_from_slice(format!(", {filter_if_missing}, true)").as_bytes());
-    out
+/// The filter of `def`'s newest cell compared by `op` with the bytes `value`.
+fn single_column(def: &ColumnDef, op: CompareOp, value: &[u8], filter_if_missing: bool) -> Vec<u8> {
+    single_column_value_filter(
+        def.family.as_bytes(),
+        def.qualifier.as_bytes(),
+        op,
+        &[&b"binary:"[..], value].concat(),
+        filter_if_missing,
+    )
 }
 
 /// The filter that tests `expr` exactly as SQL does (negated with `negate`), if HBase can.
@@ -190,9 +183,9 @@ fn translate_as<E: HBaseEntity>(
             // Every value is at least the empty one: `>= ''` tests presence; `< ''` never
             // holds, so with rows without the cell let through it keeps only those.
             let expression = if null {
-                single_column(def, "<", b"", false)
+                single_column(def, CompareOp::Less, b"", false)
             } else {
-                single_column(def, ">=", b"", true)
+                single_column(def, CompareOp::GreaterOrEqual, b"", true)
             };
             Some(ValueFilter {
                 expression,

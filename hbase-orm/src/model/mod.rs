@@ -69,7 +69,9 @@ pub(crate) use page::ScannerPage;
 pub use page::{CellRef, ScannedRow};
 #[cfg(any(feature = "thrift2", feature = "native"))]
 pub(crate) use page::{OutOfPage, ScannerPageBuilder};
-pub use reads::{filter_literal, Column, Consistency, Get, Scan, TimeRange};
+pub use reads::{
+    filter_literal, single_column_value_filter, Column, Consistency, Get, Scan, TimeRange,
+};
 pub use rows::{Cell, Row};
 #[cfg_attr(
     not(any(feature = "thrift2", feature = "native")),

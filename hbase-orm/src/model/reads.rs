@@ -1,5 +1,8 @@
 //! Reads: [`Get`] one row, [`Scan`] a range of rows, the [`Column`]s and [`TimeRange`] they
-//! select, and [`filter_literal`] to quote bytes in the filter language they take.
+//! select, and [`filter_literal`] and [`single_column_value_filter`] to write the filter
+//! language they take.
+
+use crate::model::mutations::CompareOp;
 
 /// The builder methods [`Get`] and [`Scan`] share: which columns, versions and filter to read.
 macro_rules! read_options {
@@ -239,6 +242,42 @@ impl Scan {
         self.unordered = true;
         self
     }
+}
+
+/// `SingleColumnValueFilter('family', 'qualifier', OP, '<comparator>', filter_if_missing,
+/// true)` in HBase's filter language: rows whose newest `family:qualifier` cell compares as
+/// *stored OP given* with the comparator (`binary:<bytes>`, `binaryprefix:<bytes>`, ...); rows
+/// without the cell are dropped with `filter_if_missing`, kept without it. Names and comparator
+/// are quoted with [`filter_literal`], so any bytes fit.
+///
+/// ```
+/// use hbase_orm::{single_column_value_filter, CompareOp};
+/// let f = single_column_value_filter(b"d", b"city", CompareOp::Equal, b"binary:Paris", true);
+/// assert_eq!(f, b"SingleColumnValueFilter('d', 'city', =, 'binary:Paris', true, true)");
+/// ```
+pub fn single_column_value_filter(
+    family: &[u8],
+    qualifier: &[u8],
+    op: CompareOp,
+    comparator: &[u8],
+    filter_if_missing: bool,
+) -> Vec<u8> {
+    let op = match op {
+        CompareOp::Less => "<",
+        CompareOp::LessOrEqual => "<=",
+        CompareOp::Equal => "=",
+        CompareOp::NotEqual => "!=",
+        CompareOp::GreaterOrEqual => ">=",
+        CompareOp::Greater => ">",
+    };
+    let mut out = b"SingleColumnValueFilter(".to_vec();
+    out.extend(filter_literal(family));
+    out.extend_from_slice(b", ");
+    out.extend(filter_literal(qualifier));
+    out.extend_from_slice(format!(", {op}, ").as_bytes());
+    out.extend(filter_literal(comparator));
+    out.extend_from_slice(format!(", {filter_if_missing}, true)").as_bytes());
+    out
 }
 
 /// `bytes` as a quoted argument of the HBase filter language: in single quotes, each `'`

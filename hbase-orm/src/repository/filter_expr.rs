@@ -3,7 +3,7 @@
 //! keeps its meaning, and the columns the comparisons test (a scan must read them).
 
 use crate::mapping::keyparts::KeyTest;
-use crate::model::{filter_literal, Column, CompareOp};
+use crate::model::{filter_literal, single_column_value_filter, Column, CompareOp};
 
 /// The filters of one scan (ANDed), and the columns the typed ones test.
 #[derive(Clone, Default)]
@@ -108,31 +108,18 @@ pub(crate) enum Comparison {
 /// `SingleColumnValueFilter('family', 'qualifier', OP, 'binary:<value>', true, true)`, the
 /// value quoted as any bytes.
 fn single_column_value(family: &str, qualifier: &str, op: Comparison, value: &[u8]) -> Vec<u8> {
-    let (op, comparator): (&str, &[u8]) = match op {
-        // HBase reads the operator as "stored OP given", the order the names say.
-        Comparison::Op(op) => (
-            match op {
-                CompareOp::Less => "<",
-                CompareOp::LessOrEqual => "<=",
-                CompareOp::Equal => "=",
-                CompareOp::NotEqual => "!=",
-                CompareOp::GreaterOrEqual => ">=",
-                CompareOp::Greater => ">",
-            },
-            b"binary:",
-        ),
-        Comparison::Prefix => ("=", b"binaryprefix:"),
+    // HBase reads the operator as "stored OP given", the order the names say.
+    let (op, comparator): (CompareOp, &[u8]) = match op {
+        Comparison::Op(op) => (op, b"binary:"),
+        Comparison::Prefix => (CompareOp::Equal, b"binaryprefix:"),
     };
-    let mut out = b"SingleColumnValueFilter(".to_vec();
-    out.extend(filter_literal(family.as_bytes()));
-    out.extend_from_slice(b", ");
-    out.extend(filter_literal(qualifier.as_bytes()));
-    out.extend_from_slice(b", ");
-    out.extend_from_slice(op.as_bytes());
-    out.extend_from_slice(b", ");
-    out.extend(filter_literal(&[comparator, value].concat()));
-    out.extend_from_slice(b", true, true)");
-    out
+    single_column_value_filter(
+        family.as_bytes(),
+        qualifier.as_bytes(),
+        op,
+        &[comparator, value].concat(),
+        true,
+    )
 }
 
 #[cfg(test)]
