@@ -53,6 +53,7 @@
 #![warn(missing_docs)]
 
 mod batches;
+mod columns;
 mod provider;
 mod pushdown;
 mod raw;
