@@ -1,0 +1,271 @@
+//! Tables of every shape an entity takes: every column type, a cell that does not decode, raw
+//! cells, record types sharing a table, a cell's versions.
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::prelude::SessionContext;
+use hbase_orm::{Client, HBaseEntity, Put};
+use hbase_orm_sql::{register_as, EntityTable};
+use hbase_orm_suite::fresh_split_repository;
+
+use crate::common::*;
+
+/// Two record types sharing one table (the reference guide's "customer++" design).
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    table = "sql_crm",
+    family = "d",
+    key_delimiter = '\0',
+    record_type(tag = 1, after = "customer")
+)]
+struct Profile {
+    #[hbase(key)]
+    customer: String,
+    name: String,
+}
+
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    table = "sql_crm",
+    family = "d",
+    key_delimiter = '\0',
+    record_type(tag = 2, after = "customer")
+)]
+struct Purchase {
+    #[hbase(key)]
+    customer: String,
+    #[hbase(key)]
+    number: u32,
+    total: f64,
+}
+
+/// A price history: a cell's versions.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "sql_prices", family = "p")]
+struct Price {
+    #[hbase(key)]
+    sku: String,
+    #[hbase(versions = 3)]
+    price: hbase_orm::Versions<f64>,
+    name: String,
+}
+
+pub(crate) async fn every_column_reads_back(client: Client) {
+    let t = orders_table(&client, "sql_all", 50, &[]).await;
+    let got = query(
+        &t.ctx,
+        "SELECT customer, number, day, total, status, note, paid, items FROM orders \
+         ORDER BY customer, number",
+    )
+    .await;
+    let mut want = t.data.clone();
+    want.sort_by(|a, b| (&a.customer, a.number).cmp(&(&b.customer, b.number)));
+    let want: Vec<Vec<String>> = want
+        .iter()
+        .map(|o| {
+            vec![
+                o.customer.clone(),
+                o.number.to_string(),
+                o.day.to_string(),
+                cast_text(o.total),
+                o.status.clone(),
+                o.note.clone().unwrap_or_else(|| "NULL".into()),
+                o.paid.to_string(),
+                o.items.to_string(),
+            ]
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
+pub(crate) async fn a_bad_cell_is_an_error_naming_it(client: Client) {
+    let t = orders_table(&client, "sql_bad", 5, &[]).await;
+    let key = t.data[2].row_key().unwrap();
+    t.repo
+        .table()
+        .put(Put::new(key).column("d", "total", vec![1u8, 2, 3]))
+        .await
+        .unwrap();
+    let err = t
+        .ctx
+        .sql("SELECT total FROM orders")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    for part in [
+        "cannot decode",
+        "d:total",
+        "Float64",
+        "3 bytes, expected 8",
+        &t.repo.table().name().to_string(),
+    ] {
+        assert!(err.contains(part), "{part:?} missing from: {err}");
+    }
+}
+
+pub(crate) async fn raw_cells_read_as_batches(client: Client) {
+    use datafusion::arrow::array::AsArray;
+    use datafusion::arrow::datatypes::TimestampMillisecondType;
+    use futures::TryStreamExt;
+    let t = orders_table(&client, "sql_raw", 20, &[]).await;
+    let cells_per_row = |o: &Order| 6 - usize::from(o.note.is_none());
+    let want: usize = t.data.iter().map(cells_per_row).sum();
+    let batches: Vec<RecordBatch> =
+        hbase_orm_sql::cell_batches(t.repo.table().scan(hbase_orm::Scan::new()), 16)
+            .try_collect()
+            .await
+            .unwrap();
+    assert!(batches.len() > 1, "batches of about 16 cells");
+    assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), want);
+    let first = &batches[0];
+    assert_eq!(first.schema(), hbase_orm_sql::cell_schema());
+    let mut keys: Vec<&Order> = t.data.iter().collect();
+    keys.sort_by(|a, b| (&a.customer, a.number).cmp(&(&b.customer, b.number)));
+    assert_eq!(
+        first.column(0).as_binary::<i32>().value(0),
+        keys[0].row_key().unwrap()
+    );
+    assert_eq!(first.column(1).as_binary::<i32>().value(0), b"d");
+    assert!(
+        first
+            .column(3)
+            .as_primitive::<TimestampMillisecondType>()
+            .value(0)
+            > 0
+    );
+}
+
+pub(crate) async fn record_types_are_tables_of_their_own(client: Client) {
+    let (profiles, guard) = fresh_split_repository::<Profile>(&client, "sql_crm", &[]).await;
+    let purchases = client.repository::<Purchase>().on_table(guard.name.clone());
+    let people: Vec<Profile> = (0..5)
+        .map(|i| Profile {
+            customer: customer(i),
+            name: format!("Name {i}"),
+        })
+        .collect();
+    let bought: Vec<Purchase> = (0..40)
+        .map(|i| Purchase {
+            customer: customer(i % 4),
+            number: i as u32,
+            total: i as f64,
+        })
+        .collect();
+    profiles.save_all(&people).await.unwrap();
+    purchases.save_all(&bought).await.unwrap();
+    let ctx = SessionContext::new();
+    let name = guard.name.clone();
+    let profile_table = EntityTable::<Profile>::new(&client)
+        .unwrap()
+        .on_table(name.clone());
+    register_as(&ctx, "profiles", profile_table).unwrap();
+    let purchase_table = EntityTable::<Purchase>::new(&client)
+        .unwrap()
+        .on_table(name);
+    register_as(&ctx, "purchases", purchase_table).unwrap();
+    assert_eq!(
+        query(&ctx, "SELECT count(*) FROM profiles").await,
+        vec![vec!["5".to_string()]]
+    );
+    assert_eq!(
+        query(&ctx, "SELECT count(*) FROM purchases").await,
+        vec![vec!["40".to_string()]]
+    );
+    let got = query(
+        &ctx,
+        "SELECT p.name, count(*), sum(o.total) FROM profiles p JOIN purchases o \
+         ON p.customer = o.customer GROUP BY p.name ORDER BY p.name",
+    )
+    .await;
+    let want: Vec<Vec<String>> = (0..4u32)
+        .map(|c| {
+            let totals: Vec<u32> = (0..40).filter(|i| i % 4 == c).collect();
+            vec![
+                format!("Name {c}"),
+                totals.len().to_string(),
+                cast_text(totals.iter().map(|&t| f64::from(t)).sum()),
+            ]
+        })
+        .collect();
+    assert_eq!(got, want);
+    let got = query(
+        &ctx,
+        &format!(
+            "SELECT number FROM purchases WHERE customer = '{}' ORDER BY number",
+            customer(1)
+        ),
+    )
+    .await;
+    let want: Vec<Vec<String>> = (0..40)
+        .filter(|i| i % 4 == 1)
+        .map(|i| vec![i.to_string()])
+        .collect();
+    assert_eq!(got, want);
+}
+
+pub(crate) async fn versions_read_as_lists(client: Client) {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::datatypes::{Float64Type, TimestampMillisecondType};
+    let (repo, _guard) = fresh_split_repository::<Price>(&client, "sql_versions", &[]).await;
+    let mut history = hbase_orm::Versions::new();
+    for (ts, p) in [(1_000, 1.5), (2_000, 2.5), (3_000, 3.5), (4_000, 4.5)] {
+        history.push(ts, p);
+    }
+    let pen = Price {
+        sku: "pen".into(),
+        price: history,
+        name: "Pen".into(),
+    };
+    let ink = Price {
+        sku: "ink".into(),
+        price: hbase_orm::Versions::new(),
+        name: "Ink".into(),
+    };
+    repo.save_all(&[pen, ink]).await.unwrap();
+    let ctx = SessionContext::new();
+    let table = EntityTable::<Price>::new(&client)
+        .unwrap()
+        .on_table(repo.table().name().clone());
+    register_as(&ctx, "prices", table).unwrap();
+    let batches = ctx
+        .sql("SELECT sku, price FROM prices ORDER BY sku")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    let rows: Vec<(String, Vec<(i64, f64)>)> = batches
+        .iter()
+        .flat_map(|b| {
+            let skus = b.column(0).as_string::<i32>().clone();
+            let lists = b.column(1).as_list::<i32>().clone();
+            (0..b.num_rows())
+                .map(|r| {
+                    let versions = lists.value(r);
+                    let versions = versions.as_struct();
+                    let ts = versions
+                        .column(0)
+                        .as_primitive::<TimestampMillisecondType>();
+                    let vs = versions.column(1).as_primitive::<Float64Type>();
+                    let pairs = (0..versions.len())
+                        .map(|i| (ts.value(i), vs.value(i)))
+                        .collect();
+                    (skus.value(r).to_string(), pairs)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // The three newest of the four versions (the field keeps 3), newest first; none for ink.
+    assert_eq!(
+        rows,
+        vec![
+            ("ink".to_string(), vec![]),
+            (
+                "pen".to_string(),
+                vec![(4_000, 4.5), (3_000, 3.5), (2_000, 2.5)]
+            ),
+        ]
+    );
+}

@@ -1,0 +1,193 @@
+//! The pushdown measured by what the scans read: key ranges, projections, value filters,
+//! `LIMIT`, partitions per region and salt buckets.
+
+use datafusion::physical_plan::displayable;
+use datafusion::prelude::SessionContext;
+use hbase_orm::{Client, HBaseEntity};
+use hbase_orm_sql::{register_as, EntityTable};
+use hbase_orm_suite::fresh_split_repository;
+
+use crate::common::*;
+
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "sql_readings", family = "r", salt(buckets = 4))]
+struct Reading {
+    #[hbase(key)]
+    device: u32,
+    #[hbase(key(reverse_timestamp))]
+    ts: i64,
+    value: f64,
+}
+
+pub(crate) async fn pushdown_reads_only_what_the_query_needs(client: Client) {
+    let t = orders_table(&client, "sql_push", 300, &[]).await;
+    let n = t.data.len() as u64;
+
+    // A whole scan, for comparison.
+    let before = t.table.read_counts();
+    query(&t.ctx, "SELECT * FROM orders").await;
+    let all = diff(before, t.table.read_counts());
+    assert_eq!(all.rows, n);
+
+    // One customer's key range: only its rows.
+    let target = customer(3);
+    let of_target = t.data.iter().filter(|o| o.customer == target).count() as u64;
+    let before = t.table.read_counts();
+    let got = query(
+        &t.ctx,
+        &format!("SELECT number FROM orders WHERE customer = '{target}'"),
+    )
+    .await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len() as u64, of_target);
+    assert_eq!(read.rows, of_target, "rows read for one customer: {read:?}");
+
+    // One customer and a range of numbers within it.
+    let before = t.table.read_counts();
+    let got = query(
+        &t.ctx,
+        &format!("SELECT number FROM orders WHERE customer = '{target}' AND number >= 100 AND number < 200"),
+    )
+    .await;
+    let read = diff(before, t.table.read_counts());
+    let want = t
+        .data
+        .iter()
+        .filter(|o| o.customer == target && (100..200).contains(&o.number))
+        .count() as u64;
+    assert_eq!(got.len() as u64, want);
+    assert_eq!(read.rows, want, "rows read for a number range: {read:?}");
+
+    // A projection of the presence column: one cell per row; of another: two.
+    let before = t.table.read_counts();
+    query(&t.ctx, "SELECT day FROM orders").await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!((read.rows, read.cells), (n, n), "{read:?}");
+    let before = t.table.read_counts();
+    query(&t.ctx, "SELECT total FROM orders").await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!((read.rows, read.cells), (n, 2 * n), "{read:?}");
+    assert!(
+        read.bytes < all.bytes,
+        "{read:?} against a whole scan's {all:?}"
+    );
+
+    // LIMIT 10 reads about 10 rows.
+    let before = t.table.read_counts();
+    let got = query(
+        &t.ctx,
+        "SELECT customer, number, total FROM orders LIMIT 10",
+    )
+    .await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len(), 10);
+    assert!(read.rows <= 11, "rows read for LIMIT 10: {read:?}");
+
+    // A condition on a stored text goes to HBase: only the matching rows come back, and with
+    // every condition tested there, a LIMIT reaches the scan too.
+    let paid = t.data.iter().filter(|o| o.status == "paid").count() as u64;
+    let before = t.table.read_counts();
+    let got = query(&t.ctx, "SELECT number FROM orders WHERE status = 'paid'").await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len() as u64, paid);
+    assert_eq!(read.rows, paid, "rows read for status = 'paid': {read:?}");
+    let before = t.table.read_counts();
+    let got = query(
+        &t.ctx,
+        "SELECT number FROM orders WHERE status = 'new' AND items >= 100 LIMIT 5",
+    )
+    .await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len(), 5);
+    assert!(read.rows <= 6, "rows read for a filtered LIMIT 5: {read:?}");
+
+    // count(*) reads the presence cell only.
+    let before = t.table.read_counts();
+    let got = query(&t.ctx, "SELECT count(*) FROM orders").await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got, vec![vec![n.to_string()]]);
+    assert_eq!(read.cells, n, "{read:?}");
+}
+
+pub(crate) async fn one_partition_per_region(client: Client) {
+    let t = orders_table(&client, "sql_regions", 300, &["customer-04", "customer-08"]).await;
+    let df = t
+        .ctx
+        .sql("SELECT customer, count(*) FROM orders GROUP BY customer ORDER BY customer")
+        .await
+        .unwrap();
+    let plan = df.clone().create_physical_plan().await.unwrap();
+    let shown = displayable(plan.as_ref()).indent(true).to_string();
+    assert!(
+        shown.contains("StreamingTableExec: partition_sizes=3"),
+        "{shown}"
+    );
+    let got = rows(&df.collect().await.unwrap());
+    let mut want: std::collections::BTreeMap<&str, u64> = Default::default();
+    for o in &t.data {
+        *want.entry(&o.customer).or_default() += 1;
+    }
+    let want: Vec<Vec<String>> = want
+        .into_iter()
+        .map(|(c, n)| vec![c.to_string(), n.to_string()])
+        .collect();
+    assert_eq!(got, want);
+    // A customer's range lies in one region: one partition.
+    let df = t
+        .ctx
+        .sql("SELECT number FROM orders WHERE customer = 'customer-05'")
+        .await
+        .unwrap();
+    let plan = df.create_physical_plan().await.unwrap();
+    let shown = displayable(plan.as_ref()).indent(true).to_string();
+    assert!(
+        shown.contains("StreamingTableExec: partition_sizes=1"),
+        "{shown}"
+    );
+}
+
+pub(crate) async fn salted_keys_are_read_per_bucket(client: Client) {
+    let (repo, guard) =
+        fresh_split_repository::<Reading>(&client, "sql_salted", &Reading::split_keys()).await;
+    let mut rng = Rng(77);
+    let data: Vec<Reading> = (0..400)
+        .map(|i| Reading {
+            device: rng.below(10) as u32,
+            ts: 1_700_000_000_000 + i * 1000,
+            value: rng.below(1000) as f64,
+        })
+        .collect();
+    repo.save_all(&data).await.unwrap();
+    let ctx = SessionContext::new();
+    let table = EntityTable::<Reading>::new(&client)
+        .unwrap()
+        .on_table(guard.name.clone());
+    let table = register_as(&ctx, "readings", table).unwrap();
+    let (from, until) = (1_700_000_100_000i64, 1_700_000_200_000i64);
+    let before = table.read_counts();
+    let got = query(
+        &ctx,
+        &format!(
+            "SELECT device, ts, value FROM readings WHERE device = 7 AND ts BETWEEN {from} AND {until} \
+             ORDER BY ts DESC"
+        ),
+    )
+    .await;
+    let read = diff(before, table.read_counts());
+    let mut want: Vec<&Reading> = data
+        .iter()
+        .filter(|r| r.device == 7 && (from..=until).contains(&r.ts))
+        .collect();
+    want.sort_by_key(|r| std::cmp::Reverse(r.ts));
+    let want: Vec<Vec<String>> = want
+        .iter()
+        .map(|r| vec![r.device.to_string(), r.ts.to_string(), cast_text(r.value)])
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+    assert_eq!(read.rows, want.len() as u64, "{read:?}");
+    // Every reading of a device, whatever its bucket.
+    let got = query(&ctx, "SELECT count(*) FROM readings WHERE device = 3").await;
+    let want = data.iter().filter(|r| r.device == 3).count();
+    assert_eq!(got, vec![vec![want.to_string()]]);
+}
