@@ -9,7 +9,7 @@ use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use hbase_orm::entity::{presence_cell, ColumnKind, EntityKey, ValueType};
 use hbase_orm::{printable_key, CellRef, Error, HBaseEntity, Result, Row, ScannedRow, TableName};
 
-use crate::columns::{Builder, Column};
+use crate::columns::{Builder, Column, EntryError};
 use crate::schema::{EntitySchema, Source};
 
 /// Builds record batches of some columns of entity `E` from its rows.
@@ -88,6 +88,19 @@ impl<E: HBaseEntity> BatchBuilder<E> {
                         values: Builder::new(column.value_type),
                         offsets: vec![0],
                     },
+                    ColumnKind::Wide => {
+                        let key = E::COLUMNS[c]
+                            .map_key
+                            .expect("a map column has the map's key (EntitySchema::of)");
+                        Column::Map {
+                            read: key.read,
+                            taken: 0,
+                            last: Vec::new(),
+                            keys: Builder::new(key.value_type),
+                            values: Builder::new(column.value_type),
+                            offsets: vec![0],
+                        }
+                    }
                     _ => Column::One(Builder::new(column.value_type)),
                 },
                 Source::Key(_) => Column::One(Builder::new(column.value_type)),
@@ -214,6 +227,26 @@ impl<E: HBaseEntity> BatchBuilder<E> {
                     timestamps.append_value(cell.timestamp);
                     *taken += 1;
                 }),
+                map @ Column::Map { .. } => match map.push_entry(cell.qualifier, cell.value) {
+                    Ok(_) => Ok(()),
+                    Err(e) => {
+                        let def = &E::COLUMNS[col];
+                        let column = format!(
+                            "{}:{} (an entry of map `{}`)",
+                            def.family,
+                            String::from_utf8_lossy(cell.qualifier),
+                            def.field
+                        );
+                        let (expected, reason) = match e {
+                            EntryError::Key(reason) => (
+                                def.map_key.map_or(ValueType::Other, |k| k.value_type),
+                                reason,
+                            ),
+                            EntryError::Value(reason) => (def.value_type, reason),
+                        };
+                        return Err(decode(&column, expected, reason));
+                    }
+                },
             };
             if let Err(reason) = pushed {
                 let def = &E::COLUMNS[col];
@@ -226,11 +259,7 @@ impl<E: HBaseEntity> BatchBuilder<E> {
             match column {
                 Column::One(builder) if !filled => builder.push_null(),
                 Column::One(_) => {}
-                Column::Versions { taken, offsets, .. } => {
-                    let end = offsets.last().copied().unwrap_or(0) + *taken as i32;
-                    offsets.push(end);
-                    *taken = 0;
-                }
+                list => list.end_row(),
             }
         }
         self.rows += 1;

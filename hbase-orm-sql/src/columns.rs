@@ -1,19 +1,19 @@
 //! The Arrow builders of one column: [`Builder`] of one value per row (a key part's scalar, a
-//! cell's bytes decoded by their [`ValueType`]), and [`Column`], a value or a list of a
-//! cell's versions per row.
+//! cell's bytes decoded by their [`ValueType`]), and [`Column`], a value, a list of a cell's
+//! versions or a wide map's entries per row.
 
 use std::sync::Arc;
 
 use datafusion::arrow::array::{
     ArrayRef, BinaryBuilder, BooleanBuilder, Float32Builder, Float64Builder, Int16Builder,
-    Int32Builder, Int64Builder, Int8Builder, ListArray, StringBuilder, StructArray,
+    Int32Builder, Int64Builder, Int8Builder, ListArray, MapArray, StringBuilder, StructArray,
     TimestampMillisecondBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
 };
 use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::datatypes::DataType;
 use hbase_orm::entity::{Scalar, ValueType};
 
-use crate::schema::versions_item;
+use crate::schema::{map_entries, versions_item};
 
 /// One column being built.
 pub(crate) enum Builder {
@@ -178,7 +178,17 @@ impl Builder {
     }
 }
 
-/// One column being built: a value per row, or a list of the versions of a cell per row.
+/// What is wrong with a map's entry: its key (the qualifier) or its value.
+pub(crate) enum EntryError {
+    Key(String),
+    Value(String),
+}
+
+/// A wide map's key read from a qualifier ([`hbase_orm::entity::MapKey::read`]).
+pub(crate) type ReadKey = fn(&[u8]) -> std::result::Result<Option<Scalar<'static>>, String>;
+
+/// One column being built: a value per row, a list of the versions of a cell per row, or a
+/// wide map's entries per row.
 pub(crate) enum Column {
     One(Builder),
     Versions {
@@ -187,6 +197,16 @@ pub(crate) enum Column {
         /// This row's versions so far.
         taken: usize,
         timestamps: TimestampMillisecondBuilder,
+        values: Builder,
+        offsets: Vec<i32>,
+    },
+    Map {
+        read: ReadKey,
+        /// This row's entries so far.
+        taken: usize,
+        /// The qualifier of this row's last entry (older versions of it are skipped).
+        last: Vec<u8>,
+        keys: Builder,
         values: Builder,
         offsets: Vec<i32>,
     },
@@ -220,6 +240,73 @@ impl Column {
                 .map_err(|e| e.to_string())?;
                 Ok(Arc::new(list))
             }
+            Column::Map {
+                keys,
+                values,
+                offsets,
+                ..
+            } => {
+                let (keys, values) = (keys.finish(), values.finish());
+                let entries = map_entries(keys.data_type().clone(), values.data_type().clone());
+                let DataType::Struct(fields) = entries.data_type().clone() else {
+                    unreachable!("a map's entries are structs");
+                };
+                let pairs = StructArray::try_new(fields, vec![keys, values], None)
+                    .map_err(|e| e.to_string())?;
+                let ends = std::mem::replace(offsets, vec![0]);
+                let map = MapArray::try_new(
+                    Arc::new(entries),
+                    OffsetBuffer::new(ScalarBuffer::from(ends)),
+                    pairs,
+                    None,
+                    false,
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(Arc::new(map))
+            }
         }
+    }
+
+    /// Adds an entry of a map from a cell: `Ok(false)` for an older version of the entry
+    /// before it.
+    pub(crate) fn push_entry(
+        &mut self,
+        qualifier: &[u8],
+        value: &[u8],
+    ) -> std::result::Result<bool, EntryError> {
+        let Column::Map {
+            read,
+            taken,
+            last,
+            keys,
+            values,
+            ..
+        } = self
+        else {
+            unreachable!("entries go to maps");
+        };
+        if *taken > 0 && last.as_slice() == qualifier {
+            return Ok(false);
+        }
+        let key = read(qualifier).map_err(|e| EntryError::Key(format!("not a key: {e}")))?;
+        keys.push_scalar(key).map_err(EntryError::Key)?;
+        values.push_cell(value).map_err(EntryError::Value)?;
+        last.clear();
+        last.extend_from_slice(qualifier);
+        *taken += 1;
+        Ok(true)
+    }
+
+    /// Ends a row of a list or map column.
+    pub(crate) fn end_row(&mut self) {
+        let (taken, offsets) = match self {
+            Column::One(_) => return,
+            Column::Versions { taken, offsets, .. } | Column::Map { taken, offsets, .. } => {
+                (taken, offsets)
+            }
+        };
+        let end = offsets.last().copied().unwrap_or(0) + *taken as i32;
+        offsets.push(end);
+        *taken = 0;
     }
 }

@@ -8,16 +8,18 @@
 //! - Arrow record batches built straight from scanned cells ([`BatchBuilder`],
 //!   [`EntityTable::batches`]), no entity made on the way: key parts as columns, plain
 //!   fields, counters and the version field as nullable columns typed by their codecs,
-//!   `Versions` fields as lists of `{timestamp, value}` ([`EntitySchema`]);
+//!   `Versions` fields as lists of `{timestamp, value}`, wide maps as maps of `{key, value}`
+//!   ([`EntitySchema`]);
 //! - Arrow batches of raw cells (row, family, qualifier, timestamp, value) from any scan
 //!   ([`cell_batches`]);
 //! - a DataFusion table per entity ([`EntityTable`], [`register`]) that reads only the
-//!   columns a query names, only the key ranges its conditions on the leading key parts allow,
-//!   only the rows its conditions on stored values keep where HBase can test them exactly (a
-//!   `SingleColumnValueFilter` on the cell's bytes: text, bytes and unsigned integers for every
-//!   comparison, signed integers for `=` and `<>`, `IS [NOT] NULL`, and `AND`, `OR`, `NOT` of
-//!   those), at most its `LIMIT` per region when nothing is filtered after the scan, one
-//!   partition per region.
+//!   columns a query names, only the key ranges its conditions on the leading key parts allow
+//!   (whole keys with gets), only the rows whose keys pass its `=` conditions on later key
+//!   parts ([`key_tests`]), only the rows its conditions on stored values keep where HBase can
+//!   test them exactly (a `SingleColumnValueFilter` on the cell's bytes: text, bytes and
+//!   unsigned integers for every comparison, signed integers for `=` and `<>`,
+//!   `IS [NOT] NULL`, and `AND`, `OR`, `NOT` of those), about its `LIMIT` rows when nothing is
+//!   filtered after the scan, one partition per region.
 //!
 //! ```no_run
 //! use datafusion::prelude::SessionContext;
@@ -46,10 +48,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not yet: wide maps, flattened groups and children as columns; hashed and dictionary key
-//! parts and per-period tables (refused with `Error::Unsupported`). Conditions HBase cannot
-//! test exactly (on floats, booleans, JSON, or mixing key parts and stored values) are
-//! DataFusion's, on the rows read.
+//! Not yet: flattened groups and children as columns, JSON fields as structs (they are text);
+//! hashed and dictionary key parts and per-period tables (refused with `Error::Unsupported`).
+//! Conditions HBase cannot test exactly (on floats, booleans, JSON, or mixing key parts and
+//! stored values) are DataFusion's, on the rows read.
 #![warn(missing_docs)]
 
 mod batches;
@@ -63,7 +65,7 @@ mod values;
 
 pub use batches::BatchBuilder;
 pub use provider::{register, register_as, EntityTable, BATCH_ROWS};
-pub use pushdown::{spans, KeySpan};
+pub use pushdown::{key_tests, spans, KeySpan};
 pub use raw::{cell_batches, cell_schema, text_rows};
 pub use scan::{ReadCounts, ReadStats};
 pub use schema::{arrow_type, versions_item, EntitySchema};

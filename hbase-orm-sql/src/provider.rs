@@ -15,7 +15,7 @@ use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
 use futures::stream::{BoxStream, TryStreamExt};
-use hbase_orm::entity::ColumnKind;
+use hbase_orm::entity::{ColumnKind, KeyTest};
 use hbase_orm::{Client, Column, HBaseEntity, Result, Scan, TableName};
 
 use crate::batches::BatchBuilder;
@@ -23,6 +23,9 @@ use crate::pushdown::{self, KeySpan};
 use crate::scan::{batches, ReadCounts, ReadStats, ScanOrder};
 use crate::schema::{EntitySchema, Source};
 use crate::values::{self, ValueFilter};
+
+/// A `LIMIT` below this is read in one partition, region after region, in small pages.
+const SMALL_LIMIT: usize = 1000;
 
 /// The table of entity `E` as DataFusion sees it (a [`TableProvider`]), and the Arrow batches
 /// of its rows.
@@ -32,8 +35,13 @@ use crate::values::{self, ValueFilter};
 /// - only the rows of the key ranges its conditions on the leading key parts allow (`=`,
 ///   `IN`, then a range on the next part whose encoding keeps the values' order), per salt
 ///   bucket for a salted key;
-/// - at most `LIMIT` rows per region (DataFusion stops at `LIMIT` in all) when nothing is
-///   filtered after the scan;
+/// - single rows with gets, when `=` and `IN` fix every key part;
+/// - rows whose keys pass the tests of `=` conditions on later key parts
+///   ([`key_tests`](crate::key_tests)), tested by HBase where it can (text after delimited
+///   parts), else on each row's key before the row is decoded;
+/// - about `LIMIT` rows when nothing is filtered after the scan: a `LIMIT` under 1,000 reads
+///   the regions one after another and stops there (a larger one reads at most `LIMIT` rows
+///   per region);
 /// - one partition per region, which DataFusion reads concurrently (one partition when the
 ///   regions listed do not follow each other exactly, as during a split).
 pub struct EntityTable<E: HBaseEntity> {
@@ -140,7 +148,7 @@ impl<E: HBaseEntity> EntityTable<E> {
         batch_size: usize,
     ) -> BoxStream<'static, Result<RecordBatch>> {
         let spans = pushdown::spans::<E>(&self.schema, &[]);
-        batches(self.order(projection, spans, None, batch_size, None))
+        batches(self.order(projection, spans, Vec::new(), None, batch_size, None))
     }
 
     /// The scan of the spans, with the cells the projection and the filter need.
@@ -148,6 +156,7 @@ impl<E: HBaseEntity> EntityTable<E> {
         &self,
         projection: Option<&[usize]>,
         spans: Vec<KeySpan>,
+        key_tests: Vec<KeyTest>,
         filter: Option<&ValueFilter>,
         batch_size: usize,
         limit: Option<usize>,
@@ -161,7 +170,8 @@ impl<E: HBaseEntity> EntityTable<E> {
         for i in picked {
             if let Source::Cell(c) = self.schema.sources()[i].source {
                 let def = &E::COLUMNS[c];
-                scan = scan.column(def.family, def.qualifier);
+                // A wide map's whole family, else the one column.
+                scan.columns.push(def.column());
                 if let ColumnKind::Versions(n) = def.kind {
                     let n = i32::try_from(n).unwrap_or(i32::MAX);
                     scan.max_versions = Some(scan.max_versions.unwrap_or(1).max(n));
@@ -176,10 +186,9 @@ impl<E: HBaseEntity> EntityTable<E> {
             (def.family.as_bytes(), def.qualifier.as_bytes())
         });
         for (family, qualifier) in std::iter::once((family, qualifier)).chain(tested) {
-            let read = scan
-                .columns
-                .iter()
-                .any(|c| c.family == family && c.qualifier.as_deref() == Some(qualifier));
+            let read = scan.columns.iter().any(|c| {
+                c.family == family && c.qualifier.as_deref().is_none_or(|q| q == qualifier)
+            });
             if !read {
                 scan = scan.column(family, qualifier);
             }
@@ -189,13 +198,14 @@ impl<E: HBaseEntity> EntityTable<E> {
         scan.caching = self.page_size;
         // A small limit reads a small page (one row more: a row that holds no entity is
         // skipped).
-        if let Some(n) = limit.filter(|&n| n < 1000) {
+        if let Some(n) = limit.filter(|&n| n < SMALL_LIMIT) {
             scan.caching = Some((n + 1) as i32);
         }
         ScanOrder {
             table: self.client.table_named(self.table.clone()),
             template: scan,
             spans,
+            key_tests,
             builder,
             batch_size,
             limit,
@@ -203,9 +213,15 @@ impl<E: HBaseEntity> EntityTable<E> {
         }
     }
 
-    /// The spans cut at the table's regions: one list per region that holds some.
-    async fn per_region(&self, spans: Vec<KeySpan>) -> Result<Vec<Vec<KeySpan>>> {
-        if self.one_partition {
+    /// The spans cut at the table's regions: one list per region that holds some (one list
+    /// for a small `limit`: the regions read one after another until it is reached, where a
+    /// partition per region would each read a page).
+    async fn per_region(
+        &self,
+        spans: Vec<KeySpan>,
+        limit: Option<usize>,
+    ) -> Result<Vec<Vec<KeySpan>>> {
+        if self.one_partition || limit.is_some_and(|n| n < SMALL_LIMIT) {
             return Ok(vec![spans]);
         }
         let mut regions = self.client.admin().region_locations(&self.table).await?;
@@ -244,12 +260,12 @@ impl<E: HBaseEntity> EntityTable<E> {
 fn whole_families<E: HBaseEntity>(columns: Vec<Column>, all: bool) -> Vec<Column> {
     let mut out: Vec<Column> = Vec::with_capacity(columns.len());
     for family in E::FAMILIES {
-        let asked = columns
-            .iter()
-            .filter(|c| c.family == family.as_bytes())
-            .count();
+        let of_family = || columns.iter().filter(|c| c.family == family.as_bytes());
+        let asked = of_family().count();
         let declared = E::COLUMNS.iter().filter(|c| c.family == *family).count();
-        if asked > 0 && (all || (asked > 2 && asked * 2 > declared)) {
+        // A wide map's family is asked for whole already.
+        let whole = of_family().any(|c| c.qualifier.is_none());
+        if asked > 0 && (whole || all || (asked > 2 && asked * 2 > declared)) {
             out.push(Column {
                 family: family.as_bytes().to_vec(),
                 qualifier: None,
@@ -278,6 +294,7 @@ struct RegionPart<E: HBaseEntity> {
     schema: SchemaRef,
     projection: Option<Vec<usize>>,
     spans: Vec<KeySpan>,
+    key_tests: Vec<KeyTest>,
     filter: Option<ValueFilter>,
     batch_size: usize,
     limit: Option<usize>,
@@ -300,6 +317,7 @@ impl<E: HBaseEntity> PartitionStream for RegionPart<E> {
         let order = self.table.order(
             self.projection.as_deref(),
             self.spans.clone(),
+            self.key_tests.clone(),
             self.filter.as_ref(),
             self.batch_size,
             self.limit,
@@ -347,9 +365,11 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
         limit: Option<usize>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         let spans = pushdown::spans::<E>(&self.schema, filters);
-        let filter = values::combined::<E>(&self.schema, filters);
+        let key_tests = pushdown::key_tests::<E>(&self.schema, filters);
+        let row_filters = key_tests.iter().filter_map(KeyTest::row_filter);
+        let filter = values::combined::<E>(&self.schema, filters, row_filters);
         let per_region = self
-            .per_region(spans)
+            .per_region(spans, limit)
             .await
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
         let batch_size = state.config().batch_size().max(1);
@@ -366,6 +386,7 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
                     schema: schema.clone(),
                     projection: projection.map(<[usize]>::to_vec),
                     spans,
+                    key_tests: key_tests.clone(),
                     filter: filter.clone(),
                     batch_size,
                     limit,

@@ -2,12 +2,13 @@
 //! key prefixes (through [`EntityKey::prefix_of`]), then `<`, `<=`, `>`, `>=` or `BETWEEN` on
 //! the next part a range within them, when that part's encoding keeps the values' order. The
 //! ranges always hold every row the conditions keep (more where a prefix is wider than the
-//! condition): DataFusion checks the conditions again on the rows read (`Inexact`).
+//! condition): DataFusion checks the conditions again on the rows read (`Inexact`). When
+//! `=` and `IN` fix every key part, the spans are single rows, read with gets.
 
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::utils::split_conjunction;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
-use hbase_orm::entity::{EntityKey, KeyPartDef, Scalar};
+use hbase_orm::entity::{EntityKey, KeyPartDef, KeyTest, Scalar};
 use hbase_orm::rowkey::{KeyKind, KeyPrefix};
 use hbase_orm::{prefix_end, HBaseEntity};
 
@@ -32,6 +33,22 @@ impl KeySpan {
             start: Vec::new(),
             stop: Vec::new(),
         }
+    }
+
+    /// The one row `key`: from the key to the next one there can be (`key` + a zero byte).
+    pub fn point(key: Vec<u8>) -> Self {
+        let mut stop = Vec::with_capacity(key.len() + 1);
+        stop.extend_from_slice(&key);
+        stop.push(0);
+        KeySpan { start: key, stop }
+    }
+
+    /// The key of the one row this span holds, if it holds at most one ([`KeySpan::point`]).
+    pub fn as_point(&self) -> Option<&[u8]> {
+        (self.stop.len() == self.start.len() + 1
+            && self.stop.last() == Some(&0)
+            && self.stop.starts_with(&self.start))
+        .then_some(self.start.as_slice())
     }
 
     fn is_empty(&self) -> bool {
@@ -199,15 +216,41 @@ fn prefix<E: HBaseEntity>(values: &[Scalar<'_>]) -> Option<KeyPrefix> {
     E::Key::prefix_of(values)?.ok()
 }
 
-/// The spans of row keys (salted, as stored) that hold every row of `E` the `filters` keep:
-/// every key when they say nothing of the leading key parts.
-pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<KeySpan> {
+/// What `filters` (ANDed) say of each key part.
+fn conditions(schema: &EntitySchema, filters: &[Expr]) -> Vec<PartConditions> {
     let mut parts = vec![PartConditions::default(); schema.key_parts()];
     for filter in filters {
         for e in split_conjunction(filter) {
             note(schema, e, &mut parts);
         }
     }
+    parts
+}
+
+/// The tests of row keys for the `=` conditions on key parts after the leading ones that
+/// `=` and `IN` fix (those make the spans): "every device's readings at one time" on a
+/// `[device][time]` key. HBase runs a test too where it can ([`KeyTest::row_filter`]: text
+/// after delimited parts); the client tests every row's key before it decodes the row. A
+/// value the part cannot hold makes no test (DataFusion finds no row then).
+pub fn key_tests<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<KeyTest> {
+    let parts = conditions(schema, filters);
+    let leading = parts.iter().take_while(|c| c.values.is_some()).count();
+    parts
+        .iter()
+        .enumerate()
+        .skip(leading)
+        .filter_map(|(n, c)| match c.values.as_deref() {
+            Some([value]) => E::Key::part_eq_test(n, value)?.ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The spans of row keys (salted, as stored) that hold every row of `E` the `filters` keep:
+/// every key when they say nothing of the leading key parts, single rows
+/// ([`KeySpan::point`]) when they fix every part.
+pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<KeySpan> {
+    let parts = conditions(schema, filters);
     // The leading parts' values, each combination a prefix.
     let mut prefixes: Vec<Vec<Scalar<'static>>> = vec![Vec::new()];
     let mut range = None;
@@ -233,6 +276,8 @@ pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<Key
         }
         break;
     }
+    // Every part fixed: each prefix is a whole key.
+    let whole = range.is_none() && prefixes.iter().all(|v| v.len() == E::KEY_PARTS.len());
     let mut out = Vec::new();
     for values in &prefixes {
         let base = if values.is_empty() {
@@ -255,6 +300,8 @@ pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<Key
             }
         };
         let mut span = match &base {
+            // A whole key with its salt byte: the one row.
+            Some(p) if whole && !p.all_buckets => KeySpan::point(p.bytes.clone()),
             Some(p) => prefix_span(&bytes(p)),
             None => KeySpan::all(),
         };
@@ -345,6 +392,19 @@ mod tests {
         assert_eq!(merged, vec![span(b"a", b"bb"), span(b"c", b"d")]);
         let merged = merge(vec![span(b"a", b""), span(b"c", b"d")]);
         assert_eq!(merged, vec![span(b"a", b"")]);
+    }
+
+    #[test]
+    fn a_point_is_one_key() {
+        let p = KeySpan::point(b"ab".to_vec());
+        assert_eq!(p, span(b"ab", b"ab\0"));
+        assert_eq!(p.as_point(), Some(&b"ab"[..]));
+        assert_eq!(span(b"ab", b"ab\x01").as_point(), None);
+        assert_eq!(span(b"ab", b"ac").as_point(), None);
+        assert_eq!(KeySpan::all().as_point(), None);
+        // A region boundary inside the point's span leaves it whole or empty.
+        assert_eq!(p.within(b"", b"ab"), None);
+        assert_eq!(p.within(b"ab", b"").as_ref(), Some(&p));
     }
 
     #[test]

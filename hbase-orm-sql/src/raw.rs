@@ -3,12 +3,10 @@
 
 use std::sync::{Arc, LazyLock};
 
-use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BinaryBuilder, TimestampMillisecondBuilder,
-};
-use datafusion::arrow::compute::cast;
+use datafusion::arrow::array::{ArrayRef, BinaryBuilder, TimestampMillisecondBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use futures::stream::{BoxStream, StreamExt};
 use hbase_orm::{Error, Result, Row, RowStream};
 
@@ -63,8 +61,8 @@ pub fn cell_batches(rows: RowStream, batch_size: usize) -> BoxStream<'static, Re
     .boxed()
 }
 
-/// The values of `batches` as text, row by row (Arrow's cast to text: `NULL` for a null), for
-/// checks and printing. A column that does not cast to text (a list) is an error.
+/// The values of `batches` as text, row by row (as Arrow displays them: `NULL` for a null,
+/// `{key: value, ..}` for a map, `[..]` for a list), for checks and printing.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -75,26 +73,19 @@ pub fn cell_batches(rows: RowStream, batch_size: usize) -> BoxStream<'static, Re
 /// assert_eq!(hbase_orm_sql::text_rows(&[batch]).unwrap(), [["7"], ["NULL"]]);
 /// ```
 pub fn text_rows(batches: &[RecordBatch]) -> Result<Vec<Vec<String>>> {
+    let options = FormatOptions::default().with_null("NULL");
     let mut out = Vec::new();
     for batch in batches {
         let columns = batch
             .columns()
             .iter()
-            .map(|c| cast(c, &DataType::Utf8))
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| Error::IllegalArgument {
                 message: format!("a column as text: {e}"),
             })?;
         for r in 0..batch.num_rows() {
-            let text = |c: &ArrayRef| {
-                let c = c.as_string::<i32>();
-                if c.is_null(r) {
-                    "NULL".to_string()
-                } else {
-                    c.value(r).to_string()
-                }
-            };
-            out.push(columns.iter().map(text).collect());
+            out.push(columns.iter().map(|c| c.value(r).to_string()).collect());
         }
     }
     Ok(out)

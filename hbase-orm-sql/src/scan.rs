@@ -1,5 +1,6 @@
 //! Record batches from scans of key spans: each span scanned in turn with the columns asked
-//! for, the rows built into batches of at most `batch_size` rows, at most `limit` rows in all.
+//! for (single rows fetched with gets, many at a time), the rows built into batches of at most
+//! `batch_size` rows, at most `limit` rows in all.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -7,7 +8,8 @@ use std::sync::Arc;
 
 use datafusion::arrow::record_batch::RecordBatch;
 use futures::stream::{BoxStream, StreamExt};
-use hbase_orm::{HBaseEntity, Result, Scan, ScannedRow, Table};
+use hbase_orm::entity::KeyTest;
+use hbase_orm::{CellRef, Get, HBaseEntity, Result, Row, Scan, ScannedRow, Table};
 
 use crate::batches::BatchBuilder;
 use crate::pushdown::KeySpan;
@@ -18,6 +20,8 @@ pub struct ReadStats {
     rows: AtomicU64,
     cells: AtomicU64,
     bytes: AtomicU64,
+    scans: AtomicU64,
+    gets: AtomicU64,
 }
 
 /// A copy of [`ReadStats`] at one moment.
@@ -29,6 +33,10 @@ pub struct ReadCounts {
     pub cells: u64,
     /// Bytes of the rows' keys and cells' families, qualifiers and values.
     pub bytes: u64,
+    /// Scans opened (one per key range and region read).
+    pub scans: u64,
+    /// Rows asked for by gets (whole keys; a key no row has counts too).
+    pub gets: u64,
 }
 
 impl ReadStats {
@@ -38,12 +46,14 @@ impl ReadStats {
             rows: self.rows.load(Ordering::Relaxed),
             cells: self.cells.load(Ordering::Relaxed),
             bytes: self.bytes.load(Ordering::Relaxed),
+            scans: self.scans.load(Ordering::Relaxed),
+            gets: self.gets.load(Ordering::Relaxed),
         }
     }
 
-    fn count(&self, row: &ScannedRow) {
-        let (mut cells, mut bytes) = (0, row.key().len());
-        for c in row.cells() {
+    fn count<'a>(&self, key: &[u8], row: impl Iterator<Item = CellRef<'a>>) {
+        let (mut cells, mut bytes) = (0, key.len());
+        for c in row {
             cells += 1;
             bytes += c.family.len() + c.qualifier.len() + c.value.len();
         }
@@ -53,12 +63,42 @@ impl ReadStats {
     }
 }
 
-/// One scan's work: the spans left, the scan running, the batch being built.
+/// At most this many rows are asked for in one multi-get.
+const GETS: usize = 256;
+
+/// What a scan of one span is reading: a scanner's pages, or the rows of a multi-get.
+enum Current {
+    Scan(BoxStream<'static, Result<ScannedRow>>),
+    Got(std::vec::IntoIter<Row>),
+}
+
+/// A row as read: from a scanner page, or by a get.
+enum Read {
+    Scanned(ScannedRow),
+    Got(Row),
+}
+
+/// The gets of `keys`, with the columns, versions and filter of `template`.
+fn gets(template: &Scan, keys: Vec<Vec<u8>>) -> Vec<Get> {
+    keys.into_iter()
+        .map(|row| Get {
+            row,
+            columns: template.columns.clone(),
+            max_versions: template.max_versions,
+            filter: template.filter.clone(),
+            consistency: template.consistency,
+            ..Get::default()
+        })
+        .collect()
+}
+
+/// One scan's work: the spans left, the scan (or gets) running, the batch being built.
 struct Scanning<E: HBaseEntity> {
     table: Table,
     template: Scan,
     spans: VecDeque<KeySpan>,
-    current: Option<BoxStream<'static, Result<ScannedRow>>>,
+    key_tests: Vec<KeyTest>,
+    current: Option<Current>,
     builder: BatchBuilder<E>,
     batch_size: usize,
     remaining: Option<usize>,
@@ -67,31 +107,86 @@ struct Scanning<E: HBaseEntity> {
 }
 
 impl<E: HBaseEntity> Scanning<E> {
+    /// Starts reading the next span (the single rows after a single row too, in one
+    /// multi-get); `false` when none is left.
+    async fn open_next(&mut self) -> Result<bool> {
+        let Some(span) = self.spans.pop_front() else {
+            return Ok(false);
+        };
+        if span.as_point().is_some() {
+            let mut keys = vec![span.start];
+            while keys.len() < GETS && self.spans.front().is_some_and(|s| s.as_point().is_some()) {
+                keys.extend(self.spans.pop_front().map(|s| s.start));
+            }
+            self.stats
+                .gets
+                .fetch_add(keys.len() as u64, Ordering::Relaxed);
+            let rows = self.table.get_many(gets(&self.template, keys)).await?;
+            let found: Vec<Row> = rows.into_iter().flatten().collect();
+            self.current = Some(Current::Got(found.into_iter()));
+            return Ok(true);
+        }
+        let mut scan = self.template.clone();
+        scan.start = Some(span.start).filter(|s| !s.is_empty());
+        scan.stop = Some(span.stop).filter(|s| !s.is_empty());
+        if let Some(left) = self.remaining {
+            // A page of the rows still wanted (one more: a row may hold no entity).
+            let page = i32::try_from(left + 1).unwrap_or(i32::MAX);
+            scan.caching = Some(scan.caching.map_or(page, |c| c.min(page)));
+        }
+        self.stats.scans.fetch_add(1, Ordering::Relaxed);
+        self.current = Some(Current::Scan(self.table.scan(scan).into_scanned()));
+        Ok(true)
+    }
+
+    /// The next row of the span being read, `None` at its end.
+    async fn next_row(&mut self) -> Option<Result<Read>> {
+        match self.current.as_mut()? {
+            Current::Scan(rows) => rows.next().await.map(|r| r.map(Read::Scanned)),
+            Current::Got(rows) => rows.next().map(|r| Ok(Read::Got(r))),
+        }
+    }
+
     /// The next batch, `None` at the end; the first error ends the stream.
     async fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
         loop {
             if self.done {
                 return None;
             }
-            let rows = match &mut self.current {
-                Some(rows) => rows,
-                None => match self.spans.pop_front() {
-                    Some(span) => {
-                        let mut scan = self.template.clone();
-                        scan.start = Some(span.start).filter(|s| !s.is_empty());
-                        scan.stop = Some(span.stop).filter(|s| !s.is_empty());
-                        self.current.insert(self.table.scan(scan).into_scanned())
-                    }
-                    None => {
+            if self.current.is_none() {
+                match self.open_next().await {
+                    Ok(true) => {}
+                    Ok(false) => {
                         self.done = true;
                         return (!self.builder.is_empty()).then(|| self.builder.finish());
                     }
-                },
-            };
-            match rows.next().await {
+                    Err(e) => {
+                        self.done = true;
+                        return Some(Err(e));
+                    }
+                }
+            }
+            match self.next_row().await {
                 Some(Ok(row)) => {
-                    self.stats.count(&row);
-                    match self.builder.push_scanned(&row) {
+                    let key = match &row {
+                        Read::Scanned(row) => {
+                            self.stats.count(row.key(), row.cells());
+                            row.key()
+                        }
+                        Read::Got(row) => {
+                            self.stats
+                                .count(&row.key, row.cells.iter().map(CellRef::from));
+                            &row.key
+                        }
+                    };
+                    if !self.key_tests.iter().all(|t| t.passes(key)) {
+                        continue;
+                    }
+                    let pushed = match &row {
+                        Read::Scanned(row) => self.builder.push_scanned(row),
+                        Read::Got(row) => self.builder.push(row),
+                    };
+                    match pushed {
                         Ok(true) => {}
                         Ok(false) => continue,
                         Err(e) => {
@@ -127,6 +222,7 @@ pub(crate) struct ScanOrder<E: HBaseEntity> {
     pub(crate) table: Table,
     pub(crate) template: Scan,
     pub(crate) spans: Vec<KeySpan>,
+    pub(crate) key_tests: Vec<KeyTest>,
     pub(crate) builder: BatchBuilder<E>,
     pub(crate) batch_size: usize,
     pub(crate) limit: Option<usize>,
@@ -142,6 +238,7 @@ pub(crate) fn batches<E: HBaseEntity>(
         table: order.table,
         template: order.template,
         spans: order.spans.into(),
+        key_tests: order.key_tests,
         current: None,
         builder: order.builder,
         batch_size: order.batch_size.max(1),

@@ -34,8 +34,9 @@ pub struct EntitySchema {
 impl EntitySchema {
     /// The schema of entity `E`: its key parts (not nullable), then its stored fields that hold
     /// one value (plain fields, counters, the version field; nullable: a row may lack the
-    /// cell), and its `Versions` fields as lists of `{timestamp, value}`, newest first (empty
-    /// when the row has none). Wide maps, flattened groups and children are not columns yet.
+    /// cell), its `Versions` fields as lists of `{timestamp, value}`, newest first (empty
+    /// when the row has none), and its wide maps as Arrow maps of `{key, value}` in qualifier
+    /// order (empty when the row has none). Flattened groups and children are not columns yet.
     ///
     /// An entity whose key has a hashed part (`key(md5)`) or a dictionary part
     /// (`key(dictionary = ...)`), or whose table is a template (`table = "tx_{yyyyMMdd}"`), is
@@ -104,6 +105,21 @@ impl EntitySchema {
                     DataType::List(Arc::new(versions_item(arrow_type(def.value_type)))),
                     false,
                 ),
+                ColumnKind::Wide => match def.map_key {
+                    Some(key) => Field::new(
+                        def.field,
+                        DataType::Map(
+                            Arc::new(map_entries(
+                                arrow_type(key.value_type),
+                                arrow_type(def.value_type),
+                            )),
+                            false,
+                        ),
+                        false,
+                    ),
+                    // A hand-written definition that does not say how keys read.
+                    None => continue,
+                },
                 _ => continue,
             };
             fields.push(field);
@@ -155,6 +171,16 @@ pub fn versions_item(value: DataType) -> Field {
         Field::new("value", value, false),
     ]);
     Field::new_list_field(DataType::Struct(fields), false)
+}
+
+/// The entries of a wide map field's Arrow map: structs of a `key` (the qualifier read by the
+/// map's key codec) and a `value` (the cell's newest value), in qualifier order.
+pub fn map_entries(key: DataType, value: DataType) -> Field {
+    let fields = Fields::from(vec![
+        Field::new("key", key, false),
+        Field::new("value", value, false),
+    ]);
+    Field::new("entries", DataType::Struct(fields), false)
 }
 
 /// The Arrow type of values stored as `value_type`: JSON documents as their text, bytes only a

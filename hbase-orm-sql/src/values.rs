@@ -203,14 +203,20 @@ pub(crate) fn translate<E: HBaseEntity>(schema: &EntitySchema, expr: &Expr) -> O
     translate_as::<E>(schema, expr, false)
 }
 
-/// The filters of `exprs` that HBase tests, ANDed into one.
+/// The filters of `exprs` that HBase tests, and the filters `rows` of row keys, ANDed into
+/// one.
 pub(crate) fn combined<E: HBaseEntity>(
     schema: &EntitySchema,
     exprs: &[Expr],
+    rows: impl IntoIterator<Item = Vec<u8>>,
 ) -> Option<ValueFilter> {
     let filters: Vec<ValueFilter> = exprs
         .iter()
         .filter_map(|e| translate::<E>(schema, e))
+        .chain(rows.into_iter().map(|expression| ValueFilter {
+            expression,
+            columns: Vec::new(),
+        }))
         .collect();
     if filters.is_empty() {
         return None;

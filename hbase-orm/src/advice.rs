@@ -324,6 +324,7 @@ mod tests {
             kind: ColumnKind::Versions(100),
             optional: false,
             value_type: crate::mapping::ValueType::Text,
+            map_key: None,
         }];
         fn family_descriptors() -> Vec<ColumnFamily> {
             vec![ColumnFamily::new("d").max_versions(3)]

@@ -20,14 +20,14 @@
 //! [`Repository`]: crate::Repository
 
 pub use crate::mapping::fields::{CounterRef, Field, FieldSet, WideField};
-pub use crate::mapping::keyparts::{KeyField, KeySlot};
+pub use crate::mapping::keyparts::{KeyField, KeySlot, KeyTest};
 pub use crate::mapping::rows::presence_cell;
 #[doc(inline)]
 pub use crate::mapping::{codec, rowkey};
 pub use crate::mapping::{
     encode_key, is_name, key_prefix, CellReader, CellWriter, ColumnDef, ColumnGroup, ColumnKind,
     DictionaryId, EntityKey, FieldError, FieldResult, GroupReader, GroupWriter, HBaseEntity, Index,
-    IndexDef, IndexRepair, KeyPartDef, NoKey, Versioned, Versions,
+    IndexDef, IndexRepair, KeyPartDef, MapKey, NoKey, Versioned, Versions,
 };
 pub use crate::mapping::{presence_of, Scalar, ValueType};
 pub use crate::repository::index::IndexScan;

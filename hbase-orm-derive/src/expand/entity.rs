@@ -6,7 +6,10 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::keys::read_body;
-use super::tokens::{family_descriptors, key_codec, key_reader, respan, split_keys, value_codec};
+use super::tokens::{
+    family_descriptors, handle_name, key_codec, key_field, key_reader, respan, split_keys,
+    value_codec,
+};
 use crate::model::{ColumnKind, Entity, Missing};
 
 /// The `ColumnDef`s, in declaration order.
@@ -28,6 +31,18 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
                     quote_spanned! {ty.span()=> <#codec as #krate::Codec<#ty>>::TYPE }
                 }
             };
+            let map_key = match &c.kind {
+                ColumnKind::Wide { key_ty, key_codec } => {
+                    let kc = wide_key_codec(krate, key_ty, key_codec);
+                    quote_spanned! {key_ty.span()=>
+                        ::core::option::Option::Some(#krate::entity::MapKey {
+                            value_type: <#kc as #krate::rowkey::KeyCodec<#key_ty>>::TYPE,
+                            read: #krate::rowkey::scalar_of::<#key_ty, #kc>,
+                        })
+                    }
+                }
+                _ => quote!(::core::option::Option::None),
+            };
             let kind = match &c.kind {
                 ColumnKind::Value => quote!(Value),
                 ColumnKind::Versions(n) => quote!(Versions(#n)),
@@ -46,6 +61,7 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
                     kind: #krate::entity::ColumnKind::#kind,
                     optional: #optional,
                     value_type: #value_type,
+                    map_key: #map_key,
                 }
             }
         })
@@ -316,55 +332,16 @@ pub fn field_handles(m: &Entity) -> TokenStream {
     }
 }
 
-/// A field's name without a raw-identifier prefix, and the name of its handle constant (the
-/// name in upper case: `Order::CITY`).
-fn handle_name(ident: &syn::Ident) -> (String, syn::Ident) {
-    let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
-    let konst = syn::Ident::new(&name.to_uppercase(), ident.span());
-    (name, konst)
-}
-
 /// One typed handle per row-key part (`Reading::TS`), with the layout of the key before it
 /// (salt byte, earlier parts and what follows each, the record-type tag) for key filters.
 fn key_handles(m: &Entity) -> Vec<TokenStream> {
     let (krate, ident, vis) = (&m.krate, &m.ident, &m.vis);
-    let delimiter = match m.delimiter {
-        Some(d) => quote!(::core::option::Option::Some(#d)),
-        None => quote!(::core::option::Option::None),
-    };
-    let separate_all = m.separate_all;
-    let tag = m.tag.as_ref();
-    let slot_of = |k: &crate::model::KeyPart| {
-        let (ty, codec) = (&k.ty, key_codec(krate, k));
-        quote_spanned! {ty.span()=>
-            #krate::entity::KeySlot::part(
-                <#codec as #krate::rowkey::KeyCodec<#ty>>::WIDTH,
-                #delimiter,
-                #separate_all,
-            )
-        }
-    };
     m.keys
         .iter()
         .enumerate()
         .map(|(i, k)| {
-            let mut slots = Vec::new();
-            if m.salt.is_some() {
-                slots.push(quote!(#krate::entity::KeySlot::AnyByte));
-            }
-            // The tag stands before the part it names (or after the last one).
-            let tag_at = |j: usize| {
-                let byte = tag.filter(|t| t.before == j)?.tag;
-                Some(quote!(#krate::entity::KeySlot::Byte(#byte)))
-            };
-            for (j, earlier) in m.keys[..i].iter().enumerate() {
-                slots.extend(tag_at(j));
-                slots.push(slot_of(earlier));
-            }
-            slots.extend(tag_at(i));
             let (name, konst) = handle_name(&k.ident);
-            let (ty, codec, last) = (&k.ty, key_codec(krate, k), m.is_last(i));
+            let (ty, codec) = (&k.ty, key_codec(krate, k));
             let doc = format!(
                 "The row-key part `{name}`, for key filters (`where_key_eq`, `where_key_between`)."
             );
@@ -373,10 +350,7 @@ fn key_handles(m: &Entity) -> Vec<TokenStream> {
                 quote!(#krate::entity::KeyField<#ident, #ty, #codec>),
                 ty.span(),
             );
-            let new = respan(
-                quote!(#krate::entity::KeyField::new(#name, &[#(#slots),*], #last)),
-                ty.span(),
-            );
+            let new = key_field(m, i);
             quote_spanned! {k.ident.span()=>
                 #[doc = #doc]
                 #[allow(dead_code)]

@@ -38,7 +38,7 @@ fn key_model(m: &Entity, ix: &Index) -> Entity {
 pub fn index_types(m: &Entity) -> TokenStream {
     let (krate, ident, vis) = (&m.krate, &m.ident, &m.vis);
     let each = m.indexes.iter().enumerate().map(|(i, ix)| {
-        let key = key_type(&key_model(m, ix));
+        let key = key_type(&key_model(m, ix), false);
         let (marker, key_struct, name, table) = (&ix.marker, &ix.key_struct, &ix.name, &ix.table);
         let doc = format!(
             "The secondary index `{name}` of [`{ident}`] (table `{table}`): query it with \

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::tokens::{dictionary_parts, key_codec, key_reader, key_writer};
+use super::tokens::{dictionary_parts, key_codec, key_field, key_reader, key_writer};
 use crate::model::{Entity, SaltSource};
 
 /// The statements that write the first `n` key parts into `out`, with the salt byte in front
@@ -170,9 +170,9 @@ fn prefixes(m: &Entity) -> Vec<TokenStream> {
         .collect()
 }
 
-/// `visit_parts` and `prefix_of`: the key parts as the codecs' scalars, and prefixes of
-/// scalars, for query engines.
-fn scalar_items(m: &Entity) -> TokenStream {
+/// `visit_parts`, `prefix_of` and (for an entity's own key) `part_eq_test`: the key parts as
+/// the codecs' scalars, prefixes and key tests of scalars, for query engines.
+fn scalar_items(m: &Entity, of_entity: bool) -> TokenStream {
     let (krate, ident) = (&m.krate, &m.ident);
     let visits = m.keys.iter().filter(|k| k.stored.is_none()).map(|k| {
         let (id, ty, codec) = (&k.ident, &k.ty, key_codec(krate, k));
@@ -207,7 +207,35 @@ fn scalar_items(m: &Entity) -> TokenStream {
             }
         }
     });
+    // The equality test of each part, through a handle of the part as `Visit::PAGE` is.
+    let tests = m.keys.iter().enumerate().map(|(n, k)| {
+        let (ty, codec) = (&k.ty, key_codec(krate, k));
+        let field = key_field(m, n);
+        quote_spanned! {ty.span()=>
+            #n => {
+                const PART: #krate::entity::KeyField<#ident, #ty, #codec> = #field;
+                let value = <#codec as #krate::rowkey::KeyCodec<#ty>>::from_scalar(value)?;
+                ::core::option::Option::Some(PART.eq_test(&value))
+            }
+        }
+    });
+    // An index's entries are no entity: their keys keep the trait's default (no tests).
+    let tests = of_entity.then(|| {
+        quote! {
+            fn part_eq_test(
+                part: usize,
+                value: &#krate::entity::Scalar<'_>,
+            ) -> ::core::option::Option<#krate::Result<#krate::entity::KeyTest>> {
+                match part {
+                    #(#tests)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    });
     quote! {
+        #tests
+
         fn visit_parts(
             &self,
             visit: &mut dyn ::core::ops::FnMut(::core::option::Option<#krate::entity::Scalar<'_>>),
@@ -226,8 +254,9 @@ fn scalar_items(m: &Entity) -> TokenStream {
     }
 }
 
-/// The key struct with its writers, prefixes and `EntityKey` impl.
-pub fn key_type(m: &Entity) -> TokenStream {
+/// The key struct with its writers, prefixes and `EntityKey` impl (`of_entity`: the key of
+/// entity `m.ident`, not of an index's entries).
+pub fn key_type(m: &Entity, of_entity: bool) -> TokenStream {
     let (krate, ident, vis, key_struct) = (&m.krate, &m.ident, &m.vis, &m.key_struct);
     let key_idents: Vec<_> = m.keys.iter().map(|k| &k.ident).collect();
     let key_types: Vec<_> = m.keys.iter().map(|k| &k.ty).collect();
@@ -237,7 +266,7 @@ pub fn key_type(m: &Entity) -> TokenStream {
     let delimiter_checks = delimiter_checks(m);
     let reader = key_reader(m);
     let dictionary_parts = dictionary_parts(krate, &m.keys);
-    let scalar_items = scalar_items(m);
+    let scalar_items = scalar_items(m, of_entity);
     let key_doc = format!("The row key of [`{ident}`]: its key fields, in row-key order.");
     let key_fields = m.keys.iter().map(|k| {
         let (id, ty) = (&k.ident, &k.ty);

@@ -23,7 +23,7 @@ pub fn derive_entity(input: &syn::DeriveInput) -> TokenStream {
     let model = |input: &_| attr::Entity::from_derive_input(input).and_then(|e| valid::entity(&e));
     let levels = [&known::ENTITY, &known::FIELD];
     pipeline(input, levels, entity_stub, model, |m| {
-        let key = keys::key_type(m);
+        let key = keys::key_type(m, true);
         let imp = entity::entity_impl(m);
         let handles = entity::field_handles(m);
         let indexes = indexes::index_types(m);

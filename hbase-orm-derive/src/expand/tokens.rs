@@ -180,3 +180,54 @@ fn key_layout(m: &Entity, ty: TokenStream, bytes: TokenStream) -> TokenStream {
         }
     }
 }
+
+/// A field's name without a raw-identifier prefix, and the name of its handle constant (the
+/// name in upper case: `Order::CITY`).
+pub fn handle_name(ident: &syn::Ident) -> (String, syn::Ident) {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+    let konst = syn::Ident::new(&name.to_uppercase(), ident.span());
+    (name, konst)
+}
+
+/// `KeyField::new(..)` of key part `i`: its name, the layout of the key before it (salt byte,
+/// earlier parts and what follows each, the record-type tag) and whether it is the last.
+pub fn key_field(m: &Entity, i: usize) -> TokenStream {
+    let krate = &m.krate;
+    let delimiter = match m.delimiter {
+        Some(d) => quote!(::core::option::Option::Some(#d)),
+        None => quote!(::core::option::Option::None),
+    };
+    let separate_all = m.separate_all;
+    let slot_of = |k: &KeyPart| {
+        let (ty, codec) = (&k.ty, key_codec(krate, k));
+        quote_spanned! {ty.span()=>
+            #krate::entity::KeySlot::part(
+                <#codec as #krate::rowkey::KeyCodec<#ty>>::WIDTH,
+                #delimiter,
+                #separate_all,
+            )
+        }
+    };
+    let mut slots = Vec::new();
+    if m.salt.is_some() {
+        slots.push(quote!(#krate::entity::KeySlot::AnyByte));
+    }
+    // The tag stands before the part it names (or after the last one).
+    let tag_at = |j: usize| {
+        let byte = m.tag.as_ref().filter(|t| t.before == j)?.tag;
+        Some(quote!(#krate::entity::KeySlot::Byte(#byte)))
+    };
+    for (j, earlier) in m.keys[..i].iter().enumerate() {
+        slots.extend(tag_at(j));
+        slots.push(slot_of(earlier));
+    }
+    slots.extend(tag_at(i));
+    let k = &m.keys[i];
+    let (name, _) = handle_name(&k.ident);
+    let last = m.is_last(i);
+    respan(
+        quote!(#krate::entity::KeyField::new(#name, &[#(#slots),*], #last)),
+        k.ty.span(),
+    )
+}

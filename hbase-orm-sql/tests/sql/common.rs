@@ -84,6 +84,8 @@ pub(crate) fn diff(before: ReadCounts, after: ReadCounts) -> ReadCounts {
         rows: after.rows - before.rows,
         cells: after.cells - before.cells,
         bytes: after.bytes - before.bytes,
+        scans: after.scans - before.scans,
+        gets: after.gets - before.gets,
     }
 }
 

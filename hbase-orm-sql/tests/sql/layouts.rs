@@ -1,5 +1,5 @@
 //! Tables of every shape an entity takes: every column type, a cell that does not decode, raw
-//! cells, record types sharing a table, a cell's versions.
+//! cells, record types sharing a table, a cell's versions, wide maps.
 
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::prelude::SessionContext;
@@ -8,6 +8,20 @@ use hbase_orm_sql::{register_as, EntityTable};
 use hbase_orm_suite::fresh_split_repository;
 
 use crate::common::*;
+
+/// Stock per store and sales per day: wide maps (text keys, integer keys), each owning a
+/// family.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "sql_stock", family = "d")]
+struct Stock {
+    #[hbase(key)]
+    sku: String,
+    name: String,
+    #[hbase(family = "s", wide)]
+    per_store: std::collections::BTreeMap<String, u32>,
+    #[hbase(family = "h", wide)]
+    sold_by_day: std::collections::BTreeMap<u32, f64>,
+}
 
 /// Two record types sharing one table (the reference guide's "customer++" design).
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -268,4 +282,117 @@ pub(crate) async fn versions_read_as_lists(client: Client) {
             ),
         ]
     );
+}
+
+pub(crate) async fn wide_maps_read_as_maps(client: Client) {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::datatypes::{Float64Type, UInt32Type};
+    use std::collections::BTreeMap;
+    let (repo, guard) = fresh_split_repository::<Stock>(&client, "sql_maps", &[]).await;
+    let stock: Vec<Stock> = (0..4u32)
+        .map(|i| Stock {
+            sku: format!("sku-{i}"),
+            name: format!("item {i}"),
+            per_store: (0..i).map(|s| (format!("store-{s}"), i * 10 + s)).collect(),
+            sold_by_day: (0..i * 2)
+                .map(|d| (20_000 + d, f64::from(d) / 2.0))
+                .collect(),
+        })
+        .collect();
+    repo.save_all(&stock).await.unwrap();
+    let ctx = SessionContext::new();
+    let table = EntityTable::<Stock>::new(&client)
+        .unwrap()
+        .on_table(guard.name.clone());
+    let table = register_as(&ctx, "stock", table).unwrap();
+
+    // Both maps, entries in key order, empty ones for sku-0.
+    let batches = ctx
+        .sql("SELECT sku, per_store, sold_by_day FROM stock ORDER BY sku")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    type Got = (String, BTreeMap<String, u32>, BTreeMap<u32, f64>);
+    let got: Vec<Got> = batches
+        .iter()
+        .flat_map(|b| {
+            let skus = b.column(0).as_string::<i32>().clone();
+            let stores = b.column(1).as_map().clone();
+            let days = b.column(2).as_map().clone();
+            (0..b.num_rows())
+                .map(|r| {
+                    let s = stores.value(r);
+                    let (names, counts) = (
+                        s.column(0).as_string::<i32>(),
+                        s.column(1).as_primitive::<UInt32Type>(),
+                    );
+                    let per_store = (0..s.len())
+                        .map(|i| (names.value(i).to_string(), counts.value(i)))
+                        .collect();
+                    let d = days.value(r);
+                    let (day, sold) = (
+                        d.column(0).as_primitive::<UInt32Type>(),
+                        d.column(1).as_primitive::<Float64Type>(),
+                    );
+                    let sold_by_day = (0..d.len())
+                        .map(|i| (day.value(i), sold.value(i)))
+                        .collect();
+                    (skus.value(r).to_string(), per_store, sold_by_day)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let want: Vec<Got> = stock
+        .iter()
+        .map(|s| (s.sku.clone(), s.per_store.clone(), s.sold_by_day.clone()))
+        .collect();
+    assert_eq!(got, want);
+
+    // SQL over a map: an entry by key, and the number of entries.
+    let got = query(
+        &ctx,
+        "SELECT sku, per_store['store-1'], cardinality(sold_by_day) \
+         FROM stock ORDER BY sku",
+    )
+    .await;
+    let want: Vec<Vec<String>> = stock
+        .iter()
+        .map(|s| {
+            vec![
+                s.sku.clone(),
+                s.per_store
+                    .get("store-1")
+                    .map_or("NULL".to_string(), u32::to_string),
+                s.sold_by_day.len().to_string(),
+            ]
+        })
+        .collect();
+    assert_eq!(got, want);
+
+    // One map read: its family and the presence cell, not the other map's cells.
+    let before = table.read_counts();
+    query(&ctx, "SELECT per_store FROM stock").await;
+    let read = diff(before, table.read_counts());
+    let entries: usize = stock.iter().map(|s| s.per_store.len()).sum();
+    assert_eq!(read.cells, (entries + stock.len()) as u64, "{read:?}");
+
+    // A qualifier that is no key of the map: an error naming the row, the cell and the type.
+    client
+        .table_named(guard.name.clone())
+        .put(Put::new("sku-2").column("h", "bad", vec![0u8; 8]))
+        .await
+        .unwrap();
+    let err = ctx
+        .sql("SELECT sold_by_day FROM stock")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err()
+        .to_string();
+    for part in ["sku-2", "h:bad", "sold_by_day", "UInt32"] {
+        assert!(err.contains(part), "{part} missing from: {err}");
+    }
 }

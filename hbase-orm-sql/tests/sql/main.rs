@@ -40,6 +40,16 @@ macro_rules! on_backend {
             }
 
             #[tokio::test]
+            async fn later_key_parts_are_tested_by_key() {
+                crate::pushdown::later_key_parts_are_tested_by_key(client().await).await;
+            }
+
+            #[tokio::test]
+            async fn wide_maps_read_as_maps() {
+                crate::layouts::wide_maps_read_as_maps(client().await).await;
+            }
+
+            #[tokio::test]
             async fn salted_keys_are_read_per_bucket() {
                 crate::pushdown::salted_keys_are_read_per_bucket(client().await).await;
             }

@@ -20,6 +20,8 @@ pub(crate) enum Pred {
     DayEq(&'static str, i64),
     ItemsCmp(&'static str, u16),
     StatusCmp(&'static str, &'static str),
+    /// `customer IN (..) AND number IN (..)`: every key part fixed, the rows read with gets.
+    Keys(Vec<String>, Vec<u32>),
     And(Box<Pred>, Box<Pred>),
     Or(Box<Pred>, Box<Pred>),
     Not(Box<Pred>),
@@ -104,6 +106,14 @@ impl Pred {
             Pred::DayEq(op, d) => format!("day {op} {d}"),
             Pred::ItemsCmp(op, n) => format!("items {op} {n}"),
             Pred::StatusCmp(op, s) => format!("status {op} '{s}'"),
+            Pred::Keys(cs, ns) => format!(
+                "(customer IN ({}) AND number IN ({}))",
+                cs.iter()
+                    .map(|c| format!("'{c}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ns.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            ),
             Pred::And(a, b) => format!("({} AND {})", a.sql(), b.sql()),
             Pred::Or(a, b) => format!("({} OR {})", a.sql(), b.sql()),
             Pred::Not(a) => format!("(NOT {})", a.sql()),
@@ -124,6 +134,7 @@ impl Pred {
             Pred::DayEq(op, d) => cmp(op, o.day, *d),
             Pred::ItemsCmp(op, n) => cmp(op, o.items, *n),
             Pred::StatusCmp(op, s) => cmp(op, o.status.as_str(), s),
+            Pred::Keys(cs, ns) => cs.contains(&o.customer) && ns.contains(&o.number),
             Pred::And(a, b) => match (a.eval(o), b.eval(o)) {
                 (Some(false), _) | (_, Some(false)) => false,
                 (Some(true), Some(true)) => true,
@@ -143,7 +154,18 @@ pub(crate) async fn random_predicates_answer_as_rust_does(client: Client) {
     let t = orders_table(&client, "sql_pred", 300, &[]).await;
     let mut rng = Rng(0xC0FFEE);
     for case in 0..60 {
-        let pred = Pred::random(&mut rng, 2);
+        let mut pred = Pred::random(&mut rng, 2);
+        if case % 4 == 0 {
+            // Every key part fixed too (keys of some orders, and one no order has): gets.
+            let picked: Vec<&Order> = (0..1 + rng.below(4))
+                .map(|_| &t.data[rng.below(t.data.len() as u64) as usize])
+                .collect();
+            let mut customers: Vec<String> = picked.iter().map(|o| o.customer.clone()).collect();
+            customers.dedup();
+            let mut numbers: Vec<u32> = picked.iter().map(|o| o.number).collect();
+            numbers.push(t.data.len() as u32 + 7);
+            pred = Pred::And(Box::new(Pred::Keys(customers, numbers)), Box::new(pred));
+        }
         let sql = format!(
             "SELECT customer, number FROM orders WHERE {} ORDER BY customer, number",
             pred.sql()

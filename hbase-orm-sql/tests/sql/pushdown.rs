@@ -9,6 +9,17 @@ use hbase_orm_suite::fresh_split_repository;
 
 use crate::common::*;
 
+/// Pages of sites: a text part after a delimited text part, which HBase can test by key.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "sql_pages", family = "d", key_delimiter = '\0')]
+struct Page {
+    #[hbase(key)]
+    site: String,
+    #[hbase(key)]
+    path: String,
+    hits: u64,
+}
+
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
 #[hbase(table = "sql_readings", family = "r", salt(buckets = 4))]
 struct Reading {
@@ -57,6 +68,33 @@ pub(crate) async fn pushdown_reads_only_what_the_query_needs(client: Client) {
         .count() as u64;
     assert_eq!(got.len() as u64, want);
     assert_eq!(read.rows, want, "rows read for a number range: {read:?}");
+
+    // Whole keys: those rows alone, read with gets (a key no order has reads nothing).
+    let picked: Vec<&Order> = t
+        .data
+        .iter()
+        .filter(|o| o.customer == target)
+        .take(3)
+        .collect();
+    let numbers: Vec<String> = picked.iter().map(|o| o.number.to_string()).collect();
+    let before = t.table.read_counts();
+    let got = query(
+        &t.ctx,
+        &format!(
+            "SELECT number, status FROM orders WHERE customer = '{target}' \
+             AND number IN ({}, 9999) ORDER BY number",
+            numbers.join(", ")
+        ),
+    )
+    .await;
+    let read = diff(before, t.table.read_counts());
+    let want: Vec<Vec<String>> = picked
+        .iter()
+        .map(|o| vec![o.number.to_string(), o.status.clone()])
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(read.rows, 3, "rows read for three whole keys: {read:?}");
+    assert_eq!((read.scans, read.gets), (0, 4), "{read:?}");
 
     // A projection of the presence column: one cell per row; of another: two.
     let before = t.table.read_counts();
@@ -144,6 +182,35 @@ pub(crate) async fn one_partition_per_region(client: Client) {
         shown.contains("StreamingTableExec: partition_sizes=1"),
         "{shown}"
     );
+    // A small LIMIT reads the regions one after another and stops there: about LIMIT rows,
+    // not a page of each region.
+    let before = t.table.read_counts();
+    let got = query(&t.ctx, "SELECT customer, number FROM orders LIMIT 10").await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len(), 10);
+    assert!(
+        read.rows <= 11,
+        "rows read for LIMIT 10 over 3 regions: {read:?}"
+    );
+    // So does a LIMIT past the first region's rows.
+    let first = t
+        .data
+        .iter()
+        .filter(|o| o.customer.as_str() < "customer-04")
+        .count();
+    let before = t.table.read_counts();
+    let got = query(
+        &t.ctx,
+        &format!("SELECT number FROM orders LIMIT {}", first + 5),
+    )
+    .await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len(), first + 5);
+    assert!(
+        read.rows <= first as u64 + 6,
+        "rows read for LIMIT {} over 3 regions: {read:?}",
+        first + 5
+    );
 }
 
 pub(crate) async fn salted_keys_are_read_per_bucket(client: Client) {
@@ -190,4 +257,71 @@ pub(crate) async fn salted_keys_are_read_per_bucket(client: Client) {
     let got = query(&ctx, "SELECT count(*) FROM readings WHERE device = 3").await;
     let want = data.iter().filter(|r| r.device == 3).count();
     assert_eq!(got, vec![vec![want.to_string()]]);
+}
+
+pub(crate) async fn later_key_parts_are_tested_by_key(client: Client) {
+    let (repo, guard) = fresh_split_repository::<Page>(&client, "sql_pages", &[]).await;
+    let pages: Vec<Page> = (0..4)
+        .flat_map(|s| {
+            (0..25).map(move |p| Page {
+                site: format!("site-{s}"),
+                path: format!("/p{p:02}"),
+                hits: s * 100 + p,
+            })
+        })
+        .collect();
+    repo.save_all(&pages).await.unwrap();
+    let ctx = SessionContext::new();
+    let table = EntityTable::<Page>::new(&client)
+        .unwrap()
+        .on_table(guard.name.clone());
+    let table = register_as(&ctx, "pages", table).unwrap();
+
+    // A text part after a delimited one: HBase drops the other rows.
+    let before = table.read_counts();
+    let got = query(
+        &ctx,
+        "SELECT site, hits FROM pages WHERE path = '/p07' ORDER BY site",
+    )
+    .await;
+    let read = diff(before, table.read_counts());
+    let want: Vec<Vec<String>> = (0..4)
+        .map(|s| vec![format!("site-{s}"), (s * 100 + 7).to_string()])
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(
+        read.rows, 4,
+        "rows read for one path of every site: {read:?}"
+    );
+
+    // With a range on the first part, and with a value condition.
+    let got = query(
+        &ctx,
+        "SELECT site FROM pages WHERE site >= 'site-2' AND path = '/p24' AND hits > 224 \
+         ORDER BY site",
+    )
+    .await;
+    assert_eq!(got, vec![vec!["site-3".to_string()]]);
+    // A value no key holds: nothing.
+    let got = query(&ctx, "SELECT site FROM pages WHERE path = '/nowhere'").await;
+    assert!(got.is_empty(), "{got:?}");
+
+    // A binary part after a delimited text: HBase tests it when its bytes read as text
+    // (17 is 00 00 00 11), the client alone when they do not (200 ends in C8, no character).
+    let t = orders_table(&client, "sql_number", 250, &[]).await;
+    for (number, travel) in [(17, 1), (200, 250)] {
+        let before = t.table.read_counts();
+        let got = query(
+            &t.ctx,
+            &format!("SELECT customer, number FROM orders WHERE number = {number}"),
+        )
+        .await;
+        let read = diff(before, t.table.read_counts());
+        let o = &t.data[number];
+        assert_eq!(got, vec![vec![o.customer.clone(), number.to_string()]]);
+        assert_eq!(
+            read.rows, travel,
+            "rows read for number = {number}: {read:?}"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! presence rule read from them. The bottom of the mapping: it names no other part of it
 //! but the value types of `scalar.rs`.
 
-use crate::mapping::scalar::ValueType;
+use crate::mapping::scalar::{Scalar, ValueType};
 
 /// One stored field: where it lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +23,30 @@ pub struct ColumnDef {
     /// field's codec; for a [`Versions`](crate::Versions) field, of one version; for a wide
     /// map, of its values; [`ValueType::Other`] for flattened groups and children).
     pub value_type: ValueType,
+    /// For a wide map, its keys: their type and how a qualifier reads as one; `None` for
+    /// every other kind of field.
+    pub map_key: Option<MapKey>,
 }
+
+/// The keys of a wide map field (`#[hbase(wide)]`), for query engines: their logical type
+/// and how a qualifier reads back as one ([`rowkey::scalar_of`](crate::rowkey::scalar_of) of
+/// the map's key codec; the derive writes it).
+#[derive(Debug, Clone, Copy)]
+pub struct MapKey {
+    /// The keys' type ([`KeyCodec::TYPE`](crate::rowkey::KeyCodec::TYPE) of the key codec).
+    pub value_type: ValueType,
+    /// A qualifier read as a key, as the codec's scalar (`None` when the codec gives none);
+    /// an error says why the bytes are not a key.
+    pub read: fn(&[u8]) -> Result<Option<Scalar<'static>>, String>,
+}
+
+impl PartialEq for MapKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.value_type == other.value_type && std::ptr::fn_addr_eq(self.read, other.read)
+    }
+}
+
+impl Eq for MapKey {}
 
 impl ColumnDef {
     /// The column to ask HBase for (the whole family for a wide map field).
@@ -98,7 +121,7 @@ impl ColumnKind {
 /// use hbase_orm::entity::{presence_of, ColumnDef, ColumnKind, ValueType};
 /// let column = |field, optional| ColumnDef {
 ///     field, family: "d", qualifier: field, key_part: false,
-///     kind: ColumnKind::Value, optional, value_type: ValueType::Text,
+///     kind: ColumnKind::Value, optional, value_type: ValueType::Text, map_key: None,
 /// };
 /// assert_eq!(presence_of(&[column("note", true), column("city", false)]), Some(1));
 /// assert_eq!(presence_of(&[column("note", true)]), None);

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use crate::mapping::fields::{copy_handle, Types};
 use crate::mapping::rowkey::{KeyCodec, KeyKind};
 use crate::mapping::HBaseEntity;
-use crate::model::{Error, Result};
+use crate::model::{filter_literal, Error, Result};
 
 /// A pattern no key matches (an empty range, a value no key can hold).
 const NO_KEY: &str = "\\z.";
@@ -123,8 +123,30 @@ impl<E: HBaseEntity, T, KC: KeyCodec<T>> KeyField<E, T, KC> {
         }
     }
 
-    /// The test of keys whose part equals `value`.
-    pub(crate) fn eq_test(&self, value: &T) -> Result<KeyTest> {
+    /// The test of keys whose part equals `value` (what
+    /// [`EntityScan::where_key_eq`](crate::EntityScan::where_key_eq) applies). A dictionary
+    /// part is refused with [`Error::IllegalArgument`]: its ids are assigned at run time.
+    ///
+    /// ```
+    /// use hbase_orm::HBaseEntity;
+    ///
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(table = "visits", family = "d", key_delimiter = '/')]
+    /// struct Visit {
+    ///     #[hbase(key)]
+    ///     site: String,
+    ///     #[hbase(key)]
+    ///     page: String,
+    ///     hits: u64,
+    /// }
+    ///
+    /// let home = Visit::PAGE.eq_test(&"home".to_string()).unwrap();
+    /// assert!(home.passes(b"example.org/home"));
+    /// assert!(!home.passes(b"example.org/homes"));
+    /// // Text after delimited text: HBase can run the test too.
+    /// assert!(home.row_filter().is_some());
+    /// ```
+    pub fn eq_test(&self, value: &T) -> Result<KeyTest> {
         if matches!(KC::KIND, KeyKind::Dictionary) {
             return Err(self.refuse(
                 "a dictionary part is stored as an id assigned at run time: filter on a \
@@ -163,9 +185,33 @@ impl<E: HBaseEntity, T, KC: KeyCodec<T>> KeyField<E, T, KC> {
         KeyTest::new(self.name, &client, server)
     }
 
-    /// The test of keys whose part holds a value `v` with `from <= v < until` (run on the
-    /// client only: the values are bytes HBase's filter language cannot match exactly).
-    pub(crate) fn range_test(&self, from: &T, until: &T) -> Result<KeyTest> {
+    /// The test of keys whose part holds a value `v` with `from <= v < until` (what
+    /// [`EntityScan::where_key_between`](crate::EntityScan::where_key_between) applies; run
+    /// on the client only: the values are bytes HBase's filter language cannot match
+    /// exactly). A part whose encoding does not keep the values' order is refused with
+    /// [`Error::IllegalArgument`].
+    ///
+    /// ```
+    /// use hbase_orm::HBaseEntity;
+    ///
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(table = "readings", family = "r")]
+    /// struct Reading {
+    ///     #[hbase(key)]
+    ///     device: u32,
+    ///     #[hbase(key(reverse_timestamp))]
+    ///     ts: i64,
+    ///     value: f64,
+    /// }
+    ///
+    /// let day = Reading::TS.range_test(&1_000, &2_000).unwrap();
+    /// let key = |device: u32, ts: i64| ReadingKey { device, ts }.row_key().unwrap();
+    /// # use hbase_orm::EntityKey;
+    /// assert!(day.passes(&key(7, 1_500)));
+    /// assert!(!day.passes(&key(7, 2_000)));
+    /// assert!(day.row_filter().is_none());
+    /// ```
+    pub fn range_test(&self, from: &T, until: &T) -> Result<KeyTest> {
         // An empty range keeps no key: a pattern that never matches.
         let client = self
             .range_pattern(from, until)?
@@ -254,13 +300,15 @@ fn escaped(bytes: &[u8]) -> String {
     out
 }
 
-/// A test of row keys: exact on the client, and the same sent to the region servers when
-/// HBase can run it exactly (see the module documentation).
+/// A test of one key part on row keys ([`KeyField::eq_test`], [`KeyField::range_test`]):
+/// exact on the client ([`KeyTest::passes`]), and a `RowFilter` for the region servers when
+/// HBase can run the same test exactly ([`KeyTest::row_filter`]; a text part after a salt
+/// byte, a record-type tag and delimited parts).
 #[derive(Clone, Debug)]
-pub(crate) struct KeyTest {
+pub struct KeyTest {
     client: Arc<regex::bytes::Regex>,
     /// The pattern for a `RowFilter` with a `regexstring:` comparator, if exact there.
-    pub(crate) server: Option<String>,
+    server: Option<String>,
 }
 
 impl KeyTest {
@@ -277,9 +325,20 @@ impl KeyTest {
         })
     }
 
-    /// Whether `key` passes.
-    pub(crate) fn passes(&self, key: &[u8]) -> bool {
+    /// Whether the row key `key` passes.
+    pub fn passes(&self, key: &[u8]) -> bool {
         self.client.is_match(key)
+    }
+
+    /// The filter-language text of the same test for the region servers,
+    /// `RowFilter(=, 'regexstring:<pattern>')`, when HBase runs it exactly; `None` when only
+    /// the client can (bytes HBase's regular expressions read as text cannot tell apart).
+    pub fn row_filter(&self) -> Option<Vec<u8>> {
+        let pattern = self.server.as_ref()?;
+        let mut out = b"RowFilter(=, ".to_vec();
+        out.extend(filter_literal(format!("regexstring:{pattern}").as_bytes()));
+        out.push(b')');
+        Some(out)
     }
 }
 

@@ -52,7 +52,7 @@ use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
 pub(crate) use cells::RowImage;
-pub use columns::{is_name, presence_of, ColumnDef, ColumnKind};
+pub use columns::{is_name, presence_of, ColumnDef, ColumnKind, MapKey};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
 /// One part of an entity's row key, for design checks.
@@ -137,6 +137,34 @@ pub trait EntityKey: Sized + Clone + Send + Sync + std::fmt::Debug + 'static {
     /// ```
     fn prefix_of(parts: &[Scalar<'_>]) -> Option<Result<KeyPrefix>> {
         let _ = parts;
+        None
+    }
+
+    /// The test of keys whose part `part` (an index of [`HBaseEntity::KEY_PARTS`]) equals
+    /// `value` ([`KeyField::eq_test`](keyparts::KeyField::eq_test) of that part), or `None`
+    /// when `value` is not one of the part's ([`KeyCodec::from_scalar`](rowkey::KeyCodec::from_scalar))
+    /// or there is no such part. The derive writes it; query engines turn equalities on key
+    /// parts after the leading ones into key filters with it.
+    ///
+    /// ```
+    /// use hbase_orm::{EntityKey, HBaseEntity};
+    ///
+    /// #[derive(HBaseEntity)]
+    /// #[hbase(table = "visits", family = "d", key_delimiter = '/')]
+    /// struct Visit {
+    ///     #[hbase(key)]
+    ///     site: String,
+    ///     #[hbase(key)]
+    ///     page: String,
+    ///     hits: u64,
+    /// }
+    ///
+    /// let home = VisitKey::part_eq_test(1, &"home".into()).unwrap().unwrap();
+    /// assert!(home.passes(b"example.org/home"));
+    /// assert!(VisitKey::part_eq_test(2, &"home".into()).is_none());
+    /// ```
+    fn part_eq_test(part: usize, value: &Scalar<'_>) -> Option<Result<keyparts::KeyTest>> {
+        let _ = (part, value);
         None
     }
 

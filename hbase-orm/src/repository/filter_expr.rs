@@ -3,7 +3,7 @@
 //! keeps its meaning, and the columns the comparisons test (a scan must read them).
 
 use crate::mapping::keyparts::KeyTest;
-use crate::model::{filter_literal, single_column_value_filter, Column, CompareOp};
+use crate::model::{single_column_value_filter, Column, CompareOp};
 
 /// The filters of one scan (ANDed), and the columns the typed ones test.
 #[derive(Clone, Default)]
@@ -47,12 +47,7 @@ impl Filters {
     /// `RowFilter(=, 'regexstring:<pattern>')` when HBase runs it exactly (see
     /// `mapping/keyparts.rs`).
     pub(crate) fn key_test(&mut self, test: KeyTest) {
-        if let Some(pattern) = &test.server {
-            let mut out = b"RowFilter(=, ".to_vec();
-            out.extend(filter_literal(format!("regexstring:{pattern}").as_bytes()));
-            out.push(b')');
-            self.parts.push(out);
-        }
+        self.parts.extend(test.row_filter());
         self.keys.push(test);
     }
 

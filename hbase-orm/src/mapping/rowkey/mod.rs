@@ -72,6 +72,24 @@ pub trait KeyCodec<T> {
     }
 }
 
+/// Bytes encoded with `KC` read back as its scalar ([`KeyCodec::decode`], then
+/// [`KeyCodec::to_scalar`]): how a query engine reads a wide map's qualifiers as keys
+/// ([`MapKey`](crate::entity::MapKey)). `None` when the codec gives no scalar; an error says
+/// why the bytes do not decode.
+///
+/// ```
+/// use hbase_orm::entity::Scalar;
+/// use hbase_orm::rowkey::{scalar_of, Ordered};
+///
+/// let bytes = 7u32.to_be_bytes();
+/// assert_eq!(scalar_of::<u32, Ordered>(&bytes), Ok(Some(Scalar::UInt(7))));
+/// assert!(scalar_of::<u32, Ordered>(b"x").is_err());
+/// ```
+pub fn scalar_of<T, KC: KeyCodec<T>>(bytes: &[u8]) -> Result<Option<Scalar<'static>>, String> {
+    let value = KC::decode(bytes)?;
+    Ok(KC::to_scalar(&value).map(Scalar::into_owned))
+}
+
 /// The scalar conversions of a codec over a built-in type.
 macro_rules! plain_scalars {
     ($t:ty) => {
