@@ -33,8 +33,8 @@ const SMALL_LIMIT: usize = 1000;
 /// Its columns are [`EntitySchema::of::<E>`](EntitySchema::of). A query reads:
 /// - only the cells of the columns it names (and the cell that tells a row holds an entity);
 /// - only the rows of the key ranges its conditions on the leading key parts allow (`=`,
-///   `IN`, then a range on the next part whose encoding keeps the values' order), per salt
-///   bucket for a salted key;
+///   `IN`, then a range on the next part whose encoding keeps the values' order or a
+///   `LIKE 'prefix%'` on a text part), per salt bucket for a salted key;
 /// - single rows with gets, when `=` and `IN` fix every key part;
 /// - rows whose keys pass the tests of `=` conditions on later key parts
 ///   ([`key_tests`](crate::key_tests)), tested by HBase where it can (text after delimited

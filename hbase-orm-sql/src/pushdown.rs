@@ -2,12 +2,14 @@
 //! key prefixes (through [`EntityKey::prefix_of`]), then `<`, `<=`, `>`, `>=` or `BETWEEN` on
 //! the next part a range within them, when that part's encoding keeps the values' order. The
 //! ranges always hold every row the conditions keep (more where a prefix is wider than the
-//! condition): DataFusion checks the conditions again on the rows read (`Inexact`). When
-//! `=` and `IN` fix every key part, the spans are single rows, read with gets.
+//! condition): DataFusion checks the conditions again on the rows read (`Inexact`). A
+//! `LIKE 'abc%'` on the next text part instead of a range narrows them to the keys whose part
+//! starts with `abc`. When `=` and `IN` fix every key part, the spans are single rows, read
+//! with gets.
 
 use datafusion::common::ScalarValue;
 use datafusion::logical_expr::utils::split_conjunction;
-use datafusion::logical_expr::{Between, BinaryExpr, Expr, Operator};
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, Like, Operator};
 use hbase_orm::entity::{EntityKey, KeyPartDef, KeyTest, Scalar};
 use hbase_orm::rowkey::{KeyKind, KeyPrefix};
 use hbase_orm::{prefix_end, HBaseEntity};
@@ -78,6 +80,8 @@ struct PartConditions {
     values: Option<Vec<Scalar<'static>>>,
     lower: Option<Scalar<'static>>,
     upper: Option<Scalar<'static>>,
+    /// The part's text starts with this (`LIKE 'abc%'`).
+    starts: Option<String>,
 }
 
 /// A constant of a condition, as a key part's scalar.
@@ -132,6 +136,7 @@ impl Clone for PartConditions {
             values: self.values.clone(),
             lower: self.lower.clone(),
             upper: self.upper.clone(),
+            starts: self.starts.clone(),
         }
     }
 }
@@ -173,6 +178,26 @@ fn note(schema: &EntitySchema, expr: &Expr, parts: &mut [PartConditions]) -> boo
                 None => false,
             }
         }
+        Expr::Like(Like {
+            negated: false,
+            expr,
+            pattern,
+            escape_char: None,
+            case_insensitive: false,
+        }) => {
+            let (Some(part), Some(Scalar::Text(pattern))) =
+                (key_part(schema, expr), literal(pattern))
+            else {
+                return false;
+            };
+            match like_prefix(&pattern) {
+                Some(prefix) => {
+                    parts[part].starts = Some(prefix);
+                    true
+                }
+                None => false,
+            }
+        }
         Expr::Between(Between {
             expr,
             negated: false,
@@ -191,6 +216,14 @@ fn note(schema: &EntitySchema, expr: &Expr, parts: &mut [PartConditions]) -> boo
         }
         _ => false,
     }
+}
+
+/// The text every value matching a `LIKE` pattern starts with: the characters before its
+/// first wildcard (`%`, `_`), if there are some and none is escaped (`\`).
+fn like_prefix(pattern: &str) -> Option<String> {
+    let end = pattern.find(['%', '_', '\\'])?;
+    let prefix = &pattern[..end];
+    (!prefix.is_empty() && !pattern[end..].starts_with('\\')).then(|| prefix.to_string())
 }
 
 /// Whether a range of values of this part is a range of its encoded bytes (in the same or,
@@ -254,6 +287,7 @@ pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<Key
     // The leading parts' values, each combination a prefix.
     let mut prefixes: Vec<Vec<Scalar<'static>>> = vec![Vec::new()];
     let mut range = None;
+    let mut starts = None;
     for (n, c) in parts.iter().enumerate() {
         if let Some(values) = &c.values {
             if prefixes.len() * values.len().max(1) > MAX_PREFIXES {
@@ -273,11 +307,15 @@ pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<Key
         }
         if (c.lower.is_some() || c.upper.is_some()) && keeps_order(&E::KEY_PARTS[n]) {
             range = Some((n, c));
+        } else if let Some(text) = &c.starts {
+            starts = (E::KEY_PARTS[n].kind == KeyKind::Variable).then_some(text);
         }
         break;
     }
     // Every part fixed: each prefix is a whole key.
-    let whole = range.is_none() && prefixes.iter().all(|v| v.len() == E::KEY_PARTS.len());
+    let whole = range.is_none()
+        && starts.is_none()
+        && prefixes.iter().all(|v| v.len() == E::KEY_PARTS.len());
     let mut out = Vec::new();
     for values in &prefixes {
         let base = if values.is_empty() {
@@ -305,6 +343,21 @@ pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<Key
             Some(p) => prefix_span(&bytes(p)),
             None => KeySpan::all(),
         };
+        if let Some(text) = starts {
+            // The keys whose next part starts with the text: its encoding is the text's bytes
+            // (checked: the prefix of the whole text value holds them right after the base).
+            let mut with = values.clone();
+            with.push(Scalar::Text(text.clone().into()));
+            if let Some(full) = prefix::<E>(&with) {
+                let (full, at) = (bytes(&full), span.start.len());
+                if full.len() >= at + text.len()
+                    && full[..at] == span.start[..]
+                    && full[at..].starts_with(text.as_bytes())
+                {
+                    span = prefix_span(&full[..at + text.len()]);
+                }
+            }
+        }
         if let Some((n, c)) = range {
             let bound = |v: &Option<Scalar<'static>>| {
                 let v = v.as_ref()?;
@@ -392,6 +445,16 @@ mod tests {
         assert_eq!(merged, vec![span(b"a", b"bb"), span(b"c", b"d")]);
         let merged = merge(vec![span(b"a", b""), span(b"c", b"d")]);
         assert_eq!(merged, vec![span(b"a", b"")]);
+    }
+
+    #[test]
+    fn a_like_pattern_gives_the_text_before_its_first_wildcard() {
+        assert_eq!(like_prefix("abc%"), Some("abc".into()));
+        assert_eq!(like_prefix("ab_d%"), Some("ab".into()));
+        assert_eq!(like_prefix("a%b%"), Some("a".into()));
+        assert_eq!(like_prefix("%abc"), None);
+        assert_eq!(like_prefix("abc"), None);
+        assert_eq!(like_prefix("ab\\%c%"), None);
     }
 
     #[test]

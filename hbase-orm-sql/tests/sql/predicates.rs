@@ -20,6 +20,8 @@ pub(crate) enum Pred {
     DayEq(&'static str, i64),
     ItemsCmp(&'static str, u16),
     StatusCmp(&'static str, &'static str),
+    /// `customer LIKE '<prefix>%'`: a range of the key's first part.
+    CustomerLike(&'static str),
     /// `customer IN (..) AND number IN (..)`: every key part fixed, the rows read with gets.
     Keys(Vec<String>, Vec<u32>),
     And(Box<Pred>, Box<Pred>),
@@ -55,7 +57,10 @@ impl Pred {
                 _ => Pred::Not(a),
             };
         }
-        match rng.below(12) {
+        match rng.below(13) {
+            12 => Pred::CustomerLike(
+                ["customer-0", "customer-1", "customer-", "cust", "x"][rng.below(5) as usize],
+            ),
             0 => Pred::CustomerEq(customer(rng.below(CUSTOMERS + 1))),
             1 => Pred::CustomerIn(
                 (0..1 + rng.below(3))
@@ -106,6 +111,7 @@ impl Pred {
             Pred::DayEq(op, d) => format!("day {op} {d}"),
             Pred::ItemsCmp(op, n) => format!("items {op} {n}"),
             Pred::StatusCmp(op, s) => format!("status {op} '{s}'"),
+            Pred::CustomerLike(p) => format!("customer LIKE '{p}%'"),
             Pred::Keys(cs, ns) => format!(
                 "(customer IN ({}) AND number IN ({}))",
                 cs.iter()
@@ -134,6 +140,7 @@ impl Pred {
             Pred::DayEq(op, d) => cmp(op, o.day, *d),
             Pred::ItemsCmp(op, n) => cmp(op, o.items, *n),
             Pred::StatusCmp(op, s) => cmp(op, o.status.as_str(), s),
+            Pred::CustomerLike(p) => o.customer.starts_with(p),
             Pred::Keys(cs, ns) => cs.contains(&o.customer) && ns.contains(&o.number),
             Pred::And(a, b) => match (a.eval(o), b.eval(o)) {
                 (Some(false), _) | (_, Some(false)) => false,

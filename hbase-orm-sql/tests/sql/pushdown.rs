@@ -69,6 +69,25 @@ pub(crate) async fn pushdown_reads_only_what_the_query_needs(client: Client) {
     assert_eq!(got.len() as u64, want);
     assert_eq!(read.rows, want, "rows read for a number range: {read:?}");
 
+    // A prefix of the first part's text (`LIKE 'customer-0%'`): those customers' rows only.
+    let of_prefix = t
+        .data
+        .iter()
+        .filter(|o| o.customer.starts_with("customer-0"))
+        .count() as u64;
+    let before = t.table.read_counts();
+    let got = query(
+        &t.ctx,
+        "SELECT number FROM orders WHERE customer LIKE 'customer-0%'",
+    )
+    .await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len() as u64, of_prefix);
+    assert_eq!(
+        read.rows, of_prefix,
+        "rows read for a LIKE prefix: {read:?}"
+    );
+
     // Whole keys: those rows alone, read with gets (a key no order has reads nothing).
     let picked: Vec<&Order> = t
         .data
@@ -302,6 +321,18 @@ pub(crate) async fn later_key_parts_are_tested_by_key(client: Client) {
     )
     .await;
     assert_eq!(got, vec![vec!["site-3".to_string()]]);
+    // A prefix of the second part within one site: those pages only.
+    let before = table.read_counts();
+    let got = query(
+        &ctx,
+        "SELECT path FROM pages WHERE site = 'site-1' AND path LIKE '/p1%' ORDER BY path",
+    )
+    .await;
+    let read = diff(before, table.read_counts());
+    let want: Vec<Vec<String>> = (10..20).map(|p| vec![format!("/p{p}")]).collect();
+    assert_eq!(got, want);
+    assert_eq!(read.rows, 10, "rows read for a LIKE prefix: {read:?}");
+
     // A value no key holds: nothing.
     let got = query(&ctx, "SELECT site FROM pages WHERE path = '/nowhere'").await;
     assert!(got.is_empty(), "{got:?}");
