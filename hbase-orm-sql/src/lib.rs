@@ -19,7 +19,8 @@
 //!   test them exactly (a `SingleColumnValueFilter` on the cell's bytes: text, bytes and
 //!   unsigned integers for every comparison, signed integers for `=` and `<>`,
 //!   `IS [NOT] NULL`, and `AND`, `OR`, `NOT` of those), about its `LIMIT` rows when nothing is
-//!   filtered after the scan, one partition per region.
+//!   filtered after the scan, one partition per region; and `INSERT INTO` that saves each
+//!   row as an entity (for entities of key parts and plain fields).
 //!
 //! ```no_run
 //! use datafusion::prelude::SessionContext;
@@ -56,6 +57,7 @@
 
 mod batches;
 mod columns;
+mod insert;
 mod provider;
 mod pushdown;
 mod raw;

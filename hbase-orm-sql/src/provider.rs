@@ -7,9 +7,11 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::catalog::{Session, TableProvider};
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::TableType;
 use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
+use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
@@ -19,6 +21,7 @@ use hbase_orm::entity::{ColumnKind, KeyTest};
 use hbase_orm::{Client, Column, HBaseEntity, Result, Scan, TableName};
 
 use crate::batches::BatchBuilder;
+use crate::insert::{self, EntitySink};
 use crate::pushdown::{self, KeySpan};
 use crate::scan::{batches, ReadCounts, ReadStats, ScanOrder};
 use crate::schema::{EntitySchema, Source};
@@ -355,6 +358,30 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
                 }
             })
             .collect())
+    }
+
+    /// `INSERT INTO` (and `REPLACE INTO`): each row saved as an entity, its index rows too
+    /// (a row with the key of a stored one replaces it, as a save does). Entities with a wide
+    /// map, versions, a flattened group, children, a counter or a version field are refused
+    /// (`NotImplemented`), and so is `INSERT OVERWRITE`.
+    async fn insert_into(
+        &self,
+        _state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        if insert_op == InsertOp::Overwrite {
+            return Err(DataFusionError::NotImplemented(format!(
+                "INSERT OVERWRITE of {}: rows are saved one by one (INSERT INTO, REPLACE INTO)",
+                self.table
+            )));
+        }
+        if let Some(why) = insert::refusal::<E>() {
+            return Err(DataFusionError::NotImplemented(why));
+        }
+        let sink =
+            EntitySink::<E>::new(self.client.clone(), self.table.clone(), self.schema.clone());
+        Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
     }
 
     async fn scan(

@@ -85,7 +85,7 @@ struct PartConditions {
 }
 
 /// A constant of a condition, as a key part's scalar.
-fn scalar(value: &ScalarValue) -> Option<Scalar<'static>> {
+pub(crate) fn scalar(value: &ScalarValue) -> Option<Scalar<'static>> {
     Some(match value {
         ScalarValue::Boolean(Some(v)) => Scalar::Bool(*v),
         ScalarValue::Int8(Some(v)) => Scalar::Int((*v).into()),

@@ -55,7 +55,7 @@ struct Purchase {
 /// A price history: a cell's versions.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
 #[hbase(table = "sql_prices", family = "p")]
-struct Price {
+pub(crate) struct Price {
     #[hbase(key)]
     sku: String,
     #[hbase(versions = 3)]

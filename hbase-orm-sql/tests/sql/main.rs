@@ -5,6 +5,7 @@
 //! (`hbase-local/hbase.sh up`).
 
 mod common;
+mod inserts;
 mod layouts;
 mod predicates;
 mod pushdown;
@@ -47,6 +48,11 @@ macro_rules! on_backend {
             #[tokio::test]
             async fn wide_maps_read_as_maps() {
                 crate::layouts::wide_maps_read_as_maps(client().await).await;
+            }
+
+            #[tokio::test]
+            async fn inserts_save_entities() {
+                crate::inserts::inserts_save_entities(client().await).await;
             }
 
             #[tokio::test]

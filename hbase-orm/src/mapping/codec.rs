@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use crate::mapping::scalar::ValueType;
+use crate::mapping::scalar::{Plain, Scalar, ValueType};
 
 /// A type that can be stored in one HBase cell.
 #[diagnostic::on_unimplemented(
@@ -213,6 +213,46 @@ impl Value for Vec<u8> {
     fn decode(bytes: &[u8]) -> Result<Self, String> {
         Ok(bytes.to_vec())
     }
+}
+
+/// The bytes the library's own codec for values of `value_type` stores for `scalar`, if the
+/// scalar is such a value: a boolean for `Bool`, an integer in range for an integer type, a
+/// float for a float type, text for `Text` and `Json` (the document's text, not checked
+/// here), bytes for `Bytes` and `Other`. How a query engine writes a value it holds as a
+/// scalar (`INSERT INTO` in `hbase-orm-sql`).
+///
+/// ```
+/// use hbase_orm::codec::encode_scalar;
+/// use hbase_orm::entity::{Scalar, ValueType};
+///
+/// assert_eq!(encode_scalar(ValueType::UInt16, &Scalar::Int(7)), Some(vec![0, 7]));
+/// assert_eq!(encode_scalar(ValueType::Bool, &Scalar::Bool(true)), Some(vec![0xFF]));
+/// assert_eq!(encode_scalar(ValueType::UInt8, &Scalar::Int(-1)), None); // out of range
+/// assert_eq!(encode_scalar(ValueType::Text, &Scalar::Int(1)), None);
+/// ```
+pub fn encode_scalar(value_type: ValueType, scalar: &Scalar<'_>) -> Option<Vec<u8>> {
+    fn bytes<V: Value>(value: V) -> Vec<u8> {
+        let mut out = Vec::new();
+        value.encode(&mut out);
+        out
+    }
+    Some(match (value_type, scalar) {
+        (ValueType::Bool, Scalar::Bool(b)) => bytes(*b),
+        (ValueType::Int8, _) => bytes(i8::of_scalar(scalar)?),
+        (ValueType::Int16, _) => bytes(i16::of_scalar(scalar)?),
+        (ValueType::Int32, _) => bytes(i32::of_scalar(scalar)?),
+        (ValueType::Int64, _) => bytes(i64::of_scalar(scalar)?),
+        (ValueType::UInt8, _) => bytes(u8::of_scalar(scalar)?),
+        (ValueType::UInt16, _) => bytes(u16::of_scalar(scalar)?),
+        (ValueType::UInt32, _) => bytes(u32::of_scalar(scalar)?),
+        (ValueType::UInt64, _) => bytes(u64::of_scalar(scalar)?),
+        // The value as the query engine holds it, in the column's width.
+        (ValueType::Float32, Scalar::Float(v)) => bytes(*v as f32),
+        (ValueType::Float64, Scalar::Float(v)) => bytes(*v),
+        (ValueType::Text | ValueType::Json, Scalar::Text(t)) => t.as_bytes().to_vec(),
+        (ValueType::Bytes | ValueType::Other, Scalar::Bytes(b)) => b.to_vec(),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,120 @@
+//! `INSERT INTO` an entity table: rows saved as entities, read back by the repository; what
+//! cannot be saved is refused with the reason.
+
+use hbase_orm::Client;
+use hbase_orm_sql::{register_as, EntityTable};
+
+use crate::common::*;
+
+/// Runs a statement, its error as text.
+async fn run(
+    ctx: &datafusion::prelude::SessionContext,
+    sql: &str,
+) -> Result<Vec<Vec<String>>, String> {
+    let df = ctx.sql(sql).await.map_err(|e| e.to_string())?;
+    let batches = df.collect().await.map_err(|e| e.to_string())?;
+    Ok(rows(&batches))
+}
+
+pub(crate) async fn inserts_save_entities(client: Client) {
+    let t = orders_table(&client, "sql_insert", 10, &[]).await;
+
+    // Values of every type, a NULL for an Option.
+    let got = run(
+        &t.ctx,
+        "INSERT INTO orders VALUES \
+         ('zed', 1, 20001, 9.5, 'new', NULL, true, 3), \
+         ('zed', 2, 20002, 1.25, 'paid', 'by the door', false, 40)",
+    )
+    .await
+    .unwrap();
+    assert_eq!(got, vec![vec!["2".to_string()]]);
+    let first = Order {
+        customer: "zed".into(),
+        number: 1,
+        day: 20001,
+        total: 9.5,
+        status: "new".into(),
+        note: None,
+        paid: true,
+        items: 3,
+    };
+    let second = Order {
+        customer: "zed".into(),
+        number: 2,
+        day: 20002,
+        total: 1.25,
+        status: "paid".into(),
+        note: Some("by the door".into()),
+        paid: false,
+        items: 40,
+    };
+    let key = |number| OrderKey {
+        customer: "zed".into(),
+        number,
+    };
+    assert_eq!(t.repo.get(&key(1)).await.unwrap(), Some(first.clone()));
+    assert_eq!(t.repo.get(&key(2)).await.unwrap(), Some(second.clone()));
+
+    // INSERT ... SELECT from the table itself, and REPLACE INTO over a stored row.
+    let got = run(
+        &t.ctx,
+        "INSERT INTO orders SELECT 'zoe', number, day, total, status, note, paid, items \
+         FROM orders WHERE customer = 'zed'",
+    )
+    .await
+    .unwrap();
+    assert_eq!(got, vec![vec!["2".to_string()]]);
+    let copy = t
+        .repo
+        .get(&OrderKey {
+            customer: "zoe".into(),
+            number: 2,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        copy,
+        Some(Order {
+            customer: "zoe".into(),
+            ..second.clone()
+        })
+    );
+    run(
+        &t.ctx,
+        "REPLACE INTO orders VALUES ('zed', 1, 20001, 9.5, 'shipped', 'late', true, 3)",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        t.repo.get(&key(1)).await.unwrap(),
+        Some(Order {
+            status: "shipped".into(),
+            note: Some("late".into()),
+            ..first
+        })
+    );
+    let got = query(&t.ctx, "SELECT count(*) FROM orders").await;
+    assert_eq!(got, vec![vec![(t.data.len() + 4).to_string()]]);
+
+    // A NULL where the entity needs a value: nothing of the batch is saved, and the error
+    // names the table, the row and the column.
+    let err = run(
+        &t.ctx,
+        "INSERT INTO orders VALUES ('zed', 9, 20009, 1.0, NULL, NULL, true, 1)",
+    )
+    .await
+    .unwrap_err();
+    assert!(err.contains("status"), "{err}");
+    assert!(err.contains(&t.repo.table().name().to_string()), "{err}");
+    assert_eq!(t.repo.get(&key(9)).await.unwrap(), None);
+
+    // An entity with a field a row of single values cannot say is refused with the reason.
+    let ctx = datafusion::prelude::SessionContext::new();
+    let prices = EntityTable::<crate::layouts::Price>::new(&client).unwrap();
+    register_as(&ctx, "prices", prices).unwrap();
+    let err = run(&ctx, "INSERT INTO prices VALUES ('pen', [], 'Pen')")
+        .await
+        .unwrap_err();
+    assert!(err.contains("field `price` is a cell's versions"), "{err}");
+}
