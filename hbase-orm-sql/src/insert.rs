@@ -63,11 +63,12 @@ impl<E: HBaseEntity> EntitySink<E> {
         }
     }
 
-    /// Row `row` of `batch` (of the table's columns) as an entity.
-    fn entity(&self, batch: &RecordBatch, row: usize) -> Result<E> {
+    /// Row `row` of `batch` (of the table's columns) as an entity; `number` counts the rows
+    /// of the statement from 1, for errors.
+    fn entity(&self, batch: &RecordBatch, row: usize, number: u64) -> Result<E> {
         let bad = |column: &str, why: String| Error::IllegalArgument {
             message: format!(
-                "INSERT INTO {}: row {row}, column `{column}`: {why}",
+                "INSERT INTO {}: row {number}, column `{column}`: {why}",
                 self.table
             ),
         };
@@ -104,7 +105,7 @@ impl<E: HBaseEntity> EntitySink<E> {
         }
         let key = match E::Key::prefix_of(&parts) {
             Some(Ok(prefix)) if !prefix.all_buckets => prefix.bytes,
-            Some(Err(e)) => return Err(e),
+            Some(Err(e)) => return Err(bad("key", e.to_string())),
             _ => {
                 return Err(bad(
                     "key",
@@ -121,7 +122,7 @@ impl<E: HBaseEntity> EntitySink<E> {
         };
         E::from_row_of(row_of, &self.table).map_err(|e| Error::IllegalArgument {
             message: format!(
-                "INSERT INTO {}: row {row} is no {}: {e}",
+                "INSERT INTO {}: row {number} is no {}: {e}",
                 self.table,
                 std::any::type_name::<E>()
             ),
@@ -169,7 +170,7 @@ impl<E: HBaseEntity> DataSink for EntitySink<E> {
         while let Some(batch) = data.next().await {
             let batch = batch?;
             let entities = (0..batch.num_rows())
-                .map(|row| self.entity(&batch, row))
+                .map(|row| self.entity(&batch, row, saved + row as u64 + 1))
                 .collect::<Result<Vec<E>>>()
                 .map_err(external)?;
             repository.save_all(&entities).await.map_err(external)?;

@@ -23,12 +23,9 @@ use hbase_orm::{Client, Column, HBaseEntity, Result, Scan, TableName};
 use crate::batches::BatchBuilder;
 use crate::insert::{self, EntitySink};
 use crate::pushdown::{self, KeySpan};
-use crate::scan::{batches, ReadCounts, ReadStats, ScanOrder};
+use crate::scan::{batches, ReadCounts, ReadStats, ScanOrder, SMALL_LIMIT};
 use crate::schema::{EntitySchema, Source};
 use crate::values::{self, ValueFilter};
-
-/// A `LIMIT` below this is read in one partition, region after region, in small pages.
-const SMALL_LIMIT: usize = 1000;
 
 /// The table of entity `E` as DataFusion sees it (a [`TableProvider`]), and the Arrow batches
 /// of its rows.
@@ -107,7 +104,8 @@ impl<E: HBaseEntity> EntityTable<E> {
     /// Asks HBase for whole families instead of the columns a query names: more bytes, fewer
     /// seeks on the region servers (each column asked for by name is found with a seek of its
     /// own). Worth it for rows of a few short cells; by default a family is read whole only
-    /// when most of its declared columns are asked for.
+    /// when most of its declared columns are asked for (or when it holds a wide map asked
+    /// for).
     pub fn whole_families(mut self) -> Self {
         self.whole_families = true;
         self
@@ -199,11 +197,6 @@ impl<E: HBaseEntity> EntityTable<E> {
         scan.columns = whole_families::<E>(std::mem::take(&mut scan.columns), self.whole_families);
         scan.filter = filter.map(|f| f.expression.clone());
         scan.caching = self.page_size;
-        // A small limit reads a small page (one row more: a row that holds no entity is
-        // skipped).
-        if let Some(n) = limit.filter(|&n| n < SMALL_LIMIT) {
-            scan.caching = Some((n + 1) as i32);
-        }
         ScanOrder {
             table: self.client.table_named(self.table.clone()),
             template: scan,

@@ -260,6 +260,22 @@ fn conditions(schema: &EntitySchema, filters: &[Expr]) -> Vec<PartConditions> {
     parts
 }
 
+/// How many leading key parts `=` and `IN` fix for the spans: as long as each has values and
+/// their combinations stay within [`MAX_PREFIXES`].
+fn fixed_parts(parts: &[PartConditions]) -> usize {
+    let mut combinations = 1usize;
+    parts
+        .iter()
+        .take_while(|c| match &c.values {
+            Some(values) => {
+                combinations = combinations.saturating_mul(values.len().max(1));
+                combinations <= MAX_PREFIXES
+            }
+            None => false,
+        })
+        .count()
+}
+
 /// The tests of row keys for the `=` conditions on key parts after the leading ones that
 /// `=` and `IN` fix (those make the spans): "every device's readings at one time" on a
 /// `[device][time]` key. HBase runs a test too where it can ([`KeyTest::row_filter`]: text
@@ -267,7 +283,7 @@ fn conditions(schema: &EntitySchema, filters: &[Expr]) -> Vec<PartConditions> {
 /// value the part cannot hold makes no test (DataFusion finds no row then).
 pub fn key_tests<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<KeyTest> {
     let parts = conditions(schema, filters);
-    let leading = parts.iter().take_while(|c| c.values.is_some()).count();
+    let leading = fixed_parts(&parts);
     parts
         .iter()
         .enumerate()
@@ -288,11 +304,9 @@ pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<Key
     let mut prefixes: Vec<Vec<Scalar<'static>>> = vec![Vec::new()];
     let mut range = None;
     let mut starts = None;
+    let fixed = fixed_parts(&parts);
     for (n, c) in parts.iter().enumerate() {
-        if let Some(values) = &c.values {
-            if prefixes.len() * values.len().max(1) > MAX_PREFIXES {
-                break;
-            }
+        if let Some(values) = c.values.as_ref().filter(|_| n < fixed) {
             prefixes = prefixes
                 .iter()
                 .flat_map(|p| {
@@ -323,8 +337,9 @@ pub fn spans<E: HBaseEntity>(schema: &EntitySchema, filters: &[Expr]) -> Vec<Key
         } else {
             match prefix::<E>(values) {
                 Some(p) => Some(p),
-                // A value the part cannot hold or encode: no pushdown at all.
-                None => return salted::<E>(vec![(KeySpan::all(), true)]),
+                // A value the part cannot hold or encode (a number out of its range, text
+                // with the delimiter): no row has it.
+                None => continue,
             }
         };
         // A prefix that fixes the salt bucket keeps its salted bytes; otherwise every bucket

@@ -33,7 +33,9 @@ pub struct ReadCounts {
     pub cells: u64,
     /// Bytes of the rows' keys and cells' families, qualifiers and values.
     pub bytes: u64,
-    /// Scans opened (one per key range and region read).
+    /// Scans opened (one per key range read in a partition; a scan a `LIMIT` cut short
+    /// before the rows it wanted, rows that held no entity or failed a key test among them,
+    /// goes on with another).
     pub scans: u64,
     /// Rows asked for by gets (whole keys; a key no row has counts too).
     pub gets: u64,
@@ -65,6 +67,20 @@ impl ReadStats {
 
 /// At most this many rows are asked for in one multi-get.
 const GETS: usize = 256;
+
+/// A `LIMIT` below this reads pages of the rows still wanted (a larger one, pages of the
+/// scan's size).
+pub(crate) const SMALL_LIMIT: usize = 1000;
+
+/// A scan asked for at most `asked` rows (the rows still wanted): if it ends with that many
+/// and some were not kept (rows that held no entity, keys that failed a test), the span goes
+/// on after the last row read.
+struct Limited {
+    asked: usize,
+    received: usize,
+    last: Vec<u8>,
+    stop: Vec<u8>,
+}
 
 /// What a scan of one span is reading: a scanner's pages, or the rows of a multi-get.
 enum Current {
@@ -99,6 +115,7 @@ struct Scanning<E: HBaseEntity> {
     spans: VecDeque<KeySpan>,
     key_tests: Vec<KeyTest>,
     current: Option<Current>,
+    limited: Option<Limited>,
     builder: BatchBuilder<E>,
     batch_size: usize,
     remaining: Option<usize>,
@@ -114,8 +131,9 @@ impl<E: HBaseEntity> Scanning<E> {
             return Ok(false);
         };
         if span.as_point().is_some() {
+            let most = self.remaining.map_or(GETS, |left| left.clamp(1, GETS));
             let mut keys = vec![span.start];
-            while keys.len() < GETS && self.spans.front().is_some_and(|s| s.as_point().is_some()) {
+            while keys.len() < most && self.spans.front().is_some_and(|s| s.as_point().is_some()) {
                 keys.extend(self.spans.pop_front().map(|s| s.start));
             }
             self.stats
@@ -128,15 +146,45 @@ impl<E: HBaseEntity> Scanning<E> {
         }
         let mut scan = self.template.clone();
         scan.start = Some(span.start).filter(|s| !s.is_empty());
-        scan.stop = Some(span.stop).filter(|s| !s.is_empty());
+        self.limited = None;
         if let Some(left) = self.remaining {
-            // A page of the rows still wanted (one more: a row may hold no entity).
-            let page = i32::try_from(left + 1).unwrap_or(i32::MAX);
-            scan.caching = Some(scan.caching.map_or(page, |c| c.min(page)));
+            // No more rows than still wanted, in one page when they are few; the client then
+            // reads no page ahead either.
+            scan.limit = Some(left);
+            if left < SMALL_LIMIT {
+                let page = i32::try_from(left).unwrap_or(i32::MAX);
+                scan.caching = Some(scan.caching.map_or(page, |c| c.min(page)));
+            }
+            self.limited = Some(Limited {
+                asked: left,
+                received: 0,
+                last: Vec::new(),
+                stop: span.stop.clone(),
+            });
         }
+        scan.stop = Some(span.stop).filter(|s| !s.is_empty());
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
         self.current = Some(Current::Scan(self.table.scan(scan).into_scanned()));
         Ok(true)
+    }
+
+    /// After a scan with a limit ended: if it stopped at its limit short of the rows wanted,
+    /// the rest of its span is read next.
+    fn resume_limited(&mut self) {
+        let Some(limited) = self.limited.take() else {
+            return;
+        };
+        if limited.received < limited.asked || self.remaining == Some(0) {
+            return;
+        }
+        let mut start = limited.last;
+        start.push(0);
+        if limited.stop.is_empty() || start < limited.stop {
+            self.spans.push_front(KeySpan {
+                start,
+                stop: limited.stop,
+            });
+        }
     }
 
     /// The next row of the span being read, `None` at its end.
@@ -171,6 +219,11 @@ impl<E: HBaseEntity> Scanning<E> {
                     let key = match &row {
                         Read::Scanned(row) => {
                             self.stats.count(row.key(), row.cells());
+                            if let Some(limited) = &mut self.limited {
+                                limited.received += 1;
+                                limited.last.clear();
+                                limited.last.extend_from_slice(row.key());
+                            }
                             row.key()
                         }
                         Read::Got(row) => {
@@ -211,7 +264,10 @@ impl<E: HBaseEntity> Scanning<E> {
                     self.done = true;
                     return Some(Err(e));
                 }
-                None => self.current = None,
+                None => {
+                    self.current = None;
+                    self.resume_limited();
+                }
             }
         }
     }
@@ -240,6 +296,7 @@ pub(crate) fn batches<E: HBaseEntity>(
         spans: order.spans.into(),
         key_tests: order.key_tests,
         current: None,
+        limited: None,
         builder: order.builder,
         batch_size: order.batch_size.max(1),
         remaining: limit,

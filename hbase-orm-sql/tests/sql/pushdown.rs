@@ -164,6 +164,22 @@ pub(crate) async fn pushdown_reads_only_what_the_query_needs(client: Client) {
     let read = diff(before, t.table.read_counts());
     assert_eq!(got, vec![vec![n.to_string()]]);
     assert_eq!(read.cells, n, "{read:?}");
+
+    // Rows that hold no entity (a cell written by hand, no presence cell) first in key order:
+    // a scan that a LIMIT cut short on them goes on after them, and the LIMIT is met.
+    let raw = client.table_named(t.repo.table().name().clone());
+    for i in 0..3 {
+        raw.put(hbase_orm::Put::new(format!("a-partial-{i}")).column("d", "total", vec![0u8; 8]))
+            .await
+            .unwrap();
+    }
+    let before = t.table.read_counts();
+    let got = query(&t.ctx, "SELECT customer, total FROM orders LIMIT 2").await;
+    let read = diff(before, t.table.read_counts());
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(got.iter().all(|r| r[0].starts_with("customer-")), "{got:?}");
+    // Three rows without an entity and two with: three scans (2, then 1 + 1, then 1 row).
+    assert_eq!((read.rows, read.scans), (5, 3), "{read:?}");
 }
 
 pub(crate) async fn one_partition_per_region(client: Client) {
