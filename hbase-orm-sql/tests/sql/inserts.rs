@@ -1,10 +1,27 @@
 //! `INSERT INTO` an entity table: rows saved as entities, read back by the repository; what
 //! cannot be saved is refused with the reason.
 
-use hbase_orm::Client;
+use futures::TryStreamExt;
+use hbase_orm::{Client, HBaseEntity};
 use hbase_orm_sql::{register_as, EntityTable};
+use hbase_orm_suite::{ensure_test_namespace, unique_table_name, TestTable};
 
 use crate::common::*;
+
+/// A ticket with a secondary index of its owner's tickets.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(
+    table = "sql_tickets",
+    family = "d",
+    key_delimiter = '\0',
+    index(name = "by_owner", parts = "owner, id")
+)]
+struct Ticket {
+    #[hbase(key)]
+    id: u64,
+    owner: String,
+    title: String,
+}
 
 /// Runs a statement, its error as text.
 async fn run(
@@ -117,4 +134,55 @@ pub(crate) async fn inserts_save_entities(client: Client) {
         .await
         .unwrap_err();
     assert!(err.contains("field `price` is a cell's versions"), "{err}");
+}
+
+pub(crate) async fn inserts_write_index_rows(client: Client) {
+    // The data table and its index table, made afresh (dropped again by the guards).
+    ensure_test_namespace(&client).await;
+    let name = unique_table_name("sql_tickets");
+    client
+        .admin()
+        .ensure_on::<Ticket>(name.clone())
+        .await
+        .unwrap();
+    let _tables: Vec<TestTable> = std::iter::once(name.clone())
+        .chain(
+            Ticket::related_schemas_for(&name)
+                .into_iter()
+                .map(|s| s.descriptor.name),
+        )
+        .map(|n| TestTable::adopt(&client, n))
+        .collect();
+    let ctx = datafusion::prelude::SessionContext::new();
+    let table = EntityTable::<Ticket>::new(&client)
+        .unwrap()
+        .on_table(name.clone());
+    register_as(&ctx, "tickets", table).unwrap();
+
+    run(
+        &ctx,
+        "INSERT INTO tickets VALUES (1, 'ann', 'printer'), (2, 'bob', 'vpn'), (3, 'ann', 'mail')",
+    )
+    .await
+    .unwrap();
+    // A row saved again under another owner moves its index row, as a save does.
+    run(&ctx, "REPLACE INTO tickets VALUES (2, 'ann', 'vpn')")
+        .await
+        .unwrap();
+    let tickets = client.repository::<Ticket>().on_table(name);
+    let of = |owner: &'static str| {
+        let tickets = tickets.clone();
+        async move {
+            let found: Vec<Ticket> = tickets
+                .index::<TicketByOwner>()
+                .prefix(TicketByOwnerKey::prefix_by_owner(&owner.to_string()).unwrap())
+                .stream()
+                .try_collect()
+                .await
+                .unwrap();
+            found.iter().map(|t| t.id).collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(of("ann").await, [1, 2, 3]);
+    assert_eq!(of("bob").await, Vec::<u64>::new());
 }

@@ -56,6 +56,11 @@ macro_rules! on_backend {
             }
 
             #[tokio::test]
+            async fn inserts_write_index_rows() {
+                crate::inserts::inserts_write_index_rows(client().await).await;
+            }
+
+            #[tokio::test]
             async fn salted_keys_are_read_per_bucket() {
                 crate::pushdown::salted_keys_are_read_per_bucket(client().await).await;
             }
