@@ -10,8 +10,9 @@ use datafusion::arrow::array::{
     TimestampMillisecondBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
 };
 use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
-use datafusion::arrow::datatypes::DataType;
+use datafusion::arrow::datatypes::{DataType, Field};
 use hbase_orm::entity::{Scalar, ValueType};
+use hbase_orm::Value;
 
 use crate::schema::{map_entries, versions_item};
 
@@ -30,13 +31,6 @@ pub(crate) enum Builder {
     Float64(Float64Builder),
     Text(StringBuilder),
     Bytes(BinaryBuilder),
-}
-
-/// A fixed-width big-endian value, or what is wrong with its bytes.
-fn fixed<const N: usize>(bytes: &[u8]) -> std::result::Result<[u8; N], String> {
-    bytes
-        .try_into()
-        .map_err(|_| format!("{} bytes, expected {N}", bytes.len()))
 }
 
 impl Builder {
@@ -61,20 +55,18 @@ impl Builder {
     /// Appends a cell's value, decoded as the column's type.
     pub(crate) fn push_cell(&mut self, bytes: &[u8]) -> std::result::Result<(), String> {
         match self {
-            Builder::Bool(b) => match bytes {
-                [v] => b.append_value(*v != 0),
-                _ => return Err(format!("{} bytes, expected 1", bytes.len())),
-            },
-            Builder::Int8(b) => b.append_value(i8::from_be_bytes(fixed(bytes)?)),
-            Builder::Int16(b) => b.append_value(i16::from_be_bytes(fixed(bytes)?)),
-            Builder::Int32(b) => b.append_value(i32::from_be_bytes(fixed(bytes)?)),
-            Builder::Int64(b) => b.append_value(i64::from_be_bytes(fixed(bytes)?)),
-            Builder::UInt8(b) => b.append_value(u8::from_be_bytes(fixed(bytes)?)),
-            Builder::UInt16(b) => b.append_value(u16::from_be_bytes(fixed(bytes)?)),
-            Builder::UInt32(b) => b.append_value(u32::from_be_bytes(fixed(bytes)?)),
-            Builder::UInt64(b) => b.append_value(u64::from_be_bytes(fixed(bytes)?)),
-            Builder::Float32(b) => b.append_value(f32::from_be_bytes(fixed(bytes)?)),
-            Builder::Float64(b) => b.append_value(f64::from_be_bytes(fixed(bytes)?)),
+            // The core's own decoders of the built-in types (the same bytes entities read).
+            Builder::Bool(b) => b.append_value(bool::decode(bytes)?),
+            Builder::Int8(b) => b.append_value(i8::decode(bytes)?),
+            Builder::Int16(b) => b.append_value(i16::decode(bytes)?),
+            Builder::Int32(b) => b.append_value(i32::decode(bytes)?),
+            Builder::Int64(b) => b.append_value(i64::decode(bytes)?),
+            Builder::UInt8(b) => b.append_value(u8::decode(bytes)?),
+            Builder::UInt16(b) => b.append_value(u16::decode(bytes)?),
+            Builder::UInt32(b) => b.append_value(u32::decode(bytes)?),
+            Builder::UInt64(b) => b.append_value(u64::decode(bytes)?),
+            Builder::Float32(b) => b.append_value(f32::decode(bytes)?),
+            Builder::Float64(b) => b.append_value(f64::decode(bytes)?),
             Builder::Text(b) => b.append_value(
                 std::str::from_utf8(bytes).map_err(|e| format!("invalid UTF-8: {e}"))?,
             ),
@@ -178,6 +170,21 @@ impl Builder {
     }
 }
 
+/// The items of a list or map column (a struct of `item`'s fields over `columns`) and the
+/// rows' ends in them; `offsets` starts again for the next batch.
+fn entries(
+    item: &Field,
+    columns: Vec<ArrayRef>,
+    offsets: &mut Vec<i32>,
+) -> std::result::Result<(StructArray, OffsetBuffer<i32>), String> {
+    let DataType::Struct(fields) = item.data_type().clone() else {
+        unreachable!("list items and map entries are structs (schema.rs)");
+    };
+    let items = StructArray::try_new(fields, columns, None).map_err(|e| e.to_string())?;
+    let ends = std::mem::replace(offsets, vec![0]);
+    Ok((items, OffsetBuffer::new(ScalarBuffer::from(ends))))
+}
+
 /// What is wrong with a map's entry: its key (the qualifier) or its value.
 pub(crate) enum EntryError {
     Key(String),
@@ -224,20 +231,10 @@ impl Column {
             } => {
                 let values = values.finish();
                 let item = versions_item(values.data_type().clone());
-                let DataType::Struct(fields) = item.data_type().clone() else {
-                    unreachable!("a version is a struct");
-                };
-                let versions =
-                    StructArray::try_new(fields, vec![Arc::new(timestamps.finish()), values], None)
-                        .map_err(|e| e.to_string())?;
-                let ends = std::mem::replace(offsets, vec![0]);
-                let list = ListArray::try_new(
-                    Arc::new(item),
-                    OffsetBuffer::new(ScalarBuffer::from(ends)),
-                    Arc::new(versions),
-                    None,
-                )
-                .map_err(|e| e.to_string())?;
+                let (versions, ends) =
+                    entries(&item, vec![Arc::new(timestamps.finish()), values], offsets)?;
+                let list = ListArray::try_new(Arc::new(item), ends, Arc::new(versions), None)
+                    .map_err(|e| e.to_string())?;
                 Ok(Arc::new(list))
             }
             Column::Map {
@@ -247,21 +244,10 @@ impl Column {
                 ..
             } => {
                 let (keys, values) = (keys.finish(), values.finish());
-                let entries = map_entries(keys.data_type().clone(), values.data_type().clone());
-                let DataType::Struct(fields) = entries.data_type().clone() else {
-                    unreachable!("a map's entries are structs");
-                };
-                let pairs = StructArray::try_new(fields, vec![keys, values], None)
+                let item = map_entries(keys.data_type().clone(), values.data_type().clone());
+                let (pairs, ends) = entries(&item, vec![keys, values], offsets)?;
+                let map = MapArray::try_new(Arc::new(item), ends, pairs, None, false)
                     .map_err(|e| e.to_string())?;
-                let ends = std::mem::replace(offsets, vec![0]);
-                let map = MapArray::try_new(
-                    Arc::new(entries),
-                    OffsetBuffer::new(ScalarBuffer::from(ends)),
-                    pairs,
-                    None,
-                    false,
-                )
-                .map_err(|e| e.to_string())?;
                 Ok(Arc::new(map))
             }
         }

@@ -74,7 +74,7 @@ impl KeySpan {
 }
 
 /// What the conditions say of one key part.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct PartConditions {
     /// The part is one of these values (`=`, `IN`); an empty list after `IN ()`.
     values: Option<Vec<Scalar<'static>>>,
@@ -128,17 +128,6 @@ pub(crate) fn is_key_condition(schema: &EntitySchema, expr: &Expr) -> bool {
     split_conjunction(expr)
         .into_iter()
         .all(|e| note(schema, e, &mut parts))
-}
-
-impl Clone for PartConditions {
-    fn clone(&self) -> Self {
-        PartConditions {
-            values: self.values.clone(),
-            lower: self.lower.clone(),
-            upper: self.upper.clone(),
-            starts: self.starts.clone(),
-        }
-    }
 }
 
 /// Records what one condition says of a key part; `false` if it is not such a condition.

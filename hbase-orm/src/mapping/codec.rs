@@ -141,10 +141,12 @@ macro_rules! big_endian {
             const EXPECTED: &'static str = $expected;
             const TYPE: ValueType = ValueType::$ty;
 
+            #[inline]
             fn encode(&self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_be_bytes());
             }
 
+            #[inline]
             fn decode(bytes: &[u8]) -> Result<Self, String> {
                 let array = bytes.try_into().map_err(|_| {
                     format!("{} bytes, expected {}", bytes.len(), std::mem::size_of::<$t>())
@@ -174,11 +176,13 @@ impl Value for bool {
     const EXPECTED: &'static str = "bool (1 byte)";
     const TYPE: ValueType = ValueType::Bool;
 
+    #[inline]
     fn encode(&self, out: &mut Vec<u8>) {
         // Java's Bytes.toBytes(boolean): -1 for true, 0 for false.
         out.push(if *self { 0xFF } else { 0 });
     }
 
+    #[inline]
     fn decode(bytes: &[u8]) -> Result<Self, String> {
         match bytes {
             [b] => Ok(*b != 0),
