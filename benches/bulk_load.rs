@@ -20,7 +20,9 @@
 //! table of each method is checked to hold the N rows.
 //!
 //! Environment: `HBASE_ORM_BENCH_ROWS` (N, default 200,000), `HBASE_ORM_BENCH_REGIONS` (default
-//! 4), `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are copied into HDFS
+//! 4), `HBASE_ORM_BENCH_COMPRESSION` (the family's: `NONE` by default, `SNAPPY`, `GZ`; both
+//! methods write the same table), `HBASE_ORM_BENCH_METHODS` (some of `bulk_load_stream`,
+//! `put_many`, `bulk_load`, comma-separated: to profile one), `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are copied into HDFS
 //! first (the feature `hdfs`, which the suite's `cluster` brings):
 //!
 //!     HBASE_ORM_JIT=full hbase-local/hbase.sh up --cluster 3 --hdfs
@@ -30,7 +32,9 @@
 use std::time::{Duration, Instant};
 
 use futures::{StreamExt, TryStreamExt};
-use hbase_orm::{BulkLoadOptions, Client, ColumnFamily, Config, HBaseEntity, Put, Scan, Table};
+use hbase_orm::{
+    BulkLoadOptions, Client, ColumnFamily, Compression, Config, HBaseEntity, Put, Scan, Table,
+};
 use hbase_orm_suite::workload::{cpu_time, memory_mib, reset_peak_memory, write_order};
 use hbase_orm_suite::{connect_with, native_url, TestTable};
 
@@ -59,6 +63,19 @@ fn splits(rows: u64, regions: u64) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The table's one family, `d`, in the compression `HBASE_ORM_BENCH_COMPRESSION` names
+/// (`NONE` by default; `SNAPPY`, `GZ`).
+fn family() -> ColumnFamily {
+    let compression = std::env::var("HBASE_ORM_BENCH_COMPRESSION").unwrap_or_default();
+    let family = ColumnFamily::new("d");
+    match compression.to_ascii_uppercase().as_str() {
+        "" | "NONE" => family,
+        "SNAPPY" => family.compression(Compression::Snappy),
+        "GZ" => family.compression(Compression::Gz),
+        other => panic!("HBASE_ORM_BENCH_COMPRESSION={other}: NONE, SNAPPY or GZ"),
+    }
+}
+
 async fn count(table: &Table) -> u64 {
     let rows: Vec<_> = table
         .scan(Scan::new().caching(1000).filter("FirstKeyOnlyFilter()"))
@@ -78,13 +95,8 @@ enum Method {
 }
 
 async fn round(client: &Client, rows: u64, regions: u64, method: Method, check: bool) -> Round {
-    let guard = TestTable::create(
-        client,
-        "bench_bulk",
-        vec![ColumnFamily::new("d")],
-        &splits(rows, regions),
-    )
-    .await;
+    let guard =
+        TestTable::create(client, "bench_bulk", vec![family()], &splits(rows, regions)).await;
     let table = client.table_named(guard.name.clone());
     let puts: Vec<Put> = match method {
         Method::Stream => Vec::new(),
@@ -138,7 +150,17 @@ async fn main() {
         ("put_many, 500 a call", Method::PutMany),
         ("bulk_load", Method::BulkLoad),
     ];
+    // `HBASE_ORM_BENCH_METHODS=bulk_load,put_many` runs only those (to profile one of them).
+    let only = std::env::var("HBASE_ORM_BENCH_METHODS").ok();
+    let wanted = |name: &str| {
+        let short = name.split(',').next().unwrap_or(name);
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|m| m.trim() == short))
+    };
     for (name, method) in methods {
+        if !wanted(name) {
+            continue;
+        }
         let mut rounds = Vec::new();
         for i in 0..=RUNS {
             rounds.push(round(&client, rows, regions, method, i == RUNS).await);
@@ -154,13 +176,13 @@ async fn main() {
     println!("| method               | warm-up rows/s | run 1 | run 2 | run 3 | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");
     println!("|----------------------|----------------|-------|-------|-------|-------------|-------------------|---------------------|");
     let rate = |r: &Round| rows as f64 / r.wall.as_secs_f64();
-    let mut best_rates = Vec::new();
+    let mut best_rates = std::collections::HashMap::new();
     for (name, rounds) in &table {
         let best = rounds[1..]
             .iter()
             .min_by(|a, b| a.wall.cmp(&b.wall))
             .unwrap();
-        best_rates.push(rate(best));
+        best_rates.insert(*name, rate(best));
         println!(
             "| {name:<20} | {:>14.0} | {:>5.0} | {:>5.0} | {:>5.0} | {:>11.0} | {:>17.2} | {:>19.1} |",
             rate(&rounds[0]),
@@ -172,9 +194,11 @@ async fn main() {
             best.peak_mib
         );
     }
-    println!(
-        "bulk_load / put_many (best rows/s): {:.2}x; bulk_load_stream / put_many: {:.2}x",
-        best_rates[2] / best_rates[1],
-        best_rates[0] / best_rates[1]
-    );
+    if let Some(puts) = best_rates.get("put_many, 500 a call") {
+        for name in ["bulk_load", "bulk_load_stream"] {
+            if let Some(rate) = best_rates.get(name) {
+                println!("{name} / put_many (best rows/s): {:.2}x", rate / puts);
+            }
+        }
+    }
 }

@@ -1,11 +1,13 @@
 //! The runs loaded: in one pass over them merged (on a blocking thread), each region's rows
-//! written into its files and handed over as soon as they are, several regions at once; the
+//! written into its files (on as many threads as there are cores, a region each) and handed
+//! over as soon as they are, several regions at once; the
 //! regions that did not take their files read again from the runs in the next round, cut at
 //! the boundaries of then.
 
 use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
@@ -14,7 +16,7 @@ use tokio::sync::mpsc;
 use super::files::{FamilyFormat, RegionWriter, Written};
 use super::input::{blocking, Sorted};
 use super::plan::region_of;
-use super::runs::{Merge, Run};
+use super::runs::{Merge, Run, RunPut};
 use super::BulkLoadReport;
 use crate::backend::op;
 use crate::client::Table;
@@ -208,19 +210,109 @@ fn write_regions(
         let parts = region_parts(puts, ranges, starts);
         return write_parts(puts, &parts, formats, dir, now, sender);
     }
-    let mut merge = Merge::new(runs, ranges)?;
-    let mut current: Option<(usize, RegionWriter)> = None;
+    write_merged(Merge::new(runs, ranges)?, formats, dir, now, starts, sender)
+}
+
+/// Puts handed from the merge to a region's writer at a time.
+const BATCH: usize = 256;
+
+/// What the merge hands a region's writer: puts, then the end of the region (a region whose
+/// puts stop without it is not written: the merge failed).
+enum Piece {
+    Puts(Vec<RunPut>),
+    End,
+}
+
+/// Writes the regions' files of the merged runs: the merge on this thread, each region's
+/// files written on one of as many threads as there are cores, several regions at once.
+fn write_merged(
+    mut merge: Merge,
+    formats: &[FamilyFormat],
+    dir: &Path,
+    now: i64,
+    starts: &[Vec<u8>],
+    sender: mpsc::Sender<Share>,
+) -> Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Each region's pieces come through a channel of its own, handed to the next free writer.
+    let (regions_in, regions) = std::sync::mpsc::channel::<Receiver<Piece>>();
+    let regions = Mutex::new(regions);
+    std::thread::scope(|scope| {
+        let writers: Vec<_> = (0..threads)
+            .map(|_| {
+                let (regions, sender) = (&regions, sender.clone());
+                scope.spawn(move || -> Result<()> {
+                    while let Ok(pieces) = next_region(regions) {
+                        let mut writer = RegionWriter::new(dir, formats, now);
+                        for piece in pieces {
+                            match piece {
+                                Piece::Puts(puts) => {
+                                    for put in &puts {
+                                        writer.add(put)?;
+                                    }
+                                }
+                                Piece::End => {
+                                    send(writer, &sender)?;
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        let merged = merge_into(&mut merge, starts, &regions_in);
+        drop(regions_in);
+        let written = writers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|_| Err(panicked())))
+            .collect::<Result<Vec<()>>>();
+        // A writer's failure first: the merge then stopped for want of it.
+        written.and(merged)
+    })
+}
+
+/// The next region to write, when there is one.
+fn next_region(
+    regions: &Mutex<Receiver<Receiver<Piece>>>,
+) -> std::result::Result<Receiver<Piece>, std::sync::mpsc::RecvError> {
+    regions.lock().unwrap_or_else(|p| p.into_inner()).recv()
+}
+
+/// Reads the merged puts and hands them, region by region, to the writers.
+fn merge_into(
+    merge: &mut Merge,
+    starts: &[Vec<u8>],
+    regions: &std::sync::mpsc::Sender<Receiver<Piece>>,
+) -> Result<()> {
+    let gone = || Error::IllegalArgument {
+        message: "bulk load: a thread writing files stopped".into(),
+    };
+    let mut current: Option<(usize, SyncSender<Piece>, Vec<RunPut>)> = None;
     while let Some(put) = merge.next_put()? {
         let region = region_of(starts, &put.row);
-        if let Some((_, writer)) = current.take_if(|(at, _)| *at != region) {
-            send(writer, &sender)?;
+        if let Some((_, pieces, batch)) = current.take_if(|(at, _, _)| *at != region) {
+            pieces.send(Piece::Puts(batch)).map_err(|_| gone())?;
+            pieces.send(Piece::End).map_err(|_| gone())?;
         }
-        let (_, writer) =
-            current.get_or_insert_with(|| (region, RegionWriter::new(dir, formats, now)));
-        writer.add(&put)?;
+        let (_, pieces, batch) = match &mut current {
+            Some(current) => current,
+            None => {
+                let (pieces, receiver) = std::sync::mpsc::sync_channel(4);
+                regions.send(receiver).map_err(|_| gone())?;
+                current.insert((region, pieces, Vec::with_capacity(BATCH)))
+            }
+        };
+        batch.push(put);
+        if batch.len() == BATCH {
+            let full = std::mem::replace(batch, Vec::with_capacity(BATCH));
+            pieces.send(Piece::Puts(full)).map_err(|_| gone())?;
+        }
     }
-    if let Some((_, writer)) = current {
-        send(writer, &sender)?;
+    if let Some((_, pieces, batch)) = current {
+        pieces.send(Piece::Puts(batch)).map_err(|_| gone())?;
+        pieces.send(Piece::End).map_err(|_| gone())?;
     }
     Ok(())
 }

@@ -48,18 +48,37 @@ fn write_run<P: Deref<Target = Put>>(
     out.flush().map_err(|e| super::staging_error(path, e))
 }
 
+/// A put as a run holds it: its record's length, then its row and cells, lengths first (one
+/// read brings a put back whole, and its cells share that one buffer).
 fn write_put(out: &mut impl Write, put: &Put) -> std::io::Result<()> {
-    out.write_all(&(put.row.len() as u32).to_le_bytes())?;
+    let cells: usize = put
+        .cells
+        .iter()
+        .map(|c| 12 + c.family.len() + c.qualifier.len() + c.value.len() + 8)
+        .sum();
+    let record = 4 + put.row.len() + 4 + cells;
+    out.write_all(&len32(record)?.to_le_bytes())?;
+    out.write_all(&len32(put.row.len())?.to_le_bytes())?;
     out.write_all(&put.row)?;
-    out.write_all(&(put.cells.len() as u32).to_le_bytes())?;
+    out.write_all(&len32(put.cells.len())?.to_le_bytes())?;
     for cell in &put.cells {
         for part in [&cell.family, &cell.qualifier, &cell.value] {
-            out.write_all(&(part.len() as u32).to_le_bytes())?;
+            out.write_all(&len32(part.len())?.to_le_bytes())?;
             out.write_all(part)?;
         }
         out.write_all(&cell.timestamp.unwrap_or_default().to_le_bytes())?;
     }
     Ok(())
+}
+
+/// A length as a run writes it (a put of 4 GiB or more is not one HBase takes).
+fn len32(len: usize) -> std::io::Result<u32> {
+    u32::try_from(len).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("a put of {len} bytes does not fit a sorted run"),
+        )
+    })
 }
 
 /// Merges spilled `runs` into one run at `path`, and removes them.
@@ -81,25 +100,19 @@ fn read_put(input: &mut impl Read) -> std::io::Result<Option<Put>> {
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
         other => other?,
     }
-    let bytes = |input: &mut dyn Read, len: u32| -> std::io::Result<Vec<u8>> {
-        let mut out = vec![0; len as usize];
-        input.read_exact(&mut out)?;
-        Ok(out)
+    let mut bytes = vec![0; u32::from_le_bytes(word) as usize];
+    input.read_exact(&mut bytes)?;
+    let mut record = Record {
+        bytes: Bytes::from(bytes),
+        at: 0,
     };
-    let row = bytes(input, u32::from_le_bytes(word))?;
-    input.read_exact(&mut word)?;
-    let count = u32::from_le_bytes(word);
-    let mut put = Put::new(row);
-    put.cells.reserve(count as usize);
+    let mut put = Put::new(record.part()?.to_vec());
+    let count = record.length()?;
+    put.cells.reserve(count);
     for _ in 0..count {
-        let mut parts = [Bytes::new(), Bytes::new(), Bytes::new()];
-        for part in &mut parts {
-            input.read_exact(&mut word)?;
-            *part = Bytes::from(bytes(input, u32::from_le_bytes(word))?);
-        }
-        let mut stamp = [0u8; 8];
-        input.read_exact(&mut stamp)?;
-        let [family, qualifier, value] = parts;
+        let (family, qualifier, value) = (record.part()?, record.part()?, record.part()?);
+        let stamp = record.advance(8)?;
+        let stamp = record.bytes[stamp].try_into().expect("8 bytes");
         put.cells.push(PutCell {
             family,
             qualifier,
@@ -108,6 +121,45 @@ fn read_put(input: &mut impl Read) -> std::io::Result<Option<Put>> {
         });
     }
     Ok(Some(put))
+}
+
+/// One put's record read back: its parts are slices of it.
+struct Record {
+    bytes: Bytes,
+    at: usize,
+}
+
+impl Record {
+    /// Where the next `len` bytes are.
+    fn advance(&mut self, len: usize) -> std::io::Result<std::ops::Range<usize>> {
+        let end = self.at + len;
+        if end > self.bytes.len() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a put of a sorted run is cut short",
+            ));
+        }
+        Ok(std::mem::replace(&mut self.at, end)..end)
+    }
+
+    /// The next `len` bytes.
+    fn take(&mut self, len: usize) -> std::io::Result<Bytes> {
+        let range = self.advance(len)?;
+        Ok(self.bytes.slice(range))
+    }
+
+    /// A length (four bytes, little-endian).
+    fn length(&mut self) -> std::io::Result<usize> {
+        let range = self.advance(4)?;
+        let word = self.bytes[range].try_into().expect("4 bytes");
+        Ok(u32::from_le_bytes(word) as usize)
+    }
+
+    /// A part written after its length.
+    fn part(&mut self) -> std::io::Result<Bytes> {
+        let len = self.length()?;
+        self.take(len)
+    }
 }
 
 /// A put of a run: shared with the in-memory run, or owned (read from a file, or merged).
