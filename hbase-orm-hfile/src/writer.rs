@@ -242,15 +242,11 @@ impl<W: Write> Writer<W> {
     /// long for a key, is an error and is not written (the file stays writable). After an
     /// [`Error::Io`] or [`Error::TooLarge`] the file is broken: drop the writer.
     pub fn append(&mut self, cell: &Cell<'_>) -> Result<()> {
-        self.check(cell)?;
+        let same_key = self.check(cell)?;
         if let Some(bloom) = &mut self.bloom {
             bloom.add_row(cell.row);
         }
         let key_len = cell.key_len();
-        let same_key = self.stats.cells > 0 && {
-            let last = Key::parse(&self.last);
-            last == cell.key()
-        };
         if !same_key && !self.block_first.is_empty() && self.block.len() >= self.options.block_size
         {
             self.finish_block()?;
@@ -275,8 +271,8 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Refuses a cell the file cannot take.
-    fn check(&mut self, cell: &Cell<'_>) -> Result<()> {
+    /// Refuses a cell the file cannot take; whether its key is the last cell's.
+    fn check(&mut self, cell: &Cell<'_>) -> Result<bool> {
         if cell.row.is_empty() || cell.row.len() > i16::MAX as usize {
             return Err(Error::BadCell {
                 reason: format!("a row key of {} bytes (1 to 32767)", cell.row.len()),
@@ -297,16 +293,17 @@ impl<W: Write> Writer<W> {
             Some(_) => {}
             None => self.family = Some(cell.family.to_vec()),
         }
-        if self.stats.cells > 0 {
-            let last = Key::parse(&self.last);
-            if last.compare(&cell.key()).is_gt() {
-                return Err(Error::OutOfOrder {
-                    previous: describe(&last),
-                    cell: describe(&cell.key()),
-                });
-            }
+        if self.stats.cells == 0 {
+            return Ok(false);
         }
-        Ok(())
+        let last = Key::parse(&self.last);
+        match last.compare(&cell.key()) {
+            std::cmp::Ordering::Greater => Err(Error::OutOfOrder {
+                previous: describe(&last),
+                cell: describe(&cell.key()),
+            }),
+            order => Ok(order.is_eq()),
+        }
     }
 
     fn count(&mut self, cell: &Cell<'_>, key_len: usize) {

@@ -1,6 +1,6 @@
 //! The input read into sorted runs: each put checked as it arrives (its checks, its families
-//! against the table's, no TTL), held until the chunk reaches the memory budget, then sorted
-//! and spilled; the last chunk sorted and kept in memory.
+//! against the table's, no TTL), held until the chunk reaches half the memory budget, then
+//! sorted and spilled while the next chunk is read; the last chunk sorted and kept in memory.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -30,13 +30,38 @@ fn held_bytes(put: &Put) -> usize {
     put.row.len() + cells + 96
 }
 
-/// Reads `puts` into sorted runs, spilling each chunk of `budget` bytes into `dir`.
+/// Reads `puts` into sorted runs, spilling each chunk of half the `budget` into `dir`: a full
+/// chunk is sorted and spilled on a blocking thread while the next one is read.
 pub(super) async fn read(
     puts: impl Stream<Item = Result<Put>> + Send,
     descriptor: &TableDescriptor,
     dir: &Path,
     budget: usize,
     now: i64,
+) -> Result<Sorted> {
+    let mut spilling = None;
+    let read = read_spilling(puts, descriptor, dir, budget, now, &mut spilling).await;
+    // A chunk still being spilled is waited for, even when the input failed: nothing writes
+    // in the load's directory once this returns.
+    let spilled = match spilling {
+        Some(spill) => finish(spill).await,
+        None => Ok(()),
+    };
+    let sorted = read?;
+    spilled.map(|()| sorted)
+}
+
+/// A chunk being sorted and spilled.
+type Spilling = tokio::task::JoinHandle<Result<()>>;
+
+/// [`read`], its last spill (if any) left in `spilling`.
+async fn read_spilling(
+    puts: impl Stream<Item = Result<Put>> + Send,
+    descriptor: &TableDescriptor,
+    dir: &Path,
+    budget: usize,
+    now: i64,
+    spilling: &mut Option<Spilling>,
 ) -> Result<Sorted> {
     futures::pin_mut!(puts);
     let mut sorted = Sorted {
@@ -46,10 +71,11 @@ pub(super) async fn read(
     };
     let runs_dir = dir.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|e| super::staging_error(&runs_dir, e))?;
+    let chunk_budget = (budget / 2).max(1);
     let mut spilled = 0;
     let (mut chunk, mut held) = (Vec::new(), 0);
     // A chunk of a stream of known length (a `Vec`'s) is allocated once.
-    chunk.reserve(puts.size_hint().0.min(budget / 256));
+    chunk.reserve(puts.size_hint().0.min(chunk_budget / 256));
     while let Some(put) = puts.next().await {
         let put = put?;
         check(&put, descriptor, &mut sorted.formats)?;
@@ -65,14 +91,22 @@ pub(super) async fn read(
         }
         held += held_bytes(&put);
         chunk.push(put);
-        if held >= budget {
+        if held >= chunk_budget {
             let path = runs_dir.join(format!("run-{spilled:05}"));
             spilled += 1;
             let (full, to) = (std::mem::take(&mut chunk), path.clone());
             held = 0;
-            blocking(move || spill(&to, &sort_chunk(full, now))).await?;
+            if let Some(previous) = spilling.take() {
+                finish(previous).await?;
+            }
+            *spilling = Some(tokio::task::spawn_blocking(move || {
+                spill(&to, &sort_chunk(full, now))
+            }));
             sorted.runs.push(Run::Disk(path));
             if sorted.runs.len() == MAX_RUNS {
+                if let Some(last) = spilling.take() {
+                    finish(last).await?;
+                }
                 let path = runs_dir.join(format!("run-{spilled:05}"));
                 spilled += 1;
                 let runs = std::mem::take(&mut sorted.runs);
@@ -85,15 +119,18 @@ pub(super) async fn read(
     Ok(sorted)
 }
 
+/// Waits for a task sorting or writing files.
+async fn finish<T>(task: tokio::task::JoinHandle<Result<T>>) -> Result<T> {
+    task.await.map_err(|e| Error::IllegalArgument {
+        message: format!("bulk load: a task sorting or writing files failed: {e}"),
+    })?
+}
+
 /// Runs sorting and file work on a blocking thread.
 pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| Error::IllegalArgument {
-            message: format!("bulk load: a task sorting or writing files failed: {e}"),
-        })?
+    finish(tokio::task::spawn_blocking(work)).await
 }
 
 /// A put the load cannot take is refused with what to do; a family seen for the first time

@@ -219,33 +219,56 @@ impl Cursor {
 }
 
 /// The puts of all runs in row order, merged, limited to the rows of `ranges` (inclusive
-/// first and last rows, in order) when given. The next put is found by comparing the runs'
-/// heads in turn: runs are few (the input over the memory budget), and no row is copied.
+/// first and last rows, in order) when given. The runs are kept in the order of their next
+/// puts' rows (of two with the same row, the earlier run first): the next put is the first
+/// run's, and a run whose head was taken goes back in its place, found by bisection. No row
+/// is copied.
 pub(super) struct Merge {
     cursors: Vec<Cursor>,
     /// The next put of each run.
     heads: Vec<Option<RunPut>>,
+    /// The runs with a next put, by (its row, the run).
+    order: Vec<usize>,
     ranges: Option<Vec<(Vec<u8>, Vec<u8>)>>,
 }
 
 impl Merge {
     pub(super) fn new(runs: &[Run], ranges: Option<Vec<(Vec<u8>, Vec<u8>)>>) -> Result<Merge> {
         let mut cursors: Vec<Cursor> = runs.iter().map(Cursor::open).collect::<Result<_>>()?;
-        let heads = cursors
+        let heads: Vec<Option<RunPut>> = cursors
             .iter_mut()
             .map(Cursor::next)
             .collect::<Result<_>>()?;
-        Ok(Merge {
+        let mut merge = Merge {
             cursors,
             heads,
+            order: Vec::with_capacity(runs.len()),
             ranges,
-        })
+        };
+        for i in 0..merge.heads.len() {
+            merge.place(i);
+        }
+        Ok(merge)
     }
 
-    /// Run `i`'s head, taken, and the run's next put read in.
+    /// Puts run `i` in its place in `order`, if it has a next put.
+    fn place(&mut self, i: usize) {
+        let Some(head) = &self.heads[i] else { return };
+        let heads = &self.heads;
+        let at = self.order.partition_point(|&j| {
+            let other = &heads[j].as_ref().expect("ordered runs have a head").row;
+            (other.as_slice(), j) < (head.row.as_slice(), i)
+        });
+        self.order.insert(at, i);
+    }
+
+    /// Run `i`'s head (taken out of `order`), taken, and the run's next put read in and put
+    /// in its place.
     fn take(&mut self, i: usize) -> Result<RunPut> {
         let next = self.cursors[i].next()?;
-        Ok(std::mem::replace(&mut self.heads[i], next).expect("a head"))
+        let head = std::mem::replace(&mut self.heads[i], next).expect("a head");
+        self.place(i);
+        Ok(head)
     }
 
     /// Whether `row` is wanted.
@@ -267,31 +290,25 @@ impl Merge {
     /// The next put in row order, the puts of its row in every run merged into it (an earlier
     /// run's first, so that a later run's cells win).
     pub(super) fn next_put(&mut self) -> Result<Option<RunPut>> {
-        loop {
-            let mut first: Option<usize> = None;
-            for (i, head) in self.heads.iter().enumerate() {
-                let Some(put) = head else { continue };
-                match first {
-                    Some(f) if self.heads[f].as_ref().expect("a head").row <= put.row => {}
-                    _ => first = Some(i),
-                }
-            }
-            let Some(first) = first else {
-                return Ok(None);
-            };
+        while !self.order.is_empty() {
+            let first = self.order.remove(0);
             let mut put = self.take(first)?;
-            for j in first + 1..self.heads.len() {
-                if self.heads[j].as_ref().is_some_and(|h| h.row == put.row) {
-                    let later = self.take(j)?;
-                    let mut merged = put.into_owned();
-                    merge_row(&mut merged, later.into_owned());
-                    put = RunPut::Owned(merged);
+            // The runs with the same row come next, earlier runs first.
+            while let Some(&j) = self.order.first() {
+                if self.heads[j].as_ref().is_none_or(|h| h.row != put.row) {
+                    break;
                 }
+                self.order.remove(0);
+                let later = self.take(j)?;
+                let mut merged = put.into_owned();
+                merge_row(&mut merged, later.into_owned());
+                put = RunPut::Owned(merged);
             }
             if self.wanted(&put.row) {
                 return Ok(Some(put));
             }
         }
+        Ok(None)
     }
 }
 
@@ -335,5 +352,43 @@ mod tests {
         let mut some = Merge::new(&runs, Some(ranges)).unwrap();
         assert_eq!(rows(&mut some), ["b=b2", "d=d3", "e=e1"]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Any number of runs (spilled or the last in memory) merge into every row once, each
+        /// with the value of the last run that has it.
+        #[test]
+        fn many_runs_merge_like_a_map(
+            runs in proptest::collection::vec(
+                proptest::collection::vec((0u8..60, 0u32..1000), 0..40), 1..12),
+        ) {
+            let dir = std::env::temp_dir().join(format!(
+                "hbase-orm-merge-{}-{:?}", std::process::id(), std::thread::current().id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut expected = std::collections::BTreeMap::new();
+            let mut made = Vec::new();
+            for (n, run) in runs.iter().enumerate() {
+                let puts: Vec<Put> = run
+                    .iter()
+                    .map(|(row, value)| {
+                        expected.insert(format!("r{row:02}"), format!("{n}-{value}"));
+                        put(&format!("r{row:02}"), &format!("{n}-{value}"))
+                    })
+                    .collect();
+                let sorted = sort_chunk(puts, 0);
+                if n + 1 == runs.len() {
+                    made.push(Run::Memory(Arc::new(sorted)));
+                } else {
+                    let path = dir.join(format!("run-{n}"));
+                    spill(&path, &sorted).unwrap();
+                    made.push(Run::Disk(path));
+                }
+            }
+            let merged = rows(&mut Merge::new(&made, None).unwrap());
+            let wanted: Vec<String> = expected.iter().map(|(r, v)| format!("{r}={v}")).collect();
+            std::fs::remove_dir_all(&dir).unwrap();
+            proptest::prop_assert_eq!(merged, wanted);
+        }
     }
 }
