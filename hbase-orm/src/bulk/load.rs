@@ -1,8 +1,7 @@
 //! The runs loaded: in one pass over them merged (on a blocking thread), each region's rows
 //! written into its files (on as many threads as there are cores, a region each) and handed
-//! over as soon as they are, several regions at once; the
-//! regions that did not take their files read again from the runs in the next round, cut at
-//! the boundaries of then.
+//! over as soon as they are, several regions at once; the regions that did not take their
+//! files read again from the runs in the next round, cut at the boundaries of then.
 
 use std::ops::Range;
 use std::path::Path;
