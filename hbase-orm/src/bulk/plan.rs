@@ -40,12 +40,11 @@ pub(super) fn merge_row(put: &mut Put, mut later: Put) {
 /// A put's cells in HBase's order, the later of two with the same key kept.
 fn sort_cells(put: &mut Put) {
     let order = |a: &PutCell, b: &PutCell| {
-        a.family
-            .cmp(&b.family)
+        same_family(a, b)
             .then_with(|| a.qualifier.cmp(&b.qualifier))
             .then_with(|| b.timestamp.cmp(&a.timestamp))
     };
-    // An entity's cells come in order already, each key once.
+    // Cells given in order, each key once, stay as they are.
     if put.cells.windows(2).all(|w| order(&w[0], &w[1]).is_lt()) {
         return;
     }
@@ -58,6 +57,16 @@ fn sort_cells(put: &mut Put) {
         }
         same
     });
+}
+
+/// How two cells' families sort: at once when they share one buffer (an entity's cells share
+/// their family's name).
+fn same_family(a: &PutCell, b: &PutCell) -> std::cmp::Ordering {
+    if a.family.as_ptr() == b.family.as_ptr() && a.family.len() == b.family.len() {
+        std::cmp::Ordering::Equal
+    } else {
+        a.family.cmp(&b.family)
+    }
 }
 
 /// The cells of `family` in a sorted put.

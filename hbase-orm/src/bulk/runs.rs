@@ -4,12 +4,12 @@
 //! again for the rows of regions that have to be written anew.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes, BytesMut};
 
 use super::plan::merge_row;
 use crate::model::{Put, PutCell, Result};
@@ -41,32 +41,37 @@ fn write_run<P: Deref<Target = Put>>(
 ) -> Result<()> {
     let file = File::create(path).map_err(|e| super::staging_error(path, e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut record = Vec::new();
     for put in puts {
         let put = put?;
-        write_put(&mut out, &put).map_err(|e| super::staging_error(path, e))?;
+        record.clear();
+        put_record(&put, &mut record).map_err(|e| super::staging_error(path, e))?;
+        out.write_all(&record)
+            .map_err(|e| super::staging_error(path, e))?;
     }
     out.flush().map_err(|e| super::staging_error(path, e))
 }
 
 /// A put as a run holds it: its record's length, then its row and cells, lengths first (one
 /// read brings a put back whole, and its cells share that one buffer).
-fn write_put(out: &mut impl Write, put: &Put) -> std::io::Result<()> {
+fn put_record(put: &Put, out: &mut Vec<u8>) -> std::io::Result<()> {
     let cells: usize = put
         .cells
         .iter()
         .map(|c| 12 + c.family.len() + c.qualifier.len() + c.value.len() + 8)
         .sum();
     let record = 4 + put.row.len() + 4 + cells;
-    out.write_all(&len32(record)?.to_le_bytes())?;
-    out.write_all(&len32(put.row.len())?.to_le_bytes())?;
-    out.write_all(&put.row)?;
-    out.write_all(&len32(put.cells.len())?.to_le_bytes())?;
+    out.reserve(4 + record);
+    out.extend_from_slice(&len32(record)?.to_le_bytes());
+    out.extend_from_slice(&len32(put.row.len())?.to_le_bytes());
+    out.extend_from_slice(&put.row);
+    out.extend_from_slice(&len32(put.cells.len())?.to_le_bytes());
     for cell in &put.cells {
         for part in [&cell.family, &cell.qualifier, &cell.value] {
-            out.write_all(&len32(part.len())?.to_le_bytes())?;
-            out.write_all(part)?;
+            out.extend_from_slice(&len32(part.len())?.to_le_bytes());
+            out.extend_from_slice(part);
         }
-        out.write_all(&cell.timestamp.unwrap_or_default().to_le_bytes())?;
+        out.extend_from_slice(&cell.timestamp.unwrap_or_default().to_le_bytes());
     }
     Ok(())
 }
@@ -93,19 +98,55 @@ pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     Ok(Run::Disk(path.to_path_buf()))
 }
 
-/// A put read back from a spilled run, or `None` at its end.
-fn read_put(input: &mut impl Read) -> std::io::Result<Option<Put>> {
-    let mut word = [0u8; 4];
-    match input.read_exact(&mut word) {
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
-        other => other?,
+/// A spilled run read back: its file read a block at a time, each put's record a slice of
+/// its block.
+struct RunReader {
+    file: File,
+    /// What was read of the file and not yet taken.
+    buffer: Bytes,
+}
+
+impl RunReader {
+    /// The next put, or `None` at the run's end.
+    fn next_put(&mut self) -> std::io::Result<Option<Put>> {
+        if !self.fill(4)? {
+            return Ok(None);
+        }
+        let len = u32::from_le_bytes(self.buffer[..4].try_into().expect("4 bytes")) as usize;
+        if !self.fill(4 + len)? {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a sorted run ends in the middle of a put",
+            ));
+        }
+        let bytes = self.buffer.slice(4..4 + len);
+        self.buffer.advance(4 + len);
+        read_put(Record { bytes, at: 0 }).map(Some)
     }
-    let mut bytes = vec![0; u32::from_le_bytes(word) as usize];
-    input.read_exact(&mut bytes)?;
-    let mut record = Record {
-        bytes: Bytes::from(bytes),
-        at: 0,
-    };
+
+    /// Makes the buffer hold at least `len` bytes; false at the file's end before any byte of
+    /// them (before all of them, when some were there).
+    fn fill(&mut self, len: usize) -> std::io::Result<bool> {
+        if self.buffer.len() >= len {
+            return Ok(true);
+        }
+        let mut block = BytesMut::zeroed(READ_BUFFER.max(len));
+        let mut filled = self.buffer.len();
+        block[..filled].copy_from_slice(&self.buffer);
+        while filled < len {
+            match self.file.read(&mut block[filled..])? {
+                0 => break,
+                read => filled += read,
+            }
+        }
+        block.truncate(filled);
+        self.buffer = block.freeze();
+        Ok(filled >= len)
+    }
+}
+
+/// A put of a spilled run from its record.
+fn read_put(mut record: Record) -> std::io::Result<Put> {
     let mut put = Put::new(record.part()?.to_vec());
     let count = record.length()?;
     put.cells.reserve(count);
@@ -120,7 +161,7 @@ fn read_put(input: &mut impl Read) -> std::io::Result<Option<Put>> {
             timestamp: Some(i64::from_le_bytes(stamp)),
         });
     }
-    Ok(Some(put))
+    Ok(put)
 }
 
 /// One put's record read back: its parts are slices of it.
@@ -190,7 +231,7 @@ impl RunPut {
 /// Reads one run from its start.
 enum Cursor {
     Memory(Arc<Vec<Put>>, usize),
-    Disk(BufReader<File>, PathBuf),
+    Disk(RunReader, PathBuf),
 }
 
 impl Cursor {
@@ -199,7 +240,11 @@ impl Cursor {
             Run::Memory(puts) => Cursor::Memory(puts.clone(), 0),
             Run::Disk(path) => {
                 let file = File::open(path).map_err(|e| super::staging_error(path, e))?;
-                Cursor::Disk(BufReader::with_capacity(READ_BUFFER, file), path.clone())
+                let reader = RunReader {
+                    file,
+                    buffer: Bytes::new(),
+                };
+                Cursor::Disk(reader, path.clone())
             }
         })
     }
@@ -211,7 +256,8 @@ impl Cursor {
                 *at += 1;
                 Ok(put)
             }
-            Cursor::Disk(input, path) => Ok(read_put(input)
+            Cursor::Disk(input, path) => Ok(input
+                .next_put()
                 .map_err(|e| super::staging_error(path, e))?
                 .map(RunPut::Owned)),
         }
@@ -351,6 +397,29 @@ mod tests {
         ];
         let mut some = Merge::new(&runs, Some(ranges)).unwrap();
         assert_eq!(rows(&mut some), ["b=b2", "d=d3", "e=e1"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A run longer than its read block, with a put larger than one, reads back whole.
+    #[test]
+    fn a_run_reads_back_across_its_blocks() {
+        let dir = std::env::temp_dir().join(format!("hbase-orm-blocks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut puts: Vec<Put> = (0..3_000)
+            .map(|i| put(&format!("r{i:05}"), &format!("{i:0>200}")))
+            .collect();
+        puts[1_500] = put("r01500", &"x".repeat(READ_BUFFER + 10));
+        let path = dir.join("run");
+        spill(&path, &puts).unwrap();
+        let back = rows(&mut Merge::new(&[Run::Disk(path)], None).unwrap());
+        let given: Vec<String> = puts
+            .iter()
+            .map(|p| {
+                let value = String::from_utf8_lossy(&p.cells[0].value).into_owned();
+                format!("{}={value}", String::from_utf8_lossy(&p.row))
+            })
+            .collect();
+        assert_eq!(back, given);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
