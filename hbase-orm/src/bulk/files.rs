@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use hbase_orm_hfile as hfile;
 
-use super::plan::cells_of;
-use crate::model::{BloomFilter, ColumnFamily, Compression, Error, Put, Result, TableName};
+use super::record::CellRef;
+use crate::model::{BloomFilter, ColumnFamily, Compression, Error, Result, TableName};
 
 /// How one family's files are written.
 #[derive(Debug, Clone)]
@@ -105,40 +105,54 @@ impl<'a> RegionWriter<'a> {
         }
     }
 
-    /// Appends a put (sorted, after the region's puts before it).
-    pub(super) fn add(&mut self, put: &Put) -> Result<()> {
+    /// Appends a row's cells (in HBase's order, after the region's rows before it; each of a
+    /// family of `formats`).
+    pub(super) fn add<'c>(
+        &mut self,
+        row: &[u8],
+        cells: impl Iterator<Item = CellRef<'c>>,
+    ) -> Result<()> {
         if self.rows == 0 {
-            self.first_row = put.row.clone();
+            self.first_row = row.to_vec();
         }
         self.rows += 1;
-        self.last_row.clone_from(&put.row);
-        for (i, format) in self.formats.iter().enumerate() {
-            let family = format.name.as_bytes();
-            let cells = cells_of(put, family);
-            if cells.is_empty() {
-                continue;
-            }
+        self.last_row.clear();
+        self.last_row.extend_from_slice(row);
+        let mut at: Option<usize> = None;
+        for cell in cells {
+            let i = match at {
+                Some(i) if self.formats[i].name.as_bytes() == cell.family => i,
+                _ => *at.insert(self.format_of(cell.family)?),
+            };
             if self.files[i].is_none() {
-                self.files[i] = Some(self.open(format)?);
+                self.files[i] = Some(self.open(&self.formats[i])?);
             }
             let (writer, path) = self.files[i].as_mut().expect("opened");
-            for cell in cells {
-                let timestamp = cell
-                    .timestamp
-                    .expect("sorted puts give every cell a timestamp");
-                writer
-                    .append(&hfile::Cell::put(
-                        &put.row,
-                        family,
-                        &cell.qualifier,
-                        timestamp,
-                        &cell.value,
-                    ))
-                    .map_err(|e| hfile_error(path, e))?;
-            }
-            self.cells += cells.len() as u64;
+            writer
+                .append(&hfile::Cell::put(
+                    row,
+                    cell.family,
+                    cell.qualifier,
+                    cell.timestamp,
+                    cell.value,
+                ))
+                .map_err(|e| hfile_error(path, e))?;
+            self.cells += 1;
         }
         Ok(())
+    }
+
+    /// The index of `family`'s format (the input's families were checked as it was read).
+    fn format_of(&self, family: &[u8]) -> Result<usize> {
+        self.formats
+            .iter()
+            .position(|f| f.name.as_bytes() == family)
+            .ok_or_else(|| Error::IllegalArgument {
+                message: format!(
+                    "bulk load: a cell of family {} that the load has no format for",
+                    String::from_utf8_lossy(family)
+                ),
+            })
     }
 
     fn open(&self, format: &FamilyFormat) -> Result<(hfile::Writer<BufWriter<File>>, PathBuf)> {

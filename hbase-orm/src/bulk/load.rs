@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use super::files::{FamilyFormat, RegionWriter, Written};
 use super::input::{blocking, Sorted};
 use super::plan::region_of;
+use super::record::Cells;
 use super::runs::{Merge, Run, RunPut};
 use super::BulkLoadReport;
 use crate::backend::op;
@@ -247,7 +248,7 @@ fn write_merged(
                             match piece {
                                 Piece::Puts(puts) => {
                                     for put in &puts {
-                                        writer.add(put)?;
+                                        writer.add(put.row(), put.cells())?;
                                     }
                                 }
                                 Piece::End => {
@@ -290,7 +291,7 @@ fn merge_into(
     };
     let mut current: Option<(usize, SyncSender<Piece>, Vec<RunPut>)> = None;
     while let Some(put) = merge.next_put()? {
-        let region = region_of(starts, &put.row);
+        let region = region_of(starts, put.row());
         if let Some((_, pieces, batch)) = current.take_if(|(at, _, _)| *at != region) {
             pieces.send(Piece::Puts(batch)).map_err(|_| gone())?;
             pieces.send(Piece::End).map_err(|_| gone())?;
@@ -365,7 +366,7 @@ fn write_parts(
                     while let Some(part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let mut writer = RegionWriter::new(dir, formats, now);
                         for put in &puts[part.clone()] {
-                            writer.add(put)?;
+                            writer.add(&put.row, Cells::of_put(put))?;
                         }
                         send(writer, &sender)?;
                     }

@@ -18,6 +18,7 @@ mod input;
 mod leftovers;
 mod load;
 mod plan;
+mod record;
 mod runs;
 mod stage;
 

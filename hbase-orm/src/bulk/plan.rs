@@ -69,18 +69,6 @@ fn same_family(a: &PutCell, b: &PutCell) -> std::cmp::Ordering {
     }
 }
 
-/// The cells of `family` in a sorted put.
-pub(super) fn cells_of<'p>(put: &'p Put, family: &[u8]) -> &'p [PutCell] {
-    let of_family = |c: Option<&PutCell>| c.is_some_and(|c| c.family.as_ref() == family);
-    // Most puts write one family.
-    if of_family(put.cells.first()) && of_family(put.cells.last()) {
-        return &put.cells;
-    }
-    let start = put.cells.partition_point(|c| c.family.as_ref() < family);
-    let end = start + put.cells[start..].partition_point(|c| c.family.as_ref() == family);
-    &put.cells[start..end]
-}
-
 /// The index of the region holding `row`, of regions starting at `starts` (in order, the
 /// first empty).
 pub(super) fn region_of(starts: &[Vec<u8>], row: &[u8]) -> usize {
@@ -129,8 +117,6 @@ mod tests {
             cells(&sorted),
             ["a/d:q/9=a9", "a/d:q/5=a5", "b/a:x/100=1", "b/d:q/5=new"]
         );
-        assert_eq!(cells_of(&sorted[1], b"d").len(), 1);
-        assert!(cells_of(&sorted[0], b"a").is_empty());
 
         let mut first = sorted[1].clone();
         let later = sort_chunk(vec![put("b", &[("d", "q", Some(5), "newest")])], 0);

@@ -4,15 +4,13 @@
 //! again for the rows of regions that have to be written anew.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
-use std::ops::Deref;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use bytes::{Buf, Bytes, BytesMut};
-
 use super::plan::merge_row;
-use crate::model::{Put, PutCell, Result};
+use super::record::{write_record, Cells, Record, RunReader};
+use crate::model::{Put, Result};
 
 /// A sorted run.
 pub(super) enum Run {
@@ -26,70 +24,62 @@ pub(super) enum Run {
 /// (open files and read buffers stay bounded whatever the input's size).
 pub(super) const MAX_RUNS: usize = 64;
 
-/// The read buffer of a spilled run (at most [`MAX_RUNS`] of them: 16 MiB).
-const READ_BUFFER: usize = 256 << 10;
-
-/// Writes a sorted chunk to `path`: per put its row and cells, lengths first.
+/// Writes a sorted chunk to `path`: each put's record.
 pub(super) fn spill(path: &Path, puts: &[Put]) -> Result<()> {
-    write_run(path, puts.iter().map(Ok))
-}
-
-/// Writes sorted puts to `path`.
-fn write_run<P: Deref<Target = Put>>(
-    path: &Path,
-    puts: impl Iterator<Item = Result<P>>,
-) -> Result<()> {
-    let file = File::create(path).map_err(|e| super::staging_error(path, e))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut record = Vec::new();
+    let mut run = RunWriter::create(path)?;
     for put in puts {
-        let put = put?;
-        record.clear();
-        put_record(&put, &mut record).map_err(|e| super::staging_error(path, e))?;
-        out.write_all(&record)
-            .map_err(|e| super::staging_error(path, e))?;
+        write_record(put, &mut run.record).map_err(|e| super::staging_error(path, e))?;
+        run.write()?;
     }
-    out.flush().map_err(|e| super::staging_error(path, e))
+    run.finish()
 }
 
-/// A put as a run holds it: its record's length, then its row and cells, lengths first (one
-/// read brings a put back whole, and its cells share that one buffer).
-fn put_record(put: &Put, out: &mut Vec<u8>) -> std::io::Result<()> {
-    let cells: usize = put
-        .cells
-        .iter()
-        .map(|c| 12 + c.family.len() + c.qualifier.len() + c.value.len() + 8)
-        .sum();
-    let record = 4 + put.row.len() + 4 + cells;
-    out.reserve(4 + record);
-    out.extend_from_slice(&len32(record)?.to_le_bytes());
-    out.extend_from_slice(&len32(put.row.len())?.to_le_bytes());
-    out.extend_from_slice(&put.row);
-    out.extend_from_slice(&len32(put.cells.len())?.to_le_bytes());
-    for cell in &put.cells {
-        for part in [&cell.family, &cell.qualifier, &cell.value] {
-            out.extend_from_slice(&len32(part.len())?.to_le_bytes());
-            out.extend_from_slice(part);
-        }
-        out.extend_from_slice(&cell.timestamp.unwrap_or_default().to_le_bytes());
-    }
-    Ok(())
+/// A run being written: its file, and the record being made.
+struct RunWriter<'a> {
+    path: &'a Path,
+    out: BufWriter<File>,
+    record: Vec<u8>,
 }
 
-/// A length as a run writes it (a put of 4 GiB or more is not one HBase takes).
-fn len32(len: usize) -> std::io::Result<u32> {
-    u32::try_from(len).map_err(|_| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("a put of {len} bytes does not fit a sorted run"),
-        )
-    })
+impl<'a> RunWriter<'a> {
+    fn create(path: &'a Path) -> Result<RunWriter<'a>> {
+        let file = File::create(path).map_err(|e| super::staging_error(path, e))?;
+        Ok(RunWriter {
+            path,
+            out: BufWriter::with_capacity(1 << 20, file),
+            record: Vec::new(),
+        })
+    }
+
+    /// Writes the record made, and clears it.
+    fn write(&mut self) -> Result<()> {
+        let written = self.out.write_all(&self.record);
+        self.record.clear();
+        written.map_err(|e| super::staging_error(self.path, e))
+    }
+
+    fn finish(mut self) -> Result<()> {
+        self.out
+            .flush()
+            .map_err(|e| super::staging_error(self.path, e))
+    }
 }
 
 /// Merges spilled `runs` into one run at `path`, and removes them.
 pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     let mut merge = Merge::new(runs, None)?;
-    write_run(path, std::iter::from_fn(|| merge.next_put().transpose()))?;
+    let mut run = RunWriter::create(path)?;
+    while let Some(put) = merge.next_put()? {
+        match &put {
+            RunPut::Spilled(record) => record.write(&mut run.record),
+            RunPut::Shared(..) | RunPut::Owned(_) => {
+                write_record(put.as_put().expect("a put"), &mut run.record)
+                    .map_err(|e| super::staging_error(path, e))?
+            }
+        }
+        run.write()?;
+    }
+    run.finish()?;
     for run in runs {
         if let Run::Disk(old) = run {
             std::fs::remove_file(old).map_err(|e| super::staging_error(old, e))?;
@@ -98,132 +88,43 @@ pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     Ok(Run::Disk(path.to_path_buf()))
 }
 
-/// A spilled run read back: its file read a block at a time, each put's record a slice of
-/// its block.
-struct RunReader {
-    file: File,
-    /// What was read of the file and not yet taken.
-    buffer: Bytes,
-}
-
-impl RunReader {
-    /// The next put, or `None` at the run's end.
-    fn next_put(&mut self) -> std::io::Result<Option<Put>> {
-        if !self.fill(4)? {
-            return Ok(None);
-        }
-        let len = u32::from_le_bytes(self.buffer[..4].try_into().expect("4 bytes")) as usize;
-        if !self.fill(4 + len)? {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "a sorted run ends in the middle of a put",
-            ));
-        }
-        let bytes = self.buffer.slice(4..4 + len);
-        self.buffer.advance(4 + len);
-        read_put(Record { bytes, at: 0 }).map(Some)
-    }
-
-    /// Makes the buffer hold at least `len` bytes; false at the file's end before any byte of
-    /// them (before all of them, when some were there).
-    fn fill(&mut self, len: usize) -> std::io::Result<bool> {
-        if self.buffer.len() >= len {
-            return Ok(true);
-        }
-        let mut block = BytesMut::zeroed(READ_BUFFER.max(len));
-        let mut filled = self.buffer.len();
-        block[..filled].copy_from_slice(&self.buffer);
-        while filled < len {
-            match self.file.read(&mut block[filled..])? {
-                0 => break,
-                read => filled += read,
-            }
-        }
-        block.truncate(filled);
-        self.buffer = block.freeze();
-        Ok(filled >= len)
-    }
-}
-
-/// A put of a spilled run from its record.
-fn read_put(mut record: Record) -> std::io::Result<Put> {
-    let mut put = Put::new(record.part()?.to_vec());
-    let count = record.length()?;
-    put.cells.reserve(count);
-    for _ in 0..count {
-        let (family, qualifier, value) = (record.part()?, record.part()?, record.part()?);
-        let stamp = record.advance(8)?;
-        let stamp = record.bytes[stamp].try_into().expect("8 bytes");
-        put.cells.push(PutCell {
-            family,
-            qualifier,
-            value,
-            timestamp: Some(i64::from_le_bytes(stamp)),
-        });
-    }
-    Ok(put)
-}
-
-/// One put's record read back: its parts are slices of it.
-struct Record {
-    bytes: Bytes,
-    at: usize,
-}
-
-impl Record {
-    /// Where the next `len` bytes are.
-    fn advance(&mut self, len: usize) -> std::io::Result<std::ops::Range<usize>> {
-        let end = self.at + len;
-        if end > self.bytes.len() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "a put of a sorted run is cut short",
-            ));
-        }
-        Ok(std::mem::replace(&mut self.at, end)..end)
-    }
-
-    /// The next `len` bytes.
-    fn take(&mut self, len: usize) -> std::io::Result<Bytes> {
-        let range = self.advance(len)?;
-        Ok(self.bytes.slice(range))
-    }
-
-    /// A length (four bytes, little-endian).
-    fn length(&mut self) -> std::io::Result<usize> {
-        let range = self.advance(4)?;
-        let word = self.bytes[range].try_into().expect("4 bytes");
-        Ok(u32::from_le_bytes(word) as usize)
-    }
-
-    /// A part written after its length.
-    fn part(&mut self) -> std::io::Result<Bytes> {
-        let len = self.length()?;
-        self.take(len)
-    }
-}
-
-/// A put of a run: shared with the in-memory run, or owned (read from a file, or merged).
+/// A put of a run: shared with the in-memory run, owned (merged), or a spilled run's record.
 pub(super) enum RunPut {
     Shared(Arc<Vec<Put>>, usize),
     Owned(Put),
-}
-
-impl Deref for RunPut {
-    type Target = Put;
-    fn deref(&self) -> &Put {
-        match self {
-            RunPut::Shared(puts, i) => &puts[*i],
-            RunPut::Owned(put) => put,
-        }
-    }
+    Spilled(Record),
 }
 
 impl RunPut {
+    pub(super) fn row(&self) -> &[u8] {
+        match self {
+            RunPut::Spilled(record) => record.row(),
+            put => &put.as_put().expect("a put").row,
+        }
+    }
+
+    /// Its cells, in HBase's order.
+    pub(super) fn cells(&self) -> Cells<'_> {
+        match self {
+            RunPut::Spilled(record) => record.cells(),
+            put => Cells::of_put(put.as_put().expect("a put")),
+        }
+    }
+
+    /// The put, unless it is a record.
+    fn as_put(&self) -> Option<&Put> {
+        match self {
+            RunPut::Shared(puts, i) => Some(&puts[*i]),
+            RunPut::Owned(put) => Some(put),
+            RunPut::Spilled(_) => None,
+        }
+    }
+
     fn into_owned(self) -> Put {
         match self {
             RunPut::Shared(puts, i) => puts[i].clone(),
             RunPut::Owned(put) => put,
+            RunPut::Spilled(record) => record.to_put(),
         }
     }
 }
@@ -240,11 +141,7 @@ impl Cursor {
             Run::Memory(puts) => Cursor::Memory(puts.clone(), 0),
             Run::Disk(path) => {
                 let file = File::open(path).map_err(|e| super::staging_error(path, e))?;
-                let reader = RunReader {
-                    file,
-                    buffer: Bytes::new(),
-                };
-                Cursor::Disk(reader, path.clone())
+                Cursor::Disk(RunReader::new(file), path.clone())
             }
         })
     }
@@ -257,9 +154,9 @@ impl Cursor {
                 Ok(put)
             }
             Cursor::Disk(input, path) => Ok(input
-                .next_put()
+                .next_record()
                 .map_err(|e| super::staging_error(path, e))?
-                .map(RunPut::Owned)),
+                .map(RunPut::Spilled)),
         }
     }
 }
@@ -302,8 +199,8 @@ impl Merge {
         let Some(head) = &self.heads[i] else { return };
         let heads = &self.heads;
         let at = self.order.partition_point(|&j| {
-            let other = &heads[j].as_ref().expect("ordered runs have a head").row;
-            (other.as_slice(), j) < (head.row.as_slice(), i)
+            let other = heads[j].as_ref().expect("ordered runs have a head").row();
+            (other, j) < (head.row(), i)
         });
         self.order.insert(at, i);
     }
@@ -341,7 +238,7 @@ impl Merge {
             let mut put = self.take(first)?;
             // The runs with the same row come next, earlier runs first.
             while let Some(&j) = self.order.first() {
-                if self.heads[j].as_ref().is_none_or(|h| h.row != put.row) {
+                if self.heads[j].as_ref().is_none_or(|h| h.row() != put.row()) {
                     break;
                 }
                 self.order.remove(0);
@@ -350,7 +247,7 @@ impl Merge {
                 merge_row(&mut merged, later.into_owned());
                 put = RunPut::Owned(merged);
             }
-            if self.wanted(&put.row) {
+            if self.wanted(put.row()) {
                 return Ok(Some(put));
             }
         }
@@ -370,8 +267,9 @@ mod tests {
     fn rows(merge: &mut Merge) -> Vec<String> {
         let mut out = Vec::new();
         while let Some(put) = merge.next_put().unwrap() {
-            let value = String::from_utf8_lossy(&put.cells[0].value).into_owned();
-            out.push(format!("{}={value}", String::from_utf8_lossy(&put.row)));
+            let value = put.cells().next().expect("a cell").value;
+            let value = String::from_utf8_lossy(value).into_owned();
+            out.push(format!("{}={value}", String::from_utf8_lossy(put.row())));
         }
         out
     }
@@ -408,7 +306,10 @@ mod tests {
         let mut puts: Vec<Put> = (0..3_000)
             .map(|i| put(&format!("r{i:05}"), &format!("{i:0>200}")))
             .collect();
-        puts[1_500] = put("r01500", &"x".repeat(READ_BUFFER + 10));
+        puts[1_500] = put(
+            "r01500",
+            &"x".repeat(super::super::record::READ_BUFFER + 10),
+        );
         let path = dir.join("run");
         spill(&path, &puts).unwrap();
         let back = rows(&mut Merge::new(&[Run::Disk(path)], None).unwrap());

@@ -1,0 +1,325 @@
+//! A put as a spilled run holds it (its record): the record's length, then the row and the
+//! cells, each part after its length, each cell's timestamp last. A run is read back a block
+//! at a time; each record is a slice of its block, checked whole when read, and the files are
+//! written from it with no copy and no allocation per cell.
+
+use std::fs::File;
+use std::io::Read;
+use std::ops::Range;
+
+use bytes::{Buf, Bytes, BytesMut};
+
+use crate::model::{Put, PutCell};
+
+/// The read block of a spilled run.
+pub(super) const READ_BUFFER: usize = 256 << 10;
+
+/// A cell of a sorted put, borrowed from the put or from its record.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CellRef<'a> {
+    pub family: &'a [u8],
+    pub qualifier: &'a [u8],
+    pub value: &'a [u8],
+    pub timestamp: i64,
+}
+
+/// The cells of a sorted put (every cell has a timestamp then) or of a record.
+pub(super) enum Cells<'a> {
+    Put(std::slice::Iter<'a, PutCell>),
+    Record(&'a [u8], Parts),
+}
+
+impl<'a> Cells<'a> {
+    pub(super) fn of_put(put: &'a Put) -> Cells<'a> {
+        Cells::Put(put.cells.iter())
+    }
+}
+
+impl<'a> Iterator for Cells<'a> {
+    type Item = CellRef<'a>;
+
+    fn next(&mut self) -> Option<CellRef<'a>> {
+        match self {
+            Cells::Put(cells) => cells.next().map(|c| CellRef {
+                family: &c.family,
+                qualifier: &c.qualifier,
+                value: &c.value,
+                timestamp: c
+                    .timestamp
+                    .expect("sorted puts give every cell a timestamp"),
+            }),
+            Cells::Record(bytes, parts) => {
+                let cell = parts.cell(bytes)?.expect("a record is checked when read");
+                let at = |range: Range<usize>| &bytes[range];
+                Some(CellRef {
+                    family: at(cell.family),
+                    qualifier: at(cell.qualifier),
+                    value: at(cell.value),
+                    timestamp: cell.timestamp,
+                })
+            }
+        }
+    }
+}
+
+/// Appends `put`'s record (its length first) to `out`.
+pub(super) fn write_record(put: &Put, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let cells: usize = put
+        .cells
+        .iter()
+        .map(|c| 12 + c.family.len() + c.qualifier.len() + c.value.len() + 8)
+        .sum();
+    let record = 4 + put.row.len() + 4 + cells;
+    out.reserve(4 + record);
+    out.extend_from_slice(&len32(record)?.to_le_bytes());
+    out.extend_from_slice(&len32(put.row.len())?.to_le_bytes());
+    out.extend_from_slice(&put.row);
+    out.extend_from_slice(&len32(put.cells.len())?.to_le_bytes());
+    for cell in &put.cells {
+        for part in [&cell.family, &cell.qualifier, &cell.value] {
+            out.extend_from_slice(&len32(part.len())?.to_le_bytes());
+            out.extend_from_slice(part);
+        }
+        out.extend_from_slice(&cell.timestamp.unwrap_or_default().to_le_bytes());
+    }
+    Ok(())
+}
+
+/// A length as a record holds it (a put of 4 GiB or more is not one HBase takes).
+fn len32(len: usize) -> std::io::Result<u32> {
+    u32::try_from(len).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("a put of {len} bytes does not fit a sorted run"),
+        )
+    })
+}
+
+/// A put read back from a spilled run, checked whole.
+#[derive(Debug, Clone)]
+pub(super) struct Record {
+    /// The record, without its length.
+    bytes: Bytes,
+    /// Where its row is.
+    row: Range<usize>,
+    /// Where its cells start, and how many there are.
+    cells: Parts,
+}
+
+impl Record {
+    /// The record `bytes`, or an error when its parts do not fit it.
+    fn parse(bytes: Bytes) -> std::io::Result<Record> {
+        let cut_short = || {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a put of a sorted run is cut short",
+            )
+        };
+        let mut parts = Parts { at: 0, cells: 0 };
+        let row = parts.part(&bytes).ok_or_else(cut_short)?;
+        parts.cells = parts
+            .word::<4>(&bytes)
+            .map(u32::from_le_bytes)
+            .ok_or_else(cut_short)?;
+        let cells = parts.clone();
+        let mut check = parts;
+        while let Some(cell) = check.cell(&bytes) {
+            cell.ok_or_else(cut_short)?;
+        }
+        Ok(Record { bytes, row, cells })
+    }
+
+    pub(super) fn row(&self) -> &[u8] {
+        &self.bytes[self.row.clone()]
+    }
+
+    pub(super) fn cells(&self) -> Cells<'_> {
+        Cells::Record(&self.bytes, self.cells.clone())
+    }
+
+    /// The put, its parts slices of the record.
+    pub(super) fn to_put(&self) -> Put {
+        let mut put = Put::new(self.row());
+        let mut parts = self.cells.clone();
+        put.cells.reserve(parts.cells as usize);
+        while let Some(cell) = parts.cell(&self.bytes) {
+            let cell = cell.expect("a record is checked when read");
+            put.cells.push(PutCell {
+                family: self.bytes.slice(cell.family),
+                qualifier: self.bytes.slice(cell.qualifier),
+                value: self.bytes.slice(cell.value),
+                timestamp: Some(cell.timestamp),
+            });
+        }
+        put
+    }
+
+    /// Appends the record (its length first) to `out`.
+    pub(super) fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.bytes);
+    }
+}
+
+/// A walk over a record's parts: where it is, and the cells left.
+#[derive(Debug, Clone)]
+pub(super) struct Parts {
+    at: usize,
+    cells: u32,
+}
+
+/// Where a cell's parts are in its record.
+struct CellAt {
+    family: Range<usize>,
+    qualifier: Range<usize>,
+    value: Range<usize>,
+    timestamp: i64,
+}
+
+impl Parts {
+    /// The next `N` bytes.
+    fn word<const N: usize>(&mut self, bytes: &[u8]) -> Option<[u8; N]> {
+        let word = bytes.get(self.at..self.at + N)?.try_into().ok()?;
+        self.at += N;
+        Some(word)
+    }
+
+    /// Where the next part (after its length) is.
+    fn part(&mut self, bytes: &[u8]) -> Option<Range<usize>> {
+        let len = u32::from_le_bytes(self.word::<4>(bytes)?) as usize;
+        let start = self.at;
+        (start + len <= bytes.len()).then(|| {
+            self.at += len;
+            start..start + len
+        })
+    }
+
+    /// The next cell (`None` past the last; `Some(None)` when it does not fit the record).
+    fn cell(&mut self, bytes: &[u8]) -> Option<Option<CellAt>> {
+        if self.cells == 0 {
+            return None;
+        }
+        self.cells -= 1;
+        let mut next = || -> Option<CellAt> {
+            Some(CellAt {
+                family: self.part(bytes)?,
+                qualifier: self.part(bytes)?,
+                value: self.part(bytes)?,
+                timestamp: i64::from_le_bytes(self.word::<8>(bytes)?),
+            })
+        };
+        Some(next())
+    }
+}
+
+/// A spilled run read back: its file read a block at a time, each put's record a slice of
+/// its block.
+pub(super) struct RunReader {
+    file: File,
+    /// What was read of the file and not yet taken.
+    buffer: Bytes,
+}
+
+impl RunReader {
+    pub(super) fn new(file: File) -> RunReader {
+        RunReader {
+            file,
+            buffer: Bytes::new(),
+        }
+    }
+
+    /// The next put, or `None` at the run's end.
+    pub(super) fn next_record(&mut self) -> std::io::Result<Option<Record>> {
+        if !self.fill(4)? {
+            return Ok(None);
+        }
+        let len = u32::from_le_bytes(self.buffer[..4].try_into().expect("4 bytes")) as usize;
+        if !self.fill(4 + len)? {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a sorted run ends in the middle of a put",
+            ));
+        }
+        let bytes = self.buffer.slice(4..4 + len);
+        self.buffer.advance(4 + len);
+        Record::parse(bytes).map(Some)
+    }
+
+    /// Makes the buffer hold at least `len` bytes; false at the file's end before all of them.
+    fn fill(&mut self, len: usize) -> std::io::Result<bool> {
+        if self.buffer.len() >= len {
+            return Ok(true);
+        }
+        let mut block = BytesMut::zeroed(READ_BUFFER.max(len));
+        let mut filled = self.buffer.len();
+        block[..filled].copy_from_slice(&self.buffer);
+        while filled < len {
+            match self.file.read(&mut block[filled..])? {
+                0 => break,
+                read => filled += read,
+            }
+        }
+        block.truncate(filled);
+        self.buffer = block.freeze();
+        Ok(filled >= len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reader(bytes: Vec<u8>, name: &str) -> RunReader {
+        let path =
+            std::env::temp_dir().join(format!("hbase-orm-record-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        RunReader::new(file)
+    }
+
+    /// A record reads back as its put, through its cells and whole; one whose parts do not fit
+    /// it, or cut off by the file's end, is an error.
+    #[test]
+    fn a_record_is_its_put_and_a_damaged_one_an_error() {
+        let put =
+            Put::new("row-1")
+                .column_at("d", "a", 7, "one")
+                .column_at("d", "b", 5, vec![0u8; 3]);
+        let mut bytes = Vec::new();
+        write_record(&put, &mut bytes).unwrap();
+        let mut run = reader(bytes.clone(), "whole");
+        let record = run.next_record().unwrap().unwrap();
+        assert_eq!(record.row(), b"row-1");
+        let cells: Vec<_> = record
+            .cells()
+            .map(|c| {
+                (
+                    c.family.to_vec(),
+                    c.qualifier.to_vec(),
+                    c.value.to_vec(),
+                    c.timestamp,
+                )
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                (b"d".to_vec(), b"a".to_vec(), b"one".to_vec(), 7),
+                (b"d".to_vec(), b"b".to_vec(), vec![0; 3], 5)
+            ]
+        );
+        assert_eq!(record.to_put(), put);
+        assert!(run.next_record().unwrap().is_none());
+
+        // The last cell's value claims a byte more than the record holds.
+        let mut longer = bytes.clone();
+        let value_len = bytes.len() - 8 - 3 - 4;
+        longer[value_len] += 1;
+        let error = reader(longer, "part").next_record().unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+        bytes.pop();
+        let error = reader(bytes, "cut").next_record().unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof);
+    }
+}
