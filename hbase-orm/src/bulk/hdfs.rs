@@ -20,6 +20,10 @@ use crate::model::{Error, Result};
 /// Bytes read from a local file and written to HDFS at a time.
 const CHUNK: usize = 4 << 20;
 
+/// Files copied at once: the DataNodes take them no faster when more are sent, and each copy
+/// holds its chunk and the packets the DataNodes have not acknowledged yet (about 10 MiB).
+const COPIES_AT_ONCE: usize = 3;
+
 /// A load's directory on an HDFS.
 pub(super) struct Hdfs {
     client: Client,
@@ -29,6 +33,8 @@ pub(super) struct Hdfs {
     dir: String,
     /// The family directories made in it so far (each made once, not once per file).
     families: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// A permit per file being copied.
+    copies: tokio::sync::Semaphore,
 }
 
 /// The filesystem (`scheme://authority`) and the absolute path of `url`, when it has a scheme.
@@ -54,6 +60,7 @@ impl Hdfs {
             filesystem: filesystem.to_string(),
             dir: format!("{}/{name}", path.trim_end_matches('/')),
             families: Default::default(),
+            copies: tokio::sync::Semaphore::new(COPIES_AT_ONCE),
         };
         hdfs.make_dir(&hdfs.dir).await?;
         Ok(hdfs)
@@ -80,6 +87,11 @@ impl Hdfs {
             .unwrap_or_default();
         let remote = format!("{family_dir}/{name}");
         let url = format!("{}{remote}", self.filesystem);
+        let _copying = self
+            .copies
+            .acquire()
+            .await
+            .expect("the semaphore is never closed");
         let local_error = |e: std::io::Error| super::staging_error(&written.path, e);
         let mut local = tokio::fs::File::open(&written.path)
             .await
