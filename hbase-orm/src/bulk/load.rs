@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
@@ -224,7 +224,9 @@ enum Piece {
 }
 
 /// Writes the regions' files of the merged runs: the merge on this thread, each region's
-/// files written on one of as many threads as there are cores, several regions at once.
+/// files written on one of as many threads as there are cores, several regions at once. The
+/// merge waits while the writers are busy (a region's channel holds 4 batches, and one region
+/// waits for a writer), and stops at its next batch or region once a writer has failed.
 fn write_merged(
     mut merge: Merge,
     formats: &[FamilyFormat],
@@ -235,34 +237,25 @@ fn write_merged(
 ) -> Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Each region's pieces come through a channel of its own, handed to the next free writer.
-    let (regions_in, regions) = std::sync::mpsc::channel::<Receiver<Piece>>();
-    let regions = Mutex::new(regions);
+    let (regions_in, regions) = std::sync::mpsc::sync_channel::<Receiver<Piece>>(1);
+    let regions = Regions {
+        queue: Mutex::new(Some(regions)),
+        failed: AtomicBool::new(false),
+    };
     std::thread::scope(|scope| {
         let writers: Vec<_> = (0..threads)
             .map(|_| {
                 let (regions, sender) = (&regions, sender.clone());
                 scope.spawn(move || -> Result<()> {
-                    while let Ok(pieces) = next_region(regions) {
-                        let mut writer = RegionWriter::new(dir, formats, now);
-                        for piece in pieces {
-                            match piece {
-                                Piece::Puts(puts) => {
-                                    for put in &puts {
-                                        writer.add(put.row(), put.cells())?;
-                                    }
-                                }
-                                Piece::End => {
-                                    send(writer, &sender)?;
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    Ok(())
+                    // A writer that fails or panics closes the queue: the merge stops.
+                    let mut failing = Failing(regions, true);
+                    let written = write_taken(regions, &sender, dir, formats, now);
+                    failing.1 = written.is_err();
+                    written
                 })
             })
             .collect();
-        let merged = merge_into(&mut merge, starts, &regions_in);
+        let merged = merge_into(&mut merge, starts, &regions_in, &regions.failed);
         drop(regions_in);
         let written = writers
             .into_iter()
@@ -273,28 +266,88 @@ fn write_merged(
     })
 }
 
-/// The next region to write, when there is one.
-fn next_region(
-    regions: &Mutex<Receiver<Receiver<Piece>>>,
-) -> std::result::Result<Receiver<Piece>, std::sync::mpsc::RecvError> {
-    regions.lock().unwrap_or_else(|p| p.into_inner()).recv()
+/// The regions waiting for a writer, and whether a writer failed.
+struct Regions {
+    queue: Mutex<Option<Receiver<Receiver<Piece>>>>,
+    failed: AtomicBool,
 }
 
-/// Reads the merged puts and hands them, region by region, to the writers.
+impl Regions {
+    /// The next region to write, until there are no more (or a writer failed).
+    fn next(&self) -> Option<Receiver<Piece>> {
+        let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        queue.as_ref()?.recv().ok()
+    }
+}
+
+/// Closes the queue of regions when dropped armed (its writer failed or panicked): the regions
+/// waiting in it are dropped, and the merge's next region or batch finds no writer.
+struct Failing<'a>(&'a Regions, bool);
+
+impl Drop for Failing<'_> {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.failed.store(true, Ordering::Relaxed);
+            // Taken without waiting for a writer that holds the lock in `next`: the queue is
+            // then closed when that writer's wait ends with the merge's.
+            if let Ok(mut queue) = self.0.queue.try_lock() {
+                queue.take();
+            }
+        }
+    }
+}
+
+/// Writes the regions taken from the queue, each once its end has come; a region whose pieces
+/// stop before their end (the merge failed) is not written.
+fn write_taken(
+    regions: &Regions,
+    sender: &mpsc::Sender<Share>,
+    dir: &Path,
+    formats: &[FamilyFormat],
+    now: i64,
+) -> Result<()> {
+    while let Some(pieces) = regions.next() {
+        let mut writer = RegionWriter::new(dir, formats, now);
+        for piece in pieces {
+            match piece {
+                Piece::Puts(puts) => {
+                    for put in &puts {
+                        writer.add(put.row(), put.cells())?;
+                    }
+                }
+                Piece::End => {
+                    send(writer, sender)?;
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the merged puts and hands them, region by region, to the writers, until a writer
+/// fails.
 fn merge_into(
     merge: &mut Merge,
     starts: &[Vec<u8>],
-    regions: &std::sync::mpsc::Sender<Receiver<Piece>>,
+    regions: &SyncSender<Receiver<Piece>>,
+    failed: &AtomicBool,
 ) -> Result<()> {
     let gone = || Error::IllegalArgument {
         message: "bulk load: a thread writing files stopped".into(),
+    };
+    let hand = |pieces: &SyncSender<Piece>, piece: Piece| {
+        if failed.load(Ordering::Relaxed) {
+            return Err(gone());
+        }
+        pieces.send(piece).map_err(|_| gone())
     };
     let mut current: Option<(usize, SyncSender<Piece>, Vec<RunPut>)> = None;
     while let Some(put) = merge.next_put()? {
         let region = region_of(starts, put.row());
         if let Some((_, pieces, batch)) = current.take_if(|(at, _, _)| *at != region) {
-            pieces.send(Piece::Puts(batch)).map_err(|_| gone())?;
-            pieces.send(Piece::End).map_err(|_| gone())?;
+            hand(&pieces, Piece::Puts(batch))?;
+            hand(&pieces, Piece::End)?;
         }
         let (_, pieces, batch) = match &mut current {
             Some(current) => current,
@@ -307,12 +360,12 @@ fn merge_into(
         batch.push(put);
         if batch.len() == BATCH {
             let full = std::mem::replace(batch, Vec::with_capacity(BATCH));
-            pieces.send(Piece::Puts(full)).map_err(|_| gone())?;
+            hand(pieces, Piece::Puts(full))?;
         }
     }
     if let Some((_, pieces, batch)) = current {
-        pieces.send(Piece::Puts(batch)).map_err(|_| gone())?;
-        pieces.send(Piece::End).map_err(|_| gone())?;
+        hand(&pieces, Piece::Puts(batch))?;
+        hand(&pieces, Piece::End)?;
     }
     Ok(())
 }
@@ -426,5 +479,81 @@ mod tests {
             region_parts(&puts, Some(ranges), &starts),
             [1..2, 4..5, 5..6]
         );
+    }
+
+    /// Two runs (one spilled, one in memory) of `rows` rows, interleaved, in `dir`; region
+    /// starts every ten rows.
+    fn merged_input(dir: &Path, rows: usize) -> (Vec<Run>, Vec<Vec<u8>>) {
+        std::fs::create_dir_all(dir).unwrap();
+        let puts = |from: usize| -> Vec<Put> {
+            (from..rows)
+                .step_by(2)
+                .map(|i| Put::new(format!("r{i:05}")).column_at("d", "q", 1, "v"))
+                .collect()
+        };
+        let spilled = dir.join("run-0");
+        super::super::runs::spill(&spilled, &super::super::plan::sort_chunk(puts(0), 0)).unwrap();
+        let last = super::super::plan::sort_chunk(puts(1), 0);
+        let runs = vec![Run::Disk(spilled), Run::Memory(Arc::new(last))];
+        let starts = std::iter::once(Vec::new())
+            .chain(
+                (10..rows)
+                    .step_by(10)
+                    .map(|i| format!("r{i:05}").into_bytes()),
+            )
+            .collect();
+        (runs, starts)
+    }
+
+    /// `work` on a thread of its own, which must end within a minute.
+    fn ends<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (done, wait) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(work()));
+        wait.recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the files' writing ended")
+    }
+
+    fn format() -> FamilyFormat {
+        let table = crate::model::TableName::new("default", "t");
+        FamilyFormat::of(&table, &crate::model::ColumnFamily::new("d")).unwrap()
+    }
+
+    /// Merged runs: every row written once, region by region; when every writer fails (here, a
+    /// family without a format) or the shares are no longer awaited, the merge stops with the
+    /// error instead of waiting for ever, and no region is handed on.
+    #[test]
+    fn merged_regions_are_written_once_and_a_failure_stops_the_merge() {
+        let dir = std::env::temp_dir().join(format!("hbase-orm-merged-{}", std::process::id()));
+        let (runs, starts) = merged_input(&dir, 2_000);
+        let (runs, starts) = (Arc::new(runs), Arc::new(starts));
+
+        let (sender, mut receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
+        let (r, s, d) = (runs.clone(), starts.clone(), dir.clone());
+        let drained = std::thread::spawn(move || {
+            let mut shares = Vec::new();
+            while let Some(share) = receiver.blocking_recv() {
+                shares.push((share.rows.0, share.row_count));
+            }
+            shares
+        });
+        ends(move || write_regions(&r, &[format()], &d, 0, None, &s, sender)).unwrap();
+        let mut shares = drained.join().unwrap();
+        shares.sort();
+        assert_eq!(shares.len(), 200, "a share per region");
+        assert!(shares.iter().all(|(_, rows)| *rows == 10));
+        assert_eq!(shares[1].0, b"r00010");
+
+        let (sender, mut receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
+        let (r, s, d) = (runs.clone(), starts.clone(), dir.clone());
+        let failed = ends(move || write_regions(&r, &[], &d, 0, None, &s, sender));
+        assert!(failed.is_err());
+        assert!(receiver.try_recv().is_err(), "no region handed on");
+
+        let (sender, receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
+        drop(receiver);
+        let (r, s, d) = (runs.clone(), starts.clone(), dir.clone());
+        let unawaited = ends(move || write_regions(&r, &[format()], &d, 0, None, &s, sender));
+        assert!(unawaited.is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

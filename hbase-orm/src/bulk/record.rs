@@ -126,6 +126,12 @@ impl Record {
         while let Some(cell) = check.cell(&bytes) {
             cell.ok_or_else(cut_short)?;
         }
+        if check.at != bytes.len() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a put of a sorted run has bytes after its cells",
+            ));
+        }
         Ok(Record { bytes, row, cells })
     }
 
@@ -179,7 +185,10 @@ struct CellAt {
 impl Parts {
     /// The next `N` bytes.
     fn word<const N: usize>(&mut self, bytes: &[u8]) -> Option<[u8; N]> {
-        let word = bytes.get(self.at..self.at + N)?.try_into().ok()?;
+        let word = bytes
+            .get(self.at..self.at.checked_add(N)?)?
+            .try_into()
+            .ok()?;
         self.at += N;
         Some(word)
     }
@@ -187,10 +196,10 @@ impl Parts {
     /// Where the next part (after its length) is.
     fn part(&mut self, bytes: &[u8]) -> Option<Range<usize>> {
         let len = u32::from_le_bytes(self.word::<4>(bytes)?) as usize;
-        let start = self.at;
-        (start + len <= bytes.len()).then(|| {
-            self.at += len;
-            start..start + len
+        let (start, end) = (self.at, self.at.checked_add(len)?);
+        (end <= bytes.len()).then(|| {
+            self.at = end;
+            start..end
         })
     }
 
@@ -218,14 +227,18 @@ pub(super) struct RunReader {
     file: File,
     /// What was read of the file and not yet taken.
     buffer: Bytes,
+    /// The bytes of the file not read yet.
+    unread: u64,
 }
 
 impl RunReader {
-    pub(super) fn new(file: File) -> RunReader {
-        RunReader {
+    pub(super) fn new(file: File) -> std::io::Result<RunReader> {
+        let unread = file.metadata()?.len();
+        Ok(RunReader {
             file,
             buffer: Bytes::new(),
-        }
+            unread,
+        })
     }
 
     /// The next put, or `None` at the run's end.
@@ -233,13 +246,16 @@ impl RunReader {
         if !self.fill(4)? {
             return Ok(None);
         }
-        let len = u32::from_le_bytes(self.buffer[..4].try_into().expect("4 bytes")) as usize;
-        if !self.fill(4 + len)? {
+        let len = u32::from_le_bytes(self.buffer[..4].try_into().expect("4 bytes")) as u64;
+        // A length past the file's end is not read (nor its buffer allocated).
+        let whole = 4 + len;
+        if whole > self.buffer.len() as u64 + self.unread || !self.fill(whole as usize)? {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 "a sorted run ends in the middle of a put",
             ));
         }
+        let len = len as usize;
         let bytes = self.buffer.slice(4..4 + len);
         self.buffer.advance(4 + len);
         Record::parse(bytes).map(Some)
@@ -256,7 +272,10 @@ impl RunReader {
         while filled < len {
             match self.file.read(&mut block[filled..])? {
                 0 => break,
-                read => filled += read,
+                read => {
+                    filled += read;
+                    self.unread = self.unread.saturating_sub(read as u64);
+                }
             }
         }
         block.truncate(filled);
@@ -275,7 +294,7 @@ mod tests {
         std::fs::write(&path, bytes).unwrap();
         let file = File::open(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
-        RunReader::new(file)
+        RunReader::new(file).unwrap()
     }
 
     /// A record reads back as its put, through its cells and whole; one whose parts do not fit
@@ -312,12 +331,23 @@ mod tests {
         assert_eq!(record.to_put(), put);
         assert!(run.next_record().unwrap().is_none());
 
-        // The last cell's value claims a byte more than the record holds.
+        // The last cell's value claims a byte more: its timestamp no longer fits the record.
         let mut longer = bytes.clone();
         let value_len = bytes.len() - 8 - 3 - 4;
         longer[value_len] += 1;
         let error = reader(longer, "part").next_record().unwrap_err();
         assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+        // One cell fewer counted than written: bytes left after the cells.
+        let mut fewer = bytes.clone();
+        let count_at = 4 + 4 + 5;
+        fewer[count_at] -= 1;
+        let error = reader(fewer, "count").next_record().unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+        // A length past the file's end: an error, nothing of that size allocated.
+        let mut huge = bytes.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let error = reader(huge, "huge").next_record().unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof);
         bytes.pop();
         let error = reader(bytes, "cut").next_record().unwrap_err();
         assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof);

@@ -20,7 +20,7 @@ pub(super) enum Run {
     Disk(PathBuf),
 }
 
-/// Runs merged at once at most: past this many spilled runs, they are merged into one first
+/// Runs merged at once at most: when this many are spilled, they are merged into one first
 /// (open files and read buffers stay bounded whatever the input's size).
 pub(super) const MAX_RUNS: usize = 64;
 
@@ -141,7 +141,8 @@ impl Cursor {
             Run::Memory(puts) => Cursor::Memory(puts.clone(), 0),
             Run::Disk(path) => {
                 let file = File::open(path).map_err(|e| super::staging_error(path, e))?;
-                Cursor::Disk(RunReader::new(file), path.clone())
+                let reader = RunReader::new(file).map_err(|e| super::staging_error(path, e))?;
+                Cursor::Disk(reader, path.clone())
             }
         })
     }
@@ -164,8 +165,8 @@ impl Cursor {
 /// The puts of all runs in row order, merged, limited to the rows of `ranges` (inclusive
 /// first and last rows, in order) when given. The runs are kept in the order of their next
 /// puts' rows (of two with the same row, the earlier run first): the next put is the first
-/// run's, and a run whose head was taken goes back in its place, found by bisection. No row
-/// is copied.
+/// run's, and a run whose head was taken goes back in its place, found by bisection. A row
+/// is copied only when several runs hold it.
 pub(super) struct Merge {
     cursors: Vec<Cursor>,
     /// The next put of each run.
