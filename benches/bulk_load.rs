@@ -22,8 +22,9 @@
 //! Environment: `HBASE_ORM_BENCH_ROWS` (N, default 200,000), `HBASE_ORM_BENCH_REGIONS` (default
 //! 4), `HBASE_ORM_BENCH_COMPRESSION` (the family's: `NONE` by default, `SNAPPY`, `GZ`; both
 //! methods write the same table), `HBASE_ORM_BENCH_METHODS` (some of `bulk_load_stream`,
-//! `put_many`, `bulk_load`, comma-separated: to profile one), `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are copied into HDFS
-//! first (the feature `hdfs`, which the suite's `cluster` brings):
+//! `put_many`, `bulk_load`, comma-separated: to profile one), `HBASE_ORM_NATIVE_URL`. On the
+//! local cluster on HDFS, the files are copied into HDFS first (the feature `hdfs`, which the
+//! suite's `cluster` brings):
 //!
 //!     HBASE_ORM_JIT=full hbase-local/hbase.sh up --cluster 3 --hdfs
 //!     HBASE_ORM_BENCH_ROWS=1000000 HBASE_ORM_BENCH_REGIONS=12 \

@@ -229,6 +229,26 @@ impl TestTable {
         TestTable::create(client, label, families, &[]).await
     }
 
+    /// Makes entity `T`'s tables afresh on a uniquely named table (`Admin::ensure_on`: the data
+    /// table and its index or dictionary tables), each dropped with the guards returned (the
+    /// data table's first).
+    pub async fn ensure_entity<T: hbase_orm::HBaseEntity>(
+        client: &Client,
+        label: &str,
+    ) -> Vec<TestTable> {
+        ensure_test_namespace(client).await;
+        let name = unique_table_name(label);
+        client.admin().ensure_on::<T>(name.clone()).await.unwrap();
+        std::iter::once(name.clone())
+            .chain(
+                T::related_schemas_for(&name)
+                    .into_iter()
+                    .map(|s| s.descriptor.name),
+            )
+            .map(|n| TestTable::adopt(client, n))
+            .collect()
+    }
+
     /// Takes charge of dropping an existing table.
     pub fn adopt(client: &Client, name: TableName) -> TestTable {
         TestTable {

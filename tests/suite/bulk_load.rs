@@ -357,23 +357,10 @@ fn shipment(id: u64) -> Shipment {
 /// the index finds them.
 #[tokio::test]
 async fn entities_load_with_their_index_rows() {
-    use hbase_orm::HBaseEntity;
     let client = native().await;
-    hbase_orm_suite::ensure_test_namespace(&client).await;
-    let name = hbase_orm_suite::unique_table_name("bulk_shipments");
-    client
-        .admin()
-        .ensure_on::<Shipment>(name.clone())
-        .await
-        .unwrap();
-    let _guards: Vec<_> = std::iter::once(name.clone())
-        .chain(
-            Shipment::related_schemas_for(&name)
-                .into_iter()
-                .map(|s| s.descriptor.name),
-        )
-        .map(|n| hbase_orm_suite::TestTable::adopt(&client, n))
-        .collect();
+    let tables =
+        hbase_orm_suite::TestTable::ensure_entity::<Shipment>(&client, "bulk_shipments").await;
+    let name = tables[0].name.clone();
     let shipments = client.repository::<Shipment>().on_table(name);
     let values: Vec<Shipment> = (0..3000).map(shipment).collect();
     let report = shipments

@@ -4,7 +4,7 @@
 use futures::TryStreamExt;
 use hbase_orm::{Client, HBaseEntity};
 use hbase_orm_sql::{register_as, EntityTable};
-use hbase_orm_suite::{ensure_test_namespace, unique_table_name, TestTable};
+use hbase_orm_suite::TestTable;
 
 use crate::common::*;
 
@@ -138,21 +138,8 @@ pub(crate) async fn inserts_save_entities(client: Client) {
 
 pub(crate) async fn inserts_write_index_rows(client: Client) {
     // The data table and its index table, made afresh (dropped again by the guards).
-    ensure_test_namespace(&client).await;
-    let name = unique_table_name("sql_tickets");
-    client
-        .admin()
-        .ensure_on::<Ticket>(name.clone())
-        .await
-        .unwrap();
-    let _tables: Vec<TestTable> = std::iter::once(name.clone())
-        .chain(
-            Ticket::related_schemas_for(&name)
-                .into_iter()
-                .map(|s| s.descriptor.name),
-        )
-        .map(|n| TestTable::adopt(&client, n))
-        .collect();
+    let tables = TestTable::ensure_entity::<Ticket>(&client, "sql_tickets").await;
+    let name = tables[0].name.clone();
     let ctx = datafusion::prelude::SessionContext::new();
     let table = EntityTable::<Ticket>::new(&client)
         .unwrap()

@@ -235,7 +235,7 @@ fn write_merged(
     starts: &[Vec<u8>],
     sender: mpsc::Sender<Share>,
 ) -> Result<()> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores();
     // Each region's pieces come through a channel of its own, handed to the next free writer.
     let (regions_in, regions) = std::sync::mpsc::sync_channel::<Receiver<Piece>>(1);
     let regions = Regions {
@@ -257,10 +257,7 @@ fn write_merged(
             .collect();
         let merged = merge_into(&mut merge, starts, &regions_in, &regions.failed);
         drop(regions_in);
-        let written = writers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|_| Err(panicked())))
-            .collect::<Result<Vec<()>>>();
+        let written = joined(writers);
         // A writer's failure first: the merge then stopped for want of it.
         written.and(merged)
     })
@@ -407,10 +404,7 @@ fn write_parts(
     sender: mpsc::Sender<Share>,
 ) -> Result<()> {
     let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(parts.len())
-        .max(1);
+    let threads = cores().min(parts.len()).max(1);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
@@ -427,11 +421,7 @@ fn write_parts(
                 })
             })
             .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|_| Err(panicked())))
-            .collect::<Result<Vec<()>>>()
-            .map(drop)
+        joined(workers)
     })
 }
 
@@ -452,6 +442,20 @@ fn send(writer: RegionWriter, sender: &mpsc::Sender<Share>) -> Result<()> {
         })
 }
 
+/// The threads that write files at once: as many as there are cores.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Waits for the threads writing files: the first failure, a panic as an error.
+fn joined(threads: Vec<std::thread::ScopedJoinHandle<'_, Result<()>>>) -> Result<()> {
+    threads
+        .into_iter()
+        .map(|w| w.join().unwrap_or_else(|_| Err(panicked())))
+        .collect::<Result<Vec<()>>>()
+        .map(drop)
+}
+
 fn panicked() -> Error {
     Error::IllegalArgument {
         message: "bulk load: a thread writing files panicked".into(),
@@ -460,6 +464,8 @@ fn panicked() -> Error {
 
 #[cfg(test)]
 mod tests {
+    use super::super::plan::sort_chunk;
+    use super::super::runs::spill;
     use super::*;
 
     /// Rows cut at the region starts; with ranges, only their rows.
@@ -492,8 +498,8 @@ mod tests {
                 .collect()
         };
         let spilled = dir.join("run-0");
-        super::super::runs::spill(&spilled, &super::super::plan::sort_chunk(puts(0), 0)).unwrap();
-        let last = super::super::plan::sort_chunk(puts(1), 0);
+        spill(&spilled, &sort_chunk(puts(0), 0)).unwrap();
+        let last = sort_chunk(puts(1), 0);
         let runs = vec![Run::Disk(spilled), Run::Memory(Arc::new(last))];
         let starts = std::iter::once(Vec::new())
             .chain(

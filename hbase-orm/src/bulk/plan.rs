@@ -40,7 +40,7 @@ pub(super) fn merge_row(put: &mut Put, mut later: Put) {
 /// A put's cells in HBase's order, the later of two with the same key kept.
 fn sort_cells(put: &mut Put) {
     let order = |a: &PutCell, b: &PutCell| {
-        same_family(a, b)
+        family_order(a, b)
             .then_with(|| a.qualifier.cmp(&b.qualifier))
             .then_with(|| b.timestamp.cmp(&a.timestamp))
     };
@@ -61,7 +61,7 @@ fn sort_cells(put: &mut Put) {
 
 /// How two cells' families sort: at once when they share one buffer (an entity's cells share
 /// their family's name).
-fn same_family(a: &PutCell, b: &PutCell) -> std::cmp::Ordering {
+fn family_order(a: &PutCell, b: &PutCell) -> std::cmp::Ordering {
     if a.family.as_ptr() == b.family.as_ptr() && a.family.len() == b.family.len() {
         std::cmp::Ordering::Equal
     } else {

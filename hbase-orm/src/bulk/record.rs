@@ -64,14 +64,9 @@ impl<'a> Iterator for Cells<'a> {
 
 /// Appends `put`'s record (its length first) to `out`.
 pub(super) fn write_record(put: &Put, out: &mut Vec<u8>) -> std::io::Result<()> {
-    let cells: usize = put
-        .cells
-        .iter()
-        .map(|c| 12 + c.family.len() + c.qualifier.len() + c.value.len() + 8)
-        .sum();
-    let record = 4 + put.row.len() + 4 + cells;
-    out.reserve(4 + record);
-    out.extend_from_slice(&len32(record)?.to_le_bytes());
+    // The length is written once the record is.
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&len32(put.row.len())?.to_le_bytes());
     out.extend_from_slice(&put.row);
     out.extend_from_slice(&len32(put.cells.len())?.to_le_bytes());
@@ -82,6 +77,8 @@ pub(super) fn write_record(put: &Put, out: &mut Vec<u8>) -> std::io::Result<()> 
         }
         out.extend_from_slice(&cell.timestamp.unwrap_or_default().to_le_bytes());
     }
+    let record = len32(out.len() - start - 4)?;
+    out[start..start + 4].copy_from_slice(&record.to_le_bytes());
     Ok(())
 }
 

@@ -70,11 +70,10 @@ pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     let mut merge = Merge::new(runs, None)?;
     let mut run = RunWriter::create(path)?;
     while let Some(put) = merge.next_put()? {
-        match &put {
-            RunPut::Spilled(record) => record.write(&mut run.record),
-            RunPut::Shared(..) | RunPut::Owned(_) => {
-                write_record(put.as_put().expect("a put"), &mut run.record)
-                    .map_err(|e| super::staging_error(path, e))?
+        match put.source() {
+            Err(record) => record.write(&mut run.record),
+            Ok(put) => {
+                write_record(put, &mut run.record).map_err(|e| super::staging_error(path, e))?
             }
         }
         run.write()?;
@@ -97,26 +96,26 @@ pub(super) enum RunPut {
 
 impl RunPut {
     pub(super) fn row(&self) -> &[u8] {
-        match self {
-            RunPut::Spilled(record) => record.row(),
-            put => &put.as_put().expect("a put").row,
+        match self.source() {
+            Ok(put) => &put.row,
+            Err(record) => record.row(),
         }
     }
 
     /// Its cells, in HBase's order.
     pub(super) fn cells(&self) -> Cells<'_> {
-        match self {
-            RunPut::Spilled(record) => record.cells(),
-            put => Cells::of_put(put.as_put().expect("a put")),
+        match self.source() {
+            Ok(put) => Cells::of_put(put),
+            Err(record) => record.cells(),
         }
     }
 
-    /// The put, unless it is a record.
-    fn as_put(&self) -> Option<&Put> {
+    /// The put, or the record it is.
+    fn source(&self) -> std::result::Result<&Put, &Record> {
         match self {
-            RunPut::Shared(puts, i) => Some(&puts[*i]),
-            RunPut::Owned(put) => Some(put),
-            RunPut::Spilled(_) => None,
+            RunPut::Shared(puts, i) => Ok(&puts[*i]),
+            RunPut::Owned(put) => Ok(put),
+            RunPut::Spilled(record) => Err(record),
         }
     }
 
