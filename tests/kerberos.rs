@@ -486,8 +486,23 @@ impl Capture {
         Capture { child, file, said }
     }
 
-    /// Stops the capture; the bytes captured.
+    /// Stops the capture once its file has stopped growing; the bytes captured.
+    ///
+    /// Packets the kernel has handed to the capture but `tcpdump` has not yet read are lost
+    /// when it is interrupted (a CI run once kept 1 of 8), so it is given the time to write
+    /// what it was handed: the file unchanged for half a second, five seconds at most.
     fn stop(mut self) -> Vec<u8> {
+        let size = |file: &std::path::Path| std::fs::metadata(file).map_or(0, |m| m.len());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut last = size(&self.file);
+        while std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            let now = size(&self.file);
+            if now == last {
+                break;
+            }
+            last = now;
+        }
         let pid = self.child.id().to_string();
         let _ = std::process::Command::new("kill")
             .args(["-INT", &pid])
