@@ -1,15 +1,17 @@
 //! The input read into sorted runs: each put checked as it arrives (its checks, its families
-//! against the table's, no TTL), held until the chunk reaches half the memory budget, then
-//! sorted and spilled while the next chunk is read; the last chunk sorted and kept in memory.
+//! against the table's, no TTL), then either held whole and sorted in memory (a `Vec`'s puts),
+//! or written as its record into a chunk of half the memory budget, each full chunk sorted and
+//! spilled while the next is read, the last sorted and kept in memory.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
 
+use super::chunk::RecordChunk;
 use super::files::FamilyFormat;
 use super::plan::sort_chunk;
-use super::runs::{compact, spill, Run, MAX_RUNS};
+use super::runs::{compact, Run, MAX_RUNS};
 use crate::model::{printable_key, Error, Put, Result, TableDescriptor};
 
 /// The input, sorted: its runs, the formats of the families it writes, its first and last
@@ -20,18 +22,42 @@ pub(super) struct Sorted {
     pub rows: Option<(Vec<u8>, Vec<u8>)>,
 }
 
-/// Bytes a put is counted for against the budget: its bytes and what holds them.
-fn held_bytes(put: &Put) -> usize {
-    let cells: usize = put
-        .cells
-        .iter()
-        .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 112)
-        .sum();
-    put.row.len() + cells + 96
+impl Sorted {
+    fn new() -> Sorted {
+        Sorted {
+            runs: Vec::new(),
+            formats: Vec::new(),
+            rows: None,
+        }
+    }
+
+    /// Checks `put` (see [`check`]) and counts its row among the first and last.
+    fn see(&mut self, put: &Put, descriptor: &TableDescriptor) -> Result<()> {
+        check(put, descriptor, &mut self.formats)?;
+        match &mut self.rows {
+            None => self.rows = Some((put.row.clone(), put.row.clone())),
+            Some((first, last)) => {
+                if put.row < *first {
+                    first.clone_from(&put.row);
+                } else if put.row > *last {
+                    last.clone_from(&put.row);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Reads `puts` into sorted runs, spilling each chunk of half the `budget` into `dir`: a full
-/// chunk is sorted and spilled on a blocking thread while the next one is read.
+/// The budget that reads the input whole: its puts are sorted where they are, in memory.
+pub(super) const WHOLE: usize = usize::MAX;
+
+/// Bytes of records reserved for a chunk at most (it grows past that when its budget is
+/// larger).
+const RESERVED: usize = 256 << 20;
+
+/// Reads `puts` into sorted runs: whole in memory under the budget [`WHOLE`], else in chunks of
+/// records of half the `budget`, each full one sorted and spilled into `dir` on a blocking
+/// thread while the next one is read.
 pub(super) async fn read(
     puts: impl Stream<Item = Result<Put>> + Send,
     descriptor: &TableDescriptor,
@@ -39,22 +65,45 @@ pub(super) async fn read(
     budget: usize,
     now: i64,
 ) -> Result<Sorted> {
+    if budget == WHOLE {
+        return read_whole(puts, descriptor, now).await;
+    }
     let mut spilling = None;
     let read = read_spilling(puts, descriptor, dir, budget, now, &mut spilling).await;
     // A chunk still being spilled is waited for, even when the input failed: nothing writes
     // in the load's directory once this returns.
     let spilled = match spilling {
-        Some(spill) => finish(spill).await,
+        Some(spill) => finish(spill).await.map(drop),
         None => Ok(()),
     };
     let sorted = read?;
     spilled.map(|()| sorted)
 }
 
-/// A chunk being sorted and spilled.
-type Spilling = tokio::task::JoinHandle<Result<()>>;
+/// Reads `puts` whole, and sorts them where they are.
+async fn read_whole(
+    puts: impl Stream<Item = Result<Put>> + Send,
+    descriptor: &TableDescriptor,
+    now: i64,
+) -> Result<Sorted> {
+    futures::pin_mut!(puts);
+    let mut sorted = Sorted::new();
+    // A stream of known length (a `Vec`'s) is held in one allocation.
+    let mut all = Vec::with_capacity(puts.size_hint().0);
+    while let Some(put) = puts.next().await {
+        let put = put?;
+        sorted.see(&put, descriptor)?;
+        all.push(put);
+    }
+    let all = blocking(move || Ok(sort_chunk(all, now))).await?;
+    sorted.runs.push(Run::Memory(Arc::new(all)));
+    Ok(sorted)
+}
 
-/// [`read`], its last spill (if any) left in `spilling`.
+/// A chunk being sorted and spilled; it comes back emptied, for the next.
+type Spilling = tokio::task::JoinHandle<Result<RecordChunk>>;
+
+/// [`read`] under a budget, its last spill (if any) left in `spilling`.
 async fn read_spilling(
     puts: impl Stream<Item = Result<Put>> + Send,
     descriptor: &TableDescriptor,
@@ -64,43 +113,32 @@ async fn read_spilling(
     spilling: &mut Option<Spilling>,
 ) -> Result<Sorted> {
     futures::pin_mut!(puts);
-    let mut sorted = Sorted {
-        runs: Vec::new(),
-        formats: Vec::new(),
-        rows: None,
-    };
+    let mut sorted = Sorted::new();
     let runs_dir = dir.join("runs");
     std::fs::create_dir_all(&runs_dir).map_err(|e| super::staging_error(&runs_dir, e))?;
     let chunk_budget = (budget / 2).max(1);
+    let reserved = chunk_budget.saturating_add(1 << 20).min(RESERVED);
     let mut spilled = 0;
-    let (mut chunk, mut held) = (Vec::new(), 0);
-    // A chunk of a stream of known length (a `Vec`'s) is allocated once.
-    chunk.reserve(puts.size_hint().0.min(chunk_budget / 256));
+    let mut chunk = RecordChunk::with_capacity(reserved);
     while let Some(put) = puts.next().await {
         let put = put?;
-        check(&put, descriptor, &mut sorted.formats)?;
-        match &mut sorted.rows {
-            None => sorted.rows = Some((put.row.clone(), put.row.clone())),
-            Some((first, last)) => {
-                if put.row < *first {
-                    first.clone_from(&put.row);
-                } else if put.row > *last {
-                    last.clone_from(&put.row);
-                }
-            }
-        }
-        held += held_bytes(&put);
-        chunk.push(put);
-        if held >= chunk_budget {
+        sorted.see(&put, descriptor)?;
+        chunk.push(put, now).map_err(|e| Error::IllegalArgument {
+            message: format!("bulk load: {e}"),
+        })?;
+        if chunk.held() >= chunk_budget {
             let path = runs_dir.join(format!("run-{spilled:05}"));
             spilled += 1;
-            let (full, to) = (std::mem::take(&mut chunk), path.clone());
-            held = 0;
-            if let Some(previous) = spilling.take() {
-                finish(previous).await?;
-            }
+            // The chunk spilled before gives its buffer to the next one.
+            let next = match spilling.take() {
+                Some(previous) => finish(previous).await?,
+                None => RecordChunk::with_capacity(reserved),
+            };
+            let (mut full, to) = (std::mem::replace(&mut chunk, next), path.clone());
             *spilling = Some(tokio::task::spawn_blocking(move || {
-                spill(&to, &sort_chunk(full, now))
+                full.sort().map_err(|e| super::staging_error(&to, e))?;
+                full.spill(&to)?;
+                Ok(full.emptied())
             }));
             sorted.runs.push(Run::Disk(path));
             if sorted.runs.len() == MAX_RUNS {
@@ -114,8 +152,16 @@ async fn read_spilling(
             }
         }
     }
-    let last = blocking(move || Ok(sort_chunk(chunk, now))).await?;
-    sorted.runs.push(Run::Memory(Arc::new(last)));
+    let last = blocking(move || {
+        chunk
+            .sort()
+            .map(|()| chunk.into_sorted())
+            .map_err(|e| Error::IllegalArgument {
+                message: format!("bulk load: {e}"),
+            })
+    })
+    .await?;
+    sorted.runs.push(Run::Records(last));
     Ok(sorted)
 }
 

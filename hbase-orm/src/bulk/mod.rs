@@ -11,6 +11,7 @@
 //! takes its files (it split or moved meanwhile) has its rows read again from the runs, cut at
 //! the new boundaries and sent again, as HBase's own tool does.
 
+mod chunk;
 mod files;
 #[cfg(feature = "hdfs")]
 mod hdfs;
@@ -203,7 +204,7 @@ impl Table {
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
         let puts = futures::stream::iter(puts.into_iter().map(Ok));
-        let whole = options.clone().memory_budget(usize::MAX);
+        let whole = options.clone().memory_budget(input::WHOLE);
         self.bulk_load_stream(puts, &whole).await
     }
 

@@ -12,14 +12,7 @@ pub(super) fn sort_chunk(mut puts: Vec<Put>, now: i64) -> Vec<Put> {
     puts.sort_by(|a, b| a.row.cmp(&b.row));
     let mut merged: Vec<Put> = Vec::with_capacity(puts.len());
     for mut put in puts {
-        for cell in &mut put.cells {
-            let timestamp = cell.timestamp.or(put.timestamp).unwrap_or(now);
-            cell.timestamp = Some(if timestamp == i64::MAX {
-                now
-            } else {
-                timestamp
-            });
-        }
+        stamp(&mut put, now);
         match merged.last_mut() {
             Some(last) if last.row == put.row => last.cells.append(&mut put.cells),
             _ => merged.push(put),
@@ -29,6 +22,26 @@ pub(super) fn sort_chunk(mut puts: Vec<Put>, now: i64) -> Vec<Put> {
         sort_cells(put);
     }
     merged
+}
+
+/// Gives `put`'s cells their timestamps as [`sort_chunk`] does, and puts them in HBase's
+/// order.
+pub(super) fn finish_put(put: &mut Put, now: i64) {
+    stamp(put, now);
+    sort_cells(put);
+}
+
+/// Gives each cell of `put` a timestamp: its own, else the put's, else `now` (as for HBase's
+/// "latest").
+fn stamp(put: &mut Put, now: i64) {
+    for cell in &mut put.cells {
+        let timestamp = cell.timestamp.or(put.timestamp).unwrap_or(now);
+        cell.timestamp = Some(if timestamp == i64::MAX {
+            now
+        } else {
+            timestamp
+        });
+    }
 }
 
 /// Merges `later`, a put of the same row sorted by [`sort_chunk`], into `put`.

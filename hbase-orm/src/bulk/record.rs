@@ -105,7 +105,7 @@ pub(super) struct Record {
 
 impl Record {
     /// The record `bytes`, or an error when its parts do not fit it.
-    fn parse(bytes: Bytes) -> std::io::Result<Record> {
+    pub(super) fn parse(bytes: Bytes) -> std::io::Result<Record> {
         let cut_short = || {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,

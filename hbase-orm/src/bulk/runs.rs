@@ -8,14 +8,17 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::chunk::SortedRecords;
 use super::plan::merge_row;
 use super::record::{write_record, Cells, Record, RunReader};
-use crate::model::{Put, Result};
+use crate::model::{Error, Put, Result};
 
 /// A sorted run.
 pub(super) enum Run {
     /// The last chunk, kept in memory.
     Memory(Arc<Vec<Put>>),
+    /// The last chunk of a stream read under a memory budget, kept in memory as records.
+    Records(SortedRecords),
     /// A chunk spilled to a file.
     Disk(PathBuf),
 }
@@ -24,7 +27,9 @@ pub(super) enum Run {
 /// (open files and read buffers stay bounded whatever the input's size).
 pub(super) const MAX_RUNS: usize = 64;
 
-/// Writes a sorted chunk to `path`: each put's record.
+/// Writes a sorted chunk of puts to `path`: each put's record (the loads spill chunks of
+/// records, `chunk::RecordChunk`).
+#[cfg(test)]
 pub(super) fn spill(path: &Path, puts: &[Put]) -> Result<()> {
     let mut run = RunWriter::create(path)?;
     for put in puts {
@@ -35,14 +40,14 @@ pub(super) fn spill(path: &Path, puts: &[Put]) -> Result<()> {
 }
 
 /// A run being written: its file, and the record being made.
-struct RunWriter<'a> {
+pub(super) struct RunWriter<'a> {
     path: &'a Path,
     out: BufWriter<File>,
     record: Vec<u8>,
 }
 
 impl<'a> RunWriter<'a> {
-    fn create(path: &'a Path) -> Result<RunWriter<'a>> {
+    pub(super) fn create(path: &'a Path) -> Result<RunWriter<'a>> {
         let file = File::create(path).map_err(|e| super::staging_error(path, e))?;
         Ok(RunWriter {
             path,
@@ -58,7 +63,14 @@ impl<'a> RunWriter<'a> {
         written.map_err(|e| super::staging_error(self.path, e))
     }
 
-    fn finish(mut self) -> Result<()> {
+    /// Writes a record made elsewhere (its length first).
+    pub(super) fn write_bytes(&mut self, record: &[u8]) -> Result<()> {
+        self.out
+            .write_all(record)
+            .map_err(|e| super::staging_error(self.path, e))
+    }
+
+    pub(super) fn finish(mut self) -> Result<()> {
         self.out
             .flush()
             .map_err(|e| super::staging_error(self.path, e))
@@ -87,7 +99,8 @@ pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     Ok(Run::Disk(path.to_path_buf()))
 }
 
-/// A put of a run: shared with the in-memory run, owned (merged), or a spilled run's record.
+/// A put of a run: shared with the in-memory run, owned (merged), or a record (of a spilled
+/// run or of one kept in memory).
 pub(super) enum RunPut {
     Shared(Arc<Vec<Put>>, usize),
     Owned(Put),
@@ -131,6 +144,7 @@ impl RunPut {
 /// Reads one run from its start.
 enum Cursor {
     Memory(Arc<Vec<Put>>, usize),
+    Records(SortedRecords, usize),
     Disk(RunReader, PathBuf),
 }
 
@@ -138,6 +152,7 @@ impl Cursor {
     fn open(run: &Run) -> Result<Cursor> {
         Ok(match run {
             Run::Memory(puts) => Cursor::Memory(puts.clone(), 0),
+            Run::Records(records) => Cursor::Records(records.clone(), 0),
             Run::Disk(path) => {
                 let file = File::open(path).map_err(|e| super::staging_error(path, e))?;
                 let reader = RunReader::new(file).map_err(|e| super::staging_error(path, e))?;
@@ -152,6 +167,16 @@ impl Cursor {
                 let put = (*at < puts.len()).then(|| RunPut::Shared(puts.clone(), *at));
                 *at += 1;
                 Ok(put)
+            }
+            Cursor::Records(records, at) => {
+                let record = records
+                    .get(*at)
+                    .transpose()
+                    .map_err(|e| Error::IllegalArgument {
+                        message: format!("bulk load: a sorted chunk kept in memory: {e}"),
+                    })?;
+                *at += 1;
+                Ok(record.map(RunPut::Spilled))
             }
             Cursor::Disk(input, path) => Ok(input
                 .next_record()
@@ -326,8 +351,8 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-        /// Any number of runs (spilled or the last in memory) merge into every row once, each
-        /// with the value of the last run that has it.
+        /// Any number of runs (spilled or the last in memory; chunks of puts or of records)
+        /// merge into every row once, each with the value of the last run that has it.
         #[test]
         fn many_runs_merge_like_a_map(
             runs in proptest::collection::vec(
@@ -346,13 +371,29 @@ mod tests {
                         put(&format!("r{row:02}"), &format!("{n}-{value}"))
                     })
                     .collect();
-                let sorted = sort_chunk(puts, 0);
-                if n + 1 == runs.len() {
-                    made.push(Run::Memory(Arc::new(sorted)));
+                let path = dir.join(format!("run-{n}"));
+                let last = n + 1 == runs.len();
+                // Every other run as a stream's chunk of records, the others as puts.
+                if n % 2 == 0 {
+                    let mut chunk = super::super::chunk::RecordChunk::with_capacity(64);
+                    for put in puts {
+                        chunk.push(put, 0).unwrap();
+                    }
+                    chunk.sort().unwrap();
+                    if last {
+                        made.push(Run::Records(chunk.into_sorted()));
+                    } else {
+                        chunk.spill(&path).unwrap();
+                        made.push(Run::Disk(path));
+                    }
                 } else {
-                    let path = dir.join(format!("run-{n}"));
-                    spill(&path, &sorted).unwrap();
-                    made.push(Run::Disk(path));
+                    let sorted = sort_chunk(puts, 0);
+                    if last {
+                        made.push(Run::Memory(Arc::new(sorted)));
+                    } else {
+                        spill(&path, &sorted).unwrap();
+                        made.push(Run::Disk(path));
+                    }
                 }
             }
             let merged = rows(&mut Merge::new(&made, None).unwrap());
