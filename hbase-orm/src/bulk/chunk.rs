@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::plan::{finish_put, merge_row};
+use super::plan::{finish_put, merge_rows};
 use super::record::{write_record, Record};
 use super::runs::RunWriter;
 use crate::model::{Put, Result};
@@ -16,19 +16,30 @@ use crate::model::{Put, Result};
 /// Records, in one buffer, and where each starts (at its length).
 pub(super) struct RecordChunk {
     bytes: Vec<u8>,
+    /// The records made by [`RecordChunk::sort`] of the records of one row, numbered in
+    /// `starts` after `bytes` (so that `bytes` never grows past what was pushed).
+    merged: Vec<u8>,
     starts: Vec<usize>,
 }
 
-/// The row of the record starting at `start` of `bytes` (its length, then its row's).
-fn row_at(bytes: &[u8], start: usize) -> &[u8] {
-    let len = u32::from_le_bytes(bytes[start + 4..start + 8].try_into().expect("4 bytes"));
-    &bytes[start + 8..start + 8 + len as usize]
+/// The row of `record` (its length, then its row's).
+fn row_of(record: &[u8]) -> &[u8] {
+    let len = u32::from_le_bytes(record[4..8].try_into().expect("4 bytes"));
+    &record[8..8 + len as usize]
 }
 
-/// The record starting at `start` of `bytes`, its length first.
-fn record_at(bytes: &[u8], start: usize) -> &[u8] {
-    let len = u32::from_le_bytes(bytes[start..start + 4].try_into().expect("4 bytes"));
-    &bytes[start..start + 4 + len as usize]
+/// The record at the start of `bytes`, its length first.
+fn record_of(bytes: &[u8]) -> &[u8] {
+    let len = u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes"));
+    &bytes[..4 + len as usize]
+}
+
+/// The bytes from `start` on, of `bytes` or (numbered after them) of `merged`.
+fn from<'a>(bytes: &'a [u8], merged: &'a [u8], start: usize) -> &'a [u8] {
+    match start.checked_sub(bytes.len()) {
+        None => &bytes[start..],
+        Some(at) => &merged[at..],
+    }
 }
 
 impl RecordChunk {
@@ -36,13 +47,15 @@ impl RecordChunk {
     pub(super) fn with_capacity(bytes: usize) -> RecordChunk {
         RecordChunk {
             bytes: Vec::with_capacity(bytes),
+            merged: Vec::new(),
             starts: Vec::new(),
         }
     }
 
-    /// The chunk emptied, its buffers kept for the next one.
+    /// The chunk emptied, its buffer kept for the next one.
     pub(super) fn emptied(mut self) -> RecordChunk {
         self.bytes.clear();
+        self.merged = Vec::new();
         self.starts.clear();
         self
     }
@@ -62,25 +75,30 @@ impl RecordChunk {
         self.bytes.len() + self.starts.len() * std::mem::size_of::<usize>()
     }
 
+    /// The record starting at `start`.
+    fn record(&self, start: usize) -> &[u8] {
+        record_of(from(&self.bytes, &self.merged, start))
+    }
+
     /// Sorts the records by row (stable: of two with the same row, the one given first stays
     /// first), the records of one row merged into one (the later cell of two with the same
-    /// key kept), appended to the buffer.
+    /// key kept), made apart from the records pushed.
     pub(super) fn sort(&mut self) -> std::io::Result<()> {
         let bytes = &self.bytes;
         self.starts
-            .sort_by(|&a, &b| row_at(bytes, a).cmp(row_at(bytes, b)));
-        let same = |w: &[usize]| row_at(&self.bytes, w[0]) == row_at(&self.bytes, w[1]);
+            .sort_by(|&a, &b| row_of(&bytes[a..]).cmp(row_of(&bytes[b..])));
+        let same = |w: &[usize]| row_of(&bytes[w[0]..]) == row_of(&bytes[w[1]..]);
         if !self.starts.windows(2).any(same) {
             return Ok(());
         }
         let mut starts = Vec::with_capacity(self.starts.len());
         let mut at = 0;
         while at < self.starts.len() {
-            let row = row_at(&self.bytes, self.starts[at]);
+            let row = row_of(&self.bytes[self.starts[at]..]);
             let end = at
                 + self.starts[at..]
                     .iter()
-                    .take_while(|&&s| row_at(&self.bytes, s) == row)
+                    .take_while(|&&s| row_of(&self.bytes[s..]) == row)
                     .count();
             if end - at == 1 {
                 starts.push(self.starts[at]);
@@ -91,9 +109,9 @@ impl RecordChunk {
                     .collect::<std::io::Result<Vec<Put>>>()?
                     .into_iter();
                 let mut merged = puts.next().expect("two puts or more");
-                puts.for_each(|later| merge_row(&mut merged, later));
-                starts.push(self.bytes.len());
-                write_record(&merged, &mut self.bytes)?;
+                merge_rows(&mut merged, puts);
+                starts.push(self.bytes.len() + self.merged.len());
+                write_record(&merged, &mut self.merged)?;
             }
             at = end;
         }
@@ -103,7 +121,7 @@ impl RecordChunk {
 
     /// The put of the record starting at `start`.
     fn put_at(&self, start: usize) -> std::io::Result<Put> {
-        let record = record_at(&self.bytes, start);
+        let record = self.record(start);
         Ok(Record::parse(Bytes::copy_from_slice(&record[4..]))?.to_put())
     }
 
@@ -111,7 +129,7 @@ impl RecordChunk {
     pub(super) fn spill(&self, path: &Path) -> Result<()> {
         let mut run = RunWriter::create(path)?;
         for &start in &self.starts {
-            run.write_bytes(record_at(&self.bytes, start))?;
+            run.write_bytes(self.record(start))?;
         }
         run.finish()
     }
@@ -120,6 +138,7 @@ impl RecordChunk {
     pub(super) fn into_sorted(self) -> SortedRecords {
         SortedRecords {
             bytes: Bytes::from(self.bytes),
+            merged: Bytes::from(self.merged),
             starts: Arc::new(self.starts),
         }
     }
@@ -129,6 +148,7 @@ impl RecordChunk {
 #[derive(Clone)]
 pub(super) struct SortedRecords {
     bytes: Bytes,
+    merged: Bytes,
     starts: Arc<Vec<usize>>,
 }
 
@@ -136,8 +156,12 @@ impl SortedRecords {
     /// Its `i`th record, `None` past the last.
     pub(super) fn get(&self, i: usize) -> Option<std::io::Result<Record>> {
         let start = *self.starts.get(i)?;
-        let len = record_at(&self.bytes, start).len();
-        Some(Record::parse(self.bytes.slice(start + 4..start + len)))
+        let (bytes, at) = match start.checked_sub(self.bytes.len()) {
+            None => (&self.bytes, start),
+            Some(at) => (&self.merged, at),
+        };
+        let len = record_of(&bytes[at..]).len();
+        Some(Record::parse(bytes.slice(at + 4..at + len)))
     }
 }
 
@@ -164,13 +188,21 @@ mod tests {
     }
 
     /// Sorted as a chunk of puts is: rows in order, the puts of one row merged, the later
-    /// cell of two with the same key kept, cells without a timestamp given `now`.
+    /// cell of two with the same key kept (in one put or two), cells without a timestamp
+    /// given `now`.
     #[test]
     fn records_sort_as_the_puts_do() {
         let given = vec![
             put("b", &[("d", "q", Some(5), "old"), ("a", "x", None, "1")]),
             put("a", &[("d", "q", Some(5), "a5"), ("d", "q", Some(9), "a9")]),
-            put("c", &[("d", "q", None, "c")]),
+            put(
+                "c",
+                &[
+                    ("d", "q", None, "c"),
+                    ("a", "z", Some(1), "z"),
+                    ("d", "q", None, "c2"),
+                ],
+            ),
             put("b", &[("d", "q", Some(5), "new")]),
             put("b", &[("d", "r", Some(5), "r")]),
         ];
@@ -181,6 +213,26 @@ mod tests {
         assert!(chunk.held() > 0);
         chunk.sort().unwrap();
         assert_eq!(puts(chunk), super::super::plan::sort_chunk(given, 100));
+
+        // Many puts of two rows, merged apart from the buffer pushed to (which the merge
+        // never grows).
+        let many: Vec<Put> = (0..3_000)
+            .map(|i| {
+                put(
+                    if i % 3 == 0 { "m" } else { "n" },
+                    &[("d", &format!("q{}", i % 7), None, &i.to_string())],
+                )
+            })
+            .collect();
+        let mut chunk = RecordChunk::with_capacity(1 << 20);
+        for p in many.clone() {
+            chunk.push(p, 7).unwrap();
+        }
+        let pushed = (chunk.bytes.len(), chunk.bytes.capacity());
+        chunk.sort().unwrap();
+        assert_eq!((chunk.bytes.len(), chunk.bytes.capacity()), pushed);
+        assert!(!chunk.merged.is_empty());
+        assert_eq!(puts(chunk), super::super::plan::sort_chunk(many, 7));
 
         let mut emptied = RecordChunk::with_capacity(0);
         emptied.push(put("z", &[("d", "q", None, "z")]), 1).unwrap();

@@ -123,9 +123,7 @@ async fn read_spilling(
     while let Some(put) = puts.next().await {
         let put = put?;
         sorted.see(&put, descriptor)?;
-        chunk.push(put, now).map_err(|e| Error::IllegalArgument {
-            message: format!("bulk load: {e}"),
-        })?;
+        chunk.push(put, now).map_err(too_large)?;
         if chunk.held() >= chunk_budget {
             let path = runs_dir.join(format!("run-{spilled:05}"));
             spilled += 1;
@@ -136,7 +134,7 @@ async fn read_spilling(
             };
             let (mut full, to) = (std::mem::replace(&mut chunk, next), path.clone());
             *spilling = Some(tokio::task::spawn_blocking(move || {
-                full.sort().map_err(|e| super::staging_error(&to, e))?;
+                full.sort().map_err(too_large)?;
                 full.spill(&to)?;
                 Ok(full.emptied())
             }));
@@ -153,16 +151,19 @@ async fn read_spilling(
         }
     }
     let last = blocking(move || {
-        chunk
-            .sort()
-            .map(|()| chunk.into_sorted())
-            .map_err(|e| Error::IllegalArgument {
-                message: format!("bulk load: {e}"),
-            })
+        chunk.sort().map_err(too_large)?;
+        Ok(chunk.into_sorted())
     })
     .await?;
     sorted.runs.push(Run::Records(last));
     Ok(sorted)
+}
+
+/// A put (or the puts of one row, merged) too large for a record.
+fn too_large(e: std::io::Error) -> Error {
+    Error::IllegalArgument {
+        message: format!("bulk load: {e}"),
+    }
 }
 
 /// Waits for a task sorting or writing files.

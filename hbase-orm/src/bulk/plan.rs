@@ -45,8 +45,16 @@ fn stamp(put: &mut Put, now: i64) {
 }
 
 /// Merges `later`, a put of the same row sorted by [`sort_chunk`], into `put`.
-pub(super) fn merge_row(put: &mut Put, mut later: Put) {
-    put.cells.append(&mut later.cells);
+pub(super) fn merge_row(put: &mut Put, later: Put) {
+    merge_rows(put, [later]);
+}
+
+/// Merges `later` puts of the same row, each sorted by [`sort_chunk`] (or [`finish_put`]), into
+/// `put`: their cells joined, then sorted once.
+pub(super) fn merge_rows(put: &mut Put, later: impl IntoIterator<Item = Put>) {
+    for mut later in later {
+        put.cells.append(&mut later.cells);
+    }
     sort_cells(put);
 }
 
