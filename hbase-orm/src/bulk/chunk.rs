@@ -9,8 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::plan::{finish_put, merge_rows};
-use super::record::{write_record, Record};
-use super::runs::RunWriter;
+use super::record::{write_record, Record, RunWriter};
 use crate::model::{Put, Result};
 
 /// Records, in one buffer, and where each starts (at its length).
@@ -167,16 +166,8 @@ impl SortedRecords {
 
 #[cfg(test)]
 mod tests {
+    use super::super::plan::tests::put;
     use super::*;
-
-    fn put(row: &str, cells: &[(&str, &str, Option<i64>, &str)]) -> Put {
-        cells
-            .iter()
-            .fold(Put::new(row), |p, (f, q, ts, v)| match ts {
-                Some(ts) => p.column_at(*f, *q, *ts, v.as_bytes().to_vec()),
-                None => p.column(*f, *q, v.as_bytes().to_vec()),
-            })
-    }
 
     /// The chunk's puts, as read from its sorted records.
     fn puts(chunk: RecordChunk) -> Vec<Put> {
@@ -193,8 +184,8 @@ mod tests {
     #[test]
     fn records_sort_as_the_puts_do() {
         let given = vec![
-            put("b", &[("d", "q", Some(5), "old"), ("a", "x", None, "1")]),
-            put("a", &[("d", "q", Some(5), "a5"), ("d", "q", Some(9), "a9")]),
+            put("k", &[("d", "v", Some(3), "k3"), ("c", "w", None, "kw")]),
+            put("e", &[("d", "v", Some(3), "e3"), ("d", "v", Some(8), "e8")]),
             put(
                 "c",
                 &[
@@ -203,8 +194,8 @@ mod tests {
                     ("d", "q", None, "c2"),
                 ],
             ),
-            put("b", &[("d", "q", Some(5), "new")]),
-            put("b", &[("d", "r", Some(5), "r")]),
+            put("k", &[("d", "v", Some(3), "newer")]),
+            put("k", &[("d", "x", Some(3), "x")]),
         ];
         let mut chunk = RecordChunk::with_capacity(16);
         for p in given.clone() {

@@ -1,8 +1,9 @@
 //! Bulk load: rows written as the table's own storage files (HFiles) and handed to the region
 //! servers, with no write-ahead log, memstore, flush or compaction on the way in.
 //!
-//! [`Table::bulk_load_stream`] reads the puts in chunks under a memory budget, each sorted as
-//! the files hold them (`plan`) and, but the last, spilled to a file (`runs`); then, in one
+//! [`Table::bulk_load_stream`] reads the puts in chunks under a memory budget, each put written
+//! into its chunk as a record as it arrives (`chunk`, `record`), each chunk sorted as the files
+//! hold them (`plan`) and, but the last, spilled to a file (`runs`); then, in one
 //! pass over the runs merged, cuts the rows at the table's region boundaries and writes each
 //! region's files in each family's compression, bloom filter and block size (`files`, with
 //! `hbase-orm-hfile`), handing every region its files as soon as they are written (`load`):

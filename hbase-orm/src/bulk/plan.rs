@@ -99,10 +99,11 @@ pub(super) fn region_of(starts: &[Vec<u8>], row: &[u8]) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn put(row: &str, cells: &[(&str, &str, Option<i64>, &str)]) -> Put {
+    /// A put of `row` with `cells` (family, qualifier, timestamp, value).
+    pub(in super::super) fn put(row: &str, cells: &[(&str, &str, Option<i64>, &str)]) -> Put {
         cells
             .iter()
             .fold(Put::new(row), |p, (f, q, ts, v)| match ts {

@@ -1,15 +1,16 @@
 //! A put as a spilled run holds it (its record): the record's length, then the row and the
-//! cells, each part after its length, each cell's timestamp last. A run is read back a block
-//! at a time; each record is a slice of its block, checked whole when read, and the files are
+//! cells, each part after its length, each cell's timestamp last. A run is written through a
+//! buffer and read back a block at a time; each record is a slice of its block, checked whole when read, and the files are
 //! written from it with no copy and no allocation per cell.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{BufWriter, Read, Write};
 use std::ops::Range;
+use std::path::Path;
 
 use bytes::{Buf, Bytes, BytesMut};
 
-use crate::model::{Put, PutCell};
+use crate::model::{Put, PutCell, Result};
 
 /// The read block of a spilled run.
 pub(super) const READ_BUFFER: usize = 256 << 10;
@@ -215,6 +216,56 @@ impl Parts {
             })
         };
         Some(next())
+    }
+}
+
+/// A run being written: its file, and the record being made.
+pub(super) struct RunWriter<'a> {
+    path: &'a Path,
+    out: BufWriter<File>,
+    record: Vec<u8>,
+}
+
+impl<'a> RunWriter<'a> {
+    pub(super) fn create(path: &'a Path) -> Result<RunWriter<'a>> {
+        let file = File::create(path).map_err(|e| super::staging_error(path, e))?;
+        Ok(RunWriter {
+            path,
+            out: BufWriter::with_capacity(1 << 20, file),
+            record: Vec::new(),
+        })
+    }
+
+    /// Writes `put`'s record.
+    pub(super) fn put(&mut self, put: &Put) -> Result<()> {
+        write_record(put, &mut self.record).map_err(|e| super::staging_error(self.path, e))?;
+        self.write()
+    }
+
+    /// Writes a record read back.
+    pub(super) fn record(&mut self, record: &Record) -> Result<()> {
+        record.write(&mut self.record);
+        self.write()
+    }
+
+    /// Writes the record made, and clears it.
+    fn write(&mut self) -> Result<()> {
+        let written = self.out.write_all(&self.record);
+        self.record.clear();
+        written.map_err(|e| super::staging_error(self.path, e))
+    }
+
+    /// Writes a record made elsewhere (its length first).
+    pub(super) fn write_bytes(&mut self, record: &[u8]) -> Result<()> {
+        self.out
+            .write_all(record)
+            .map_err(|e| super::staging_error(self.path, e))
+    }
+
+    pub(super) fn finish(mut self) -> Result<()> {
+        self.out
+            .flush()
+            .map_err(|e| super::staging_error(self.path, e))
     }
 }
 

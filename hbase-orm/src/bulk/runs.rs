@@ -4,13 +4,12 @@
 //! again for the rows of regions that have to be written anew.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::chunk::SortedRecords;
 use super::plan::merge_row;
-use super::record::{write_record, Cells, Record, RunReader};
+use super::record::{Cells, Record, RunReader, RunWriter};
 use crate::model::{Error, Put, Result};
 
 /// A sorted run.
@@ -33,48 +32,9 @@ pub(super) const MAX_RUNS: usize = 64;
 pub(super) fn spill(path: &Path, puts: &[Put]) -> Result<()> {
     let mut run = RunWriter::create(path)?;
     for put in puts {
-        write_record(put, &mut run.record).map_err(|e| super::staging_error(path, e))?;
-        run.write()?;
+        run.put(put)?;
     }
     run.finish()
-}
-
-/// A run being written: its file, and the record being made.
-pub(super) struct RunWriter<'a> {
-    path: &'a Path,
-    out: BufWriter<File>,
-    record: Vec<u8>,
-}
-
-impl<'a> RunWriter<'a> {
-    pub(super) fn create(path: &'a Path) -> Result<RunWriter<'a>> {
-        let file = File::create(path).map_err(|e| super::staging_error(path, e))?;
-        Ok(RunWriter {
-            path,
-            out: BufWriter::with_capacity(1 << 20, file),
-            record: Vec::new(),
-        })
-    }
-
-    /// Writes the record made, and clears it.
-    fn write(&mut self) -> Result<()> {
-        let written = self.out.write_all(&self.record);
-        self.record.clear();
-        written.map_err(|e| super::staging_error(self.path, e))
-    }
-
-    /// Writes a record made elsewhere (its length first).
-    pub(super) fn write_bytes(&mut self, record: &[u8]) -> Result<()> {
-        self.out
-            .write_all(record)
-            .map_err(|e| super::staging_error(self.path, e))
-    }
-
-    pub(super) fn finish(mut self) -> Result<()> {
-        self.out
-            .flush()
-            .map_err(|e| super::staging_error(self.path, e))
-    }
 }
 
 /// Merges spilled `runs` into one run at `path`, and removes them.
@@ -83,12 +43,9 @@ pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     let mut run = RunWriter::create(path)?;
     while let Some(put) = merge.next_put()? {
         match put.source() {
-            Err(record) => record.write(&mut run.record),
-            Ok(put) => {
-                write_record(put, &mut run.record).map_err(|e| super::staging_error(path, e))?
-            }
+            Err(record) => run.record(record)?,
+            Ok(put) => run.put(put)?,
         }
-        run.write()?;
     }
     run.finish()?;
     for run in runs {
