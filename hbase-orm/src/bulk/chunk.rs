@@ -33,12 +33,19 @@ fn record_of(bytes: &[u8]) -> &[u8] {
     &bytes[..4 + len as usize]
 }
 
-/// The bytes from `start` on, of `bytes` or (numbered after them) of `merged`.
-fn from<'a>(bytes: &'a [u8], merged: &'a [u8], start: usize) -> &'a [u8] {
-    match start.checked_sub(bytes.len()) {
-        None => &bytes[start..],
-        Some(at) => &merged[at..],
+/// The buffer holding the record numbered `start` (`bytes`, or after them `merged`), and
+/// where in it the record starts.
+fn locate<'a, B: AsRef<[u8]>>(bytes: &'a B, merged: &'a B, start: usize) -> (&'a B, usize) {
+    match start.checked_sub(bytes.as_ref().len()) {
+        None => (bytes, start),
+        Some(at) => (merged, at),
     }
+}
+
+/// The put of the record at the start of `bytes`.
+fn put_of(bytes: &[u8]) -> std::io::Result<Put> {
+    let record = record_of(bytes);
+    Ok(Record::parse(Bytes::copy_from_slice(&record[4..]))?.to_put())
 }
 
 impl RecordChunk {
@@ -76,7 +83,8 @@ impl RecordChunk {
 
     /// The record starting at `start`.
     fn record(&self, start: usize) -> &[u8] {
-        record_of(from(&self.bytes, &self.merged, start))
+        let (buffer, at) = locate(&self.bytes, &self.merged, start);
+        record_of(&buffer[at..])
     }
 
     /// Sorts the records by row (stable: of two with the same row, the one given first stays
@@ -84,44 +92,29 @@ impl RecordChunk {
     /// key kept), made apart from the records pushed.
     pub(super) fn sort(&mut self) -> std::io::Result<()> {
         let bytes = &self.bytes;
-        self.starts
-            .sort_by(|&a, &b| row_of(&bytes[a..]).cmp(row_of(&bytes[b..])));
-        let same = |w: &[usize]| row_of(&bytes[w[0]..]) == row_of(&bytes[w[1]..]);
-        if !self.starts.windows(2).any(same) {
+        let row = |start: &usize| row_of(&bytes[*start..]);
+        self.starts.sort_by(|a, b| row(a).cmp(row(b)));
+        if !self.starts.windows(2).any(|w| row(&w[0]) == row(&w[1])) {
             return Ok(());
         }
         let mut starts = Vec::with_capacity(self.starts.len());
-        let mut at = 0;
-        while at < self.starts.len() {
-            let row = row_of(&self.bytes[self.starts[at]..]);
-            let end = at
-                + self.starts[at..]
-                    .iter()
-                    .take_while(|&&s| row_of(&self.bytes[s..]) == row)
-                    .count();
-            if end - at == 1 {
-                starts.push(self.starts[at]);
-            } else {
-                let mut puts = self.starts[at..end]
-                    .iter()
-                    .map(|&s| self.put_at(s))
-                    .collect::<std::io::Result<Vec<Put>>>()?
-                    .into_iter();
-                let mut merged = puts.next().expect("two puts or more");
-                merge_rows(&mut merged, puts);
-                starts.push(self.bytes.len() + self.merged.len());
-                write_record(&merged, &mut self.merged)?;
+        for group in self.starts.chunk_by(|a, b| row(a) == row(b)) {
+            if let [start] = group {
+                starts.push(*start);
+                continue;
             }
-            at = end;
+            let mut puts = group
+                .iter()
+                .map(|&start| put_of(&bytes[start..]))
+                .collect::<std::io::Result<Vec<Put>>>()?
+                .into_iter();
+            let mut merged = puts.next().expect("a group holds a put");
+            merge_rows(&mut merged, puts);
+            starts.push(bytes.len() + self.merged.len());
+            write_record(&merged, &mut self.merged)?;
         }
         self.starts = starts;
         Ok(())
-    }
-
-    /// The put of the record starting at `start`.
-    fn put_at(&self, start: usize) -> std::io::Result<Put> {
-        let record = self.record(start);
-        Ok(Record::parse(Bytes::copy_from_slice(&record[4..]))?.to_put())
     }
 
     /// Writes the sorted records to a run at `path`.
@@ -154,13 +147,9 @@ pub(super) struct SortedRecords {
 impl SortedRecords {
     /// Its `i`th record, `None` past the last.
     pub(super) fn get(&self, i: usize) -> Option<std::io::Result<Record>> {
-        let start = *self.starts.get(i)?;
-        let (bytes, at) = match start.checked_sub(self.bytes.len()) {
-            None => (&self.bytes, start),
-            Some(at) => (&self.merged, at),
-        };
-        let len = record_of(&bytes[at..]).len();
-        Some(Record::parse(bytes.slice(at + 4..at + len)))
+        let (buffer, at) = locate(&self.bytes, &self.merged, *self.starts.get(i)?);
+        let len = record_of(&buffer[at..]).len();
+        Some(Record::parse(buffer.slice(at + 4..at + len)))
     }
 }
 

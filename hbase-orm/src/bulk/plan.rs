@@ -44,11 +44,6 @@ fn stamp(put: &mut Put, now: i64) {
     }
 }
 
-/// Merges `later`, a put of the same row sorted by [`sort_chunk`], into `put`.
-pub(super) fn merge_row(put: &mut Put, later: Put) {
-    merge_rows(put, [later]);
-}
-
 /// Merges `later` puts of the same row, each sorted by [`sort_chunk`] (or [`finish_put`]), into
 /// `put`: their cells joined, then sorted once.
 pub(super) fn merge_rows(put: &mut Put, later: impl IntoIterator<Item = Put>) {
@@ -142,7 +137,7 @@ pub(super) mod tests {
 
         let mut first = sorted[1].clone();
         let later = sort_chunk(vec![put("b", &[("d", "q", Some(5), "newest")])], 0);
-        merge_row(&mut first, later.into_iter().next().unwrap());
+        merge_rows(&mut first, later);
         assert_eq!(cells(&[first]), ["b/a:x/100=1", "b/d:q/5=newest"]);
     }
 

@@ -8,7 +8,7 @@ use std::io::{BufWriter, Read, Write};
 use std::ops::Range;
 use std::path::Path;
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Buf, Bytes};
 
 use crate::model::{Put, PutCell, Result};
 
@@ -314,20 +314,16 @@ impl RunReader {
         if self.buffer.len() >= len {
             return Ok(true);
         }
-        let mut block = BytesMut::zeroed(READ_BUFFER.max(len));
-        let mut filled = self.buffer.len();
-        block[..filled].copy_from_slice(&self.buffer);
-        while filled < len {
-            match self.file.read(&mut block[filled..])? {
-                0 => break,
-                read => {
-                    filled += read;
-                    self.unread = self.unread.saturating_sub(read as u64);
-                }
-            }
-        }
-        block.truncate(filled);
-        self.buffer = block.freeze();
+        // A new block (the records handed out hold the last one), read into without zeroing
+        // it first: up to its size, or the file's end.
+        let size = READ_BUFFER.max(len);
+        let mut block = Vec::with_capacity(size);
+        block.extend_from_slice(&self.buffer);
+        let room = (size - block.len()) as u64;
+        let read = (&mut self.file).take(room).read_to_end(&mut block)?;
+        self.unread = self.unread.saturating_sub(read as u64);
+        let filled = block.len();
+        self.buffer = Bytes::from(block);
         Ok(filled >= len)
     }
 }

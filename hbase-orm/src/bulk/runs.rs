@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::chunk::SortedRecords;
-use super::plan::merge_row;
+use super::plan::merge_rows;
 use super::record::{Cells, Record, RunReader, RunWriter};
 use crate::model::{Error, Put, Result};
 
@@ -218,15 +218,18 @@ impl Merge {
         while !self.order.is_empty() {
             let first = self.order.remove(0);
             let mut put = self.take(first)?;
-            // The runs with the same row come next, earlier runs first.
+            // The runs with the same row come next, earlier runs first: merged at once.
+            let mut later = Vec::new();
             while let Some(&j) = self.order.first() {
                 if self.heads[j].as_ref().is_none_or(|h| h.row() != put.row()) {
                     break;
                 }
                 self.order.remove(0);
-                let later = self.take(j)?;
+                later.push(self.take(j)?.into_owned());
+            }
+            if !later.is_empty() {
                 let mut merged = put.into_owned();
-                merge_row(&mut merged, later.into_owned());
+                merge_rows(&mut merged, later);
                 put = RunPut::Owned(merged);
             }
             if self.wanted(put.row()) {
