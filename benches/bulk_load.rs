@@ -25,8 +25,8 @@
 //! 4), `HBASE_ORM_BENCH_COMPRESSION` (the family's: `NONE` by default, `SNAPPY`, `GZ`; every
 //! method writes the same table), `HBASE_ORM_BENCH_METHODS` (some of `bulk_load_stream`,
 //! `put_many`, `put_many_made`, `bulk_load`, comma-separated: to profile one),
-//! `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are copied into HDFS first
-//! (the feature `hdfs`, which the suite's `cluster` brings):
+//! `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are written straight into
+//! HDFS (the feature `hdfs`, which the suite's `cluster` brings):
 //!
 //!     HBASE_ORM_JIT=full hbase-local/hbase.sh up --cluster 3 --hdfs
 //!     HBASE_ORM_BENCH_ROWS=1000000 HBASE_ORM_BENCH_REGIONS=12 \

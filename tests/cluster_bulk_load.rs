@@ -1,5 +1,5 @@
 //! Bulk loads on the local cluster that keeps its files in HDFS, as production clusters do
-//! (`hbase-local/hbase.sh up --cluster 3 --hdfs`): the load's files are copied into HDFS and
+//! (`hbase-local/hbase.sh up --cluster 3 --hdfs`): the load's files are written into HDFS and
 //! moved from there by the region servers.
 //!
 //!     hbase-local/hbase.sh up --cluster 3 --hdfs

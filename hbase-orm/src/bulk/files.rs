@@ -1,10 +1,11 @@
 //! The HFiles of one region, written as its puts come (one file per family, opened at the
-//! family's first cell) into the load's local directory as `files/<family>/<32 hex digits>` (the
-//! names HBase's own tools give; the region server renames them when it takes them), in the
-//! family's compression, bloom filter and block size.
+//! family's first cell) in the family's compression, bloom filter and block size, to a
+//! [`Destination`]: the load's local directory as `files/<family>/<32 hex digits>` (the names
+//! HBase's own tools give; the region server renames them when it takes them), or another
+//! filesystem the region servers read (HDFS, feature `hdfs`).
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use hbase_orm_hfile as hfile;
@@ -70,20 +71,118 @@ impl FamilyFormat {
     }
 }
 
-/// A file written for a share: its family, its path, its size.
+/// Where a load's files are written.
+pub(super) trait Destination: Send + Sync {
+    /// A new file of `family`, named `name`.
+    fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>>;
+}
+
+/// A file being written.
+pub(super) trait Sink: Write + Send {
+    /// Where the file is, for errors.
+    fn location(&self) -> &str;
+
+    /// Ends the file, once all of it was written: where the region servers read it.
+    fn close(self: Box<Self>) -> Result<Location>;
+}
+
+/// Where a file written is.
+pub(super) enum Location {
+    /// On this machine's filesystem (or one the region servers share).
+    Local(PathBuf),
+    /// On another filesystem, at a URL.
+    #[cfg_attr(not(feature = "hdfs"), allow(dead_code))]
+    Url(String),
+}
+
+impl Location {
+    /// The URL the region servers read the file at.
+    pub(super) fn url(&self) -> String {
+        match self {
+            Location::Local(path) => format!("file://{}", path.display()),
+            Location::Url(url) => url.clone(),
+        }
+    }
+
+    /// Removes the file if it is local (a file elsewhere goes with the load's directory
+    /// there).
+    pub(super) fn remove_local(&self) {
+        if let Location::Local(path) = self {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// The load's local directory: each file in `files/<family>/`.
+pub(super) struct LocalFiles(pub PathBuf);
+
+impl Destination for LocalFiles {
+    fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>> {
+        // Under `files/`: a family may be called `token` or `runs`.
+        let family_dir = self.0.join("files").join(family);
+        std::fs::create_dir_all(&family_dir).map_err(|e| super::staging_error(&family_dir, e))?;
+        let path = family_dir.join(name);
+        let file = File::create(&path).map_err(|e| super::staging_error(&path, e))?;
+        Ok(Box::new(LocalFile {
+            location: path.display().to_string(),
+            file: BufWriter::new(file),
+            path,
+        }))
+    }
+}
+
+/// A local file being written.
+struct LocalFile {
+    file: BufWriter<File>,
+    path: PathBuf,
+    location: String,
+}
+
+impl Write for LocalFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.file.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Sink for LocalFile {
+    fn location(&self) -> &str {
+        &self.location
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Location> {
+        self.file
+            .flush()
+            .map_err(|e| super::staging_error(&self.path, e))?;
+        open_to_servers(&self.path)?;
+        Ok(Location::Local(self.path))
+    }
+}
+
+/// A file written for a share: its family, where it is, its size.
 pub(super) struct Written {
     pub family: String,
-    pub path: PathBuf,
+    pub location: Location,
     pub bytes: u64,
 }
 
+/// The HFile writer of one file.
+type FileWriter = hfile::Writer<Box<dyn Sink>>;
+
 /// The files of one region being written.
 pub(super) struct RegionWriter<'a> {
-    dir: &'a Path,
+    to: &'a dyn Destination,
     formats: &'a [FamilyFormat],
     now_ms: i64,
-    /// Per format, its file once the family has a cell.
-    files: Vec<Option<(hfile::Writer<BufWriter<File>>, PathBuf)>>,
+    /// Per format, its file and where it is, once the family has a cell.
+    files: Vec<Option<(FileWriter, String)>>,
     /// The first and last rows written, the rows and the cells.
     pub first_row: Vec<u8>,
     pub last_row: Vec<u8>,
@@ -92,9 +191,9 @@ pub(super) struct RegionWriter<'a> {
 }
 
 impl<'a> RegionWriter<'a> {
-    pub(super) fn new(dir: &'a Path, formats: &'a [FamilyFormat], now_ms: i64) -> Self {
+    pub(super) fn new(to: &'a dyn Destination, formats: &'a [FamilyFormat], now_ms: i64) -> Self {
         RegionWriter {
-            dir,
+            to,
             formats,
             now_ms,
             files: formats.iter().map(|_| None).collect(),
@@ -127,7 +226,7 @@ impl<'a> RegionWriter<'a> {
             if self.files[i].is_none() {
                 self.files[i] = Some(self.open(&self.formats[i])?);
             }
-            let (writer, path) = self.files[i].as_mut().expect("opened");
+            let (writer, location) = self.files[i].as_mut().expect("opened");
             writer
                 .append(&hfile::Cell::put(
                     row,
@@ -136,7 +235,7 @@ impl<'a> RegionWriter<'a> {
                     cell.timestamp,
                     cell.value,
                 ))
-                .map_err(|e| hfile_error(path, e))?;
+                .map_err(|e| hfile_error(location, e))?;
             self.cells += 1;
         }
         Ok(())
@@ -155,30 +254,28 @@ impl<'a> RegionWriter<'a> {
             })
     }
 
-    fn open(&self, format: &FamilyFormat) -> Result<(hfile::Writer<BufWriter<File>>, PathBuf)> {
-        // Under `files/`: a family may be called `token` or `runs`.
-        let family_dir = self.dir.join("files").join(&format.name);
-        std::fs::create_dir_all(&family_dir).map_err(|e| super::staging_error(&family_dir, e))?;
-        let path = family_dir.join(unique_name());
-        let file = File::create(&path).map_err(|e| super::staging_error(&path, e))?;
-        let writer = hfile::Writer::new(BufWriter::new(file), format.options(self.now_ms));
-        Ok((writer, path))
+    fn open(&self, format: &FamilyFormat) -> Result<(FileWriter, String)> {
+        let file = self.to.create(&format.name, &unique_name())?;
+        let location = file.location().to_string();
+        Ok((
+            hfile::Writer::new(file, format.options(self.now_ms)),
+            location,
+        ))
     }
 
     /// Finishes the files: what was written.
     pub(super) fn finish(self) -> Result<Vec<Written>> {
         let mut out = Vec::new();
-        for ((writer, path), format) in self
+        for ((writer, location), format) in self
             .files
             .into_iter()
             .zip(self.formats)
             .filter_map(|(f, format)| f.map(|f| (f, format)))
         {
-            let (_, summary) = writer.finish().map_err(|e| hfile_error(&path, e))?;
-            open_to_servers(&path)?;
+            let (file, summary) = writer.finish().map_err(|e| hfile_error(&location, e))?;
             out.push(Written {
                 family: format.name.clone(),
-                path,
+                location: file.close()?,
                 bytes: summary.bytes,
             });
         }
@@ -217,8 +314,8 @@ fn unique_name() -> String {
         .collect()
 }
 
-fn hfile_error(path: &Path, e: hfile::Error) -> Error {
+fn hfile_error(location: &str, e: hfile::Error) -> Error {
     Error::IllegalArgument {
-        message: format!("bulk load: writing {}: {e}", path.display()),
+        message: format!("bulk load: writing {location}: {e}"),
     }
 }

@@ -1,28 +1,31 @@
-//! A load's files copied into HDFS (feature `hdfs`), for a cluster that keeps its files there:
+//! A load's files written into HDFS (feature `hdfs`), for a cluster that keeps its files there:
 //! into a directory of the load's own on the cluster's HDFS (under `/tmp` unless
 //! [`BulkLoadOptions::hdfs_dir`](super::BulkLoadOptions::hdfs_dir) says where), named like its
-//! local directory. The directories are open to every user, the files readable and writable by
-//! all: the region servers, whatever user they run as, move the files into their own staging
-//! directory. The directory is removed when the load ends (or, after a crash, with the local
-//! one's leftovers).
+//! local directory. Each file's bytes go straight to the DataNodes as the region's writer makes
+//! them (no local copy): the writer's thread hands them in chunks to a task on the load's
+//! runtime, which writes them. The directories are open to every user, the files readable and
+//! writable by all: the region servers, whatever user they run as, move the files into their
+//! own staging directory. The directory is removed when the load ends (or, after a crash, with
+//! the local one's leftovers).
 //!
 //! The client is `hdfs-native`'s: HDFS's own RPC and data-transfer protocol in Rust, no JVM or
 //! libhdfs. It reads `core-site.xml` and `hdfs-site.xml` from `HADOOP_CONF_DIR` (a nameservice
 //! of several NameNodes, Kerberos), and takes the user from `HADOOP_USER_NAME` or the system.
 
-use bytes::BytesMut;
-use hdfs_native::{Client, ClientBuilder, HdfsError, WriteOptions};
-use tokio::io::AsyncReadExt;
+use std::io::Write;
 
-use super::files::Written;
+use bytes::{Bytes, BytesMut};
+use hdfs_native::{Client, ClientBuilder, HdfsError, WriteOptions};
+use tokio::sync::{mpsc, oneshot};
+
+use super::files::{Destination, Location, Sink};
 use crate::model::{Error, Result};
 
-/// Bytes read from a local file and written to HDFS at a time.
-const CHUNK: usize = 4 << 20;
+/// Bytes of a file handed to its writing task at a time.
+const CHUNK: usize = 1 << 20;
 
-/// Files copied at once: the DataNodes take them no faster when more are sent, and each copy
-/// holds its chunk and the packets the DataNodes have not acknowledged yet (about 10 MiB).
-const COPIES_AT_ONCE: usize = 3;
+/// Chunks of a file waiting for its task: the region's writer waits when the DataNodes do.
+const CHUNKS_QUEUED: usize = 4;
 
 /// A load's directory on an HDFS.
 pub(super) struct Hdfs {
@@ -31,10 +34,8 @@ pub(super) struct Hdfs {
     filesystem: String,
     /// The load's directory in it, an absolute path.
     dir: String,
-    /// The family directories made in it so far (each made once, not once per file).
-    families: std::sync::Mutex<std::collections::HashSet<String>>,
-    /// A permit per file being copied.
-    copies: tokio::sync::Semaphore,
+    /// The runtime the files are written on.
+    runtime: tokio::runtime::Handle,
 }
 
 /// The filesystem (`scheme://authority`) and the absolute path of `url`, when it has a scheme.
@@ -49,7 +50,8 @@ pub(super) fn split_url(url: &str) -> Option<(&str, &str)> {
 }
 
 impl Hdfs {
-    /// Makes the load's directory `name` under `base` (an `hdfs://` URL).
+    /// Makes the load's directory `name` under `base` (an `hdfs://` URL); its files are written
+    /// on the runtime this is called on.
     pub(super) async fn open(base: &str, name: &str) -> Result<Hdfs> {
         let (filesystem, path) = split_url(base).ok_or_else(|| Error::Staging {
             location: base.to_string(),
@@ -59,8 +61,7 @@ impl Hdfs {
             client: connect(filesystem)?,
             filesystem: filesystem.to_string(),
             dir: format!("{}/{name}", path.trim_end_matches('/')),
-            families: Default::default(),
-            copies: tokio::sync::Semaphore::new(COPIES_AT_ONCE),
+            runtime: tokio::runtime::Handle::current(),
         };
         hdfs.make_dir(&hdfs.dir).await?;
         Ok(hdfs)
@@ -71,66 +72,15 @@ impl Hdfs {
         format!("{}{}", self.filesystem, self.dir)
     }
 
-    /// Copies a written file into the load's directory (`<family>/<name>`) and removes the
-    /// local one; the URL of the copy.
-    pub(super) async fn copy(&self, written: &Written) -> Result<String> {
-        let family_dir = format!("{}/{}", self.dir, written.family);
-        if !self.family_made(&written.family) {
-            // Two regions' hand-overs may make it at once: making it again does no harm.
-            self.make_dir(&family_dir).await?;
-            self.lock_families().insert(written.family.clone());
+    /// Makes the directories of `families` in the load's directory (before their files).
+    pub(super) async fn make_families<'f>(
+        &self,
+        families: impl IntoIterator<Item = &'f str>,
+    ) -> Result<()> {
+        for family in families {
+            self.make_dir(&format!("{}/{family}", self.dir)).await?;
         }
-        let name = written
-            .path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let remote = format!("{family_dir}/{name}");
-        let url = format!("{}{remote}", self.filesystem);
-        let _copying = self
-            .copies
-            .acquire()
-            .await
-            .expect("the semaphore is never closed");
-        let local_error = |e: std::io::Error| super::staging_error(&written.path, e);
-        let mut local = tokio::fs::File::open(&written.path)
-            .await
-            .map_err(local_error)?;
-        let options = WriteOptions::default()
-            .permission(0o666)
-            .create_parent(false);
-        let mut out = self
-            .client
-            .create(&remote, options)
-            .await
-            .map_err(|e| hdfs_error(&url, e))?;
-        loop {
-            let mut chunk = BytesMut::with_capacity(CHUNK);
-            while chunk.len() < CHUNK {
-                if local.read_buf(&mut chunk).await.map_err(local_error)? == 0 {
-                    break;
-                }
-            }
-            if chunk.is_empty() {
-                break;
-            }
-            out.write_bytes(chunk.freeze())
-                .await
-                .map_err(|e| hdfs_error(&url, e))?;
-        }
-        out.close().await.map_err(|e| hdfs_error(&url, e))?;
-        drop(local);
-        let _ = std::fs::remove_file(&written.path);
-        Ok(url)
-    }
-
-    /// Whether the directory of `family` was made.
-    fn family_made(&self, family: &str) -> bool {
-        self.lock_families().contains(family)
-    }
-
-    fn lock_families(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
-        self.families.lock().unwrap_or_else(|p| p.into_inner())
+        Ok(())
     }
 
     /// Removes the load's directory and what is left in it.
@@ -150,6 +100,130 @@ impl Hdfs {
             .set_permission(path, 0o777)
             .await
             .map_err(|e| hdfs_error(&url, e))
+    }
+}
+
+impl Destination for Hdfs {
+    /// A file `<family>/<name>` in the load's directory (whose family directories were made),
+    /// written by a task of its own as its chunks come.
+    fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>> {
+        let path = format!("{}/{family}/{name}", self.dir);
+        let url = format!("{}{path}", self.filesystem);
+        let (chunks, queued) = mpsc::channel(CHUNKS_QUEUED);
+        let (done, written) = oneshot::channel();
+        let (client, at) = (self.client.clone(), url.clone());
+        self.runtime.spawn(async move {
+            let _ = done.send(write_file(&client, &path, &at, queued).await);
+        });
+        Ok(Box::new(HdfsFile {
+            url,
+            chunk: BytesMut::new(),
+            chunks: Some(chunks),
+            written: Some(written),
+        }))
+    }
+}
+
+/// Writes the chunks that come into a new file at `path` (`url`); the file is closed when they
+/// stop. A file whose writer stopped short is closed as well, and never handed to a region
+/// (it goes with the load's directory).
+async fn write_file(
+    client: &Client,
+    path: &str,
+    url: &str,
+    mut chunks: mpsc::Receiver<Bytes>,
+) -> Result<()> {
+    let options = WriteOptions::default()
+        .permission(0o666)
+        .create_parent(false);
+    let mut out = client
+        .create(path, options)
+        .await
+        .map_err(|e| hdfs_error(url, e))?;
+    while let Some(chunk) = chunks.recv().await {
+        out.write_bytes(chunk)
+            .await
+            .map_err(|e| hdfs_error(url, e))?;
+    }
+    out.close().await.map_err(|e| hdfs_error(url, e))
+}
+
+/// A file being written into HDFS: its bytes gathered into chunks, each handed to the file's
+/// task when full (the rest when the file is closed).
+struct HdfsFile {
+    url: String,
+    chunk: BytesMut,
+    /// The way to the task; dropped when the file is closed.
+    chunks: Option<mpsc::Sender<Bytes>>,
+    /// The task's outcome; taken when it is waited for.
+    written: Option<oneshot::Receiver<Result<()>>>,
+}
+
+impl HdfsFile {
+    /// Hands the chunk gathered to the task (waiting while its queue is full); the task's
+    /// error when it stopped.
+    fn send(&mut self) -> Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::take(&mut self.chunk).freeze();
+        match &self.chunks {
+            Some(chunks) if chunks.blocking_send(chunk).is_ok() => Ok(()),
+            // The task stopped: its outcome says why.
+            _ => self.wait().and_then(|()| {
+                Err(Error::Staging {
+                    location: self.url.clone(),
+                    message: "HDFS: the file was closed before all of it was written".into(),
+                })
+            }),
+        }
+    }
+
+    /// Waits for the task to end: its outcome.
+    fn wait(&mut self) -> Result<()> {
+        let written = self.written.take().ok_or_else(|| Error::Staging {
+            location: self.url.clone(),
+            message: "HDFS: the file's writing failed before".into(),
+        })?;
+        written.blocking_recv().unwrap_or_else(|_| {
+            Err(Error::Staging {
+                location: self.url.clone(),
+                message: "HDFS: the task writing the file stopped (the runtime shut down)".into(),
+            })
+        })
+    }
+}
+
+impl Write for HdfsFile {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.chunk.is_empty() {
+            self.chunk.reserve(CHUNK.max(bytes.len()));
+        }
+        self.chunk.extend_from_slice(bytes);
+        if self.chunk.len() >= CHUNK {
+            self.send().map_err(std::io::Error::other)?;
+        }
+        Ok(bytes.len())
+    }
+
+    /// Hands what was gathered to the task (it is written in the file's order; the file is
+    /// whole once closed).
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send().map_err(std::io::Error::other)
+    }
+}
+
+impl Sink for HdfsFile {
+    fn location(&self) -> &str {
+        &self.url
+    }
+
+    fn close(mut self: Box<Self>) -> Result<Location> {
+        self.send()?;
+        // The task ends the file once its queue ends.
+        self.chunks = None;
+        self.wait()?;
+        Ok(Location::Url(std::mem::take(&mut self.url)))
     }
 }
 
@@ -185,7 +259,7 @@ fn hdfs_error(location: &str, e: HdfsError) -> Error {
     Error::Staging {
         location: location.to_string(),
         message: format!(
-            "HDFS: {e} (the load's files are copied there for the region servers: this process \
+            "HDFS: {e} (the load's files are written there for the region servers: this process \
              must reach the NameNode and DataNodes and may write under the directory, \
              BulkLoadOptions::hdfs_dir)"
         ),

@@ -1,6 +1,6 @@
 //! What a killed load leaves behind: its local directory (files, sorted runs), the region
 //! servers' staging directory, whose token the local directory keeps in a file `token`, and
-//! the files' directory in HDFS when they were copied there, whose URL it keeps in a file
+//! the files' directory in HDFS when they were written there, whose URL it keeps in a file
 //! `remote`. The next load into the table, or [`Table::bulk_load_cleanup`], removes them for
 //! every load that is over: a directory of this user's, not a link, whose process is gone (by
 //! its id in the name, on this host) and whose `lock` no process holds (a load holds it while
@@ -205,7 +205,7 @@ async fn remove_remote(url: &str) -> Result<()> {
 async fn remove_remote(url: &str) -> Result<()> {
     Err(crate::model::Error::Staging {
         location: url.to_string(),
-        message: "a killed load's files were copied there; this build has no HDFS client to \
+        message: "a killed load's files were written there; this build has no HDFS client to \
                   remove them (feature `hdfs`)"
             .into(),
     })

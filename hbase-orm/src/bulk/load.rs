@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use super::files::{FamilyFormat, RegionWriter, Written};
+use super::files::{Destination, FamilyFormat, RegionWriter, Written};
 use super::input::{blocking, Sorted};
 use super::plan::region_of;
 use super::record::Cells;
@@ -49,6 +49,8 @@ pub(super) struct Load<'a> {
 
 impl Load<'_> {
     pub(super) async fn run(&self, sorted: Sorted) -> Result<BulkLoadReport> {
+        let families = sorted.formats.iter().map(|f| f.name.as_str());
+        let to = self.stage.destination(self.dir, families).await?;
         let runs = Arc::new(sorted.runs);
         let formats = Arc::new(sorted.formats);
         // Counted as each region takes its files (the progress callback sees it then).
@@ -67,9 +69,9 @@ impl Load<'_> {
             };
             let (sender, receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
             let writing = {
-                let (runs, formats) = (runs.clone(), formats.clone());
-                let (dir, now, ranges) = (self.dir.to_path_buf(), self.now, ranges.clone());
-                blocking(move || write_regions(&runs, &formats, &dir, now, ranges, &starts, sender))
+                let (runs, formats, to) = (runs.clone(), formats.clone(), to.clone());
+                let (now, ranges) = (self.now, ranges.clone());
+                blocking(move || write_regions(&runs, &formats, &*to, now, ranges, &starts, sender))
             };
             let shares = futures::stream::unfold(receiver, |mut receiver| async move {
                 receiver.recv().await.map(|share| (share, receiver))
@@ -144,25 +146,26 @@ impl Load<'_> {
         }
     }
 
-    /// Hands a region its files (copied where the region servers read them first); whether
-    /// it took them. The local files are removed either way (the region server copied what it
-    /// took).
+    /// Hands a region its files; whether it took them. The local files are removed either way
+    /// (the region server copied what it took).
     async fn hand_over(&self, share: &Share) -> Result<bool> {
-        let outcome = async {
-            let paths = self.stage.send(&share.files).await?;
-            self.table
-                .client()
-                .run(&op::BulkLoadFiles {
-                    table: self.table.name(),
-                    first_row: &share.rows.0,
-                    files: &paths,
-                    token: self.token,
-                })
-                .await
-        }
-        .await;
+        let files: Vec<(String, String)> = share
+            .files
+            .iter()
+            .map(|file| (file.family.clone(), file.location.url()))
+            .collect();
+        let outcome = self
+            .table
+            .client()
+            .run(&op::BulkLoadFiles {
+                table: self.table.name(),
+                first_row: &share.rows.0,
+                files: &files,
+                token: self.token,
+            })
+            .await;
         for file in &share.files {
-            let _ = std::fs::remove_file(&file.path);
+            file.location.remove_local();
         }
         outcome
     }
@@ -200,7 +203,7 @@ impl Load<'_> {
 fn write_regions(
     runs: &[Run],
     formats: &[FamilyFormat],
-    dir: &Path,
+    to: &dyn Destination,
     now: i64,
     ranges: Option<Vec<Rows>>,
     starts: &[Vec<u8>],
@@ -208,9 +211,9 @@ fn write_regions(
 ) -> Result<()> {
     if let [Run::Memory(puts)] = runs {
         let parts = region_parts(puts, ranges, starts);
-        return write_parts(puts, &parts, formats, dir, now, sender);
+        return write_parts(puts, &parts, formats, to, now, sender);
     }
-    write_merged(Merge::new(runs, ranges)?, formats, dir, now, starts, sender)
+    write_merged(Merge::new(runs, ranges)?, formats, to, now, starts, sender)
 }
 
 /// Puts handed from the merge to a region's writer at a time.
@@ -230,7 +233,7 @@ enum Piece {
 fn write_merged(
     mut merge: Merge,
     formats: &[FamilyFormat],
-    dir: &Path,
+    to: &dyn Destination,
     now: i64,
     starts: &[Vec<u8>],
     sender: mpsc::Sender<Share>,
@@ -249,7 +252,7 @@ fn write_merged(
                 scope.spawn(move || -> Result<()> {
                     // A writer that fails or panics closes the queue: the merge stops.
                     let mut failing = Failing(regions, true);
-                    let written = write_taken(regions, &sender, dir, formats, now);
+                    let written = write_taken(regions, &sender, to, formats, now);
                     failing.1 = written.is_err();
                     written
                 })
@@ -299,12 +302,12 @@ impl Drop for Failing<'_> {
 fn write_taken(
     regions: &Regions,
     sender: &mpsc::Sender<Share>,
-    dir: &Path,
+    to: &dyn Destination,
     formats: &[FamilyFormat],
     now: i64,
 ) -> Result<()> {
     while let Some(pieces) = regions.next() {
-        let mut writer = RegionWriter::new(dir, formats, now);
+        let mut writer = RegionWriter::new(to, formats, now);
         for piece in pieces {
             match piece {
                 Piece::Puts(puts) => {
@@ -399,7 +402,7 @@ fn write_parts(
     puts: &[Put],
     parts: &[Range<usize>],
     formats: &[FamilyFormat],
-    dir: &Path,
+    to: &dyn Destination,
     now: i64,
     sender: mpsc::Sender<Share>,
 ) -> Result<()> {
@@ -411,7 +414,7 @@ fn write_parts(
                 let (next, sender) = (&next, sender.clone());
                 scope.spawn(move || -> Result<()> {
                     while let Some(part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let mut writer = RegionWriter::new(dir, formats, now);
+                        let mut writer = RegionWriter::new(to, formats, now);
                         for put in &puts[part.clone()] {
                             writer.add(&put.row, Cells::of_put(put))?;
                         }
@@ -464,6 +467,7 @@ fn panicked() -> Error {
 
 #[cfg(test)]
 mod tests {
+    use super::super::files::LocalFiles;
     use super::super::plan::sort_chunk;
     use super::super::runs::spill;
     use super::*;
@@ -542,7 +546,7 @@ mod tests {
             }
             shares
         });
-        ends(move || write_regions(&r, &[format()], &d, 0, None, &s, sender)).unwrap();
+        ends(move || write_regions(&r, &[format()], &LocalFiles(d), 0, None, &s, sender)).unwrap();
         let mut shares = drained.join().unwrap();
         shares.sort();
         assert_eq!(shares.len(), 200, "a share per region");
@@ -551,14 +555,15 @@ mod tests {
 
         let (sender, mut receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
         let (r, s, d) = (runs.clone(), starts.clone(), dir.clone());
-        let failed = ends(move || write_regions(&r, &[], &d, 0, None, &s, sender));
+        let failed = ends(move || write_regions(&r, &[], &LocalFiles(d), 0, None, &s, sender));
         assert!(failed.is_err());
         assert!(receiver.try_recv().is_err(), "no region handed on");
 
         let (sender, receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
         drop(receiver);
         let (r, s, d) = (runs.clone(), starts.clone(), dir.clone());
-        let unawaited = ends(move || write_regions(&r, &[format()], &d, 0, None, &s, sender));
+        let unawaited =
+            ends(move || write_regions(&r, &[format()], &LocalFiles(d), 0, None, &s, sender));
         assert!(unawaited.is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

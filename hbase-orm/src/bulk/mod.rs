@@ -117,7 +117,7 @@ impl BulkLoadOptions {
     /// directory (under the cluster's `hbase.rootdir`). A cluster on a local filesystem (a
     /// standalone HBase, a cluster on one machine) reads them here: the region servers must
     /// be able to read and write what this process writes. A cluster that keeps its files in
-    /// HDFS is sent copies in HDFS with the feature `hdfs` (see `BulkLoadOptions::hdfs_dir`);
+    /// HDFS has them written straight into HDFS with the feature `hdfs` (see `BulkLoadOptions::hdfs_dir`);
     /// without it, or for another filesystem, giving a staging directory says the region
     /// servers read it (a filesystem they share with this machine), and the load fails with
     /// [`Error::Unsupported`](crate::Error::Unsupported) when none is given.

@@ -2,7 +2,8 @@
 //! directory (the token of `PrepareBulkLoad`, a URL under the cluster's root):
 //! - a local filesystem (`file:`, a standalone HBase or the cluster on this machine): the files
 //!   where they were written, as `file://` URLs;
-//! - HDFS (`hdfs://`): copies in a directory of the load's own there (feature `hdfs`); without
+//! - HDFS (`hdfs://`): written straight into a directory of the load's own there (feature
+//!   `hdfs`); without
 //!   the feature, the local files when the caller gave a staging directory (saying the region
 //!   servers read it: one machine, or a filesystem they share), else an error before anything
 //!   is read;
@@ -10,8 +11,9 @@
 //!   directory, as above.
 
 use std::path::Path;
+use std::sync::Arc;
 
-use super::files::Written;
+use super::files::{Destination, LocalFiles};
 use super::BulkLoadOptions;
 use crate::model::{Error, Result};
 
@@ -19,9 +21,9 @@ use crate::model::{Error, Result};
 pub(super) enum Stage {
     /// The local files.
     Local,
-    /// Copies in the cluster's HDFS.
+    /// Files in the cluster's HDFS.
     #[cfg(feature = "hdfs")]
-    Hdfs(super::hdfs::Hdfs),
+    Hdfs(Arc<super::hdfs::Hdfs>),
 }
 
 /// The scheme of a staging token (`file` for a bare path).
@@ -47,14 +49,14 @@ impl Stage {
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
             let hdfs = super::hdfs::Hdfs::open(&base, &name.unwrap_or_default()).await?;
             super::leftovers::record_remote(dir, &hdfs.url())?;
-            return Ok(Stage::Hdfs(hdfs));
+            return Ok(Stage::Hdfs(Arc::new(hdfs)));
         }
         let _ = dir;
         if scheme == "file" || options.staging_dir.is_some() {
             return Ok(Stage::Local);
         }
         let how = if scheme == "hdfs" {
-            "build hbase-orm with its feature `hdfs` to copy the files into HDFS, or give"
+            "build hbase-orm with its feature `hdfs` to write the files into HDFS, or give"
         } else {
             "give"
         };
@@ -70,19 +72,22 @@ impl Stage {
         })
     }
 
-    /// The URLs the region servers read `files` at, copied there first when remote (and the
-    /// local files then removed).
-    pub(super) async fn send(&self, files: &[Written]) -> Result<Vec<(String, String)>> {
-        let mut urls = Vec::with_capacity(files.len());
-        for file in files {
-            let url = match self {
-                Stage::Local => format!("file://{}", file.path.display()),
-                #[cfg(feature = "hdfs")]
-                Stage::Hdfs(hdfs) => hdfs.copy(file).await?,
-            };
-            urls.push((file.family.clone(), url));
+    /// Where the files of a load whose local directory is `dir` are written, ready for the
+    /// files of `families`.
+    #[cfg_attr(not(feature = "hdfs"), allow(unused_variables))]
+    pub(super) async fn destination<'f>(
+        &self,
+        dir: &Path,
+        families: impl IntoIterator<Item = &'f str>,
+    ) -> Result<Arc<dyn Destination>> {
+        match self {
+            Stage::Local => Ok(Arc::new(LocalFiles(dir.to_path_buf()))),
+            #[cfg(feature = "hdfs")]
+            Stage::Hdfs(hdfs) => {
+                hdfs.make_families(families).await?;
+                Ok(hdfs.clone())
+            }
         }
-        Ok(urls)
     }
 
     /// Removes the load's remote directory, if it has one.
