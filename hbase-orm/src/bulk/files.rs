@@ -314,8 +314,83 @@ fn unique_name() -> String {
         .collect()
 }
 
+/// The error of writing a file at `location`: the sink's own when it failed with one (the
+/// destination says what went wrong where), else the writer's.
 fn hfile_error(location: &str, e: hfile::Error) -> Error {
+    let e = match e {
+        hfile::Error::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<Error>()) => {
+            let inner = io.into_inner().expect("checked").downcast::<Error>();
+            return *inner.expect("checked");
+        }
+        e => e,
+    };
     Error::IllegalArgument {
         message: format!("bulk load: writing {location}: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ColumnFamily;
+
+    /// A destination whose files refuse their bytes with the destination's own error.
+    struct Refusing;
+
+    struct RefusingFile;
+
+    impl Destination for Refusing {
+        fn create(&self, _: &str, _: &str) -> Result<Box<dyn Sink>> {
+            Ok(Box::new(RefusingFile))
+        }
+    }
+
+    impl Write for RefusingFile {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other(Error::Staging {
+                location: "far:/load/d/f".into(),
+                message: "no room left".into(),
+            }))
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sink for RefusingFile {
+        fn location(&self) -> &str {
+            "far:/load/d/f"
+        }
+
+        fn close(self: Box<Self>) -> Result<Location> {
+            Ok(Location::Url("far:/load/d/f".into()))
+        }
+    }
+
+    /// A file whose destination fails is that failure, as the destination said it (not a
+    /// writer's error around it).
+    #[test]
+    fn a_destination_s_failure_is_the_load_s() {
+        let table = TableName::new("default", "t");
+        let formats = [FamilyFormat::of(&table, &ColumnFamily::new("d")).unwrap()];
+        let mut writer = RegionWriter::new(&Refusing, &formats, 0);
+        let cell = CellRef {
+            family: b"d",
+            qualifier: b"q",
+            value: b"v",
+            timestamp: 1,
+        };
+        writer.add(b"r", std::iter::once(cell)).unwrap();
+        match writer.finish() {
+            Err(Error::Staging { location, message }) => {
+                assert_eq!(
+                    (location.as_str(), message.as_str()),
+                    ("far:/load/d/f", "no room left")
+                )
+            }
+            Err(e) => panic!("the destination's error, not {e}"),
+            Ok(_) => panic!("a file that could not be written"),
+        }
     }
 }

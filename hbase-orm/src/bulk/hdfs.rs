@@ -3,7 +3,9 @@
 //! [`BulkLoadOptions::hdfs_dir`](super::BulkLoadOptions::hdfs_dir) says where), named like its
 //! local directory. Each file's bytes go straight to the DataNodes as the region's writer makes
 //! them (no local copy): the writer's thread hands them in chunks to a task on the load's
-//! runtime, which writes them. The directories are open to every user, the files readable and
+//! runtime, which writes them. Each file being written (one per family for each region being
+//! written, a region per core) holds up to 2 MiB of chunks, besides the packets the client
+//! has sent and the DataNodes not yet acknowledged. The directories are open to every user, the files readable and
 //! writable by all: the region servers, whatever user they run as, move the files into their
 //! own staging directory. The directory is removed when the load ends (or, after a crash, with
 //! the local one's leftovers).
@@ -22,10 +24,19 @@ use super::files::{Destination, Location, Sink};
 use crate::model::{Error, Result};
 
 /// Bytes of a file handed to its writing task at a time.
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 512 << 10;
 
-/// Chunks of a file waiting for its task: the region's writer waits when the DataNodes do.
-const CHUNKS_QUEUED: usize = 4;
+/// Chunks of a file waiting for its task: the region's writer waits when the DataNodes do. A
+/// file being written holds at most its chunk being gathered, these and the one being written
+/// (2 MiB), besides the packets the HDFS client has not had acknowledged yet.
+const CHUNKS_QUEUED: usize = 2;
+
+/// What a file's task is handed: a chunk of the file, or its end (a file whose chunks stop
+/// without it is abandoned).
+enum Piece {
+    Chunk(Bytes),
+    End,
+}
 
 /// A load's directory on an HDFS.
 pub(super) struct Hdfs {
@@ -109,7 +120,7 @@ impl Destination for Hdfs {
     fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>> {
         let path = format!("{}/{family}/{name}", self.dir);
         let url = format!("{}{path}", self.filesystem);
-        let (chunks, queued) = mpsc::channel(CHUNKS_QUEUED);
+        let (pieces, queued) = mpsc::channel(CHUNKS_QUEUED);
         let (done, written) = oneshot::channel();
         let (client, at) = (self.client.clone(), url.clone());
         self.runtime.spawn(async move {
@@ -118,20 +129,19 @@ impl Destination for Hdfs {
         Ok(Box::new(HdfsFile {
             url,
             chunk: BytesMut::new(),
-            chunks: Some(chunks),
+            pieces,
             written: Some(written),
         }))
     }
 }
 
-/// Writes the chunks that come into a new file at `path` (`url`); the file is closed when they
-/// stop. A file whose writer stopped short is closed as well, and never handed to a region
-/// (it goes with the load's directory).
+/// Writes the chunks that come into a new file at `path` (`url`), closed at their end. A file
+/// whose writer stopped short (its chunks stop without their end) is removed, not closed.
 async fn write_file(
     client: &Client,
     path: &str,
     url: &str,
-    mut chunks: mpsc::Receiver<Bytes>,
+    mut pieces: mpsc::Receiver<Piece>,
 ) -> Result<()> {
     let options = WriteOptions::default()
         .permission(0o666)
@@ -140,12 +150,24 @@ async fn write_file(
         .create(path, options)
         .await
         .map_err(|e| hdfs_error(url, e))?;
-    while let Some(chunk) = chunks.recv().await {
-        out.write_bytes(chunk)
-            .await
-            .map_err(|e| hdfs_error(url, e))?;
+    loop {
+        match pieces.recv().await {
+            Some(Piece::Chunk(chunk)) => {
+                out.write_bytes(chunk)
+                    .await
+                    .map_err(|e| hdfs_error(url, e))?;
+            }
+            Some(Piece::End) => return out.close().await.map_err(|e| hdfs_error(url, e)),
+            None => {
+                drop(out);
+                let _ = client.delete(path, false).await;
+                return Err(Error::Staging {
+                    location: url.to_string(),
+                    message: "HDFS: the file's writer stopped before its end".into(),
+                });
+            }
+        }
     }
-    out.close().await.map_err(|e| hdfs_error(url, e))
 }
 
 /// A file being written into HDFS: its bytes gathered into chunks, each handed to the file's
@@ -153,8 +175,8 @@ async fn write_file(
 struct HdfsFile {
     url: String,
     chunk: BytesMut,
-    /// The way to the task; dropped when the file is closed.
-    chunks: Option<mpsc::Sender<Bytes>>,
+    /// The way to the task.
+    pieces: mpsc::Sender<Piece>,
     /// The task's outcome; taken when it is waited for.
     written: Option<oneshot::Receiver<Result<()>>>,
 }
@@ -167,16 +189,21 @@ impl HdfsFile {
             return Ok(());
         }
         let chunk = std::mem::take(&mut self.chunk).freeze();
-        match &self.chunks {
-            Some(chunks) if chunks.blocking_send(chunk).is_ok() => Ok(()),
-            // The task stopped: its outcome says why.
-            _ => self.wait().and_then(|()| {
-                Err(Error::Staging {
-                    location: self.url.clone(),
-                    message: "HDFS: the file was closed before all of it was written".into(),
-                })
-            }),
+        self.hand(Piece::Chunk(chunk))
+    }
+
+    /// Hands `piece` to the task; the task's error when it stopped.
+    fn hand(&mut self, piece: Piece) -> Result<()> {
+        if self.pieces.blocking_send(piece).is_ok() {
+            return Ok(());
         }
+        // The task stopped: its outcome says why.
+        self.wait().and_then(|()| {
+            Err(Error::Staging {
+                location: self.url.clone(),
+                message: "HDFS: the file was closed before all of it was written".into(),
+            })
+        })
     }
 
     /// Waits for the task to end: its outcome.
@@ -188,7 +215,9 @@ impl HdfsFile {
         written.blocking_recv().unwrap_or_else(|_| {
             Err(Error::Staging {
                 location: self.url.clone(),
-                message: "HDFS: the task writing the file stopped (the runtime shut down)".into(),
+                message: "HDFS: the task writing the file stopped (it panicked, or the runtime \
+                          shut down)"
+                    .into(),
             })
         })
     }
@@ -220,8 +249,7 @@ impl Sink for HdfsFile {
 
     fn close(mut self: Box<Self>) -> Result<Location> {
         self.send()?;
-        // The task ends the file once its queue ends.
-        self.chunks = None;
+        self.hand(Piece::End)?;
         self.wait()?;
         Ok(Location::Url(std::mem::take(&mut self.url)))
     }

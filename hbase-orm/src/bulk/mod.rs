@@ -117,9 +117,10 @@ impl BulkLoadOptions {
     /// directory (under the cluster's `hbase.rootdir`). A cluster on a local filesystem (a
     /// standalone HBase, a cluster on one machine) reads them here: the region servers must
     /// be able to read and write what this process writes. A cluster that keeps its files in
-    /// HDFS has them written straight into HDFS with the feature `hdfs` (see `BulkLoadOptions::hdfs_dir`);
-    /// without it, or for another filesystem, giving a staging directory says the region
-    /// servers read it (a filesystem they share with this machine), and the load fails with
+    /// HDFS has them written straight into HDFS with the feature `hdfs` (see
+    /// `BulkLoadOptions::hdfs_dir`; only the sorted runs are written here then); without it,
+    /// or for another filesystem, giving a staging directory says the region servers read it
+    /// (a filesystem they share with this machine), and the load fails with
     /// [`Error::Unsupported`](crate::Error::Unsupported) when none is given.
     pub fn staging_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.staging_dir = Some(dir.into());
@@ -127,7 +128,7 @@ impl BulkLoadOptions {
     }
 
     /// The HDFS directory, as a URL (`hdfs://namenode:8020/staging/bulk`), a load's files are
-    /// copied into before the region servers take them (in a directory of the load's own,
+    /// written into before the region servers take them (in a directory of the load's own,
     /// removed after; the region servers move the files from there). By default, when the
     /// cluster keeps its files in HDFS, `/tmp` of that HDFS. The HDFS client reads the
     /// configuration in `HADOOP_CONF_DIR` (a nameservice, Kerberos) and takes the user from

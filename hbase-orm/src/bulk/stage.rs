@@ -2,11 +2,10 @@
 //! directory (the token of `PrepareBulkLoad`, a URL under the cluster's root):
 //! - a local filesystem (`file:`, a standalone HBase or the cluster on this machine): the files
 //!   where they were written, as `file://` URLs;
-//! - HDFS (`hdfs://`): written straight into a directory of the load's own there (feature
-//!   `hdfs`); without
-//!   the feature, the local files when the caller gave a staging directory (saying the region
-//!   servers read it: one machine, or a filesystem they share), else an error before anything
-//!   is read;
+//! - HDFS (`hdfs://`): the files written straight into a directory of the load's own there
+//!   (feature `hdfs`); without the feature, the local files when the caller gave a staging
+//!   directory (saying the region servers read it: one machine, or a filesystem they share),
+//!   else an error before anything is read;
 //! - anything else (an object store): the local files only when the caller gave a staging
 //!   directory, as above.
 
