@@ -5,9 +5,9 @@
 //! them (no local copy): the writer's thread hands them in chunks to a task on the load's
 //! runtime, which writes them. Each file being written (one per family for each region being
 //! written, a region per core) holds up to 2 MiB of chunks, besides the packets the client
-//! has sent and the DataNodes not yet acknowledged. The directories are open to every user, the files readable and
-//! writable by all: the region servers, whatever user they run as, move the files into their
-//! own staging directory. The directory is removed when the load ends (or, after a crash, with
+//! has sent and the DataNodes not yet acknowledged. The directories are open to every user,
+//! the files readable and writable by all: the region servers, whatever user they run as,
+//! move the files into their own staging directory. The directory is removed when the load ends (or, after a crash, with
 //! the local one's leftovers).
 //!
 //! The client is `hdfs-native`'s: HDFS's own RPC and data-transfer protocol in Rust, no JVM or

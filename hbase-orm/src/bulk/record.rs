@@ -1,7 +1,7 @@
 //! A put as a spilled run holds it (its record): the record's length, then the row and the
 //! cells, each part after its length, each cell's timestamp last. A run is written through a
-//! buffer and read back a block at a time; each record is a slice of its block, checked whole when read, and the files are
-//! written from it with no copy and no allocation per cell.
+//! buffer and read back a block at a time; each record is a slice of its block, checked whole
+//! when read, and the files are written from it with no copy and no allocation per cell.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
