@@ -55,8 +55,9 @@ mod model {
     use hbase_orm::HBaseColumns;
     use serde::{Deserialize, Serialize};
 
-    /// A shipping address. Design 3 stores it as a group of `ship_*` columns on each line item
-    /// (hence `HBaseColumns`), design 4 inside the JSON document (hence serde).
+    /// A shipping address. Designs 1 and 2 store it as the columns of a SHIPPING_LOCATION row,
+    /// design 3 as `ship_*` columns on each line item (a group of columns flattened into the
+    /// row: hence `HBaseColumns`), design 4 inside the JSON document (hence serde).
     #[derive(HBaseColumns, Serialize, Deserialize, Debug, Clone, PartialEq)]
     pub struct Address {
         pub line1: String,
@@ -132,36 +133,10 @@ mod normalized {
         pub number: u64,
         #[hbase(key)]
         pub location: u16,
-        pub line1: String,
-        pub line2: Option<String>,
-        pub city: String,
-        pub state: String,
-        pub zip: String,
-    }
-
-    impl ShippingLocation {
-        pub fn new(customer: u64, number: u64, location: u16, to: &model::Address) -> Self {
-            ShippingLocation {
-                customer,
-                number,
-                location,
-                line1: to.line1.clone(),
-                line2: to.line2.clone(),
-                city: to.city.clone(),
-                state: to.state.clone(),
-                zip: to.zip.clone(),
-            }
-        }
-
-        pub fn address(&self) -> model::Address {
-            model::Address {
-                line1: self.line1.clone(),
-                line2: self.line2.clone(),
-                city: self.city.clone(),
-                state: self.state.clone(),
-                zip: self.zip.clone(),
-            }
-        }
+        /// The guide's columns `line1`, `line2`, `city`, `state`, `zip`: the address's group
+        /// flattened into the row, without a prefix.
+        #[hbase(flatten)]
+        pub to: model::Address,
     }
 
     /// LINE_ITEM: `[customer][order][location number][line number]`.
@@ -203,7 +178,12 @@ mod normalized {
                 .await?;
             let locations: Vec<_> = (1..)
                 .zip(&o.locations)
-                .map(|(location, l)| ShippingLocation::new(o.customer, o.number, location, &l.to))
+                .map(|(location, l)| ShippingLocation {
+                    customer: o.customer,
+                    number: o.number,
+                    location,
+                    to: l.to.clone(),
+                })
                 .collect();
             self.locations.save_all(&locations).await?;
             let items: Vec<_> = o
@@ -258,7 +238,7 @@ mod normalized {
                     .await?;
                 reads += 1;
                 out.push(model::ShippingLocation {
-                    to: l.address(),
+                    to: l.to,
                     items: items.into_iter().map(item).collect(),
                 });
             }
@@ -279,7 +259,12 @@ mod normalized {
             location: u16,
             to: &model::Address,
         ) -> Result<usize> {
-            let row = ShippingLocation::new(customer, number, location, to);
+            let row = ShippingLocation {
+                customer,
+                number,
+                location,
+                to: to.clone(),
+            };
             self.locations.save(&row).await?;
             Ok(1)
         }
@@ -333,36 +318,10 @@ mod typed {
         pub number: u64,
         #[hbase(key)]
         pub location: u16,
-        pub line1: String,
-        pub line2: Option<String>,
-        pub city: String,
-        pub state: String,
-        pub zip: String,
-    }
-
-    impl ShippingLocation {
-        pub fn new(customer: u64, number: u64, location: u16, to: &model::Address) -> Self {
-            ShippingLocation {
-                customer,
-                number,
-                location,
-                line1: to.line1.clone(),
-                line2: to.line2.clone(),
-                city: to.city.clone(),
-                state: to.state.clone(),
-                zip: to.zip.clone(),
-            }
-        }
-
-        pub fn address(&self) -> model::Address {
-            model::Address {
-                line1: self.line1.clone(),
-                line2: self.line2.clone(),
-                city: self.city.clone(),
-                state: self.state.clone(),
-                zip: self.zip.clone(),
-            }
-        }
+        /// The guide's columns `line1`, `line2`, `city`, `state`, `zip`: the address's group
+        /// flattened into the row, without a prefix.
+        #[hbase(flatten)]
+        pub to: model::Address,
     }
 
     /// A LINE_ITEM row: `[customer][order][3][location number][line number]`.
@@ -423,7 +382,12 @@ mod typed {
                 .await?;
             let locations: Vec<_> = (1..)
                 .zip(&o.locations)
-                .map(|(location, l)| ShippingLocation::new(o.customer, o.number, location, &l.to))
+                .map(|(location, l)| ShippingLocation {
+                    customer: o.customer,
+                    number: o.number,
+                    location,
+                    to: l.to.clone(),
+                })
                 .collect();
             self.locations.save_all(&locations).await?;
             let items: Vec<_> = o
@@ -464,7 +428,7 @@ mod typed {
                         locations.insert(
                             l.location,
                             model::ShippingLocation {
-                                to: l.address(),
+                                to: l.to,
                                 items: Vec::new(),
                             },
                         );
