@@ -318,10 +318,10 @@ fn unique_name() -> String {
 /// destination says what went wrong where), else the writer's.
 fn hfile_error(location: &str, e: hfile::Error) -> Error {
     let e = match e {
-        hfile::Error::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<Error>()) => {
-            let inner = io.into_inner().expect("checked").downcast::<Error>();
-            return *inner.expect("checked");
-        }
+        hfile::Error::Io(io) => match io.downcast::<Error>() {
+            Ok(own) => return own,
+            Err(io) => hfile::Error::Io(io),
+        },
         e => e,
     };
     Error::IllegalArgument {

@@ -7,8 +7,8 @@
 //! written, a region per core) holds up to 2 MiB of chunks, besides the packets the client
 //! has sent and the DataNodes not yet acknowledged. The directories are open to every user,
 //! the files readable and writable by all: the region servers, whatever user they run as,
-//! move the files into their own staging directory. The directory is removed when the load ends (or, after a crash, with
-//! the local one's leftovers).
+//! move the files into their own staging directory. The directory is removed when the load
+//! ends (or, after a crash, with the local one's leftovers).
 //!
 //! The client is `hdfs-native`'s: HDFS's own RPC and data-transfer protocol in Rust, no JVM or
 //! libhdfs. It reads `core-site.xml` and `hdfs-site.xml` from `HADOOP_CONF_DIR` (a nameservice
