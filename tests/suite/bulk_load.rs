@@ -384,3 +384,24 @@ async fn entities_load_with_their_index_rows() {
         .iter()
         .all(|s| s.city == "Lima" && *s == shipment(s.id)));
 }
+
+/// A load whose index table is missing fails before any data file is taken: the index tables
+/// are loaded first, so that no loaded entity is missing from its index.
+#[tokio::test]
+async fn a_load_whose_index_table_is_missing_loads_no_entity() {
+    let client = native().await;
+    let guard = hbase_orm_suite::TestTable::for_entity::<Shipment>(&client, "bulk_no_index").await;
+    let shipments = client.repository::<Shipment>().on_table(guard.name.clone());
+    let values: Vec<Shipment> = (0..100).map(shipment).collect();
+    let err = shipments
+        .bulk_load(&values, &BulkLoadOptions::new())
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("by_city"),
+        "the error names the index table: {text}"
+    );
+    let loaded = rows(&client, &guard.name).await;
+    assert!(loaded.is_empty(), "{} data rows were loaded", loaded.len());
+}

@@ -19,6 +19,7 @@ mod entities;
 mod entity_filters;
 mod flattened;
 mod hfiles;
+mod index_failures;
 mod index_tables;
 mod native;
 mod native_scanner;

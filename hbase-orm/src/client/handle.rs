@@ -416,9 +416,31 @@ impl Client {
     /// let client = hbase_orm::Client::from_env().await?;
     /// # Ok(()) }
     /// ```
+    ///
+    /// When the variable is not set this connects to `127.0.0.1:9090`, whatever HBase listens
+    /// there (the choice is logged at level INFO, see [`Config::from_env`]); a program that
+    /// must not fall back uses [`Client::from_env_required`].
     pub async fn from_env() -> Result<Client> {
         ClientBuilder::default()
             .config(Config::from_env()?)
+            .build()
+            .await
+    }
+
+    /// [`Client::from_env`] for a program that must not fall back to a local HBase: an unset
+    /// or empty `HBASE_ORM_URL` is [`Error::Config`](crate::Error::Config) saying what to set
+    /// (see [`Config::from_env_required`]), and nothing is connected to.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> hbase_orm::Result<()> {
+    /// // A nightly job: without HBASE_ORM_URL it stops here instead of writing into
+    /// // whatever HBase listens on 127.0.0.1:9090.
+    /// let client = hbase_orm::Client::from_env_required().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn from_env_required() -> Result<Client> {
+        ClientBuilder::default()
+            .config(Config::from_env_required()?)
             .build()
             .await
     }
@@ -539,6 +561,17 @@ mod tests {
         );
         std::env::remove_var("HBASE_ORM_URL");
         assert_eq!(Config::from_env().unwrap(), Config::default());
+        // Required: no fallback to the default gateway, and nothing connected to.
+        let Err(Error::Config(message)) = Client::from_env_required().await else {
+            panic!("an unset HBASE_ORM_URL was accepted");
+        };
+        assert!(message.contains("HBASE_ORM_URL is not set"), "{message}");
+        std::env::set_var("HBASE_ORM_URL", " ");
+        assert!(Config::from_env_required().is_err(), "set but empty");
+        std::env::set_var("HBASE_ORM_URL", "memory://");
+        let client = Client::from_env_required().await.unwrap();
+        assert_eq!(client.backend_name(), "memory");
+        std::env::remove_var("HBASE_ORM_URL");
     }
 
     #[tokio::test]

@@ -387,7 +387,13 @@ impl Config {
     /// [`Config::from_url`]: `thrift2://127.0.0.1:9090`, `hbase://zk1:2181`, `memory://`),
     /// or the default settings (the Thrift2 gateway at `127.0.0.1:9090`) when it is not set
     /// or empty.
-    /// What [`crate::Client::from_env`] connects with.
+    /// What [`crate::Client::from_env`] connects with. Which HBase it chose, and whether from
+    /// the variable or by default, is logged (`tracing`, level INFO, target
+    /// `hbase_orm::config`).
+    ///
+    /// A program that must never fall back to a local HBase (a job pointed at production, a
+    /// test that must not write into whatever listens on `127.0.0.1:9090`) uses
+    /// [`Config::from_env_required`] instead.
     ///
     /// ```
     /// use hbase_orm::{Config, Gateway};
@@ -395,15 +401,70 @@ impl Config {
     /// assert_eq!(Config::from_env().unwrap().gateway, Gateway::Memory);
     /// ```
     pub fn from_env() -> Result<Config> {
+        match Self::env_url()? {
+            Some(url) => Self::from_env_url(&url),
+            None => {
+                let config = Config::default();
+                tracing::info!(
+                    target: "hbase_orm::config",
+                    address = %config.address,
+                    "{URL_VARIABLE} is not set: connecting to the default Thrift2 gateway"
+                );
+                Ok(config)
+            }
+        }
+    }
+
+    /// [`Config::from_env`], but an unset or empty `HBASE_ORM_URL` is an error
+    /// ([`Error::Config`](crate::Error::Config), saying what to set) instead of the default
+    /// gateway at `127.0.0.1:9090`: a forgotten variable never writes into whatever HBase
+    /// listens there. What [`crate::Client::from_env_required`] connects with.
+    ///
+    /// ```
+    /// use hbase_orm::{Config, Gateway};
+    /// std::env::remove_var("HBASE_ORM_URL");
+    /// let message = Config::from_env_required().unwrap_err().to_string();
+    /// assert!(message.contains("HBASE_ORM_URL is not set"), "{message}");
+    /// std::env::set_var("HBASE_ORM_URL", "memory://");
+    /// assert_eq!(Config::from_env_required().unwrap().gateway, Gateway::Memory);
+    /// ```
+    pub fn from_env_required() -> Result<Config> {
+        match Self::env_url()? {
+            Some(url) => Self::from_env_url(&url),
+            None => Err(Error::Config(format!(
+                "{URL_VARIABLE} is not set (or empty), and this program requires it: set it to \
+                 the HBase to use, e.g. {URL_VARIABLE}=hbase://zk1:2181 (HBase's own RPC \
+                 through ZooKeeper), thrift2://gateway:9090 (a Thrift2 gateway) or memory:// \
+                 (an in-memory store)"
+            ))),
+        }
+    }
+
+    /// The variable's URL; `None` when it is not set or empty.
+    fn env_url() -> Result<Option<String>> {
         match std::env::var(URL_VARIABLE) {
-            Ok(url) if url.trim().is_empty() => Ok(Config::default()),
-            Ok(url) => Config::from_url(&url)
-                .map_err(|e| Error::Config(format!("{URL_VARIABLE}: {}", config_message(e)))),
-            Err(std::env::VarError::NotPresent) => Ok(Config::default()),
+            Ok(url) if url.trim().is_empty() => Ok(None),
+            Ok(url) => Ok(Some(url)),
+            Err(std::env::VarError::NotPresent) => Ok(None),
             Err(std::env::VarError::NotUnicode(_)) => {
                 Err(Error::Config(format!("{URL_VARIABLE} is not valid UTF-8")))
             }
         }
+    }
+
+    /// The settings of the variable's URL, logged (addresses and backend only: a URL's
+    /// options may hold secrets).
+    fn from_env_url(url: &str) -> Result<Config> {
+        let config = Config::from_url(url)
+            .map_err(|e| Error::Config(format!("{URL_VARIABLE}: {}", config_message(e))))?;
+        tracing::info!(
+            target: "hbase_orm::config",
+            gateway = ?config.gateway,
+            address = %config.address,
+            addresses = ?config.addresses,
+            "connecting as {URL_VARIABLE} says"
+        );
+        Ok(config)
     }
 
     /// The settings of an in-memory store ([`Gateway::Memory`], URL `memory://`).

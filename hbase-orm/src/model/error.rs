@@ -305,10 +305,13 @@ pub enum Error {
         reason: String,
     },
 
-    /// The entity's data row was written (or deleted), but maintaining one of its secondary
-    /// index rows failed: the index may miss the entity or keep a stale row until the write
-    /// is repeated or the index rebuilt (`Repository::rebuild_index`). Readers of the index
-    /// never return an entity through a stale row.
+    /// Maintaining one of an entity's secondary index rows failed. A save puts the new index
+    /// rows before the data row: when one of those puts fails, the data row was not written
+    /// (the stored entity, if any, is as it was, and its index still finds it). When deleting
+    /// an old index row fails (after a save or a delete of the data row), the data row was
+    /// written (or deleted) and the old index row stays behind until the index is rebuilt
+    /// (`Repository::rebuild_index`). Either way no saved entity is missing from its index,
+    /// and readers of the index never return an entity through a row left behind.
     #[error("index {index} ({table}), row {row}: {source}")]
     IndexWrite {
         /// The index name.

@@ -20,9 +20,11 @@ impl<T: HBaseEntity> Repository<T> {
     /// A load is an import, not a save: nothing is read first, so a row already stored keeps
     /// what the value leaves out (columns of `None` fields, wide entries, the index rows of its
     /// old field values), and a version field is written without the optimistic check. The
-    /// data tables are loaded before the index tables, one after the other; a failure stops
-    /// at the table it happened in (the tables before it are loaded; within it,
-    /// [`crate::Error::BulkLoad`] says what was). The dictionary ids of new key parts are
+    /// index tables are loaded before the data tables, one after the other, so that a load
+    /// that fails never leaves a loaded entity its index cannot find (index rows whose entity
+    /// is not loaded are never returned by index reads); a failure stops at the table it
+    /// happened in (the tables before it are loaded; within it, [`crate::Error::BulkLoad`]
+    /// says what was). The dictionary ids of new key parts are
     /// written before the first load: a gateway's refusal comes after them.
     ///
     /// ```no_run
@@ -61,13 +63,14 @@ impl<T: HBaseEntity> Repository<T> {
                 .push(put);
         }
         let mut report = BulkLoadReport::default();
-        for (_, (table, puts)) in data {
-            report.add(&table.bulk_load(puts, options).await?);
-        }
+        // The index tables first: see `index.rs` for why.
         for (def, puts) in T::INDEXES.iter().zip(index) {
             if !puts.is_empty() {
                 report.add(&self.index_table(def).bulk_load(puts, options).await?);
             }
+        }
+        for (_, (table, puts)) in data {
+            report.add(&table.bulk_load(puts, options).await?);
         }
         Ok(report)
     }

@@ -5,19 +5,27 @@
 //! [`IndexDef::table_on`](crate::mapping::IndexDef::table_on)): one row per entity,
 //! keyed by the index parts (encoded like row-key parts, so ranges follow value order), whose
 //! cell `i:r` holds the entity's row key. HBase has no transactions across rows, so writes go
-//! in this order and readers make up for the gaps:
+//! in an order that never leaves a data row its index cannot find, and readers make up for
+//! the rows left over:
 //!
 //! 1. a save reads the stored entity first (to know its old index rows);
-//! 2. it writes the data row;
-//! 3. it puts the new index row, then deletes the old one if the indexed fields changed;
-//!    a failure here is [`Error::IndexWrite`](crate::Error::IndexWrite) naming the index,
-//!    and the data row is written already;
-//! 4. a delete reads the entity, deletes the data row, then its index rows.
+//! 2. it puts the new index rows: a failure here is
+//!    [`Error::IndexWrite`](crate::Error::IndexWrite) naming the index, and the data row is
+//!    not written (the rows put before it point at a row that does not hold their key: they
+//!    are dangling, below);
+//! 3. it writes the data row (an insert or a version check that loses leaves the index rows
+//!    of step 2 dangling);
+//! 4. it deletes the old index rows whose key changed: a failure here is
+//!    [`Error::IndexWrite`](crate::Error::IndexWrite) too, the data row is written and its
+//!    new index rows with it, the old rows are dangling;
+//! 5. a delete reads the entity, deletes the data row, then its index rows (a failure leaves
+//!    them dangling).
 //!
 //! A reader of the index fetches the data rows and keeps an entity only if its current index
 //! key is the index row's key: index rows left behind by a failure or by writes that bypassed
 //! the repository (a dangling row) are never returned.
-//! [`Repository::rebuild_index`] repairs an index from the data table.
+//! [`Repository::rebuild_index`] repairs an index from the data table, removing dangling rows.
+//! A bulk load writes the index tables before the data tables, for the same reason.
 //!
 //! `impl Repository` is split by concern over `repo.rs` (reads, saves and deletes),
 //! `writes.rs` (inserts, optimistic versions, counters), `wide.rs` (wide maps) and this file
@@ -69,33 +77,45 @@ impl<T: HBaseEntity> Repository<T> {
         self.get(key).await
     }
 
-    /// Writes `value`'s index rows and removes those of `old` that changed.
-    pub(super) async fn write_index_rows(&self, value: &T, old: Option<&T>) -> Result<()> {
+    /// Puts `value`'s index rows, before its data row is written (see the module's order of
+    /// writes).
+    pub(super) async fn put_index_rows(&self, value: &T) -> Result<()> {
         if T::INDEXES.is_empty() {
             return Ok(());
         }
         let row = value.row_key()?;
         for def in T::INDEXES {
-            let new_key = def.key_of(value)?;
-            let table = self.index_table(def);
-            if let Some(new_key) = &new_key {
-                let put =
-                    Put::new(new_key.clone()).column(INDEX_FAMILY, INDEX_QUALIFIER, row.clone());
-                table
-                    .put(put)
-                    .await
-                    .map_err(|e| index_error(def, &table, new_key, e))?;
-            }
-            let old_key = match old {
-                Some(old) => def.key_of(old)?,
-                None => None,
+            let Some(key) = def.key_of(value)? else {
+                continue;
             };
-            if let Some(old_key) = old_key.filter(|k| Some(k) != new_key.as_ref()) {
-                table
-                    .delete(Delete::new(old_key.clone()))
-                    .await
-                    .map_err(|e| index_error(def, &table, &old_key, e))?;
+            let table = self.index_table(def);
+            let put = Put::new(key.clone()).column(INDEX_FAMILY, INDEX_QUALIFIER, row.clone());
+            table
+                .put(put)
+                .await
+                .map_err(|e| index_error(def, &table, &key, e))?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the index rows of `old` whose key `value` no longer has, once `value`'s data
+    /// row is written.
+    pub(super) async fn delete_stale_index_rows(&self, value: &T, old: Option<&T>) -> Result<()> {
+        let Some(old) = old else {
+            return Ok(());
+        };
+        for def in T::INDEXES {
+            let Some(old_key) = def.key_of(old)? else {
+                continue;
+            };
+            if def.key_of(value)?.as_ref() == Some(&old_key) {
+                continue;
             }
+            let table = self.index_table(def);
+            table
+                .delete(Delete::new(old_key.clone()))
+                .await
+                .map_err(|e| index_error(def, &table, &old_key, e))?;
         }
         Ok(())
     }

@@ -69,8 +69,9 @@ impl<T: HBaseEntity> Repository<T> {
     async fn save_with(&self, value: &T, stamp: Stamp) -> Result<()> {
         self.name_parts(value).await?;
         let old = self.before_indexed_write(&value.key()).await?;
+        self.put_index_rows(value).await?;
         self.write_data(value, stamp).await?;
-        self.write_index_rows(value, old.as_ref()).await
+        self.delete_stale_index_rows(value, old.as_ref()).await
     }
 
     /// The data row of a save.
@@ -223,6 +224,9 @@ impl<T: HBaseEntity> Repository<T> {
             mutations = mutations.put(image.put);
         }
         let check = CheckAndMutate::if_absent(row.clone(), family, qualifier);
+        // The index rows first: an insert that fails or loses leaves them dangling, never a
+        // row its index cannot find (see `index.rs`).
+        self.put_index_rows(value).await?;
         if table
             .check_and_mutate(CheckAndMutate { mutations, ..check })
             .await?
@@ -230,7 +234,7 @@ impl<T: HBaseEntity> Repository<T> {
             if !counters.columns.is_empty() {
                 table.increment(counters).await?;
             }
-            self.write_index_rows(value, None).await
+            Ok(())
         } else {
             Err(conflict(
                 &table,
