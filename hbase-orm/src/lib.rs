@@ -244,8 +244,8 @@ pub use model::{
     Config, Consistency, Credentials, CredentialsAs, DataBlockEncoding, Delete, DeleteTarget,
     Durability, Error, Gateway, Get, HttpOptions, Increment, KeepDeletedCells, KerberosMechanism,
     KerberosOptions, Mutation, Protocol, Put, PutCell, Qop, RegionLocation, Registry, Result, Row,
-    RowMutations, Scan, ScannedRow, Secret, TableDescriptor, TableName, TimeRange, TlsOptions,
-    Transport, TrustRoots,
+    RowKeys, RowMutations, Scan, ScannedRow, Secret, TableDescriptor, TableName, TimeRange,
+    TlsOptions, Transport, TrustRoots,
 };
 pub use schema::{
     render_table_template, table_template_start, template_period_ms, EnsureReport, OptionChange,

@@ -184,3 +184,19 @@ async fn bad_names_and_settings_are_refused() {
         "a URL with an unknown option: {e}"
     );
 }
+
+/// A `thrift2://` URL pointed at ZooKeeper's port (or any other port that is not a Thrift
+/// gateway) says that the port may not be one, and what `hbase://` is for: not only that the
+/// connection closed.
+#[tokio::test]
+async fn a_gateway_url_on_zookeeper_s_port_says_what_the_port_may_be() {
+    let zookeeper = hbase_orm_suite::native_url()
+        .trim_start_matches("hbase://")
+        .to_string();
+    let e = Client::connect(&format!("thrift2://{zookeeper}?timeout_ms=5000"))
+        .await
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("is it a Thrift gateway?"), "{text}");
+    assert!(text.contains("hbase://host:2181"), "{text}");
+}

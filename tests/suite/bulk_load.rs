@@ -300,8 +300,23 @@ async fn loads_that_cannot_work_are_refused_before_any_file() {
     with_table(&client, "bulk_refused", families(), &[], |t| async move {
         let (client, staging) = (reader, dir);
         let on_gateway = gateway.table_named(t.name().clone());
+        // Named after the call made, not the first RPC of a load.
         let err = on_gateway.bulk_load(puts(10, "x"), &options).await.unwrap_err();
-        assert!(matches!(err, Error::Unsupported { .. }), "{err}");
+        assert!(
+            matches!(&err, Error::Unsupported { operation, .. } if operation == "bulk_load"),
+            "{err}"
+        );
+        let stream = futures::stream::iter(puts(10, "x").into_iter().map(Ok));
+        let err = on_gateway.bulk_load_stream(stream, &options).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported { operation, .. } if operation == "bulk_load_stream"),
+            "{err}"
+        );
+        let err = on_gateway.bulk_load_cleanup(&options).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported { operation, .. } if operation == "bulk_load_cleanup"),
+            "{err}"
+        );
 
         let mut bad = puts(10, "x");
         bad[3] = bad[3].clone().column("nope", "q", "v");

@@ -160,7 +160,11 @@ impl Table {
         let table = self.name();
         // A fresh staging directory says where the servers' are (tokens naming anything else
         // are not sent); it is removed again at once.
-        let fresh = self.client().run(&op::PrepareBulkLoad { table }).await?;
+        let fresh = self
+            .client()
+            .run(&op::PrepareBulkLoad { table })
+            .await
+            .map_err(|e| super::refused_as("bulk_load_cleanup", e))?;
         let removed = self.remove_abandoned(options, &fresh).await;
         let token = fresh.as_str();
         self.client()

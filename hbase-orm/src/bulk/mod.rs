@@ -207,7 +207,7 @@ impl Table {
     ) -> Result<BulkLoadReport> {
         let puts = futures::stream::iter(puts.into_iter().map(Ok));
         let whole = options.clone().memory_budget(input::WHOLE);
-        self.bulk_load_stream(puts, &whole).await
+        self.load_stream("bulk_load", puts, &whole).await
     }
 
     /// Writes the puts of a stream of any length as HFiles and hands them to the region
@@ -245,10 +245,24 @@ impl Table {
         puts: impl Stream<Item = Result<Put>> + Send,
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
+        self.load_stream("bulk_load_stream", puts, options).await
+    }
+
+    /// The load of `bulk_load` and `bulk_load_stream`, `call` naming the one the user made
+    /// (a gateway's refusal names it).
+    async fn load_stream(
+        &self,
+        call: &'static str,
+        puts: impl Stream<Item = Result<Put>> + Send,
+        options: &BulkLoadOptions,
+    ) -> Result<BulkLoadReport> {
         let table = self.name();
         let client = self.client();
         // First, so that a gateway refuses before anything is read or written.
-        let token = client.run(&op::PrepareBulkLoad { table }).await?;
+        let token = client
+            .run(&op::PrepareBulkLoad { table })
+            .await
+            .map_err(|e| refused_as(call, e))?;
         let dir = local_dir(options, table);
         let result = self.load_claimed(&token, &dir, puts, options).await;
         let cleaned = client
@@ -368,5 +382,18 @@ fn staging_error(path: &std::path::Path, e: std::io::Error) -> crate::model::Err
             "{e}: give a staging directory this process can write, with room for the input, \
              that the region servers can read (BulkLoadOptions::staging_dir)"
         ),
+    }
+}
+
+/// A backend's refusal of the bulk-load calls, named after the call the user made
+/// (`bulk_load`, not the `prepare_bulk_load` it starts with); other errors as they are.
+pub(crate) fn refused_as(call: &'static str, e: crate::model::Error) -> crate::model::Error {
+    match e {
+        crate::model::Error::Unsupported { backend, why, .. } => crate::model::Error::Unsupported {
+            operation: call.to_string(),
+            backend,
+            why,
+        },
+        e => e,
     }
 }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use super::keys::RowKeys;
+
 /// Everything that can go wrong talking to HBase, as variants a caller can act on.
 ///
 /// Match on the variant to decide what to do: [`Error::Connect`] and [`Error::Timeout`] are
@@ -217,14 +219,15 @@ pub enum Error {
     },
 
     /// Part of a batch failed; the rows listed were not written or deleted.
-    #[error("{operation}: {} of {total} rows failed: {source}", failed_rows.len())]
+    #[error("{operation}: {} of {total} rows failed ({failed_rows}): {source}", failed_rows.len())]
     PartialBatch {
         /// The batch operation.
         operation: &'static str,
         /// How many rows the batch had.
         total: usize,
-        /// Keys of the rows that were not applied.
-        failed_rows: Vec<Vec<u8>>,
+        /// Keys of the rows that were not applied (all of them; `Debug` and `Display` print
+        /// the first few as HBase prints keys, then how many more).
+        failed_rows: RowKeys,
         /// The first error seen.
         #[source]
         source: Box<Error>,
@@ -359,7 +362,7 @@ impl BatchFailures {
                 source,
                 ..
             } => {
-                self.failed_rows.extend(failed_rows);
+                self.failed_rows.extend(failed_rows.into_vec());
                 self.first.get_or_insert(*source);
             }
             other => {
@@ -376,7 +379,7 @@ impl BatchFailures {
             Some(source) => Err(Error::PartialBatch {
                 operation: self.operation,
                 total: self.total,
-                failed_rows: self.failed_rows,
+                failed_rows: RowKeys(self.failed_rows),
                 source: Box::new(source),
             }),
         }
@@ -514,5 +517,37 @@ mod tests {
             }
         ));
         assert!(e.is_retryable());
+    }
+
+    /// A batch of 72 failed rows prints its keys as HBase prints them, a few of them, and how
+    /// many more: not 72 arrays of numbers.
+    #[test]
+    fn a_partial_batch_prints_a_few_keys_as_hbase_prints_them() {
+        let mut failures = BatchFailures::new("save_all", 100);
+        let keys: Vec<Vec<u8>> = (0..72u8).map(|i| vec![b'o', b'-', 0, i]).collect();
+        failures.record(
+            keys.clone(),
+            Error::Protocol {
+                method: "Multi",
+                message: "broken".into(),
+            },
+        );
+        let err = failures.finish().unwrap_err();
+        let debug = format!("{err:?}");
+        assert!(
+            debug.contains(r#"failed_rows: ["o-\x00\x00", "o-\x00\x01""#),
+            "{debug}"
+        );
+        assert!(debug.contains(", ...and 64 more]"), "{debug}");
+        assert!(debug.len() < 400, "{} characters: {debug}", debug.len());
+        let text = err.to_string();
+        assert!(
+            text.starts_with(r"save_all: 72 of 100 rows failed (o-\x00\x00, o-\x00\x01, o-\x00\x02, ...and 69 more): "),
+            "{text}"
+        );
+        let Error::PartialBatch { failed_rows, .. } = err else {
+            unreachable!()
+        };
+        assert_eq!(failed_rows, keys, "every key is kept");
     }
 }

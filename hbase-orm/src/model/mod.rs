@@ -60,7 +60,7 @@ pub(crate) use family::for_each_family_option;
 pub use family::{
     family_option, BloomFilter, ColumnFamily, Compression, DataBlockEncoding, KeepDeletedCells,
 };
-pub use keys::{prefix_end, printable_key};
+pub use keys::{prefix_end, printable_key, RowKeys};
 pub use mutations::{
     Append, CheckAndMutate, CompareOp, Delete, DeleteTarget, Durability, Increment, Mutation, Put,
     PutCell, RowMutations,

@@ -36,7 +36,10 @@ async fn check_gateway<H: Handshake>(
     conn: &mut Connection,
     address: &str,
 ) -> Result<()> {
-    let found = handshake.server_type(conn).await?;
+    let found = handshake
+        .server_type(conn)
+        .await
+        .map_err(|e| not_a_gateway(e, address))?;
     if found != H::EXPECTED {
         return Err(Error::WrongGateway {
             address: address.to_string(),
@@ -45,6 +48,35 @@ async fn check_gateway<H: Handshake>(
         });
     }
     Ok(())
+}
+
+/// The handshake's error when the server hung up on the first call (what ZooKeeper, a region
+/// server or any other non-Thrift port does with a Thrift call's bytes): says that `address`
+/// may not be a Thrift gateway, and what the other URLs are for. Other errors as they are.
+fn not_a_gateway(e: Error, address: &str) -> Error {
+    match e {
+        Error::Transport { method, source }
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+            ) =>
+        {
+            Error::Transport {
+                method,
+                source: std::io::Error::new(
+                    source.kind(),
+                    format!(
+                        "{source} at the first call on {address}: is it a Thrift gateway? \
+                         ZooKeeper's port (2181) and HBase's RPC ports (16000, 16020) are not: \
+                         for HBase's own RPC through ZooKeeper use hbase://host:2181; a \
+                         gateway started with -f (framed) or -c (compact) needs \
+                         transport=framed or protocol=compact in the URL"
+                    ),
+                ),
+            }
+        }
+        e => e,
+    }
 }
 
 /// How long a gateway that refused connections is left out before it is tried again.
