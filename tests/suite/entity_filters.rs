@@ -5,7 +5,7 @@
 use futures::TryStreamExt;
 use hbase_orm::codec::Codec;
 use hbase_orm::rowkey::salt_split_keys;
-use hbase_orm::{filter_literal, Client, Error, HBaseEntity, Put, Repository, Scan};
+use hbase_orm::{filter_literal, Client, EntityKey, Error, HBaseEntity, Put, Repository, Scan};
 use hbase_orm_suite::{fresh_split_repository, TestTable};
 
 /// An order with one field of each kind the filters are tried on.
@@ -175,6 +175,43 @@ struct Path {
 }
 
 hbase_orm_suite::conformance! {
+    async fn a_count_is_the_number_of_entities_the_scan_streams(c: Client) {
+        let (r, _t) = filled(&c, "filter_count").await;
+        // A partial row (a column of the entity, not its presence cell) holds no entity.
+        let partial = OrderKey { customer: 3, number: 0 };
+        r.table()
+            .put(Put::new(partial.row_key().unwrap()).column("d", "note", "no order here"))
+            .await
+            .unwrap();
+        let paris = "Paris".to_string();
+        let scans: Vec<(&str, fn(&Repository<Order>) -> hbase_orm::EntityScan<Order>)> = vec![
+            ("all", |r| r.scan()),
+            ("where_eq", |r| r.scan().where_eq(Order::CITY, &"Paris".to_string())),
+            ("prefix", |r| r.scan().prefix(OrderKey::prefix_by_customer(&2).unwrap())),
+            ("limit", |r| r.scan().limit(7)),
+            ("reversed limit", |r| r.scan().reversed().limit(3)),
+            ("key test", |r| r.scan().where_key_eq(Order::NUMBER, &4)),
+        ];
+        for (what, scan) in scans {
+            let streamed = run(scan(&r)).await.len() as u64;
+            assert_eq!(scan(&r).count().await.unwrap(), streamed, "{what}");
+        }
+        assert_eq!(r.scan().count().await.unwrap(), 20);
+        assert_eq!(
+            r.scan().where_eq(Order::CITY, &paris).count().await.unwrap(),
+            expected(|o| o.city == "Paris").len() as u64
+        );
+        assert_eq!(r.scan().limit(0).count().await.unwrap(), 0);
+
+        let (salted, _s) =
+            fresh_split_repository::<SaltedOrder>(&c, "filter_count_salted", &salt_split_keys(4)).await;
+        let all: Vec<SaltedOrder> = (0..5u32)
+            .map(|customer| SaltedOrder { customer, number: 1, city: "Lima".into(), total: 1 })
+            .collect();
+        salted.save_all(&all).await.unwrap();
+        assert_eq!(salted.scan().count().await.unwrap(), 5);
+    }
+
     async fn the_filter_language_reads_operators_as_stored_op_given(c: Client) {
         let (r, _t) = fresh_split_repository::<Order>(&c, "filter_op_order", &[]).await;
         let table = r.table();

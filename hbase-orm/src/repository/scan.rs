@@ -253,17 +253,8 @@ impl<T: HBaseEntity> EntityScan<T> {
         let table = self.table.name().clone();
         let (bounds_client, fill_client) = (client.clone(), client);
         futures::stream::once(async move {
-            for key in [&self.from, &self.until, &self.after].into_iter().flatten() {
-                if !resolve_parts::<T>(&bounds_client, key.dictionary_parts(), false).await? {
-                    return Err(Error::IllegalArgument {
-                        message: format!(
-                            "scan bound {key:?}: a dictionary name of it has no id, so no row \
-                             has it; choose bounds from names that were saved"
-                        ),
-                    });
-                }
-            }
-            Ok(self.rows_to_entities())
+            self.resolve_bounds(&bounds_client).await?;
+            Ok::<_, Error>(self.rows_to_entities())
         })
         .try_flatten()
         .and_then(move |e| {
@@ -271,6 +262,74 @@ impl<T: HBaseEntity> EntityScan<T> {
             async move { fill_names(&client, &table, &e).await.map(|()| e) }
         })
         .boxed()
+    }
+
+    /// Gives the dictionary parts of the scan's bounds their ids (a bound naming a name
+    /// without one is an error: no row has it).
+    async fn resolve_bounds(&self, client: &crate::client::Client) -> Result<()> {
+        if !T::has_dictionary_parts() {
+            return Ok(());
+        }
+        for key in [&self.from, &self.until, &self.after].into_iter().flatten() {
+            if !resolve_parts::<T>(client, key.dictionary_parts(), false).await? {
+                return Err(Error::IllegalArgument {
+                    message: format!(
+                        "scan bound {key:?}: a dictionary name of it has no id, so no row has \
+                         it; choose bounds from names that were saved"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts the entities the scan would return without reading them: HBase sends each
+    /// row's key and its presence cell only, with the value stripped (`KeyOnlyFilter`) when
+    /// the scan has no filters of its own (a filtered count also reads the columns the
+    /// filters compare, on the server). Bounds, prefixes, key tests, salt buckets, record
+    /// types and the limit apply as they do to [`stream`](EntityScan::stream); a row without
+    /// the entity's presence cell holds no entity and is not counted. Nothing is decoded,
+    /// so a row whose cells would fail to decode is counted.
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{HBaseEntity, Client};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "orders", family = "d")]
+    /// # struct Order { #[hbase(key)] id: u64, city: String, total: u64 }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let orders = client.repository::<Order>();
+    /// let all = orders.scan().count().await?;
+    /// let in_paris = orders.scan().where_eq(Order::CITY, &"Paris".to_string()).count().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn count(mut self) -> Result<u64> {
+        self.resolve_bounds(self.table.client()).await?;
+        let (family, qualifier) = crate::mapping::rows::presence_cell::<T>();
+        self.fields = Some(vec![Column {
+            family: family.as_bytes().to_vec(),
+            qualifier: Some(qualifier.as_bytes().to_vec()),
+        }]);
+        self.presence = Presence::Required;
+        if self.filters.expression().is_none() {
+            self.filters.raw(b"KeyOnlyFilter()".to_vec());
+        }
+        let (rows, limit) = self.plan()?;
+        if limit == Some(0) {
+            return Ok(0);
+        }
+        let key_tests = self.filters.key_tests();
+        let mut rows = rows.into_scanned();
+        let mut counted = 0u64;
+        while let Some(row) = rows.try_next().await? {
+            let key = row.key();
+            if T::is_record(key) && key_tests.iter().all(|t| t.passes(key)) {
+                counted += 1;
+                if limit.is_some_and(|n| counted >= n as u64) {
+                    break;
+                }
+            }
+        }
+        Ok(counted)
     }
 
     /// The stream of decoded entities, once the bounds encode.
