@@ -259,6 +259,13 @@ say "main example on the native backend: HBASE_ORM_URL=hbase://$ADDR:2181 cargo 
 HBASE_ORM_URL=hbase://$ADDR:2181 timeout 600 cargo run --quiet --example customer_orders
 step_done "example, native"
 
+# A bulk load into the container: the files go into the directory docker-compose.yml mounts
+# at the same path inside, where the region server reads them.
+BULK_DIR=${HBASE_ORM_BULK_DIR:-/tmp/hbase-orm-bulk}
+say "bulk load example: HBASE_ORM_BULK_DIR=$BULK_DIR HBASE_ORM_URL=hbase://$ADDR:2181 cargo run --example bulk_load"
+HBASE_ORM_BULK_DIR=$BULK_DIR HBASE_ORM_URL=hbase://$ADDR:2181 timeout 600 cargo run --quiet --example bulk_load
+step_done "bulk load example, native"
+
 # ----------------------------------------------------------------------------- 6. down
 
 say "down -v"

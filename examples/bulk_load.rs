@@ -20,6 +20,12 @@
 //!
 //!     hbase-local/hbase.sh up
 //!     HBASE_ORM_URL=hbase://127.0.0.1:2181 cargo run --example bulk_load
+//!
+//! Against the repository's Docker HBase (`docker-compose.yml`), the files go into the
+//! directory the container mounts at the same path, which `HBASE_ORM_BULK_DIR` names here:
+//!
+//!     HBASE_ORM_BULK_DIR=/tmp/hbase-orm-bulk HBASE_ORM_URL=hbase://127.0.0.1:2181 \
+//!         cargo run --example bulk_load
 
 use std::process::ExitCode;
 
@@ -69,7 +75,14 @@ async fn main() -> ExitCode {
     .await;
     let orders = ex.fresh::<Order>().await;
     let values: Vec<Order> = (0..ORDERS).map(order).collect();
-    let loaded = orders.bulk_load(&values, &BulkLoadOptions::new()).await;
+    // The staging directory the region servers can read: this machine's temporary directory
+    // (the launcher's HBase), or the one mounted into a container (HBASE_ORM_BULK_DIR).
+    let mut options = BulkLoadOptions::new();
+    if let Some(dir) = std::env::var_os("HBASE_ORM_BULK_DIR") {
+        std::fs::create_dir_all(&dir).expect("the staging directory can be made");
+        options = options.staging_dir(dir);
+    }
+    let loaded = orders.bulk_load(&values, &options).await;
     let native = ex.client().config().gateway == hbase_orm::Gateway::NativeRpc;
     if !native {
         ex.check(

@@ -16,11 +16,12 @@ use super::files::{Destination, FamilyFormat, RegionWriter, Written};
 use super::input::{blocking, Sorted};
 use super::plan::region_of;
 use super::record::Cells;
+use super::refusals::Refusals;
 use super::runs::{Merge, Run, RunPut};
 use super::BulkLoadReport;
 use crate::backend::op;
 use crate::client::Table;
-use crate::model::{Error, Put, Result};
+use crate::model::{Error, Put, RegionLocation, Result};
 
 /// Regions whose files are handed over at once (and written ahead of them).
 const REGIONS_AT_ONCE: usize = 8;
@@ -60,13 +61,15 @@ impl Load<'_> {
         // their files. A failure reports them as not loaded (but for the regions that did).
         let mut requested: Vec<Rows> = sorted.rows.iter().cloned().collect();
         let mut ranges: Option<Vec<Rows>> = None;
+        let mut refusals = Refusals::default();
         for attempt in 1.. {
-            let starts = match self.region_starts().await {
-                Ok(starts) => starts,
+            let regions = match self.regions().await {
+                Ok(regions) => regions,
                 // After the first round some regions hold their rows: say which.
                 Err(e) if attempt > 1 => return Err(self.partial(loaded, requested, e)),
                 Err(e) => return Err(e),
             };
+            let starts: Vec<Vec<u8>> = regions.iter().map(|r| r.start_key.clone()).collect();
             let (sender, receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
             let writing = {
                 let (runs, formats, to) = (runs.clone(), formats.clone(), to.clone());
@@ -89,11 +92,15 @@ impl Load<'_> {
                 .collect::<Vec<_>>();
             let (written, outcomes) = futures::join!(writing, handing);
             let mut again = Vec::new();
+            let mut refused = Vec::new();
             let mut failed = written.err();
             for (share, outcome) in outcomes {
                 match outcome {
                     Ok(true) => loaded.push(share.rows),
-                    Ok(false) => again.push(share.rows),
+                    Ok(false) => {
+                        refused.push(share.files.first().map(|f| f.location.url()));
+                        again.push(share.rows);
+                    }
                     Err(e) => {
                         failed = failed.or(Some(e));
                         again.push(share.rows);
@@ -105,6 +112,12 @@ impl Load<'_> {
             }
             if again.is_empty() {
                 break;
+            }
+            // A region that refused twice from the same place did not split or move: its
+            // server cannot take the files, and writing them again will not change that.
+            let refused = again.iter().map(|rows| rows.0.as_slice()).zip(refused);
+            if let Err(e) = refusals.record(refused, &regions) {
+                return Err(self.partial(loaded, again, e));
             }
             if attempt >= self.attempts {
                 let e = Error::Server {
@@ -170,19 +183,16 @@ impl Load<'_> {
         outcome
     }
 
-    /// The start keys of the table's regions, in order.
-    async fn region_starts(&self) -> Result<Vec<Vec<u8>>> {
+    /// The table's regions, in the order of their start keys.
+    async fn regions(&self) -> Result<Vec<RegionLocation>> {
         let table = self.table.name();
-        let mut starts: Vec<Vec<u8>> = self
+        let mut regions = self
             .table
             .client()
             .run(&op::RegionLocations { table })
-            .await?
-            .into_iter()
-            .map(|r| r.start_key)
-            .collect();
-        starts.sort();
-        Ok(starts)
+            .await?;
+        regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+        Ok(regions)
     }
 
     /// [`Error::BulkLoad`] of a load stopped by `source`, the ranges in key order.

@@ -10,7 +10,8 @@
 //! a staging directory first (`PrepareBulkLoad`), one `BulkLoadHFile` per region, the staging
 //! directory removed at the end whatever happened (`CleanupBulkLoad`). A region that no longer
 //! takes its files (it split or moved meanwhile) has its rows read again from the runs, cut at
-//! the new boundaries and sent again, as HBase's own tool does.
+//! the new boundaries and sent again, as HBase's own tool does; one that refuses twice without
+//! splitting or moving (its server cannot read the files) ends the load (`refusals`).
 
 mod chunk;
 mod files;
@@ -21,6 +22,7 @@ mod leftovers;
 mod load;
 mod plan;
 mod record;
+mod refusals;
 mod runs;
 mod stage;
 
@@ -144,7 +146,10 @@ impl BulkLoadOptions {
     }
 
     /// How many times the files of a region are written and sent before the load fails (a
-    /// region splits or moves between the two).
+    /// region splits or moves between the two; 10 by default). A region that refuses its
+    /// files twice without splitting or moving in between ends the load at its second refusal
+    /// whatever this says: its server cannot take the files (most often, it cannot read them
+    /// where they were written: see [`BulkLoadOptions::staging_dir`]).
     pub fn attempts(mut self, attempts: usize) -> Self {
         self.attempts = attempts.max(1);
         self
