@@ -24,8 +24,8 @@ impl<T: HBaseEntity> Repository<T> {
     /// that fails never leaves a loaded entity its index cannot find (index rows whose entity
     /// is not loaded are never returned by index reads); a failure stops at the table it
     /// happened in (the tables before it are loaded; within it, [`crate::Error::BulkLoad`]
-    /// says what was). The dictionary ids of new key parts are
-    /// written before the first load: a gateway's refusal comes after them.
+    /// says what was). The dictionary ids of new key parts are written before the first load:
+    /// a gateway's refusal comes after them.
     ///
     /// ```no_run
     /// # use hbase_orm::{BulkLoadOptions, Client, HBaseEntity};
