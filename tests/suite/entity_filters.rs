@@ -115,6 +115,9 @@ fn expected(keep: impl Fn(&Order) -> bool) -> Vec<(u32, u32)> {
     keys(&orders().into_iter().filter(keep).collect::<Vec<_>>())
 }
 
+/// Makes one of the scans a test compares.
+type MakeScan = fn(&Repository<Order>) -> hbase_orm::EntityScan<Order>;
+
 async fn run(scan: hbase_orm::EntityScan<Order>) -> Vec<(u32, u32)> {
     keys(&scan.stream().try_collect::<Vec<_>>().await.unwrap())
 }
@@ -184,7 +187,7 @@ hbase_orm_suite::conformance! {
             .await
             .unwrap();
         let paris = "Paris".to_string();
-        let scans: Vec<(&str, fn(&Repository<Order>) -> hbase_orm::EntityScan<Order>)> = vec![
+        let scans: Vec<(&str, MakeScan)> = vec![
             ("all", |r| r.scan()),
             ("where_eq", |r| r.scan().where_eq(Order::CITY, &"Paris".to_string())),
             ("prefix", |r| r.scan().prefix(OrderKey::prefix_by_customer(&2).unwrap())),

@@ -108,29 +108,28 @@ impl<T: HBaseEntity> Repository<T> {
             let Some(old_key) = def.key_of(old)? else {
                 continue;
             };
-            if def.key_of(value)?.as_ref() == Some(&old_key) {
-                continue;
+            if def.key_of(value)?.as_ref() != Some(&old_key) {
+                self.delete_index_row(def, old_key).await?;
             }
-            let table = self.index_table(def);
-            table
-                .delete(Delete::new(old_key.clone()))
-                .await
-                .map_err(|e| index_error(def, &table, &old_key, e))?;
         }
         Ok(())
+    }
+
+    /// Deletes the row `key` of index `def`.
+    async fn delete_index_row(&self, def: &IndexDef<T>, key: Vec<u8>) -> Result<()> {
+        let table = self.index_table(def);
+        table
+            .delete(Delete::new(key.clone()))
+            .await
+            .map_err(|e| index_error(def, &table, &key, e))
     }
 
     /// Removes the index rows of an entity that was deleted.
     pub(super) async fn delete_index_rows(&self, old: &T) -> Result<()> {
         for def in T::INDEXES {
-            let Some(key) = def.key_of(old)? else {
-                continue;
-            };
-            let table = self.index_table(def);
-            table
-                .delete(Delete::new(key.clone()))
-                .await
-                .map_err(|e| index_error(def, &table, &key, e))?;
+            if let Some(key) = def.key_of(old)? {
+                self.delete_index_row(def, key).await?;
+            }
         }
         Ok(())
     }
