@@ -215,6 +215,12 @@ operations! {
         name "mutate_row", safety |s| mutations_safety(s.mutations),
         check |c| c.mutations.check(),
         send mutate_row;
+    /// Several rows' puts and deletes, each row's applied atomically, in one batch (the saves
+    /// of `save_all` whose rows also delete columns). As safe to repeat as its least safe row.
+    MutateRows { table: &'o TableName, rows: &'o [model::RowMutations] } -> (),
+        name "mutate_rows", safety |s| batch_safety(s.rows.iter().map(mutations_safety)),
+        check |c| c.rows.iter().try_for_each(model::RowMutations::check),
+        send mutate_rows;
     /// Mutations applied if a check passes; whether it passed.
     CheckAndMutate { table: &'o TableName, cam: &'o model::CheckAndMutate } -> bool,
         name "check_and_mutate", safety |_s| UnsentOnly,
@@ -552,6 +558,17 @@ pub(crate) trait Backend: Send + Sync + 'static {
     async fn delete_many(&self, op: &DeleteMany<'_>) -> Result<Vec<usize>>;
     /// Applies puts and deletes to one row atomically.
     async fn mutate_row(&self, op: &MutateRow<'_>) -> Result<()>;
+    /// Applies each row's puts and deletes atomically, many rows at once (all or an error; the
+    /// client then sends the rows one by one). By default one [`Backend::mutate_row`] per row,
+    /// all at once: what a store without a batch of atomic rows can do.
+    async fn mutate_rows(&self, op: &MutateRows<'_>) -> Result<()> {
+        let table = op.table;
+        let rows = op
+            .rows
+            .iter()
+            .map(|mutations| async move { self.mutate_row(&MutateRow { table, mutations }).await });
+        futures::future::try_join_all(rows).await.map(drop)
+    }
     /// Applies the mutations if the check passes; whether it passed.
     async fn check_and_mutate(&self, op: &CheckAndMutate<'_>) -> Result<bool>;
     /// Adds to counters; the row with their new values (`None` if the store returned none).

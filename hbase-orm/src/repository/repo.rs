@@ -188,9 +188,11 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     /// Saves many values in chunks. Rows without `None` fields go by `put_many`; rows that
-    /// must also delete columns go one atomic row mutation each. Rows that fail (or cannot be
-    /// encoded: their key is then listed as empty if it cannot be encoded either) are listed
-    /// in [`Error::PartialBatch`]; all others were written.
+    /// must also delete columns go by [`Table::mutate_rows`], each row atomic (on the native
+    /// backend one call per region server for the chunk, as the puts; a gateway has no batch
+    /// of atomic rows and takes them one call each, as many at once as its pool holds). Rows
+    /// that fail (or cannot be encoded: their key is then listed as empty if it cannot be
+    /// encoded either) are listed in [`Error::PartialBatch`]; all others were written.
     ///
     /// Entities with a wide map or a version field are saved one [`Repository::save`] each
     /// (concurrently within a chunk), since each needs a read or a check of its own.
@@ -222,15 +224,8 @@ impl<T: HBaseEntity> Repository<T> {
             if let Err(e) = self.table.put_slice(&puts).await {
                 failures.record(puts.into_iter().map(|p| p.row).collect(), e);
             }
-            let results = futures::future::join_all(images.into_iter().map(|m| {
-                let row = m.row.clone();
-                async move { (row, self.table.mutate_row(m).await) }
-            }))
-            .await;
-            for (row, result) in results {
-                if let Err(e) = result {
-                    failures.record(vec![row], e);
-                }
+            if let Err(e) = self.table.mutate_rows(&images).await {
+                failures.record(images.into_iter().map(|m| m.row).collect(), e);
             }
         }
         failures.finish()

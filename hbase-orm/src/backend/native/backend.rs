@@ -353,6 +353,23 @@ impl Backend for NativeRpc {
         Ok(())
     }
 
+    async fn mutate_rows(&self, op: &MutateRows<'_>) -> Result<()> {
+        let rows: Vec<&[u8]> = op.rows.iter().map(|r| &r.row[..]).collect();
+        // A row of one mutation goes as a plain action (a put or a delete of one row is
+        // atomic as it is); a row of several, in an atomic region action of its own.
+        let atomic = |i: usize| op.rows[i].mutations.len() > 1;
+        let actions = |i: usize, cells: &mut Vec<u8>, out: &mut Vec<proto::Action>| {
+            out.extend(op.rows[i].mutations.iter().map(|m| proto::Action {
+                mutation: Some(convert::row_mutation(m, cells)),
+                ..Default::default()
+            }));
+        };
+        let answers = self.core.batch(op.table, &rows, atomic, actions).await?;
+        answers
+            .into_iter()
+            .try_for_each(|a| a.map(drop).map_err(|e| *e))
+    }
+
     async fn check_and_mutate(&self, op: &CheckAndMutate<'_>) -> Result<bool> {
         let cam = op.cam;
         let condition = convert::condition(cam);

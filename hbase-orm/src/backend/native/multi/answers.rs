@@ -1,12 +1,10 @@
 //! A `Multi` reply read: each action's answer, checked against the call's actions.
 
-use std::sync::Arc;
-
 use super::super::convert::Results;
 use super::super::proto;
 use super::super::regions::Region;
 use super::super::rpc;
-use super::{Answer, METHOD};
+use super::{Answer, Part, METHOD};
 use crate::model::{Error, Result};
 
 /// An action of a call and its answer (`None`: to send again).
@@ -108,20 +106,22 @@ impl ActionReply {
 }
 
 /// The answers of a `Multi` reply (`message`, a `MultiResponse`, and its cell block) to the
-/// actions of `regions` (`None`: send again), and the regions to look up again; an answer
+/// items of `parts` (`None`: send again), and the regions to look up again; an answer
 /// naming an action the call did not hold, twice, or leaving one out is a protocol error.
+/// An atomic part's item is answered by its region's answer as a whole: an error if the
+/// region or any of its actions failed (nothing of it was applied), else done.
 ///
 /// The reply is read as it is walked, without a message per answer: the answer to a put is a
 /// few bytes, and a batch's answers would otherwise take a vector of large structs.
 pub(super) fn read_answers<'r>(
-    regions: &'r [(Arc<Region>, Vec<usize>)],
+    parts: &'r [Part],
     message: &[u8],
     block: &bytes::Bytes,
 ) -> Result<(Vec<Answered>, Vec<&'r Region>)> {
     let mut results = Results::new(block);
-    // The actions of the call not answered yet, each with its region's place in the call: each
-    // answer must name one of its region's, once.
-    let mut open = Open::of(regions);
+    // The items of the call not answered yet, each with its part's place in the call: each
+    // answer must name one of its part's, once.
+    let mut open = Open::of(parts);
     let mut out = Vec::with_capacity(open.left);
     let mut moved = Vec::new();
     let mut at = 0;
@@ -130,8 +130,13 @@ pub(super) fn read_answers<'r>(
         if tag != 1 {
             return Ok(());
         }
-        let Some((region, items)) = regions.get(at) else {
-            return Ok(()); // More region answers than regions: ignored, as before.
+        let Some(Part {
+            region,
+            items,
+            atomic,
+        }) = parts.get(at)
+        else {
+            return Ok(()); // More region answers than parts: ignored, as before.
         };
         let this = at;
         at += 1;
@@ -161,6 +166,36 @@ pub(super) fn read_answers<'r>(
                         .iter()
                         .map(|&i| (i, Some(Err(Box::new(action_error(&e)))))),
                 );
+            }
+            return Ok(());
+        }
+        if *atomic {
+            // Its items' actions were applied all or none: the first exception of any of them
+            // is every item's answer (indexes are not sent for them, so none is checked).
+            let mut failed: Option<proto::NameBytesPair> = None;
+            each_field(region_reply, |tag, part| {
+                if tag == 1 {
+                    if let Some(e) = ActionReply::decode(part)?.exception {
+                        failed.get_or_insert(e);
+                    }
+                }
+                Ok(())
+            })?;
+            for &i in items {
+                open.remove(i);
+                let answer = match &failed {
+                    Some(e) => match send_again(&e.name) {
+                        Some(Relocate(relocate)) => {
+                            if relocate {
+                                moved.push(&**region);
+                            }
+                            None
+                        }
+                        None => Some(Err(Box::new(action_error(e)))),
+                    },
+                    None => Some(Ok(None)),
+                };
+                out.push((i, answer));
             }
             return Ok(());
         }
@@ -221,11 +256,11 @@ struct Open {
 }
 
 impl Open {
-    fn of(regions: &[(Arc<Region>, Vec<usize>)]) -> Open {
-        let mut actions: Vec<(usize, usize, bool)> = regions
+    fn of(parts: &[Part]) -> Open {
+        let mut actions: Vec<(usize, usize, bool)> = parts
             .iter()
             .enumerate()
-            .flat_map(|(at, (_, items))| items.iter().map(move |&i| (i, at, true)))
+            .flat_map(|(at, part)| part.items.iter().map(move |&i| (i, at, true)))
             .collect();
         actions.sort_unstable();
         let left = actions.len();
@@ -253,19 +288,23 @@ impl Open {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::region;
+    use super::super::tests::part;
     use super::*;
 
-    /// action answered once, or a protocol error; never a panic.
+    /// Any `Multi` reply to a call of six items in three parts (the last atomic), with any
+    /// cell block: every item answered once, or a protocol error; never a panic.
     #[test]
     fn any_multi_reply_answers_each_action_once_or_is_an_error() {
         use super::super::super::cellblock::tests::arb_block;
         use super::super::super::convert::tests::arb_result;
         use proptest::prelude::*;
         let regions = vec![
-            (region("a"), vec![0, 1, 2]),
-            (region("b"), vec![3, 4]),
-            (region("c"), vec![5]),
+            part("a", vec![0, 1, 2]),
+            part("b", vec![3, 4]),
+            Part {
+                atomic: true,
+                ..part("c", vec![5])
+            },
         ];
         let names = prop_oneof![
             Just("org.apache.hadoop.hbase.NotServingRegionException".to_string()),
@@ -377,7 +416,7 @@ mod tests {
             prop_assert_eq!(read.result, answer.result);
             prop_assert_eq!(read.exception, answer.exception);
             let _ = ActionReply::decode(&noise);
-            let regions = vec![(region("a"), vec![0, 1])];
+            let regions = vec![part("a", vec![0, 1])];
             let _ = read_answers(&regions, &noise, &bytes::Bytes::new());
         });
     }

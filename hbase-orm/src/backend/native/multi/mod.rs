@@ -23,8 +23,20 @@ use request::request;
 
 const METHOD: &str = "Multi";
 
-/// The actions to send to each region server: per region, the indexes of its actions.
-type ByServer = HashMap<String, Vec<(Arc<Region>, Vec<usize>)>>;
+/// A region's part of a call: the items of the batch it holds, in one `RegionAction`. A plain
+/// part has one action per item, each applied (or refused) on its own; an atomic part's items
+/// (rows' puts and deletes, several actions each) are applied all or none together, in one
+/// region operation of the server (one write-ahead-log sync for them all): each row whole,
+/// and a failure of any of them fails them all.
+#[derive(Clone, Debug)]
+pub(super) struct Part {
+    pub region: Arc<Region>,
+    pub items: Vec<usize>,
+    pub atomic: bool,
+}
+
+/// The parts to send to each region server.
+type ByServer = HashMap<String, Vec<Part>>;
 
 /// One action's answer: the row a get read (or a mutation returned), or its error. The error
 /// is boxed: a call's answers are held side by side, and most are a put's empty success,
@@ -35,19 +47,23 @@ pub(crate) type Answer = std::result::Result<Option<Row>, Box<Error>>;
 /// Actions per `Multi` call at most (a server answers a larger batch in several calls).
 const ACTIONS_PER_CALL: usize = 1000;
 
-/// The actions for one server split into calls of at most [`ACTIONS_PER_CALL`] actions.
-fn calls_of(regions: Vec<(Arc<Region>, Vec<usize>)>) -> Vec<Vec<(Arc<Region>, Vec<usize>)>> {
-    let mut calls: Vec<Vec<(Arc<Region>, Vec<usize>)>> = vec![Vec::new()];
+/// The parts for one server split into calls of at most [`ACTIONS_PER_CALL`] items.
+fn calls_of(parts: Vec<Part>) -> Vec<Vec<Part>> {
+    let mut calls: Vec<Vec<Part>> = vec![Vec::new()];
     let mut in_call = 0;
-    for (region, items) in regions {
-        for chunk in items.chunks(ACTIONS_PER_CALL) {
+    for part in parts {
+        for chunk in part.items.chunks(ACTIONS_PER_CALL) {
             if in_call + chunk.len() > ACTIONS_PER_CALL {
                 calls.push(Vec::new());
                 in_call = 0;
             }
             in_call += chunk.len();
             let call = calls.last_mut().expect("never empty");
-            call.push((region.clone(), chunk.to_vec()));
+            call.push(Part {
+                region: part.region.clone(),
+                items: chunk.to_vec(),
+                atomic: part.atomic,
+            });
         }
     }
     calls.retain(|c| !c.is_empty());
@@ -63,6 +79,23 @@ impl Core {
         table: &TableName,
         rows: &[&[u8]],
         action: impl Fn(usize, &mut Vec<u8>) -> proto::Action + Sync,
+    ) -> Result<Vec<Answer>> {
+        let one = |i: usize, cells: &mut Vec<u8>, out: &mut Vec<proto::Action>| {
+            out.push(action(i, cells));
+        };
+        self.batch(table, rows, |_| false, one).await
+    }
+
+    /// [`Core::multi`] of items that may be atomic (`atomic(i)`): item `i` pushes its actions
+    /// with `actions(i, cells, out)`, one for a plain item. A region's atomic items (rows'
+    /// mutations) go in an atomic region action of their own (HBase 2.4 and later apply it
+    /// as one all-or-none batch of rows), each answered `Ok(None)`, or all with its error.
+    pub(crate) async fn batch(
+        &self,
+        table: &TableName,
+        rows: &[&[u8]],
+        atomic: impl Fn(usize) -> bool,
+        actions: impl Fn(usize, &mut Vec<u8>, &mut Vec<proto::Action>) + Sync,
     ) -> Result<Vec<Answer>> {
         let mut answers: Vec<Option<Answer>> = rows.iter().map(|_| None).collect();
         let mut todo: Vec<usize> = (0..rows.len()).collect();
@@ -82,16 +115,18 @@ impl Core {
         };
         let mut sent = false;
         while !todo.is_empty() {
-            // Per region, then per server: the actions to send. A row in the region of the
-            // row before it (a sorted batch, a table of few regions) is placed without a
-            // lookup.
-            let mut by_region: Vec<(Arc<Region>, Vec<usize>)> = Vec::new();
-            let mut places: HashMap<bytes::Bytes, usize> = HashMap::new();
-            let mut last = usize::MAX;
+            // Per region (plain and atomic items apart), then per server: the items to send. A
+            // row in the region of the row before it of its kind (a sorted batch, a table of
+            // few regions) is placed without a lookup.
+            let mut parts: Vec<Part> = Vec::new();
+            let mut places: HashMap<(bytes::Bytes, bool), usize> = HashMap::new();
+            // The part the last plain and the last atomic item went to.
+            let mut last = [usize::MAX; 2];
             for &i in &todo {
-                if let Some((region, items)) = by_region.get_mut(last) {
-                    if region.holds(rows[i]) {
-                        items.push(i);
+                let kind = atomic(i);
+                if let Some(part) = parts.get_mut(last[kind as usize]) {
+                    if part.region.holds(rows[i]) {
+                        part.items.push(i);
                         continue;
                     }
                 }
@@ -99,18 +134,25 @@ impl Core {
                     .locate(table, RegionAt::Holding(rows[i]))
                     .await
                     .map_err(|e| sent_part(e, sent))?;
-                last = *places.entry(region.name.clone()).or_insert_with(|| {
-                    by_region.push((region, Vec::new()));
-                    by_region.len() - 1
-                });
-                by_region[last].1.push(i);
+                let at = *places
+                    .entry((region.name.clone(), kind))
+                    .or_insert_with(|| {
+                        parts.push(Part {
+                            region,
+                            items: Vec::new(),
+                            atomic: kind,
+                        });
+                        parts.len() - 1
+                    });
+                parts[at].items.push(i);
+                last[kind as usize] = at;
             }
             let mut servers = ByServer::new();
-            for (region, items) in by_region {
+            for part in parts {
                 servers
-                    .entry(region.server.clone())
+                    .entry(part.region.server.clone())
                     .or_default()
-                    .push((region, items));
+                    .push(part);
             }
             let calls = servers
                 .into_iter()
@@ -119,7 +161,7 @@ impl Core {
                         .into_iter()
                         .map(move |call| (server.clone(), call))
                 })
-                .map(|(server, regions)| self.multi_at(table, server, regions, &action));
+                .map(|(server, parts)| self.multi_at(table, server, parts, &actions));
             let mut again = Vec::new();
             let outcomes = futures::future::join_all(calls).await;
             sent |= outcomes.iter().any(Result::is_ok);
@@ -165,17 +207,17 @@ impl Core {
             .collect())
     }
 
-    /// One `Multi` call to `server` with the actions of `regions`; each action's answer, or
-    /// `None` for an action to send again after its region is looked up anew.
+    /// One `Multi` call to `server` with the items of `parts`; each item's answer, or `None`
+    /// for an item to send again after its region is looked up anew.
     async fn multi_at(
         &self,
         table: &TableName,
         server: String,
-        regions: Vec<(Arc<Region>, Vec<usize>)>,
-        action: &(impl Fn(usize, &mut Vec<u8>) -> proto::Action + Sync),
+        parts: Vec<Part>,
+        actions: &(impl Fn(usize, &mut Vec<u8>, &mut Vec<proto::Action>) + Sync),
     ) -> Result<Vec<Answered>> {
         let mut cells = self.buffers.take();
-        let request = request(&regions, action, &mut cells);
+        let request = request(&parts, actions, &mut cells);
         let reply = match self
             .call_with_cells(&server, Service::Client, METHOD, &request, &cells)
             .await
@@ -188,7 +230,7 @@ impl Core {
                 return Err(self.call_error(METHOD, &server, e));
             }
         };
-        let (answers, moved) = read_answers(&regions, &reply.message, &reply.cell_block)?;
+        let (answers, moved) = read_answers(&parts, &reply.message, &reply.cell_block)?;
         for region in moved {
             self.regions.forget(table, region);
         }
@@ -212,21 +254,30 @@ mod tests {
         })
     }
 
-    /// Any `Multi` reply to a call of six actions in three regions, with any cell block: every
+    /// A plain part of region `name` (on server `s:1`) holding `items`.
+    pub(super) fn part(name: &str, items: Vec<usize>) -> Part {
+        Part {
+            region: region(name),
+            items,
+            atomic: false,
+        }
+    }
+
+    /// A server's items go out in calls of at most a thousand, each item once.
     #[test]
     fn a_server_s_actions_go_out_in_calls_of_at_most_a_thousand() {
         let regions = vec![
-            (region("a"), (0..1500).collect::<Vec<usize>>()),
-            (region("b"), (1500..1700).collect()),
-            (region("c"), (1700..2900).collect()),
+            part("a", (0..1500).collect()),
+            part("b", (1500..1700).collect()),
+            part("c", (1700..2900).collect()),
         ];
         let calls = calls_of(regions);
         let sizes: Vec<usize> = calls
             .iter()
-            .map(|c| c.iter().map(|(_, items)| items.len()).sum())
+            .map(|c| c.iter().map(|p| p.items.len()).sum())
             .collect();
         assert!(sizes.iter().all(|&n| n <= ACTIONS_PER_CALL), "{sizes:?}");
-        let mut all: Vec<usize> = calls.into_iter().flatten().flat_map(|(_, i)| i).collect();
+        let mut all: Vec<usize> = calls.into_iter().flatten().flat_map(|p| p.items).collect();
         all.sort();
         assert_eq!(all, (0..2900).collect::<Vec<usize>>(), "every action once");
     }
