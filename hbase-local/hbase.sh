@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Local HBase 2.6.1 + Thrift gateways, from Maven jars (no HBase install needed): a standalone
-# HBase (the default) with eight gateways (four over plain TCP, four over HTTP or HTTPS), or a
-# distributed cluster on this machine with the four TCP ones, its root directory on the local
-# file system or in an HDFS of its own (a NameNode and DataNodes from Hadoop's Maven jars).
+# Local HBase 2.6.1 (or another line: HBASE_ORM_HBASE_VERSION, below) + Thrift gateways, from
+# Maven jars (no HBase install needed): a standalone HBase (the default) with eight gateways
+# (four over plain TCP, four over HTTP or HTTPS), or a distributed cluster on this machine with
+# the four TCP ones, its root directory on the local file system or in an HDFS of its own (a
+# NameNode and DataNodes from Hadoop's Maven jars).
 #
 #   hbase-local/hbase.sh up            start standalone HBase (idempotent) and wait until ready
 #   hbase-local/hbase.sh up --cluster [N]
@@ -47,6 +48,22 @@
 # system ($DATA/hbase), and refuses the other modes on a data dir with an HDFS, stopped or not
 # (`down --purge` deletes it). To run two at once, give the second its own HBASE_ORM_DATA and
 # ports (a port already in use makes `up` refuse too).
+#
+# HBase lines. HBASE_ORM_HBASE_VERSION picks the line (default 2.6.1); each takes from Maven
+# Central what its own POM pins, into a jar folder of its own ($HBASE_ORM_CACHE/hbase-LINE/lib):
+#   2.6.1          hbase 2.6.1-hadoop3, Hadoop 3.3.5, gateways from hbase-thrift 2.6.1
+#   2.5.10         hbase 2.5.10-hadoop3, Hadoop 3.2.4, gateways from hbase-thrift 2.5.8 (no
+#                  2.5.10 is published)
+#   2.4.18         hbase 2.4.18 (Hadoop 2 only), Hadoop 2.10.0, gateways from hbase-thrift 2.4.17
+#   3.0.0-alpha-4  hbase 3.0.0-alpha-4, Hadoop 3.2.4, NO gateways (no hbase-thrift 3.x is
+#                  published): ZooKeeper, master and region server only, for the native backend
+#                  (hbase://); ready once the master is initialized and hbase:meta is served
+#                  (asked over HBase's RPC: 3.x has no hbase:namespace table)
+# Standalone and cluster mode (on the local file system) run every line; the cluster with HDFS
+# and the secured HBase (secure/secure.sh) run 2.6.1 only and refuse another line. A data dir
+# remembers its line ($DATA/hbase-version; one with HBase's data but no such file is 2.6.1's):
+# `up` refuses a data dir of another line, the other commands act on the data dir's line. To
+# try a line beside a running HBase, give it its own HBASE_ORM_DATA and ports.
 #
 # Standalone processes (background JVMs, pid files in $DATA/run, logs in $DATA/logs/NAME.log):
 #   master        org.apache.hadoop.hbase.master.HMaster start  (ZooKeeper + master + region
@@ -158,8 +175,9 @@
 #     ~1 minute: the dead servers' WAL leases). `stop namenode` / `start namenode` while HBase
 #     idles: HBase carries on.
 # Environment:
+#   HBASE_ORM_HBASE_VERSION      the HBase line: 2.6.1 (default), 2.5.10, 2.4.18, 3.0.0-alpha-4
 #   HBASE_ORM_DATA               data, logs, pid files     (default <repo>/.hbase-local)
-#   HBASE_ORM_CACHE              resolved jars             (default ~/.cache/hbase-orm)
+#   HBASE_ORM_CACHE              resolved jars, a folder per line (default ~/.cache/hbase-orm)
 #   HBASE_ORM_THRIFT_PORT        buffered/binary gateway   (default 9090)
 #   HBASE_ORM_THRIFT_FRAMED_PORT framed/compact gateway    (default 9091)
 #   HBASE_ORM_FRAMED_IDLE_MS     its idle-socket timeout   (default 3000 ms; the others: 60 s)

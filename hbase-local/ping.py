@@ -29,6 +29,10 @@ Usage:
   ping.py --rpc regionserver -p 16020   a region server over HBase's own RPC
                                (AdminService.GetServerInfo; prints the server name it reports)
   ping.py --rpc master -p 16000         a master (MasterService.IsMasterRunning)
+  ping.py --rpc meta -p 16020  the region server that serves hbase:meta
+                               (AdminService.GetRegionInfo of its region; no gateway needed:
+                               the readiness check of HBase 3.x, which has no gateways and no
+                               hbase:namespace)
 Options:
   -H/--host HOST     host (default 127.0.0.1)
   -p/--port PORT     port (repeatable: each given port is checked with the same -f/-c)
@@ -41,7 +45,8 @@ Options:
   --path PATH        HTTP request path (default /)
   --thrift1          Thrift1 gateway (service Hbase) instead of Thrift2 (THBaseService)
   --rpc KIND         no gateway: ask a master or region server directly over HBase's RPC
-                     (KIND = master | regionserver); success = a reply without exception
+                     (KIND = master | regionserver | meta); success = a reply without
+                     exception
   -t/--timeout SEC   connect + read timeout per gateway (default 5)
   --table NS:NAME    table to ask about (default hbase:namespace; must exist for success)
   -q/--quiet         print nothing, only set the exit status
@@ -496,7 +501,12 @@ RPC_CALLS = {
     # kind: (service, method)
     "regionserver": ("AdminService", "GetServerInfo"),
     "master": ("MasterService", "IsMasterRunning"),
+    # the region server serves hbase:meta (asked by the encoded name of its one region)
+    "meta": ("AdminService", "GetRegionInfo"),
 }
+
+# hbase:meta's one region, by its encoded name (the same in 2.x and 3.x)
+META_ENCODED_REGION_NAME = b"1588230740"
 
 
 def pb_key(field, wire):
@@ -545,7 +555,12 @@ def rpc_probe(host, port, kind, timeout):
     preamble = b"HBas\x00\x50" + struct.pack(">I", len(header)) + header
     call_id = 1
     req_header = pb_uint(1, call_id) + pb_bytes(3, method.encode()) + pb_uint(4, 1)
-    body = varint(len(req_header)) + req_header + varint(0)     # empty request message
+    if kind == "meta":
+        # GetRegionInfoRequest{region: RegionSpecifier{type: ENCODED_REGION_NAME (2), value}}
+        param = pb_bytes(1, pb_uint(1, 2) + pb_bytes(2, META_ENCODED_REGION_NAME))
+    else:
+        param = b""                                             # an empty request message
+    body = varint(len(req_header)) + req_header + varint(len(param)) + param
     payload = preamble + struct.pack(">I", len(body)) + body
     with socket.create_connection((host, port), timeout=timeout) as sock:
         sock.settimeout(timeout)
@@ -563,6 +578,12 @@ def rpc_probe(host, port, kind, timeout):
         name = exc.get(1, [b"?"])[0].decode("utf-8", "replace")
         raise ProtocolError("%s.%s: %s" % (service, method, name))
     resp = pb_fields(pb_delimited(r))
+    if kind == "meta":
+        # GetRegionInfoResponse{region_info: RegionInfo{table_name: TableName{namespace, qualifier}}}
+        info = pb_fields(resp.get(1, [b""])[0])
+        table = pb_fields(info.get(2, [b""])[0])
+        name = b":".join([table.get(1, [b"?"])[0], table.get(2, [b"?"])[0]])
+        return "serves %s" % name.decode("utf-8", "replace")
     if kind == "regionserver":
         info = pb_fields(resp.get(1, [b""])[0])
         sn = pb_fields(info.get(1, [b""])[0])
@@ -602,7 +623,7 @@ def main(argv):
     ap.add_argument("--path", default="/", help="HTTP request path (default /)")
     ap.add_argument("--rpc", choices=sorted(RPC_CALLS),
                     help="ask a master or region server over HBase's RPC instead of a gateway "
-                         "(needs -p)")
+                         "(needs -p; meta: the region server serves hbase:meta)")
     ap.add_argument("-t", "--timeout", type=float, default=5.0)
     ap.add_argument("--table", default="hbase:namespace",
                     help="NS:NAME (default hbase:namespace; hbase:meta is answered without "

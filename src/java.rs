@@ -1,19 +1,30 @@
 //! HBase's own Java client beside ours: a Java program of this repository compiled with `javac`
-//! against the jars `hbase-local/hbase.sh` fetched (`$HBASE_ORM_CACHE/hbase-2.6.1/lib`, by
-//! default `~/.cache/hbase-orm/hbase-2.6.1/lib`; run `up` once first) into `target/java/NAME/`,
-//! again only when the source or the jar folder changed; without `javac` (a JRE only) it runs
-//! from its source file (`java NAME.java`). Each run is a fresh JVM with the JDK flags HBase's
-//! scripts use (`hbase-local/jdk-flags`) and `-Xmx1g`, logging to `target/java/NAME/NAME.log`.
+//! against the jars `hbase-local/hbase.sh` fetched for the HBase line under test
+//! (`$HBASE_ORM_CACHE/hbase-LINE/lib`, by default `~/.cache/hbase-orm/hbase-2.6.1/lib`; run `up`
+//! once first) into `target/java/NAME/`, again only when the source or the jar folder changed;
+//! without `javac` (a JRE only) it runs from its source file (`java NAME.java`). Each run is a
+//! fresh JVM with the JDK flags HBase's scripts use (`hbase-local/jdk-flags`) and `-Xmx1g`,
+//! logging to `target/java/NAME/NAME.log`.
 //!
-//! Environment: `HBASE_ORM_BENCH_JAVA_LIB` (another jar folder), `JAVA_HOME`.
+//! Environment: `HBASE_ORM_HBASE_VERSION` (the HBase line, as the launcher reads it; default
+//! [`HBASE_VERSION`]), `HBASE_ORM_BENCH_JAVA_LIB` (another jar folder), `JAVA_HOME`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The HBase version whose jars the launcher fetches.
+/// The HBase line the launcher runs when `HBASE_ORM_HBASE_VERSION` is not set.
 pub const HBASE_VERSION: &str = "2.6.1";
+
+/// The HBase line under test: `$HBASE_ORM_HBASE_VERSION` (the launcher's setting), else
+/// [`HBASE_VERSION`].
+pub fn hbase_version() -> String {
+    std::env::var("HBASE_ORM_HBASE_VERSION")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| HBASE_VERSION.to_string())
+}
 
 /// A Java program, ready to run.
 pub struct JavaProgram {
@@ -42,8 +53,9 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| repo_root().join("target"))
 }
 
-/// The folder of HBase's jars that `hbase-local/hbase.sh` fetched.
-fn jar_folder() -> PathBuf {
+/// The folder of HBase's jars that `hbase-local/hbase.sh` fetched for the line under test
+/// ([`hbase_version`]), or `$HBASE_ORM_BENCH_JAVA_LIB`.
+pub fn jar_folder() -> PathBuf {
     if let Ok(lib) = std::env::var("HBASE_ORM_BENCH_JAVA_LIB") {
         return PathBuf::from(lib);
     }
@@ -52,7 +64,21 @@ fn jar_folder() -> PathBuf {
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/hbase-orm")
         });
-    cache.join(format!("hbase-{HBASE_VERSION}/lib"))
+    cache.join(format!("hbase-{}/lib", hbase_version()))
+}
+
+/// The Hadoop version (major, minor) of the jars in [`jar_folder`], read from its
+/// `hadoop-common-X.Y.Z.jar`; `None` when the folder holds none (not fetched yet).
+pub fn hadoop_version() -> Option<(u32, u32)> {
+    std::fs::read_dir(jar_folder())
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let version = name.strip_prefix("hadoop-common-")?.strip_suffix(".jar")?;
+            let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
+            Some((parts.next()??, parts.next()??))
+        })
 }
 
 /// A JDK tool: `$JAVA_HOME/bin/NAME`, else NAME on the path.

@@ -26,6 +26,7 @@ set_mode() {
 # "standalone", "cluster N" or "cluster N hdfs M"
 load_mode() {
   local m="" n="" h="" k=""
+  follow_data_dir_line
   if [[ -f "$MODE_FILE" ]]; then
     read -r m n h k <"$MODE_FILE" 2>/dev/null || true
   fi
@@ -99,6 +100,46 @@ needs_zookeeper() {
   [[ "$1" != zookeeper && "$1" != namenode ]] && ! is_datanode "$1"
 }
 
+# ----------------------------------------------------------------------------- HBase lines
+
+# The HBase line the data dir was made with: its $DATA/hbase-version, else the default if it
+# holds HBase's data (made before the line could be chosen), else nothing (a new data dir).
+data_dir_line() {
+  local line=""
+  if [[ -s "$LINE_FILE" ]]; then
+    read -r line <"$LINE_FILE" || true
+  elif [[ -d "$DATA_DIR/hbase" || -d "$DATA_DIR/hdfs" ]]; then
+    line=$DEFAULT_HBASE_VERSION
+  fi
+  printf '%s' "$line"
+}
+
+# The commands other than `up` act on the line the data dir was made with (its processes, the
+# jars a stop request runs from), whatever HBASE_ORM_HBASE_VERSION says.
+follow_data_dir_line() {
+  local line
+  line=$(data_dir_line)
+  [[ -n "$line" && "$line" != "$HBASE_VERSION" ]] || return 0
+  if [[ -n "${HBASE_ORM_HBASE_VERSION:-}" ]]; then
+    warn "$DATA_DIR holds HBase $line (not $HBASE_VERSION, HBASE_ORM_HBASE_VERSION): acting on $line"
+  fi
+  set_hbase_line "$line"
+}
+
+# `up`: the line asked for must be the data dir's (HBase does not take another line's data
+# over, least of all an older one's); a new data dir records it. Modes other than standalone
+# and the cluster on the local file system run the default line only.
+check_line_for_up() {
+  local want_hdfs=$1 line
+  if ((want_hdfs)) && [[ "$HBASE_VERSION" != "$DEFAULT_HBASE_VERSION" ]]; then
+    die "the cluster with HDFS runs HBase $DEFAULT_HBASE_VERSION only (Hadoop $HADOOP_VERSION's NameNode and DataNodes are not set up here), not HBASE_ORM_HBASE_VERSION=$HBASE_VERSION: unset it, or run standalone or up --cluster on the local file system"
+  fi
+  line=$(data_dir_line)
+  if [[ -n "$line" && "$line" != "$HBASE_VERSION" ]]; then
+    die "$DATA_DIR holds the data of HBase $line, not $HBASE_VERSION (HBASE_ORM_HBASE_VERSION=${HBASE_ORM_HBASE_VERSION:-unset, default $DEFAULT_HBASE_VERSION}): give HBase $HBASE_VERSION a data dir of its own (HBASE_ORM_DATA), set HBASE_ORM_HBASE_VERSION=$line, or delete this one (hbase-local/hbase.sh down --purge)"
+  fi
+}
+
 # ----------------------------------------------------------------------------- up, down
 
 # cmd_up MODE [N [HDFS [M]]]: MODE standalone or cluster, N the cluster's region servers (empty:
@@ -107,11 +148,14 @@ needs_zookeeper() {
 cmd_up() {
   local want=$1 want_n=${2:-} want_hdfs=${3:-0} want_m=${4:-}
   have_python || die "python3 not found (needed for the readiness check hbase-local/ping.py): apt-get install python3"
+  check_line_for_up "$want_hdfs"
   find_java
   ensure_jars
   mkdir -p "$DATA_DIR" "$LOG_DIR" "$RUN_DIR"
   touch "$DATA_DIR/$DATA_MARKER_NAME"
   lock_run_dir
+  check_line_for_up "$want_hdfs"
+  printf '%s\n' "$HBASE_VERSION" >"$LINE_FILE"
 
   # the mode the data dir runs in now, if anything runs: the other mode (or size) is refused
   load_mode

@@ -6,7 +6,11 @@
 # nothing of the files sourced after it. The mode files describe their processes to it with
 # add_component and the mode variables below (set through set_mode, launcher/commands.sh).
 
-HBASE_VERSION=2.6.1
+# The HBase line (HBASE_ORM_HBASE_VERSION, default 2.6.1): set_hbase_line below says what each
+# takes from Maven Central. A data dir remembers the line it was made with ($DATA/hbase-version,
+# commands.sh).
+DEFAULT_HBASE_VERSION=2.6.1
+SUPPORTED_HBASE_VERSIONS=(2.6.1 2.5.10 2.4.18 3.0.0-alpha-4)
 
 # hbase-local/, this file's parent
 LOCAL_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -22,8 +26,6 @@ if [[ -z "${HOME:-}" ]]; then
   HOME=${HOME:-/tmp}
 fi
 CACHE_ROOT=${HBASE_ORM_CACHE:-$HOME/.cache/hbase-orm}
-LIB_DIR=$CACHE_ROOT/hbase-$HBASE_VERSION/lib
-LIB_MARKER=$LIB_DIR/.complete
 
 DATA_DIR=${HBASE_ORM_DATA:-$REPO_ROOT/.hbase-local}
 THRIFT_PORT=${HBASE_ORM_THRIFT_PORT:-9090}
@@ -53,8 +55,8 @@ UP_TIMEOUT=${HBASE_ORM_UP_TIMEOUT:-180}
 THRIFT_HEAP=${HBASE_ORM_THRIFT_HEAP:-512m}
 STOP_TIMEOUT=30
 
-# the gateways of both modes (plain TCP); standalone mode adds its HTTP ones (standalone.sh)
-TCP_GATEWAYS=(thrift thrift-framed thrift1 thrift-short)
+# the gateways of both modes (plain TCP) are TCP_GATEWAYS (set_hbase_line); standalone mode
+# adds its HTTP ones (standalone.sh)
 READY_LINE="Master has completed initialization"
 RS_READY_LINE="Serving as "
 DATA_MARKER_NAME=.hbase-orm-data
@@ -64,6 +66,44 @@ DATA_MARKER_NAME=.hbase-orm-data
 say() { printf '[hbase-local] %s\n' "$*"; }
 warn() { printf '[hbase-local] %s\n' "$*" >&2; }
 die() { warn "error: $*"; exit 1; }
+
+# set_hbase_line LINE: the HBase line the commands run (one of $SUPPORTED_HBASE_VERSIONS), and
+# what it takes from Maven Central (pom.xml's properties; each line's own POM pins its Hadoop):
+#   HBASE_VERSION         the line (2.6.1)
+#   HBASE_MAVEN_VERSION   its hbase-* artifacts: the Hadoop 3 build where one is published
+#                         (2.6.1-hadoop3, 2.5.10-hadoop3), else the plain one (2.4 is Hadoop 2 only)
+#   HADOOP_VERSION        the Hadoop its POM pins (2.6.1: 3.3.5; 2.5.10: 3.2.4; 2.4.18: 2.10.0;
+#                         3.0.0-alpha-4: 3.2.4)
+#   THRIFT_MAVEN_VERSION  the hbase-thrift jar of the gateways, published as the Hadoop 2 build
+#                         and not for every release (2.5.10 takes 2.5.8, 2.4.18 takes 2.4.17);
+#                         empty: none published (3.x), so no gateways, only the native backend
+#   LIB_DIR               its jars, a folder per line ($HBASE_ORM_CACHE/hbase-<line>/lib)
+#   TCP_GATEWAYS          the gateways both modes run (none on 3.x)
+set_hbase_line() {
+  case "$1" in
+    2.6.1) HBASE_MAVEN_VERSION=2.6.1-hadoop3 HADOOP_VERSION=3.3.5 THRIFT_MAVEN_VERSION=2.6.1 ;;
+    2.5.10) HBASE_MAVEN_VERSION=2.5.10-hadoop3 HADOOP_VERSION=3.2.4 THRIFT_MAVEN_VERSION=2.5.8 ;;
+    2.4.18) HBASE_MAVEN_VERSION=2.4.18 HADOOP_VERSION=2.10.0 THRIFT_MAVEN_VERSION=2.4.17 ;;
+    3.0.0-alpha-4) HBASE_MAVEN_VERSION=3.0.0-alpha-4 HADOOP_VERSION=3.2.4 THRIFT_MAVEN_VERSION= ;;
+    *) die "HBASE_ORM_HBASE_VERSION=$1 is not a line this launcher knows; one of: ${SUPPORTED_HBASE_VERSIONS[*]}" ;;
+  esac
+  HBASE_VERSION=$1
+  LIB_DIR=$CACHE_ROOT/hbase-$HBASE_VERSION/lib
+  LIB_MARKER=$LIB_DIR/.complete
+  if has_gateways; then
+    TCP_GATEWAYS=(thrift thrift-framed thrift1 thrift-short)
+  else
+    TCP_GATEWAYS=()
+  fi
+}
+
+# true if the line has Thrift gateways (a published hbase-thrift)
+has_gateways() { [[ -n "$THRIFT_MAVEN_VERSION" ]]; }
+
+# what a line without gateways serves, for messages
+NATIVE_ONLY_NOTE="no Thrift gateway on this line (no hbase-thrift is published for it); only the native backend (hbase://) is available"
+
+set_hbase_line "${HBASE_ORM_HBASE_VERSION:-$DEFAULT_HBASE_VERSION}"
 
 for v in THRIFT_PORT THRIFT_FRAMED_PORT THRIFT1_PORT THRIFT_SHORT_PORT THRIFT_HTTP_PORT THRIFT_HTTPS_PORT THRIFT1_HTTP_PORT THRIFT1_HTTPS_PORT SHORT_SCANNER_MS REGION_SCANNER_MS FRAMED_IDLE_MS ZK_PORT MASTER_RPC_PORT REGIONSERVER_RPC_PORT ZK_SESSION_MS UP_TIMEOUT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
@@ -79,6 +119,8 @@ abs_data_dir() {
   LOG_DIR=$DATA_DIR/logs
   RUN_DIR=$DATA_DIR/run
   MODE_FILE=$DATA_DIR/mode
+  # the HBase line the data dir was made with (commands.sh)
+  LINE_FILE=$DATA_DIR/hbase-version
   # the HTTPS gateways' keystore (the path is also in conf/hbase-site.xml), the CA certificate
   # clients trust, an unrelated one; the generated conf dir of the HTTPS gateways
   TLS_DIR=$DATA_DIR/tls
@@ -277,6 +319,10 @@ have_python() { command -v python3 >/dev/null 2>&1; }
 
 gateways_summary() {
   local name sep=""
+  if ((${#GATEWAYS[@]} == 0)); then
+    printf 'HBase %s, native backend only (no Thrift gateway on this line): hbase://127.0.0.1:%s' "$HBASE_VERSION" "$ZK_PORT"
+    return
+  fi
   for name in "${GATEWAYS[@]}"; do
     printf '%s%s' "$sep" "$(describe "$name")"
     sep="; "
@@ -347,6 +393,20 @@ logged_since_start() {
 }
 
 master_initialized() { logged_since_start master "$READY_LINE"; }
+
+# The master or a region server of the mode serves hbase:meta (asked over HBase's RPC, no
+# gateway: ping.py --rpc meta). The readiness check where no gateway asks about hbase:namespace
+# (HBase 3.x: no gateways, and no hbase:namespace table either).
+meta_online() {
+  local name port
+  for name in master "${REGION_SERVERS[@]}"; do
+    for port in $(ports_of "$name"); do
+      [[ "$port" == "$ZK_PORT" ]] && continue
+      python3 "$PING" -q -t "${1:-5}" --rpc meta -p "$port" && return 0
+    done
+  done
+  return 1
+}
 
 # a region server is registered once the master accepted its report for duty
 rs_registered() { logged_since_start "$1" "$RS_READY_LINE"; }
@@ -421,7 +481,11 @@ wait_all_ready() {
       done
       rs_left=("${still[@]}")
     fi
-    if ((master_ok && ${#rs_left[@]} == 0)); then
+    if ((master_ok && ${#rs_left[@]} == 0 && ${#GATEWAYS[@]} == 0)); then
+      # no gateway to make a real call through: hbase:meta is asked about over HBase's RPC
+      meta_online 5 && return 0
+      pending=(hbase:meta)
+    elif ((master_ok && ${#rs_left[@]} == 0)); then
       # the gateways are checked in parallel (the first call of each sets up its connection)
       pending=()
       local ping_pids=() i
@@ -439,7 +503,7 @@ wait_all_ready() {
       pending=("${GATEWAYS[@]}")
     fi
     if ((SECONDS >= deadline)); then
-      warn "error: HBase not ready after ${UP_TIMEOUT}s (master initialized: $( ((master_ok)) && echo yes || echo no); region servers not registered: ${rs_left[*]:-none}; gateways not answering: ${pending[*]})"
+      warn "error: HBase not ready after ${UP_TIMEOUT}s (master initialized: $( ((master_ok)) && echo yes || echo no); region servers not registered: ${rs_left[*]:-none}; not answering: ${pending[*]:-?})"
       tail_logs 60 >&2
       stop_all
       die "startup timed out (logs in $LOG_DIR; raise HBASE_ORM_UP_TIMEOUT if the machine is slow)"
@@ -481,16 +545,37 @@ pom_hash() {
   fi
 }
 
-# resolve the jars once into $LIB_DIR (skipped if the marker matches the current pom)
+# Maven's options for the line's versions (pom.xml's properties; none for the default line,
+# whose versions are the pom's own)
+maven_line_opts() {
+  MAVEN_LINE_OPTS=()
+  [[ "$HBASE_VERSION" != "$DEFAULT_HBASE_VERSION" ]] || return 0
+  MAVEN_LINE_OPTS=("-Dhbase.version=$HBASE_MAVEN_VERSION" "-Dhadoop.version=$HADOOP_VERSION")
+  if has_gateways; then
+    MAVEN_LINE_OPTS+=("-Dhbase.thrift.version=$THRIFT_MAVEN_VERSION")
+  else
+    MAVEN_LINE_OPTS+=(-Dhbase.without.thrift)
+  fi
+}
+
+# What the lib folder was resolved from: the pom's sha256 (for the default line only that, the
+# marker hbase-local/secure/secure.sh checks too), then the Maven options of another line
+jars_marker() {
+  maven_line_opts
+  printf '%s' "$(pom_hash)${MAVEN_LINE_OPTS[*]:+ ${MAVEN_LINE_OPTS[*]}}"
+}
+
+# resolve the jars once into $LIB_DIR (skipped if the marker matches the current pom and line)
 ensure_jars() {
   local want
-  want=$(pom_hash)
+  want=$(jars_marker)
   if [[ -f "$LIB_MARKER" && "$(cat "$LIB_MARKER")" == "$want" ]]; then
     return 0
   fi
   command -v mvn >/dev/null 2>&1 ||
     die "mvn not found (needed once to download the HBase jars). Install: apt-get install openjdk-17-jre-headless maven"
-  say "resolving HBase $HBASE_VERSION jars with Maven into $LIB_DIR (first time only: about"
+  say "resolving HBase $HBASE_VERSION jars (hbase $HBASE_MAVEN_VERSION, Hadoop $HADOOP_VERSION, hbase-thrift ${THRIFT_MAVEN_VERSION:-none})"
+  say "with Maven into $LIB_DIR (first time only: about"
   say "120 MB from Maven Central, typically 20 s to 2 min; later starts skip this) ..."
   local tmp start mvn_pid m2
   start=$SECONDS
@@ -498,8 +583,9 @@ ensure_jars() {
   tmp=$(mktemp -d "$(dirname "$LIB_DIR")/lib.tmp.XXXXXX")
   chmod 755 "$tmp"
   m2="${MAVEN_REPO:-$HOME/.m2/repository}"
-  mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DoutputDirectory="$tmp" \
-    >"$tmp.mvn.log" 2>&1 </dev/null &
+  maven_line_opts
+  mvn -q -B -Dstyle.color=never -f "$POM" "${MAVEN_LINE_OPTS[@]}" dependency:copy-dependencies \
+    -DoutputDirectory="$tmp" >"$tmp.mvn.log" 2>&1 </dev/null &
   mvn_pid=$!
   # Progress while Maven works quietly: what its local repository holds so far.
   while kill -0 "$mvn_pid" 2>/dev/null; do
@@ -513,8 +599,12 @@ ensure_jars() {
     die "mvn dependency:copy-dependencies failed (output above); is Maven Central reachable?"
   fi
   rm -f "$tmp.mvn.log"
-  ls "$tmp"/hbase-server-*.jar "$tmp"/hbase-thrift-*.jar >/dev/null 2>&1 ||
-    { rm -rf "$tmp"; die "Maven did not produce hbase-server/hbase-thrift jars in $tmp"; }
+  ls "$tmp/hbase-server-$HBASE_MAVEN_VERSION.jar" >/dev/null 2>&1 ||
+    { rm -rf "$tmp"; die "Maven did not produce hbase-server-$HBASE_MAVEN_VERSION.jar in $tmp"; }
+  if has_gateways; then
+    ls "$tmp/hbase-thrift-$THRIFT_MAVEN_VERSION.jar" >/dev/null 2>&1 ||
+      { rm -rf "$tmp"; die "Maven did not produce hbase-thrift-$THRIFT_MAVEN_VERSION.jar in $tmp"; }
+  fi
   printf '%s\n' "$want" >"$tmp/.complete"
   rm -rf "$LIB_DIR"
   mv "$tmp" "$LIB_DIR"

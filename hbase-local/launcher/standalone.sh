@@ -4,7 +4,7 @@
 # the four over HTTP or HTTPS, which only this mode runs, with their TLS material and their
 # proxy-user configuration. Calls into common.sh only.
 
-# the gateways of standalone mode only (HTTP, HTTPS)
+# the gateways of standalone mode only (HTTP, HTTPS); not run on a line without gateways (3.x)
 HTTP_GATEWAYS=(thrift-http thrift-https thrift1-http thrift1-https)
 # the one user the gateways with proxy-user support let their own OS user impersonate
 PROXY_USER_ALLOWED=alice
@@ -14,8 +14,9 @@ TLS_STORE_PASSWORD=hbase-orm-local-test-keystore
 
 # the processes of standalone mode (see common.sh, "the mode's processes")
 standalone_define() {
-  local name port
-  GATEWAYS=("${TCP_GATEWAYS[@]}" "${HTTP_GATEWAYS[@]}")
+  local name port http=()
+  if has_gateways; then http=("${HTTP_GATEWAYS[@]}"); fi
+  GATEWAYS=("${TCP_GATEWAYS[@]}" "${http[@]}")
   HBASE_SERVERS=(master)
   MASTER_HEAP=${HBASE_ORM_MASTER_HEAP:-2g}
   MODE_SUMMARY='standalone (ZooKeeper, master and region server in one JVM)'
@@ -25,7 +26,7 @@ standalone_define() {
   for name in "${TCP_GATEWAYS[@]}"; do
     add_tcp_gateway "$name"
   done
-  for name in "${HTTP_GATEWAYS[@]}"; do
+  for name in "${http[@]}"; do
     case "$name" in
       thrift-http)
         port=$THRIFT_HTTP_PORT
@@ -117,7 +118,7 @@ standalone_up() {
 
   if ((${#running[@]} == ${#COMPONENTS[@]})) && master_initialized && all_gateways_answer 3; then
     say "already up: $(gateways_summary); data in $DATA_DIR"
-    say "$(tls_summary)"
+    if has_gateways; then say "$(tls_summary)"; fi
     return 0
   fi
 
@@ -139,14 +140,18 @@ standalone_up() {
   ((${#stale[@]} == 0)) || stop_components "${stale[@]}"
   check_ports_free "${to_start[@]}"
   # the HTTPS gateways' certificate, before anything starts (a keytool failure stops `up` here)
-  ensure_tls
+  if has_gateways; then
+    ensure_tls
+  else
+    say "HBase $HBASE_VERSION: $NATIVE_ONLY_NOTE"
+  fi
 
   for name in "${to_start[@]}"; do
     standalone_start "$name"
   done
   wait_all_ready "$t0"
   say "HBase is up after $((SECONDS - t0)) s: $(gateways_summary)"
-  say "$(tls_summary)"
+  if has_gateways; then say "$(tls_summary)"; fi
 }
 
 # ----------------------------------------------------------------------------- TLS material

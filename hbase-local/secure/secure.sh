@@ -43,9 +43,16 @@
 #   HBASE_ORM_SECURE_PROTECTED_HEAP  heap of master-privacy and master-integrity (default 512m)
 #   HBASE_ORM_CACHE           where the jars are cached (shared with hbase.sh;
 #                             default ~/.cache/hbase-orm)
+#   HBASE_ORM_HBASE_VERSION   hbase.sh's HBase line: this script runs 2.6.1 only and refuses
+#                             another line
 set -euo pipefail
 
 HBASE_VERSION=2.6.1
+if [[ -n "${HBASE_ORM_HBASE_VERSION:-}" && "$HBASE_ORM_HBASE_VERSION" != "$HBASE_VERSION" ]]; then
+  printf '[secure] error: the secured HBase runs HBase %s only, not HBASE_ORM_HBASE_VERSION=%s (hbase.sh runs other lines, unsecured): unset it\n' \
+    "$HBASE_VERSION" "$HBASE_ORM_HBASE_VERSION" >&2
+  exit 1
+fi
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 LOCAL_DIR=$(cd -- "$SCRIPT_DIR/.." && pwd -P)
 # JVM flags every HBase process needs on JDK 11 and later
