@@ -232,7 +232,14 @@ down() {
   stop_engine
 }
 
+# Fails, saying so, when no Docker engine answers.
+need_engine() {
+  timeout 20 docker info >/dev/null 2>&1 ||
+    die "no Docker engine answers (hbase-local/docker.sh up starts one)"
+}
+
 status() {
+  need_engine
   pick_compose
   local id
   id=$(container)
@@ -244,6 +251,7 @@ status() {
 }
 
 logs() {
+  need_engine
   pick_compose
   timeout 60 "${COMPOSE[@]}" logs --no-color --tail "${1:-150}"
 }
