@@ -240,11 +240,27 @@ impl Table {
     }
 
     /// Applies each row's puts and deletes atomically ([`Table::mutate_row`] for many rows),
-    /// in one batch where the backend has one: the native backend sends each server one call
-    /// with an atomic region action per row; the gateways, whose IDLs have no batch of
-    /// atomic rows, send one `mutateRow` per row, as many at once as the pool holds
-    /// connections. Rows that fail are listed in [`Error::PartialBatch`]; the others were
-    /// applied, each whole.
+    /// in one batch where the backend has one: the native backend sends each server one call,
+    /// a region's rows in one atomic region action (HBase 2.4+ applies them as one batch, all
+    /// or none; after a failure the rows go again one by one, so that only the failing ones
+    /// are reported); the gateways, whose IDLs have no batch of atomic rows, send one
+    /// `mutateRow` per row, as many at once as the pool holds connections. Rows that fail are
+    /// listed in [`Error::PartialBatch`]; the others were applied, each whole.
+    ///
+    /// ```no_run
+    /// # async fn demo(table: hbase_orm::Table) -> hbase_orm::Result<()> {
+    /// use hbase_orm::{Delete, Put, RowMutations};
+    /// let rows: Vec<RowMutations> = ["o-1", "o-2"]
+    ///     .into_iter()
+    ///     .map(|row| {
+    ///         RowMutations::new(row)
+    ///             .put(Put::new(row).column("d", "status", "sent"))
+    ///             .delete(Delete::new(row).column("d", "note"))
+    ///     })
+    ///     .collect();
+    /// table.mutate_rows(&rows).await?;
+    /// # Ok(()) }
+    /// ```
     pub async fn mutate_rows(&self, rows: &[RowMutations]) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
