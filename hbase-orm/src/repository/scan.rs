@@ -309,7 +309,6 @@ impl<T: HBaseEntity> EntityScan<T> {
             family: family.as_bytes().to_vec(),
             qualifier: Some(qualifier.as_bytes().to_vec()),
         }]);
-        self.presence = Presence::Required;
         if self.filters.expression().is_none() {
             self.filters.raw(b"KeyOnlyFilter()".to_vec());
         }
