@@ -35,6 +35,24 @@ fn action_error(e: &proto::NameBytesPair) -> Error {
     Error::from_server(METHOD, format!("{}: {message}", e.name), false)
 }
 
+/// The answer of an action refused with exception `e` in `region`: `None` to send it again
+/// (its region noted in `moved` when it must be looked up first), else the error.
+fn exception_answer<'r>(
+    e: &proto::NameBytesPair,
+    region: &'r Region,
+    moved: &mut Vec<&'r Region>,
+) -> Option<Answer> {
+    match send_again(&e.name) {
+        Some(Relocate(relocate)) => {
+            if relocate {
+                moved.push(region);
+            }
+            None
+        }
+        None => Some(Err(Box::new(action_error(e)))),
+    }
+}
+
 /// Why a reply's message does not decode.
 type Malformed = String;
 
@@ -184,15 +202,7 @@ pub(super) fn read_answers<'r>(
             for &i in items {
                 open.remove(i);
                 let answer = match &failed {
-                    Some(e) => match send_again(&e.name) {
-                        Some(Relocate(relocate)) => {
-                            if relocate {
-                                moved.push(&**region);
-                            }
-                            None
-                        }
-                        None => Some(Err(Box::new(action_error(e)))),
-                    },
+                    Some(e) => exception_answer(e, region, &mut moved),
                     None => Some(Ok(None)),
                 };
                 out.push((i, answer));
@@ -218,15 +228,7 @@ pub(super) fn read_answers<'r>(
                 None => None,
             };
             let answer = match &r.exception {
-                Some(e) => match send_again(&e.name) {
-                    Some(Relocate(relocate)) => {
-                        if relocate {
-                            moved.push(&**region);
-                        }
-                        None
-                    }
-                    None => Some(Err(Box::new(action_error(e)))),
-                },
+                Some(e) => exception_answer(e, region, &mut moved),
                 None => Some(Ok(row)),
             };
             out.push((i, answer));
