@@ -560,14 +560,15 @@ pub(crate) trait Backend: Send + Sync + 'static {
     async fn mutate_row(&self, op: &MutateRow<'_>) -> Result<()>;
     /// Applies each row's puts and deletes atomically, many rows at once (all or an error; the
     /// client then sends the rows one by one). By default one [`Backend::mutate_row`] per row,
-    /// all at once: what a store without a batch of atomic rows can do.
+    /// all at once, each awaited to its end (a failure does not cut the others' calls short),
+    /// then the first error: what a store without a batch of atomic rows can do.
     async fn mutate_rows(&self, op: &MutateRows<'_>) -> Result<()> {
         let table = op.table;
         let rows = op
             .rows
             .iter()
             .map(|mutations| async move { self.mutate_row(&MutateRow { table, mutations }).await });
-        futures::future::try_join_all(rows).await.map(drop)
+        futures::future::join_all(rows).await.into_iter().collect()
     }
     /// Applies the mutations if the check passes; whether it passed.
     async fn check_and_mutate(&self, op: &CheckAndMutate<'_>) -> Result<bool>;

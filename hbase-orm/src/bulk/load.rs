@@ -98,7 +98,8 @@ impl Load<'_> {
                 match outcome {
                     Ok(true) => loaded.push(share.rows),
                     Ok(false) => {
-                        refused.push(share.files.first().map(|f| f.location.url()));
+                        let file = share.files.first().map(|f| f.location.url());
+                        refused.push((share.rows.0.clone(), file));
                         again.push(share.rows);
                     }
                     Err(e) => {
@@ -115,7 +116,6 @@ impl Load<'_> {
             }
             // A region that refused twice from the same place did not split or move: its
             // server cannot take the files, and writing them again will not change that.
-            let refused = again.iter().map(|rows| rows.0.as_slice()).zip(refused);
             if let Err(e) = refusals.record(refused, &regions) {
                 return Err(self.partial(loaded, again, e));
             }

@@ -48,21 +48,21 @@ impl Refusals {
     /// locations), placed in `regions` (the locations the round wrote them for). A share whose
     /// region refused in the round before from the same place ends the load: the error says so
     /// and what usually causes it.
-    pub(super) fn record<'a>(
+    pub(super) fn record(
         &mut self,
-        refused: impl IntoIterator<Item = (&'a [u8], Option<String>)>,
+        refused: impl IntoIterator<Item = (Vec<u8>, Option<String>)>,
         regions: &[RegionLocation],
     ) -> Result<(), Error> {
         let mut now = HashMap::new();
         for (first_row, file) in refused {
-            let Some(location) = holding(regions, first_row) else {
+            let Some(location) = holding(regions, &first_row) else {
                 continue;
             };
             let place = Place::of(location);
-            if self.last.get(first_row) == Some(&place) {
+            if self.last.get(&first_row) == Some(&place) {
                 return Err(stuck(&place, file.as_deref()));
             }
-            now.insert(first_row.to_vec(), place);
+            now.insert(first_row, place);
         }
         self.last = now;
         Ok(())
@@ -127,7 +127,7 @@ mod tests {
         let regions = vec![region(1, "", "m", "rs1"), region(2, "m", "", "rs1")];
         let file = Some("file:/tmp/x/d/f1".to_string());
         refusals
-            .record([(&b"a"[..], file.clone())], &regions)
+            .record([(b"a".to_vec(), file.clone())], &regions)
             .unwrap();
 
         // Split since: the share's first row is in a region of another id.
@@ -137,26 +137,26 @@ mod tests {
             region(2, "m", "", "rs1"),
         ];
         refusals
-            .record([(&b"a"[..], file.clone())], &split)
+            .record([(b"a".to_vec(), file.clone())], &split)
             .unwrap();
         // Moved since: another server.
         let moved = vec![region(3, "", "f", "rs2"), region(4, "f", "m", "rs1")];
         refusals
-            .record([(&b"a"[..], file.clone())], &moved)
+            .record([(b"a".to_vec(), file.clone())], &moved)
             .unwrap();
         // Another share refused: not the same one.
         refusals
-            .record([(&b"g"[..], file.clone())], &moved)
+            .record([(b"g".to_vec(), file.clone())], &moved)
             .unwrap();
         // A round where it was taken forgets it.
         refusals.record([], &moved).unwrap();
         refusals
-            .record([(&b"g"[..], file.clone())], &moved)
+            .record([(b"g".to_vec(), file.clone())], &moved)
             .unwrap();
 
         // The same region, the same server: stuck.
         let err = refusals
-            .record([(&b"g"[..], file.clone())], &moved)
+            .record([(b"g".to_vec(), file.clone())], &moved)
             .unwrap_err();
         let text = err.to_string();
         assert!(text.contains("rs1:16020"), "{text}");
