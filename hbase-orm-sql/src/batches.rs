@@ -6,11 +6,11 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, TimestampMillisecondBuilder};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
-use hbase_orm::entity::{presence_cell, ColumnKind, EntityKey, ValueType};
+use hbase_orm::entity::{presence_cell, ColumnDef, ColumnKind, EntityKey, ValueType};
 use hbase_orm::{printable_key, CellRef, Error, HBaseEntity, Result, Row, ScannedRow, TableName};
 
 use crate::columns::{Builder, Column, EntryError};
-use crate::schema::{EntitySchema, Source};
+use crate::schema::{nullable, EntitySchema, Source};
 
 /// Builds record batches of some columns of entity `E` from its rows.
 ///
@@ -57,6 +57,8 @@ pub struct BatchBuilder<E: HBaseEntity> {
     cells: Vec<Option<usize>>,
     /// Per builder, whether this row gave it a value.
     filled: Vec<bool>,
+    /// Per builder, what a row without its value gives.
+    missing: Vec<Missing>,
     presence: (&'static [u8], &'static [u8]),
     rows: usize,
     entity: std::marker::PhantomData<fn() -> E>,
@@ -73,8 +75,13 @@ impl<E: HBaseEntity> BatchBuilder<E> {
         let mut keys = vec![None; E::KEY_PARTS.len()];
         let mut cells = vec![None; E::COLUMNS.len()];
         let mut builders = Vec::with_capacity(picked.len());
+        let mut missing = Vec::with_capacity(picked.len());
         for (slot, &i) in picked.iter().enumerate() {
             let column = schema.sources()[i];
+            missing.push(match column.source {
+                Source::Cell(c) => Missing::of(c, &E::COLUMNS[c]),
+                Source::Key(_) => Missing::Null,
+            });
             match column.source {
                 Source::Key(n) => keys[n] = Some(slot),
                 Source::Cell(c) => cells[c] = Some(slot),
@@ -117,6 +124,7 @@ impl<E: HBaseEntity> BatchBuilder<E> {
             ),
             table,
             filled: vec![false; builders.len()],
+            missing,
             builders,
             reads_key: keys.iter().any(Option::is_some),
             keys,
@@ -255,11 +263,31 @@ impl<E: HBaseEntity> BatchBuilder<E> {
             }
             self.filled[slot] = true;
         }
-        for (column, filled) in self.builders.iter_mut().zip(&self.filled) {
-            match column {
-                Column::One(builder) if !filled => builder.push_null(),
-                Column::One(_) => {}
-                list => list.end_row(),
+        for ((column, filled), missing) in self
+            .builders
+            .iter_mut()
+            .zip(&self.filled)
+            .zip(&self.missing)
+        {
+            match (column, missing) {
+                (Column::One(_), _) if *filled => {}
+                (Column::One(builder), Missing::Null) => builder.push_null(),
+                (Column::One(builder), Missing::Zero) => builder
+                    .push_cell(&[0; 8])
+                    .expect("8 zero bytes are a counter's and a version's 0"),
+                (Column::One(_), Missing::Refuse(c)) => {
+                    let def = &E::COLUMNS[*c];
+                    return Err(decode(
+                        &format!("{}:{}", def.family, def.qualifier),
+                        def.value_type,
+                        format!(
+                            "the row has no such cell, and field `{}` is no Option and has \
+                             no default (the entity cannot be read either)",
+                            def.field
+                        ),
+                    ));
+                }
+                (list, _) => list.end_row(),
             }
         }
         self.rows += 1;
@@ -281,5 +309,27 @@ impl<E: HBaseEntity> BatchBuilder<E> {
         self.rows = 0;
         RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
             .map_err(|e| failed(e.to_string()))
+    }
+}
+
+/// What a row without a value for a column gives (see [`EntitySchema::of`]).
+#[derive(Debug, Clone, Copy)]
+enum Missing {
+    /// NULL: an `Option` field, a field with a default, a list or a map (which end the row
+    /// empty).
+    Null,
+    /// 0: a counter, a version.
+    Zero,
+    /// An error: the field at this index of `E::COLUMNS` must have a cell.
+    Refuse(usize),
+}
+
+impl Missing {
+    fn of(index: usize, def: &ColumnDef) -> Missing {
+        match def.kind {
+            ColumnKind::Counter | ColumnKind::Version => Missing::Zero,
+            ColumnKind::Value if !nullable(def) => Missing::Refuse(index),
+            _ => Missing::Null,
+        }
     }
 }

@@ -50,6 +50,10 @@ pub(crate) struct EntitySink<E: HBaseEntity> {
     client: Client,
     table: TableName,
     schema: EntitySchema,
+    /// The table's columns, all nullable: the sink itself refuses a NULL where the entity
+    /// needs a value, naming the row and the field (DataFusion, told that a column is not
+    /// nullable, would check it first and name only the column's index).
+    accepts: SchemaRef,
     entity: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -58,6 +62,7 @@ impl<E: HBaseEntity> EntitySink<E> {
         EntitySink {
             client,
             table,
+            accepts: Arc::new(crate::nulls::nullable(schema.arrow())),
             schema,
             entity: std::marker::PhantomData,
         }
@@ -156,7 +161,7 @@ impl<E: HBaseEntity> DisplayAs for EntitySink<E> {
 #[async_trait]
 impl<E: HBaseEntity> DataSink for EntitySink<E> {
     fn schema(&self) -> &SchemaRef {
-        self.schema.arrow()
+        &self.accepts
     }
 
     async fn write_all(

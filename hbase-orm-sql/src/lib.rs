@@ -7,7 +7,8 @@
 //!
 //! - Arrow record batches built straight from scanned cells ([`BatchBuilder`],
 //!   [`EntityTable::batches`]), no entity made on the way: key parts as columns, plain
-//!   fields, counters and the version field as nullable columns typed by their codecs,
+//!   fields, counters and the version field as columns typed by their codecs (nullable
+//!   where the entity can lack a value: `Option` fields and fields with a default),
 //!   `Versions` fields as lists of `{timestamp, value}`, wide maps as maps of `{key, value}`
 //!   ([`EntitySchema`]);
 //! - Arrow batches of raw cells (row, family, qualifier, timestamp, value) from any scan
@@ -58,6 +59,7 @@
 mod batches;
 mod columns;
 mod insert;
+mod nulls;
 mod provider;
 mod pushdown;
 mod raw;
@@ -70,7 +72,7 @@ pub use provider::{register, register_as, EntityTable, BATCH_ROWS};
 pub use pushdown::{key_tests, spans, KeySpan};
 pub use raw::{cell_batches, cell_schema, text_rows};
 pub use scan::{ReadCounts, ReadStats};
-pub use schema::{arrow_type, versions_item, EntitySchema};
+pub use schema::{arrow_type, versions_item, EntitySchema, ENTITY_METADATA};
 
 /// DataFusion, as this crate builds against it.
 pub use datafusion;

@@ -441,12 +441,19 @@ pub fn register<E: HBaseEntity>(
 }
 
 /// Registers `table` in `ctx` under `name`.
+///
+/// It also adds to `ctx`, once, a rule of its analyzer under which a NULL in an `INSERT INTO
+/// ... VALUES` where the entity needs a value (a column that is not nullable) reaches the
+/// table, whose error names the table, the row and the field; DataFusion's own check, in a
+/// context where the table was registered by hand (`ctx.register_table`), names the column of
+/// the `VALUES` list instead (`column5`).
 pub fn register_as<E: HBaseEntity>(
     ctx: &datafusion::prelude::SessionContext,
     name: &str,
     table: EntityTable<E>,
 ) -> Result<Arc<EntityTable<E>>> {
     let table = Arc::new(table);
+    crate::nulls::add_to(ctx);
     ctx.register_table(name, table.clone())
         .map_err(|e| hbase_orm::Error::IllegalArgument {
             message: format!("registering SQL table {name}: {e}"),

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
-use hbase_orm::entity::{ColumnKind, ValueType};
+use hbase_orm::entity::{ColumnDef, ColumnKind, ValueType};
 use hbase_orm::rowkey::KeyKind;
 use hbase_orm::{Error, HBaseEntity, Result};
 
@@ -24,6 +24,15 @@ pub(crate) struct ColumnSource {
     pub(crate) value_type: ValueType,
 }
 
+/// The key of the Arrow schema's metadata that names the entity a table holds (its Rust type
+/// name): what tells an entity table from others in a plan.
+pub const ENTITY_METADATA: &str = "hbase_orm.entity";
+
+/// Whether the column of one-value field `def` can be NULL (see [`EntitySchema::of`]).
+pub(crate) fn nullable(def: &ColumnDef) -> bool {
+    def.kind == ColumnKind::Value && (def.optional || def.has_default)
+}
+
 /// An entity's columns, as Arrow sees them and as they are read.
 #[derive(Debug, Clone)]
 pub struct EntitySchema {
@@ -32,11 +41,18 @@ pub struct EntitySchema {
 }
 
 impl EntitySchema {
-    /// The schema of entity `E`: its key parts (not nullable), then its stored fields that hold
-    /// one value (plain fields, counters, the version field; nullable: a row may lack the
-    /// cell), its `Versions` fields as lists of `{timestamp, value}`, newest first (empty
-    /// when the row has none), and its wide maps as Arrow maps of `{key, value}` in qualifier
-    /// order (empty when the row has none). Flattened groups and children are not columns yet.
+    /// The schema of entity `E`: its key parts, then its stored fields that hold one value
+    /// (plain fields, counters, the version field), its `Versions` fields as lists of
+    /// `{timestamp, value}`, newest first (empty when the row has none), and its wide maps as
+    /// Arrow maps of `{key, value}` in qualifier order (empty when the row has none).
+    /// Flattened groups and children are not columns yet.
+    ///
+    /// A column is nullable only where the entity can lack a value: an `Option` field, and a
+    /// field with `#[hbase(default)]` (a row without its cell is NULL: the default is the
+    /// entity's own, which SQL does not know). Key parts, lists and maps are never NULL; a
+    /// counter or a version without its cell reads as 0, as the entity reads it; a row
+    /// without the cell of any other field fails the query with [`Error::Decode`] naming the
+    /// table, the row and the column, as reading the entity does.
     ///
     /// An entity whose key has a hashed part (`key(md5)`) or a dictionary part
     /// (`key(dictionary = ...)`), or whose table is a template (`table = "tx_{yyyyMMdd}"`), is
@@ -98,7 +114,7 @@ impl EntitySchema {
         for (i, def) in E::COLUMNS.iter().enumerate() {
             let field = match def.kind {
                 ColumnKind::Value | ColumnKind::Counter | ColumnKind::Version => {
-                    Field::new(def.field, arrow_type(def.value_type), true)
+                    Field::new(def.field, arrow_type(def.value_type), nullable(def))
                 }
                 ColumnKind::Versions(_) => Field::new(
                     def.field,
@@ -128,8 +144,12 @@ impl EntitySchema {
                 value_type: def.value_type,
             });
         }
+        let marker = [(
+            ENTITY_METADATA.to_string(),
+            std::any::type_name::<E>().to_string(),
+        )];
         Ok(EntitySchema {
-            arrow: Arc::new(Schema::new(fields)),
+            arrow: Arc::new(Schema::new(fields).with_metadata(marker.into())),
             columns,
         })
     }

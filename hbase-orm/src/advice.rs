@@ -323,6 +323,7 @@ mod tests {
             key_part: false,
             kind: ColumnKind::Versions(100),
             optional: false,
+            has_default: false,
             value_type: crate::mapping::ValueType::Text,
             map_key: None,
         }];

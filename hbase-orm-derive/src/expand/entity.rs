@@ -22,6 +22,7 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
             let (field, family, qualifier) = (c.ident.to_string(), &c.family, &c.qualifier);
             let key_part = stored_keys.contains(&i);
             let optional = matches!(c.missing, Missing::Optional);
+            let has_default = matches!(c.missing, Missing::Default(_));
             let value_type = match &c.kind {
                 ColumnKind::Flatten(_) | ColumnKind::Children => {
                     quote!(#krate::entity::ValueType::Other)
@@ -60,6 +61,7 @@ fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
                     key_part: #key_part,
                     kind: #krate::entity::ColumnKind::#kind,
                     optional: #optional,
+                    has_default: #has_default,
                     value_type: #value_type,
                     map_key: #map_key,
                 }

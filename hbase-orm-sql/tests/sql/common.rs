@@ -79,6 +79,25 @@ pub(crate) async fn query(ctx: &SessionContext, sql: &str) -> Vec<Vec<String>> {
     rows(&batches)
 }
 
+/// The error of running `sql`, which must fail, as text.
+pub(crate) async fn query_error(ctx: &SessionContext, sql: &str) -> String {
+    let df = match ctx.sql(sql).await {
+        Ok(df) => df,
+        Err(e) => return e.to_string(),
+    };
+    match df.collect().await {
+        Ok(batches) => panic!("{sql} answered {:?} instead of failing", rows(&batches)),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Asserts that `err` names each of `parts`.
+pub(crate) fn assert_names(err: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(err.contains(part), "{part:?} missing from: {err}");
+    }
+}
+
 pub(crate) fn diff(before: ReadCounts, after: ReadCounts) -> ReadCounts {
     ReadCounts {
         rows: after.rows - before.rows,

@@ -125,6 +125,20 @@ pub(crate) async fn inserts_save_entities(client: Client) {
     assert!(err.contains("status"), "{err}");
     assert!(err.contains(&t.repo.table().name().to_string()), "{err}");
     assert_eq!(t.repo.get(&key(9)).await.unwrap(), None);
+    // The same from a query whose columns are nullable (as a file's are): the row is named
+    // by its place in the statement.
+    let err = run(
+        &t.ctx,
+        "INSERT INTO orders SELECT * FROM (VALUES \
+         ('zed', 10, 20010, 1.0, 'new', NULL, true, 1), \
+         ('zed', 11, 20011, 1.0, NULL, NULL, true, 1))",
+    )
+    .await
+    .unwrap_err();
+    for part in ["row 2", "status", &t.repo.table().name().to_string()] {
+        assert!(err.contains(part), "{part:?} missing from: {err}");
+    }
+    assert_eq!(t.repo.get(&key(11)).await.unwrap(), None);
 
     // An entity with a field a row of single values cannot say is refused with the reason.
     let ctx = datafusion::prelude::SessionContext::new();

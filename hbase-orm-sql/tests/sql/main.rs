@@ -81,6 +81,11 @@ macro_rules! on_backend {
             }
 
             #[tokio::test]
+            async fn missing_cells_read_as_the_entity_reads_them() {
+                crate::layouts::missing_cells_read_as_the_entity_reads_them(client().await).await;
+            }
+
+            #[tokio::test]
             async fn a_bad_cell_is_an_error_naming_it() {
                 crate::layouts::a_bad_cell_is_an_error_naming_it(client().await).await;
             }

@@ -19,6 +19,9 @@ pub struct ColumnDef {
     pub kind: ColumnKind,
     /// The field is an `Option` (a save deletes the cell of `None`).
     pub optional: bool,
+    /// A missing cell reads as a value of the field's own (`#[hbase(default)]`,
+    /// `#[hbase(default = "path")]`) instead of failing the read.
+    pub has_default: bool,
     /// The logical type of the cell's value ([`Codec::TYPE`](crate::Codec::TYPE) of the
     /// field's codec; for a [`Versions`](crate::Versions) field, of one version; for a wide
     /// map, of its values; [`ValueType::Other`] for flattened groups and children).
@@ -121,7 +124,8 @@ impl ColumnKind {
 /// use hbase_orm::entity::{presence_of, ColumnDef, ColumnKind, ValueType};
 /// let column = |field, optional| ColumnDef {
 ///     field, family: "d", qualifier: field, key_part: false,
-///     kind: ColumnKind::Value, optional, value_type: ValueType::Text, map_key: None,
+///     kind: ColumnKind::Value, optional, has_default: false, value_type: ValueType::Text,
+///     map_key: None,
 /// };
 /// assert_eq!(presence_of(&[column("note", true), column("city", false)]), Some(1));
 /// assert_eq!(presence_of(&[column("note", true)]), None);
