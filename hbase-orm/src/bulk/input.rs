@@ -20,6 +20,8 @@ pub(super) struct Sorted {
     pub runs: Vec<Run>,
     pub formats: Vec<FamilyFormat>,
     pub rows: Option<(Vec<u8>, Vec<u8>)>,
+    /// The puts read.
+    pub taken: u64,
 }
 
 impl Sorted {
@@ -28,12 +30,14 @@ impl Sorted {
             runs: Vec::new(),
             formats: Vec::new(),
             rows: None,
+            taken: 0,
         }
     }
 
     /// Checks `put` (see [`check`]) and counts its row among the first and last.
     fn see(&mut self, put: &Put, descriptor: &TableDescriptor) -> Result<()> {
         check(put, descriptor, &mut self.formats)?;
+        self.taken += 1;
         match &mut self.rows {
             None => self.rows = Some((put.row.clone(), put.row.clone())),
             Some((first, last)) => {
@@ -55,109 +59,151 @@ pub(super) const WHOLE: usize = usize::MAX;
 /// larger).
 const RESERVED: usize = 256 << 20;
 
-/// Reads `puts` into sorted runs: whole in memory under the budget [`WHOLE`], else in chunks of
-/// records of half the `budget`, each full one sorted and spilled into `dir` on a blocking
-/// thread while the next one is read.
+/// Reads `puts` into `sorter`, the input sorted.
 pub(super) async fn read(
+    mut sorter: Sorter,
     puts: impl Stream<Item = Result<Put>> + Send,
-    descriptor: &TableDescriptor,
-    dir: &Path,
-    budget: usize,
-    now: i64,
-) -> Result<Sorted> {
-    if budget == WHOLE {
-        return read_whole(puts, descriptor, now).await;
-    }
-    let mut spilling = None;
-    let read = read_spilling(puts, descriptor, dir, budget, now, &mut spilling).await;
-    // A chunk still being spilled is waited for, even when the input failed: nothing writes
-    // in the load's directory once this returns.
-    let spilled = match spilling {
-        Some(spill) => finish(spill).await.map(drop),
-        None => Ok(()),
-    };
-    let sorted = read?;
-    spilled.map(|()| sorted)
-}
-
-/// Reads `puts` whole, and sorts them where they are.
-async fn read_whole(
-    puts: impl Stream<Item = Result<Put>> + Send,
-    descriptor: &TableDescriptor,
-    now: i64,
 ) -> Result<Sorted> {
     futures::pin_mut!(puts);
-    let mut sorted = Sorted::new();
-    // A stream of known length (a `Vec`'s) is held in one allocation.
-    let mut all = Vec::with_capacity(puts.size_hint().0);
     while let Some(put) = puts.next().await {
-        let put = put?;
-        sorted.see(&put, descriptor)?;
-        all.push(put);
+        if let Err(e) = sorter.push(put).await {
+            sorter.abandon().await;
+            return Err(e);
+        }
     }
-    let all = blocking(move || Ok(sort_chunk(all, now))).await?;
-    sorted.runs.push(Run::Memory(Arc::new(all)));
-    Ok(sorted)
+    sorter.finish().await
+}
+
+/// The input being read into sorted runs, a put at a time: whole in memory under the budget
+/// [`WHOLE`], else as records in chunks of half the budget, each full one sorted and spilled
+/// on a blocking thread while the next one is read.
+pub(super) struct Sorter {
+    sorted: Sorted,
+    descriptor: TableDescriptor,
+    now: i64,
+    /// The puts held whole (under [`WHOLE`]).
+    whole: Option<Vec<Put>>,
+    chunk: RecordChunk,
+    /// The last chunk spilled, while it is being sorted and written.
+    spilling: Option<Spilling>,
+    runs_dir: std::path::PathBuf,
+    chunk_budget: usize,
+    reserved: usize,
+    spilled: usize,
+}
+
+impl Sorter {
+    /// A sorter of the puts of the table `descriptor` describes, spilling into `dir` (made
+    /// when the budget is not [`WHOLE`]); `expected` puts are room held for whole input.
+    pub(super) fn new(
+        descriptor: TableDescriptor,
+        dir: &Path,
+        budget: usize,
+        now: i64,
+        expected: usize,
+    ) -> Result<Sorter> {
+        let runs_dir = dir.join("runs");
+        let (whole, chunk_budget, reserved) = if budget == WHOLE {
+            (Some(Vec::with_capacity(expected)), usize::MAX, 0)
+        } else {
+            std::fs::create_dir_all(&runs_dir).map_err(|e| super::staging_error(&runs_dir, e))?;
+            let chunk_budget = (budget / 2).max(1);
+            let reserved = chunk_budget.saturating_add(1 << 20).min(RESERVED);
+            (None, chunk_budget, reserved)
+        };
+        Ok(Sorter {
+            sorted: Sorted::new(),
+            descriptor,
+            now,
+            whole,
+            chunk: RecordChunk::with_capacity(reserved),
+            spilling: None,
+            runs_dir,
+            chunk_budget,
+            reserved,
+            spilled: 0,
+        })
+    }
+
+    /// Takes one put of the input (or its error, which ends the input).
+    pub(super) async fn push(&mut self, put: Result<Put>) -> Result<()> {
+        let put = put?;
+        self.sorted.see(&put, &self.descriptor)?;
+        if let Some(all) = &mut self.whole {
+            all.push(put);
+            return Ok(());
+        }
+        self.chunk.push(put, self.now).map_err(too_large)?;
+        if self.chunk.held() >= self.chunk_budget {
+            self.spill().await?;
+        }
+        Ok(())
+    }
+
+    /// Sorts and spills the full chunk on a blocking thread, the one spilled before it given
+    /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`].
+    async fn spill(&mut self) -> Result<()> {
+        let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
+        self.spilled += 1;
+        // The chunk spilled before gives its buffer to the next one.
+        let next = match self.spilling.take() {
+            Some(previous) => finish(previous).await?,
+            None => RecordChunk::with_capacity(self.reserved),
+        };
+        let (mut full, to) = (std::mem::replace(&mut self.chunk, next), path.clone());
+        self.spilling = Some(tokio::task::spawn_blocking(move || {
+            full.sort().map_err(too_large)?;
+            full.spill(&to)?;
+            Ok(full.emptied())
+        }));
+        self.sorted.runs.push(Run::Disk(path));
+        if self.sorted.runs.len() == MAX_RUNS {
+            if let Some(last) = self.spilling.take() {
+                finish(last).await?;
+            }
+            let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
+            self.spilled += 1;
+            let runs = std::mem::take(&mut self.sorted.runs);
+            self.sorted.runs = vec![blocking(move || compact(&runs, &path)).await?];
+        }
+        Ok(())
+    }
+
+    /// The input read, sorted.
+    pub(super) async fn finish(mut self) -> Result<Sorted> {
+        if let Some(all) = self.whole.take() {
+            let now = self.now;
+            let all = blocking(move || Ok(sort_chunk(all, now))).await?;
+            self.sorted.runs.push(Run::Memory(Arc::new(all)));
+            return Ok(self.sorted);
+        }
+        // A chunk still being spilled is waited for: nothing writes in the load's directory
+        // once this returns.
+        if let Some(spill) = self.spilling.take() {
+            finish(spill).await?;
+        }
+        let chunk = std::mem::replace(&mut self.chunk, RecordChunk::with_capacity(0));
+        let last = blocking(move || {
+            let mut chunk = chunk;
+            chunk.sort().map_err(too_large)?;
+            Ok(chunk.into_sorted())
+        })
+        .await?;
+        self.sorted.runs.push(Run::Records(last));
+        Ok(self.sorted)
+    }
+
+    /// Gives up on the input: waits for a chunk still being spilled, so that nothing writes
+    /// in the load's directory once this returns.
+    pub(super) async fn abandon(mut self) {
+        if let Some(spill) = self.spilling.take() {
+            let _ = spill.await;
+        }
+    }
 }
 
 /// A chunk being sorted and spilled; it comes back emptied, for the next.
 type Spilling = tokio::task::JoinHandle<Result<RecordChunk>>;
-
-/// [`read`] under a budget, its last spill (if any) left in `spilling`.
-async fn read_spilling(
-    puts: impl Stream<Item = Result<Put>> + Send,
-    descriptor: &TableDescriptor,
-    dir: &Path,
-    budget: usize,
-    now: i64,
-    spilling: &mut Option<Spilling>,
-) -> Result<Sorted> {
-    futures::pin_mut!(puts);
-    let mut sorted = Sorted::new();
-    let runs_dir = dir.join("runs");
-    std::fs::create_dir_all(&runs_dir).map_err(|e| super::staging_error(&runs_dir, e))?;
-    let chunk_budget = (budget / 2).max(1);
-    let reserved = chunk_budget.saturating_add(1 << 20).min(RESERVED);
-    let mut spilled = 0;
-    let mut chunk = RecordChunk::with_capacity(reserved);
-    while let Some(put) = puts.next().await {
-        let put = put?;
-        sorted.see(&put, descriptor)?;
-        chunk.push(put, now).map_err(too_large)?;
-        if chunk.held() >= chunk_budget {
-            let path = runs_dir.join(format!("run-{spilled:05}"));
-            spilled += 1;
-            // The chunk spilled before gives its buffer to the next one.
-            let next = match spilling.take() {
-                Some(previous) => finish(previous).await?,
-                None => RecordChunk::with_capacity(reserved),
-            };
-            let (mut full, to) = (std::mem::replace(&mut chunk, next), path.clone());
-            *spilling = Some(tokio::task::spawn_blocking(move || {
-                full.sort().map_err(too_large)?;
-                full.spill(&to)?;
-                Ok(full.emptied())
-            }));
-            sorted.runs.push(Run::Disk(path));
-            if sorted.runs.len() == MAX_RUNS {
-                if let Some(last) = spilling.take() {
-                    finish(last).await?;
-                }
-                let path = runs_dir.join(format!("run-{spilled:05}"));
-                spilled += 1;
-                let runs = std::mem::take(&mut sorted.runs);
-                sorted.runs = vec![blocking(move || compact(&runs, &path)).await?];
-            }
-        }
-    }
-    let last = blocking(move || {
-        chunk.sort().map_err(too_large)?;
-        Ok(chunk.into_sorted())
-    })
-    .await?;
-    sorted.runs.push(Run::Records(last));
-    Ok(sorted)
-}
 
 /// A put (or the puts of one row, merged) too large for a record.
 fn too_large(e: std::io::Error) -> Error {

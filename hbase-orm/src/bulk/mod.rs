@@ -18,6 +18,7 @@ mod files;
 #[cfg(feature = "hdfs")]
 mod hdfs;
 mod input;
+mod job;
 mod leftovers;
 mod load;
 mod plan;
@@ -31,7 +32,6 @@ use std::sync::Arc;
 
 use futures::Stream;
 
-use crate::backend::op;
 use crate::client::Table;
 use crate::model::{Put, Result, TableName};
 
@@ -261,96 +261,12 @@ impl Table {
         puts: impl Stream<Item = Result<Put>> + Send,
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
-        let table = self.name();
-        let client = self.client();
-        // First, so that a gateway refuses before anything is read or written.
-        let token = client
-            .run(&op::PrepareBulkLoad { table })
-            .await
-            .map_err(|e| refused_as(call, e))?;
-        let dir = local_dir(options, table);
-        let result = self.load_claimed(&token, &dir, puts, options).await;
-        let cleaned = client
-            .run(&op::CleanupBulkLoad {
-                table,
-                token: &token,
-            })
-            .await;
-        // Without the servers' cleanup, the token stays (in the load's directory, for the
-        // next load or `bulk_load_cleanup` once this process is gone); the rest goes.
-        let local = if cleaned.is_ok() {
-            vec![dir.clone()]
-        } else {
-            vec![dir.join("files"), dir.join("runs")]
+        let job = job::Job::start(self, call, options).await?;
+        let sorted = match job.sorter(options.memory_budget, puts.size_hint().0) {
+            Ok(sorter) => input::read(sorter, puts).await,
+            Err(e) => Err(e),
         };
-        for path in local {
-            if let Err(e) = std::fs::remove_dir_all(&path) {
-                if e.kind() != std::io::ErrorKind::NotFound {
-                    tracing::warn!(path = %path.display(), error = %e, "bulk load: not removed");
-                }
-            }
-        }
-        let report = result?;
-        if let Err(e) = cleaned {
-            // The rows are in: a failed removal of the staging directory does not undo that.
-            tracing::warn!(table = %table, error = %e, "bulk load: the servers' staging directory was not removed");
-        }
-        Ok(report)
-    }
-
-    /// The load once the servers' staging directory exists, in its local directory `dir`,
-    /// held locked meanwhile: what killed loads left removed first (best effort), then the
-    /// load where the region servers read its files, whose remote directory (if any) is
-    /// removed after.
-    async fn load_claimed(
-        &self,
-        token: &str,
-        dir: &std::path::Path,
-        puts: impl Stream<Item = Result<Put>> + Send,
-        options: &BulkLoadOptions,
-    ) -> Result<BulkLoadReport> {
-        let table = self.name();
-        let _lock = leftovers::claim(dir, token)?;
-        if let Err(e) = self.remove_abandoned(options, token).await {
-            tracing::warn!(table = %table, error = %e, "bulk load: leftovers of earlier loads not removed");
-        }
-        let stage = stage::Stage::choose(options, token, dir).await?;
-        let result = self.load_all(token, dir, &stage, puts, options).await;
-        if let Err(e) = stage.remove().await {
-            tracing::warn!(table = %table, error = %e, "bulk load: the files' remote directory was not removed");
-        }
-        result
-    }
-
-    /// The load once the servers' staging directory exists: the input sorted into runs, then
-    /// the runs loaded.
-    async fn load_all(
-        &self,
-        token: &str,
-        dir: &std::path::Path,
-        stage: &stage::Stage,
-        puts: impl Stream<Item = Result<Put>> + Send,
-        options: &BulkLoadOptions,
-    ) -> Result<BulkLoadReport> {
-        let table = self.name();
-        let descriptor = self.client().run(&op::Describe { table }).await?;
-        let now = since_epoch().as_millis() as i64;
-        let sorted = input::read(puts, &descriptor, dir, options.memory_budget, now).await?;
-        let spilled_runs = sorted.runs.len() as u64 - 1;
-        let load = load::Load {
-            table: self,
-            token,
-            dir,
-            stage,
-            now,
-            attempts: options.attempts,
-            progress: options.progress.as_deref(),
-        };
-        let report = load.run(sorted).await?;
-        Ok(BulkLoadReport {
-            spilled_runs,
-            ..report
-        })
+        job.finish(sorted, options.progress.as_deref()).await
     }
 }
 

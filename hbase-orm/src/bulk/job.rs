@@ -1,0 +1,153 @@
+//! One table's load, from the servers' staging directory made to its removal: [`Job::start`]
+//! (the staging token, the load's own directory held locked, what killed loads left removed,
+//! where the files go, the table's families), a [`Sorter`] of its input, and
+//! [`Job::finish`] (the sorted input loaded, then everything the load made removed, whatever
+//! happened). A [`Table`]'s load is one job; an entity load is one per table it writes.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use super::input::{Sorted, Sorter};
+use super::stage::Stage;
+use super::{leftovers, load, refused_as, since_epoch, BulkLoadOptions, BulkLoadReport, Progress};
+use crate::backend::op;
+use crate::client::Table;
+use crate::model::{Result, TableDescriptor};
+
+/// A table's load under way: its staging token and directories (see the module
+/// documentation).
+pub(super) struct Job {
+    table: Table,
+    token: String,
+    dir: PathBuf,
+    /// The load's own directory, held locked until the files' remote directory is removed.
+    lock: Option<File>,
+    stage: Option<Stage>,
+    descriptor: Option<TableDescriptor>,
+    now: i64,
+    attempts: usize,
+}
+
+impl Job {
+    /// Starts a load into `table`; `call` names the call the user made (a gateway's refusal
+    /// names it). What fails after the servers' staging directory is made removes it.
+    pub(super) async fn start(
+        table: &Table,
+        call: &'static str,
+        options: &BulkLoadOptions,
+    ) -> Result<Job> {
+        let name = table.name();
+        // First, so that a gateway refuses before anything is read or written.
+        let token = table
+            .client()
+            .run(&op::PrepareBulkLoad { table: name })
+            .await
+            .map_err(|e| refused_as(call, e))?;
+        let mut job = Job {
+            table: table.clone(),
+            dir: super::local_dir(options, name),
+            token,
+            lock: None,
+            stage: None,
+            descriptor: None,
+            now: since_epoch().as_millis() as i64,
+            attempts: options.attempts,
+        };
+        match job.claim(options).await {
+            Ok(()) => Ok(job),
+            Err(e) => {
+                job.end().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// The load's directory locked, leftovers removed, the files' destination chosen, the
+    /// table described.
+    async fn claim(&mut self, options: &BulkLoadOptions) -> Result<()> {
+        let table = self.table.name();
+        self.lock = Some(leftovers::claim(&self.dir, &self.token)?);
+        if let Err(e) = self.table.remove_abandoned(options, &self.token).await {
+            tracing::warn!(table = %table, error = %e, "bulk load: leftovers of earlier loads not removed");
+        }
+        self.stage = Some(Stage::choose(options, &self.token, &self.dir).await?);
+        self.descriptor = Some(self.table.client().run(&op::Describe { table }).await?);
+        Ok(())
+    }
+
+    /// A sorter of the load's input under `budget` bytes (see [`Sorter`]); `expected` puts
+    /// are room held for input sorted whole.
+    pub(super) fn sorter(&self, budget: usize, expected: usize) -> Result<Sorter> {
+        let descriptor = self.descriptor.clone().expect("a started job is described");
+        Sorter::new(descriptor, &self.dir, budget, self.now, expected)
+    }
+
+    /// Loads the sorted input (unless reading it failed), then removes what the load made.
+    pub(super) async fn finish(
+        mut self,
+        sorted: Result<Sorted>,
+        progress: Option<&Progress>,
+    ) -> Result<BulkLoadReport> {
+        let result = match sorted {
+            Ok(sorted) => self.load(sorted, progress).await,
+            Err(e) => Err(e),
+        };
+        self.end().await;
+        result
+    }
+
+    async fn load(&self, sorted: Sorted, progress: Option<&Progress>) -> Result<BulkLoadReport> {
+        let spilled_runs = sorted.runs.len() as u64 - 1;
+        let load = load::Load {
+            table: &self.table,
+            token: &self.token,
+            dir: &self.dir,
+            stage: self.stage.as_ref().expect("a started job has a stage"),
+            now: self.now,
+            attempts: self.attempts,
+            progress,
+        };
+        let report = load.run(sorted).await?;
+        Ok(BulkLoadReport {
+            spilled_runs,
+            ..report
+        })
+    }
+
+    /// Removes what the load made: the files' remote directory, the servers' staging directory
+    /// and the load's own (but the token, without the servers' cleanup: for the next load or
+    /// `bulk_load_cleanup` once this process is gone).
+    async fn end(&mut self) {
+        let table = self.table.name();
+        if let Some(stage) = self.stage.take() {
+            if let Err(e) = stage.remove().await {
+                tracing::warn!(table = %table, error = %e, "bulk load: the files' remote directory was not removed");
+            }
+        }
+        self.lock = None;
+        let cleaned = self
+            .table
+            .client()
+            .run(&op::CleanupBulkLoad {
+                table,
+                token: &self.token,
+            })
+            .await;
+        let local = if cleaned.is_ok() {
+            vec![self.dir.clone()]
+        } else {
+            vec![self.dir.join("files"), self.dir.join("runs")]
+        };
+        for path in local {
+            if let Err(e) = std::fs::remove_dir_all(&path) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(path = %path.display(), error = %e, "bulk load: not removed");
+                }
+            }
+        }
+        if let Err(e) = cleaned {
+            // The rows are in: a failed removal of the staging directory does not undo that.
+            tracing::warn!(table = %table, error = %e, "bulk load: the servers' staging directory was not removed");
+        }
+    }
+}
