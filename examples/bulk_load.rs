@@ -9,7 +9,9 @@
 //! Here 20,000 orders with an index by customer are loaded with `Repository::bulk_load` into
 //! a table pre-split in four regions (`split(...)`): the data table gets four files, one per
 //! region, and the index table one. Then the orders read back one by one, by scan, and
-//! through the index.
+//! through the index. Last, 200,000 more are made as they are loaded
+//! (`Repository::bulk_load_stream`), sorted under a memory budget of 8 MiB, with a progress
+//! bar.
 //!
 //! Trade-offs: a bulk load is an import, not a save. Nothing is read first, so a row already
 //! stored keeps the columns the new value leaves out, and the old index rows of changed
@@ -30,7 +32,7 @@
 use std::process::ExitCode;
 
 use futures::TryStreamExt;
-use hbase_orm::{BulkLoadOptions, Client, Error, HBaseEntity, Scan};
+use hbase_orm::{BulkLoadOptions, BulkLoadReport, Client, Error, HBaseEntity, Scan};
 use hbase_orm_suite::example::Example;
 
 /// An order of a backfill, keyed by customer and order number, indexed by customer city.
@@ -154,6 +156,61 @@ async fn main() -> ExitCode {
         raw,
         ORDERS as usize,
     );
+
+    // A stream of any length: 200,000 more orders made as the load reads them, sorted under a
+    // memory budget of 8 MiB (spilled to the staging directory beyond it), with a progress bar.
+    let more = futures::stream::iter((ORDERS..ORDERS + STREAMED).map(|i| Ok(order(i))));
+    let streamed = orders
+        .bulk_load_stream(
+            more,
+            &options.clone().memory_budget(8 << 20).on_progress(bar),
+        )
+        .await;
+    eprintln!();
+    match streamed {
+        Ok(report) => {
+            ex.say(format!(
+                "streamed {} orders: {} rows (data and index) in {} files, {} runs spilled",
+                report.read, report.rows, report.files, report.spilled_runs
+            ));
+            ex.check_eq(
+                "every streamed order was read",
+                report.read,
+                STREAMED as u64,
+            );
+            ex.check(
+                "the input was sorted in spilled runs",
+                report.spilled_runs > 0,
+            );
+            let last = ORDERS + STREAMED - 1;
+            let key = OrderKey {
+                customer: format!("c{last:05}"),
+                number: last % 7,
+            };
+            let got = orders.get(&key).await.ok().flatten();
+            ex.check_eq("the last streamed order reads back", got, Some(order(last)));
+        }
+        Err(e) => ex.ran("the streamed bulk load", Err(e)),
+    }
     ex.advice::<Order>(&[]);
     ex.finish()
+}
+
+/// Orders streamed after the first import.
+const STREAMED: u32 = 200_000;
+
+/// Draws the streamed load's progress on one line: the orders read against the stream's
+/// length, then the rows loaded (an order's data row and its index row) against those read.
+fn bar(so_far: &BulkLoadReport) {
+    let (done, of, what) = if so_far.rows == 0 {
+        (so_far.read, STREAMED as u64, "read  ")
+    } else {
+        (so_far.rows, 2 * so_far.read, "loaded")
+    };
+    let filled = (done * 30 / of.max(1)).min(30) as usize;
+    eprint!(
+        "\r  [{}{}] {what} {done:>7} of {of}",
+        "#".repeat(filled),
+        ".".repeat(30 - filled)
+    );
 }

@@ -368,6 +368,17 @@ fn shipment(id: u64) -> Shipment {
     }
 }
 
+/// The shipments the index finds in `city`.
+async fn in_city(shipments: &hbase_orm::Repository<Shipment>, city: &str) -> Vec<Shipment> {
+    shipments
+        .index::<ShipmentByCity>()
+        .prefix(ShipmentByCityKey::prefix_by_city(&city.to_string()).unwrap())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
 /// Entities bulk-loaded with their index rows: each reads back equal (counters included), and
 /// the index finds them.
 #[tokio::test]
@@ -387,17 +398,92 @@ async fn entities_load_with_their_index_rows() {
         let got = shipments.get(&ShipmentKey { id }).await.unwrap();
         assert_eq!(got, Some(shipment(id)));
     }
-    let in_lima: Vec<Shipment> = shipments
-        .index::<ShipmentByCity>()
-        .prefix(ShipmentByCityKey::prefix_by_city(&"Lima".to_string()).unwrap())
-        .stream()
-        .try_collect()
-        .await
-        .unwrap();
+    let in_lima = in_city(&shipments, "Lima").await;
     assert_eq!(in_lima.len(), 1000);
     assert!(in_lima
         .iter()
         .all(|s| s.city == "Lima" && *s == shipment(s.id)));
+}
+
+/// Entities streamed into a load over its memory budget: their data rows and index rows are
+/// sorted in spilled runs, read back equal (counters included) and found by the index; the
+/// progress callback saw the values read, then the tables loaded added up; the staging
+/// directory is left empty.
+#[tokio::test]
+async fn a_stream_of_entities_over_its_budget_spills_and_loads_with_its_index() {
+    let client = native().await;
+    let tables =
+        hbase_orm_suite::TestTable::ensure_entity::<Shipment>(&client, "bulk_stream_shipments")
+            .await;
+    let shipments = client
+        .repository::<Shipment>()
+        .on_table(tables[0].name.clone());
+    let staging =
+        std::env::temp_dir().join(format!("hbase-orm-bulk-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&staging).unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let told = seen.clone();
+    let options = BulkLoadOptions::new()
+        .staging_dir(&staging)
+        .memory_budget(512 * 1024)
+        .on_progress(move |so_far| told.lock().unwrap().push(so_far.clone()));
+    let n = 140_000u64;
+    // Made as the load reads them, never all in memory.
+    let values = futures::stream::iter((0..n).map(|id| Ok(shipment(id))));
+    let report = shipments.bulk_load_stream(values, &options).await.unwrap();
+    assert_eq!(report.read, n);
+    assert_eq!(report.rows, 2 * n, "a data row and an index row per value");
+    assert!(report.spilled_runs > 2, "{report:?}");
+    let seen = seen.lock().unwrap().clone();
+    let reading: Vec<u64> = seen
+        .iter()
+        .filter(|r| r.rows == 0)
+        .map(|r| r.read)
+        .collect();
+    assert_eq!(reading, [65_536, 131_072], "told every 65,536 values read");
+    let last = seen.last().unwrap();
+    assert_eq!((last.read, last.rows), (n, 2 * n), "{last:?}");
+    assert!(seen.windows(2).all(|w| w[0].rows <= w[1].rows));
+
+    for id in [0, 1, 65_536, 99_999, n - 1] {
+        let got = shipments.get(&ShipmentKey { id }).await.unwrap();
+        assert_eq!(got, Some(shipment(id)));
+    }
+    let in_pune = in_city(&shipments, "Pune").await;
+    assert_eq!(in_pune.len() as u64, n / 3);
+    assert!(in_pune.iter().all(|s| *s == shipment(s.id)));
+    let left: Vec<_> = std::fs::read_dir(&staging).unwrap().collect();
+    assert!(left.is_empty(), "staging left: {left:?}");
+    std::fs::remove_dir(&staging).unwrap();
+}
+
+/// An entity load where there is no bulk load (a gateway, the in-memory store) is refused,
+/// named after the call made, before any value is read.
+#[tokio::test]
+async fn entity_loads_are_refused_where_there_is_no_bulk_load() {
+    for client in [client_of_gateway().await, Client::in_memory()] {
+        let shipments = client.repository::<Shipment>();
+        let err = shipments
+            .bulk_load(&[shipment(1)], &BulkLoadOptions::new())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported { operation, .. } if operation == "bulk_load"),
+            "{err}"
+        );
+        let never =
+            futures::stream::iter((0..1).map(|_| -> hbase_orm::Result<Shipment> {
+                panic!("a refused load reads no value")
+            }));
+        let err = shipments
+            .bulk_load_stream(never, &BulkLoadOptions::new())
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::Unsupported { operation, .. } if operation == "bulk_load_stream"),
+            "{err}"
+        );
+    }
 }
 
 /// A load whose index table is missing fails before any data file is taken: the index tables

@@ -53,16 +53,30 @@ impl Sorted {
 }
 
 /// The budget that reads the input whole: its puts are sorted where they are, in memory.
-pub(super) const WHOLE: usize = usize::MAX;
+pub(crate) const WHOLE: usize = usize::MAX;
 
 /// Bytes of records reserved for a chunk at most (it grows past that when its budget is
 /// larger).
 const RESERVED: usize = 256 << 20;
 
-/// Reads `puts` into `sorter`, the input sorted.
+/// How many puts (or entities) are read between two calls of a load's progress callback.
+pub(crate) const READ_STEP: u64 = 1 << 16;
+
+/// Tells `progress` that `read` puts (or entities) were read, every [`READ_STEP`].
+pub(crate) fn tell_read(progress: Option<&super::Progress<'_>>, read: u64) {
+    if let Some(progress) = progress.filter(|_| read.is_multiple_of(READ_STEP)) {
+        progress(&super::BulkLoadReport {
+            read,
+            ..Default::default()
+        });
+    }
+}
+
+/// Reads `puts` into `sorter`, the input sorted; `progress` is told every [`READ_STEP`] puts.
 pub(super) async fn read(
     mut sorter: Sorter,
     puts: impl Stream<Item = Result<Put>> + Send,
+    progress: Option<&super::Progress<'_>>,
 ) -> Result<Sorted> {
     futures::pin_mut!(puts);
     while let Some(put) = puts.next().await {
@@ -70,6 +84,7 @@ pub(super) async fn read(
             sorter.abandon().await;
             return Err(e);
         }
+        tell_read(progress, sorter.sorted.taken);
     }
     sorter.finish().await
 }

@@ -12,7 +12,7 @@ use super::stage::Stage;
 use super::{leftovers, load, refused_as, since_epoch, BulkLoadOptions, BulkLoadReport, Progress};
 use crate::backend::op;
 use crate::client::Table;
-use crate::model::{Result, TableDescriptor};
+use crate::model::{Put, Result, TableDescriptor, TableName};
 
 /// A table's load under way: its staging token and directories (see the module
 /// documentation).
@@ -86,7 +86,7 @@ impl Job {
     pub(super) async fn finish(
         mut self,
         sorted: Result<Sorted>,
-        progress: Option<&Progress>,
+        progress: Option<&Progress<'_>>,
     ) -> Result<BulkLoadReport> {
         let result = match sorted {
             Ok(sorted) => self.load(sorted, progress).await,
@@ -96,7 +96,11 @@ impl Job {
         result
     }
 
-    async fn load(&self, sorted: Sorted, progress: Option<&Progress>) -> Result<BulkLoadReport> {
+    async fn load(
+        &self,
+        sorted: Sorted,
+        progress: Option<&Progress<'_>>,
+    ) -> Result<BulkLoadReport> {
         let spilled_runs = sorted.runs.len() as u64 - 1;
         let load = load::Load {
             table: &self.table,
@@ -149,5 +153,54 @@ impl Job {
             // The rows are in: a failed removal of the staging directory does not undo that.
             tracing::warn!(table = %table, error = %e, "bulk load: the servers' staging directory was not removed");
         }
+    }
+}
+
+/// One table's load fed a put at a time: an entity load feeds one per table it writes (its
+/// data tables and index tables), each sorted apart and loaded when the input has been read.
+pub(crate) struct Feed {
+    job: Job,
+    sorter: Sorter,
+}
+
+impl Feed {
+    /// Starts a load into `table` whose input is sorted under `budget` bytes (see
+    /// [`BulkLoadOptions::memory_budget`]; [`super::WHOLE`]: in memory, whatever its size).
+    pub(crate) async fn start(
+        table: &Table,
+        call: &'static str,
+        options: &BulkLoadOptions,
+        budget: usize,
+    ) -> Result<Feed> {
+        let mut job = Job::start(table, call, options).await?;
+        match job.sorter(budget, 0) {
+            Ok(sorter) => Ok(Feed { job, sorter }),
+            Err(e) => {
+                job.end().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// The table loaded.
+    pub(crate) fn table(&self) -> &TableName {
+        self.job.table.name()
+    }
+
+    /// Takes one put of the input.
+    pub(crate) async fn push(&mut self, put: Put) -> Result<()> {
+        self.sorter.push(Ok(put)).await
+    }
+
+    /// Loads what was fed, then removes what the load made.
+    pub(crate) async fn finish(self, progress: Option<&Progress<'_>>) -> Result<BulkLoadReport> {
+        let sorted = self.sorter.finish().await;
+        self.job.finish(sorted, progress).await
+    }
+
+    /// Gives up: loads nothing, and removes what the load made.
+    pub(crate) async fn abandon(mut self) {
+        self.sorter.abandon().await;
+        self.job.end().await;
     }
 }

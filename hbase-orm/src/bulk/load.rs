@@ -45,7 +45,7 @@ pub(super) struct Load<'a> {
     pub stage: &'a super::stage::Stage,
     pub now: i64,
     pub attempts: usize,
-    pub progress: Option<&'a super::Progress>,
+    pub progress: Option<&'a super::Progress<'a>>,
 }
 
 impl Load<'_> {
@@ -55,7 +55,10 @@ impl Load<'_> {
         let runs = Arc::new(sorted.runs);
         let formats = Arc::new(sorted.formats);
         // Counted as each region takes its files (the progress callback sees it then).
-        let report = Mutex::new(BulkLoadReport::default());
+        let report = Mutex::new(BulkLoadReport {
+            read: sorted.taken,
+            ..BulkLoadReport::default()
+        });
         let mut loaded: Vec<Rows> = Vec::new();
         // The rows a round writes: all of them, then those of the regions that did not take
         // their files. A failure reports them as not loaded (but for the regions that did).

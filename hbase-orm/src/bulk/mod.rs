@@ -47,11 +47,14 @@ pub struct BulkLoadOptions {
     hdfs_dir: Option<String>,
     attempts: usize,
     memory_budget: usize,
-    progress: Option<Arc<Progress>>,
+    progress: Option<Arc<Progress<'static>>>,
 }
 
 /// A bulk load's progress callback.
-type Progress = dyn Fn(&BulkLoadReport) + Send + Sync;
+pub(crate) type Progress<'a> = dyn Fn(&BulkLoadReport) + Send + Sync + 'a;
+
+pub(crate) use input::{tell_read, WHOLE};
+pub(crate) use job::Feed;
 
 impl std::fmt::Debug for BulkLoadOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -87,9 +90,13 @@ impl BulkLoadOptions {
         }
     }
 
-    /// Calls `progress` with what the load has written so far each time a region takes its
-    /// files (from the task awaiting the load: keep it short). The same figures go to the
-    /// metrics (`hbase_orm_bulk_load_total`, see [`crate::observe`]).
+    /// Calls `progress` with what the load has done so far (from the task awaiting the load:
+    /// keep it short): every 65,536 puts (or entities) read from the input, with
+    /// [`BulkLoadReport::read`] counting them, then each time a region takes its files, with
+    /// the rows, cells and files loaded beside what was read. A program shows the reading as a
+    /// count (or against the input's length, when it knows it) and the loading as
+    /// `rows` of `read`. The same figures go to the metrics (`hbase_orm_bulk_load_total`, see
+    /// [`crate::observe`]).
     ///
     /// ```
     /// let options = hbase_orm::BulkLoadOptions::new()
@@ -110,6 +117,16 @@ impl BulkLoadOptions {
     pub fn memory_budget(mut self, bytes: usize) -> Self {
         self.memory_budget = bytes.max(1);
         self
+    }
+
+    /// The memory budget, for loads that share it among tables.
+    pub(crate) fn budget(&self) -> usize {
+        self.memory_budget
+    }
+
+    /// The progress callback, if any.
+    pub(crate) fn progress(&self) -> Option<&Progress<'static>> {
+        self.progress.as_deref()
     }
 
     /// Where the files (and the sorted runs of a large input) are written before the region
@@ -159,6 +176,9 @@ impl BulkLoadOptions {
 /// What a bulk load wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BulkLoadReport {
+    /// Puts read from the input (of [`Repository::bulk_load_stream`](crate::Repository::bulk_load_stream)
+    /// and [`Repository::bulk_load`](crate::Repository::bulk_load): entities).
+    pub read: u64,
     /// Rows loaded (the puts of one row count once).
     pub rows: u64,
     /// Cells loaded (of cells with the same key, the last given counts once).
@@ -178,6 +198,7 @@ pub struct BulkLoadReport {
 impl BulkLoadReport {
     /// Adds what another load wrote (the loads of several tables, as one report).
     pub fn add(&mut self, other: &BulkLoadReport) {
+        self.read += other.read;
         self.rows += other.rows;
         self.cells += other.cells;
         self.files += other.files;
@@ -263,7 +284,7 @@ impl Table {
     ) -> Result<BulkLoadReport> {
         let job = job::Job::start(self, call, options).await?;
         let sorted = match job.sorter(options.memory_budget, puts.size_hint().0) {
-            Ok(sorter) => input::read(sorter, puts).await,
+            Ok(sorter) => input::read(sorter, puts, options.progress.as_deref()).await,
             Err(e) => Err(e),
         };
         job.finish(sorted, options.progress.as_deref()).await

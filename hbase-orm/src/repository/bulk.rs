@@ -1,12 +1,14 @@
-//! Entities bulk-loaded: each value's cells as a save writes them, and its index rows, handed to
-//! [`Table::bulk_load`] per table.
+//! Entities bulk-loaded: each value's cells as a save writes them, and its index rows, fed to
+//! one load per table (`bulk::Feed`), the index tables loaded first.
 
-use std::collections::BTreeMap;
+use std::borrow::Borrow;
 
-use crate::bulk::{BulkLoadOptions, BulkLoadReport};
+use futures::{Stream, StreamExt};
+
+use crate::bulk::{tell_read, BulkLoadOptions, BulkLoadReport, Feed, Progress, WHOLE};
 use crate::client::Table;
 use crate::mapping::{row_image, HBaseEntity, INDEX_FAMILY, INDEX_QUALIFIER};
-use crate::model::{Put, Result, TableName};
+use crate::model::{Put, Result};
 use crate::repository::repo::Repository;
 
 impl<T: HBaseEntity> Repository<T> {
@@ -46,32 +48,179 @@ impl<T: HBaseEntity> Repository<T> {
         values: &[T],
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
-        let mut data: BTreeMap<TableName, (Table, Vec<Put>)> = BTreeMap::new();
-        let mut index: Vec<Vec<Put>> = T::INDEXES.iter().map(|_| Vec::new()).collect();
-        for value in values {
+        let values = futures::stream::iter(values.iter().map(Ok));
+        self.load_values("bulk_load", values, options, WHOLE).await
+    }
+
+    /// [`Repository::bulk_load`] of a stream of values of any length: each value is written
+    /// as its data row and index rows when it arrives (and dropped), and each table's rows are
+    /// sorted in chunks spilled to the staging directory, so that the load holds about
+    /// [`BulkLoadOptions::memory_budget`] whatever the input's size (shared by the tables it
+    /// writes: a table per index, and the data table, or one per period a template table's
+    /// values fall in, each holding its share). The tables are loaded once the stream has
+    /// ended: the index tables first, then the data tables. An error of the stream ends the
+    /// load before any file is handed over.
+    ///
+    /// [`BulkLoadOptions::on_progress`] is told every 65,536 values read
+    /// ([`BulkLoadReport::read`]), then as the regions take their files, the figures of every
+    /// table loaded so far added up (`read` stays the values read).
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{BulkLoadOptions, Client, HBaseEntity};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "orders", family = "d")]
+    /// # struct Order { #[hbase(key)] id: u64, total: f64 }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// // Ten million orders made as they are loaded, never all in memory.
+    /// let orders = futures::stream::iter((0..10_000_000).map(|id| Ok(Order { id, total: 9.5 })));
+    /// let options = BulkLoadOptions::new()
+    ///     .memory_budget(256 << 20)
+    ///     .on_progress(|so_far| eprint!("\r{} read, {} loaded", so_far.read, so_far.rows));
+    /// let report = client.repository::<Order>().bulk_load_stream(orders, &options).await?;
+    /// assert_eq!(report.read, 10_000_000);
+    /// # Ok(()) }
+    /// ```
+    pub async fn bulk_load_stream(
+        &self,
+        values: impl Stream<Item = Result<T>> + Send,
+        options: &BulkLoadOptions,
+    ) -> Result<BulkLoadReport> {
+        let budget = options.budget();
+        self.load_values("bulk_load_stream", values, options, budget)
+            .await
+    }
+
+    /// The load of `bulk_load` and `bulk_load_stream` (`call`), the tables' inputs sorted
+    /// under `budget` bytes in all ([`WHOLE`]: in memory).
+    async fn load_values<V: Borrow<T>>(
+        &self,
+        call: &'static str,
+        values: impl Stream<Item = Result<V>> + Send,
+        options: &BulkLoadOptions,
+        budget: usize,
+    ) -> Result<BulkLoadReport> {
+        // A share of the budget per table: the index tables', the data table's (each period's
+        // of a template table).
+        let share = if budget == WHOLE {
+            WHOLE
+        } else {
+            (budget / (T::INDEXES.len() + 1)).max(1)
+        };
+        let mut feeds = Feeds::<T> {
+            index: Vec::new(),
+            data: Vec::new(),
+            call,
+            options,
+            share,
+            entity: std::marker::PhantomData,
+        };
+        let result = self.feed(&mut feeds, values, options.progress()).await;
+        let read = match result {
+            Ok(read) => read,
+            Err(e) => {
+                feeds.abandon().await;
+                return Err(e);
+            }
+        };
+        feeds.finish(read, options.progress()).await
+    }
+
+    /// Feeds each value's rows to the loads of the tables it writes (started as they are
+    /// first needed); the values read.
+    async fn feed<V: Borrow<T>>(
+        &self,
+        feeds: &mut Feeds<'_, T>,
+        values: impl Stream<Item = Result<V>> + Send,
+        progress: Option<&Progress<'_>>,
+    ) -> Result<u64> {
+        for def in T::INDEXES {
+            feeds.index.push(feeds.start(&self.index_table(def)).await?);
+        }
+        if !self.routed() {
+            feeds.data.push(feeds.start(self.table()).await?);
+        }
+        futures::pin_mut!(values);
+        let mut read = 0;
+        while let Some(value) = values.next().await {
+            let value = value?;
+            let value = value.borrow();
             self.name_parts(value).await?;
-            let table = self.table_for(&value.key());
             let put = row_image(value, true)?.put;
-            for (def, puts) in T::INDEXES.iter().zip(&mut index) {
+            for (def, feed) in T::INDEXES.iter().zip(&mut feeds.index) {
                 if let Some(key) = def.key_of(value)? {
-                    puts.push(Put::new(key).column(INDEX_FAMILY, INDEX_QUALIFIER, put.row.clone()));
+                    let row = Put::new(key).column(INDEX_FAMILY, INDEX_QUALIFIER, put.row.clone());
+                    feed.push(row).await?;
                 }
             }
-            data.entry(table.name().clone())
-                .or_insert_with(|| (table, Vec::new()))
-                .1
-                .push(put);
+            let data = if self.routed() {
+                let table = self.table_for(&value.key());
+                match feeds.data.iter().position(|f| f.table() == table.name()) {
+                    Some(i) => i,
+                    None => {
+                        feeds.data.push(feeds.start(&table).await?);
+                        feeds.data.len() - 1
+                    }
+                }
+            } else {
+                0
+            };
+            feeds.data[data].push(put).await?;
+            read += 1;
+            tell_read(progress, read);
         }
+        Ok(read)
+    }
+}
+
+/// The loads an entity load feeds: one per index table, one per data table.
+struct Feeds<'o, T> {
+    index: Vec<Feed>,
+    data: Vec<Feed>,
+    call: &'static str,
+    options: &'o BulkLoadOptions,
+    share: usize,
+    entity: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: HBaseEntity> Feeds<'_, T> {
+    async fn start(&self, table: &Table) -> Result<Feed> {
+        Feed::start(table, self.call, self.options, self.share).await
+    }
+
+    /// Loads the tables, the index tables first (see `index.rs` for why), one after the
+    /// other; a failure stops at the table it happened in, the ones after it abandoned.
+    async fn finish(self, read: u64, progress: Option<&Progress<'_>>) -> Result<BulkLoadReport> {
         let mut report = BulkLoadReport::default();
-        // The index tables first: see `index.rs` for why.
-        for (def, puts) in T::INDEXES.iter().zip(index) {
-            if !puts.is_empty() {
-                report.add(&self.index_table(def).bulk_load(puts, options).await?);
+        let mut feeds = self.index.into_iter().chain(self.data);
+        while let Some(feed) = feeds.next() {
+            let before = report.clone();
+            // The callback sees the tables loaded so far added up, and the values read.
+            let each = |so_far: &BulkLoadReport| {
+                if let Some(progress) = progress {
+                    let mut all = before.clone();
+                    all.add(so_far);
+                    all.read = read;
+                    progress(&all);
+                }
+            };
+            match feed.finish(Some(&each)).await {
+                Ok(loaded) => report.add(&loaded),
+                Err(e) => {
+                    for feed in feeds {
+                        feed.abandon().await;
+                    }
+                    return Err(e);
+                }
             }
         }
-        for (_, (table, puts)) in data {
-            report.add(&table.bulk_load(puts, options).await?);
-        }
+        report.read = read;
         Ok(report)
+    }
+
+    /// Gives up every load.
+    async fn abandon(self) {
+        for feed in self.index.into_iter().chain(self.data) {
+            feed.abandon().await;
+        }
     }
 }

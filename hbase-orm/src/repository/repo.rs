@@ -161,7 +161,7 @@ impl<T: HBaseEntity> Repository<T> {
     }
 
     /// Whether calls are routed per key to templated tables.
-    fn routed(&self) -> bool {
+    pub(super) fn routed(&self) -> bool {
         T::TABLE_IS_TEMPLATE && !self.pinned
     }
 
