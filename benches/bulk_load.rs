@@ -6,6 +6,9 @@
 //! inside the clock), under a memory budget of 64 MiB: its peak memory is the load's alone.
 //! `put_many_made` is `put_many` with its puts made the stream's way, inside the clock (500
 //! orders made and mapped, then sent): the baseline that does the same work as the stream.
+//! For entities: `Repository::bulk_load` of the orders (made before the clock, mapped inside
+//! it) and `Repository::bulk_load_stream` (made inside the clock, 64 MiB budget) beside their
+//! baseline, `Repository::save_all` of the same orders, 500 a call.
 //! Not a test: it prints one table and asserts nothing about speed.
 //!
 //!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
@@ -24,7 +27,8 @@
 //! Environment: `HBASE_ORM_BENCH_ROWS` (N, default 200,000), `HBASE_ORM_BENCH_REGIONS` (default
 //! 4), `HBASE_ORM_BENCH_COMPRESSION` (the family's: `NONE` by default, `SNAPPY`, `GZ`; every
 //! method writes the same table), `HBASE_ORM_BENCH_METHODS` (some of `bulk_load_stream`,
-//! `put_many`, `put_many_made`, `bulk_load`, comma-separated: to profile one),
+//! `repo_bulk_load_stream`, `put_many`, `put_many_made`, `bulk_load`, `save_all`,
+//! `repo_bulk_load`, comma-separated: to profile one),
 //! `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are written straight into
 //! HDFS (the feature `hdfs`, which the suite's `cluster` brings):
 //!
@@ -38,7 +42,7 @@ use futures::{StreamExt, TryStreamExt};
 use hbase_orm::{
     BulkLoadOptions, Client, ColumnFamily, Compression, Config, HBaseEntity, Put, Scan, Table,
 };
-use hbase_orm_suite::workload::{cpu_time, memory_mib, reset_peak_memory, write_order};
+use hbase_orm_suite::workload::{cpu_time, memory_mib, reset_peak_memory, write_order, Order};
 use hbase_orm_suite::{connect_with, native_url, TestTable};
 
 const BATCH: usize = 500;
@@ -98,6 +102,13 @@ enum Method {
     BulkLoad,
     /// `bulk_load_stream` of puts made as the stream is read, under a 64 MiB budget.
     Stream,
+    /// `Repository::bulk_load` of the orders (made before the clock).
+    RepoBulkLoad,
+    /// `Repository::bulk_load_stream` of orders made as the stream is read, under a 64 MiB
+    /// budget.
+    RepoStream,
+    /// `Repository::save_all` of the orders (made before the clock), 500 a call.
+    SaveAll,
 }
 
 async fn round(client: &Client, rows: u64, regions: u64, method: Method, check: bool) -> Round {
@@ -105,11 +116,19 @@ async fn round(client: &Client, rows: u64, regions: u64, method: Method, check: 
         TestTable::create(client, "bench_bulk", vec![family()], &splits(rows, regions)).await;
     let table = client.table_named(guard.name.clone());
     let puts: Vec<Put> = match method {
-        Method::Stream | Method::PutManyMade => Vec::new(),
-        _ => (0..rows)
+        Method::PutMany | Method::BulkLoad => (0..rows)
             .map(|i| write_order(i).to_put().unwrap())
             .collect(),
+        _ => Vec::new(),
     };
+    let orders: Vec<Order> = match method {
+        Method::RepoBulkLoad | Method::SaveAll => (0..rows).map(write_order).collect(),
+        _ => Vec::new(),
+    };
+    let repository = client
+        .repository::<Order>()
+        .on_table(guard.name.clone())
+        .with_save_chunk(BATCH);
     let _ = reset_peak_memory();
     let (cpu, started) = (cpu_time(), Instant::now());
     match method {
@@ -139,6 +158,20 @@ async fn round(client: &Client, rows: u64, regions: u64, method: Method, check: 
             let report = table.bulk_load_stream(made, &options).await.unwrap();
             assert_eq!(report.cells, rows * 8);
         }
+        Method::RepoBulkLoad => {
+            let report = repository
+                .bulk_load(&orders, &BulkLoadOptions::new())
+                .await
+                .unwrap();
+            assert_eq!(report.cells, rows * 8);
+        }
+        Method::RepoStream => {
+            let made = futures::stream::iter(0..rows).map(|i| Ok(write_order(i)));
+            let options = BulkLoadOptions::new().memory_budget(64 << 20);
+            let report = repository.bulk_load_stream(made, &options).await.unwrap();
+            assert_eq!(report.cells, rows * 8);
+        }
+        Method::SaveAll => repository.save_all(&orders).await.unwrap(),
     }
     let round = Round {
         wall: started.elapsed(),
@@ -161,9 +194,12 @@ async fn main() {
     // other methods' rounds (the allocator keeps freed pages resident).
     let methods = [
         ("bulk_load_stream", Method::Stream),
+        ("repo_bulk_load_stream", Method::RepoStream),
         ("put_many, 500 a call", Method::PutMany),
         ("put_many_made", Method::PutManyMade),
         ("bulk_load", Method::BulkLoad),
+        ("save_all, 500 a call", Method::SaveAll),
+        ("repo_bulk_load", Method::RepoBulkLoad),
     ];
     // `HBASE_ORM_BENCH_METHODS=bulk_load,put_many` runs only those (to profile one of them).
     let only = std::env::var("HBASE_ORM_BENCH_METHODS").ok();
@@ -188,8 +224,8 @@ async fn main() {
          then {RUNS}",
         native_url()
     );
-    println!("| method               | warm-up rows/s | run 1 | run 2 | run 3 | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");
-    println!("|----------------------|----------------|-------|-------|-------|-------------|-------------------|---------------------|");
+    println!("| method                | warm-up rows/s | run 1 | run 2 | run 3 | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");
+    println!("|-----------------------|----------------|-------|-------|-------|-------------|-------------------|---------------------|");
     let rate = |r: &Round| rows as f64 / r.wall.as_secs_f64();
     let mut best_rates = std::collections::HashMap::new();
     for (name, rounds) in &table {
@@ -199,7 +235,7 @@ async fn main() {
             .unwrap();
         best_rates.insert(*name, rate(best));
         println!(
-            "| {name:<20} | {:>14.0} | {:>5.0} | {:>5.0} | {:>5.0} | {:>11.0} | {:>17.2} | {:>19.1} |",
+            "| {name:<21} | {:>14.0} | {:>5.0} | {:>5.0} | {:>5.0} | {:>11.0} | {:>17.2} | {:>19.1} |",
             rate(&rounds[0]),
             rate(&rounds[1]),
             rate(&rounds[2]),
@@ -209,12 +245,19 @@ async fn main() {
             best.peak_mib
         );
     }
-    for baseline in ["put_many, 500 a call", "put_many_made"] {
+    for (baseline, loads) in [
+        ("put_many, 500 a call", ["bulk_load", "bulk_load_stream"]),
+        ("put_many_made", ["bulk_load", "bulk_load_stream"]),
+        (
+            "save_all, 500 a call",
+            ["repo_bulk_load", "repo_bulk_load_stream"],
+        ),
+    ] {
         let Some(puts) = best_rates.get(baseline) else {
             continue;
         };
         let short = baseline.split(',').next().unwrap_or(baseline);
-        for name in ["bulk_load", "bulk_load_stream"] {
+        for name in loads {
             if let Some(rate) = best_rates.get(name) {
                 println!("{name} / {short} (best rows/s): {:.2}x", rate / puts);
             }

@@ -10,7 +10,7 @@ use super::tokens::{
     family_descriptors, handle_name, key_codec, key_field, key_reader, respan, split_keys,
     value_codec,
 };
-use crate::model::{ColumnKind, Entity, Missing};
+use crate::model::{Column, ColumnKind, Entity, Missing};
 
 /// The `ColumnDef`s, in declaration order.
 fn column_defs(m: &Entity, stored_keys: &[usize]) -> Vec<TokenStream> {
@@ -125,11 +125,25 @@ fn index_arms(m: &Entity) -> Vec<TokenStream> {
         .collect()
 }
 
-/// `write_cells`: one writer call per stored field.
+/// `write_cells`: one writer call per stored field, in the order HBase keeps the cells (by
+/// family, then qualifier) when every field's qualifier is its own, so that a row's cells need
+/// no sorting where order matters (a bulk load's files); in declaration order otherwise.
 fn cell_writes(m: &Entity) -> Vec<TokenStream> {
-    m.columns
-        .iter()
-        .enumerate()
+    let mut order: Vec<(usize, &Column)> = m.columns.iter().enumerate().collect();
+    let fixed = |c: &Column| {
+        matches!(
+            c.kind,
+            ColumnKind::Value | ColumnKind::Versions(_) | ColumnKind::Counter | ColumnKind::Version
+        )
+    };
+    if m.columns.iter().all(fixed) {
+        order.sort_by(|(_, a), (_, b)| {
+            (a.family.as_bytes(), a.qualifier.as_bytes())
+                .cmp(&(b.family.as_bytes(), b.qualifier.as_bytes()))
+        });
+    }
+    order
+        .into_iter()
         .map(|(i, c)| {
             let (id, ty, codec) = (&c.ident, &c.ty, value_codec(&m.krate, c));
             match (&c.kind, &c.missing) {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::plan::{finish_put, merge_rows};
-use super::record::{write_record, Record, RunWriter};
+use super::record::{write_record, write_row_record, CellRef, Record, RunWriter};
 use crate::model::{Put, Result};
 
 /// Records, in one buffer, and where each starts (at its length).
@@ -74,6 +74,42 @@ impl RecordChunk {
         write_record(&put, &mut self.bytes)?;
         self.starts.push(start);
         Ok(())
+    }
+
+    /// Adds the row of `cells` already in HBase's order, each key once (the cells of one
+    /// entity value), written as its record straight from where they lie; their timestamps
+    /// given as [`RecordChunk::push`] gives them (`now` for HBase's "latest"). `false`, and
+    /// nothing added, when they are not in that order: push them as a put then.
+    pub(super) fn push_row<'c>(
+        &mut self,
+        row: &[u8],
+        cells: impl Iterator<Item = CellRef<'c>> + Clone,
+        now: i64,
+    ) -> std::io::Result<bool> {
+        let stamped = cells.map(|c| CellRef {
+            timestamp: if c.timestamp == i64::MAX {
+                now
+            } else {
+                c.timestamp
+            },
+            ..c
+        });
+        let mut previous: Option<CellRef<'_>> = None;
+        for cell in stamped.clone() {
+            if let Some(p) = previous {
+                let order = (p.family, p.qualifier)
+                    .cmp(&(cell.family, cell.qualifier))
+                    .then_with(|| cell.timestamp.cmp(&p.timestamp));
+                if !order.is_lt() {
+                    return Ok(false);
+                }
+            }
+            previous = Some(cell);
+        }
+        let start = self.bytes.len();
+        write_row_record(row, stamped, &mut self.bytes)?;
+        self.starts.push(start);
+        Ok(true)
     }
 
     /// The bytes it holds.
@@ -213,6 +249,46 @@ mod tests {
         assert_eq!((chunk.bytes.len(), chunk.bytes.capacity()), pushed);
         assert!(!chunk.merged.is_empty());
         assert_eq!(puts(chunk), super::super::plan::sort_chunk(many, 7));
+
+        // A row pushed from its cells where they lie reads back as its put; cells out of
+        // order (or a key twice) are refused, nothing added.
+        let cell = |q: &'static str, ts: i64, v: &'static str| CellRef {
+            family: b"d",
+            qualifier: q.as_bytes(),
+            value: v.as_bytes(),
+            timestamp: ts,
+        };
+        let mut rows = RecordChunk::with_capacity(64);
+        let ordered = [
+            cell("a", i64::MAX, "1"),
+            cell("b", 9, "new"),
+            cell("b", 3, "old"),
+        ];
+        assert!(rows.push_row(b"r2", ordered.iter().copied(), 50).unwrap());
+        for unordered in [
+            [cell("b", 1, "x"), cell("a", 1, "y"), cell("c", 1, "z")],
+            [cell("a", 3, "x"), cell("a", 9, "y"), cell("c", 1, "z")],
+            [cell("a", 3, "x"), cell("a", 3, "y"), cell("c", 1, "z")],
+        ] {
+            let held = rows.held();
+            assert!(!rows.push_row(b"r1", unordered.iter().copied(), 50).unwrap());
+            assert_eq!(rows.held(), held);
+        }
+        rows.push(put("r1", &[("d", "q", Some(4), "v")]), 50)
+            .unwrap();
+        rows.sort().unwrap();
+        let want = vec![
+            put("r1", &[("d", "q", Some(4), "v")]),
+            put(
+                "r2",
+                &[
+                    ("d", "a", Some(50), "1"),
+                    ("d", "b", Some(9), "new"),
+                    ("d", "b", Some(3), "old"),
+                ],
+            ),
+        ];
+        assert_eq!(puts(rows), want);
 
         let mut emptied = RecordChunk::with_capacity(0);
         emptied.push(put("z", &[("d", "q", None, "z")]), 1).unwrap();

@@ -11,8 +11,9 @@ use futures::{Stream, StreamExt};
 use super::chunk::RecordChunk;
 use super::files::FamilyFormat;
 use super::plan::sort_chunk;
+use super::record::CellRef;
 use super::runs::{compact, Run, MAX_RUNS};
-use crate::model::{printable_key, Error, Put, Result, TableDescriptor};
+use crate::model::{printable_key, Error, Put, Result, TableDescriptor, MAX_CELL, MAX_ROW_KEY};
 
 /// The input, sorted: its runs, the formats of the families it writes, its first and last
 /// rows (`None` without puts).
@@ -37,18 +38,53 @@ impl Sorted {
     /// Checks `put` (see [`check`]) and counts its row among the first and last.
     fn see(&mut self, put: &Put, descriptor: &TableDescriptor) -> Result<()> {
         check(put, descriptor, &mut self.formats)?;
+        self.seen(&put.row);
+        Ok(())
+    }
+
+    /// Counts a row taken among the first and last.
+    fn seen(&mut self, row: &[u8]) {
         self.taken += 1;
         match &mut self.rows {
-            None => self.rows = Some((put.row.clone(), put.row.clone())),
+            None => self.rows = Some((row.to_vec(), row.to_vec())),
             Some((first, last)) => {
-                if put.row < *first {
-                    first.clone_from(&put.row);
-                } else if put.row > *last {
-                    last.clone_from(&put.row);
+                if row < first.as_slice() {
+                    first.clear();
+                    first.extend_from_slice(row);
+                } else if row > last.as_slice() {
+                    last.clear();
+                    last.extend_from_slice(row);
                 }
             }
         }
-        Ok(())
+    }
+
+    /// Whether the put of `row` and `cells` would pass [`check`] with nothing to tell: its
+    /// row and cells within HBase's limits, each cell of a family the load has a format for
+    /// already (anything else goes through [`check`], which says what is wrong).
+    fn passes<'c>(&self, row: &[u8], cells: impl Iterator<Item = CellRef<'c>>) -> bool {
+        if row.is_empty() || row.len() > MAX_ROW_KEY {
+            return false;
+        }
+        let mut any = false;
+        let mut family: &[u8] = &[];
+        for cell in cells {
+            any = true;
+            if cell.family != family {
+                if !self
+                    .formats
+                    .iter()
+                    .any(|f| f.name.as_bytes() == cell.family)
+                {
+                    return false;
+                }
+                family = cell.family;
+            }
+            if row.len() + cell.family.len() + cell.qualifier.len() + cell.value.len() > MAX_CELL {
+                return false;
+            }
+        }
+        any
     }
 }
 
@@ -109,17 +145,22 @@ pub(super) struct Sorter {
 
 impl Sorter {
     /// A sorter of the puts of the table `descriptor` describes, spilling into `dir` (made
-    /// when the budget is not [`WHOLE`]); `expected` puts are room held for whole input.
+    /// when the budget is not [`WHOLE`]); under [`WHOLE`], the puts are held as they are
+    /// (`expected` of them) with `hold_puts`, else as records in one chunk that is never
+    /// spilled.
     pub(super) fn new(
         descriptor: TableDescriptor,
         dir: &Path,
         budget: usize,
         now: i64,
         expected: usize,
+        hold_puts: bool,
     ) -> Result<Sorter> {
         let runs_dir = dir.join("runs");
-        let (whole, chunk_budget, reserved) = if budget == WHOLE {
+        let (whole, chunk_budget, reserved) = if budget == WHOLE && hold_puts {
             (Some(Vec::with_capacity(expected)), usize::MAX, 0)
+        } else if budget == WHOLE {
+            (None, usize::MAX, 0)
         } else {
             std::fs::create_dir_all(&runs_dir).map_err(|e| super::staging_error(&runs_dir, e))?;
             let chunk_budget = (budget / 2).max(1);
@@ -153,6 +194,35 @@ impl Sorter {
             self.spill().await?;
         }
         Ok(())
+    }
+
+    /// Takes the row of one entity value, its cells where the value was written (see
+    /// [`RecordChunk::push_row`]): with no put made when it is in records and its cells are in
+    /// order and pass the checks a put's would; as a put made of them otherwise.
+    pub(super) async fn push_row<'c>(
+        &mut self,
+        row: &[u8],
+        cells: impl Iterator<Item = CellRef<'c>> + Clone,
+    ) -> Result<()> {
+        let written = self.whole.is_none()
+            && self.sorted.passes(row, cells.clone())
+            && self
+                .chunk
+                .push_row(row, cells.clone(), self.now)
+                .map_err(too_large)?;
+        if written {
+            self.sorted.seen(row);
+            if self.chunk.held() >= self.chunk_budget {
+                self.spill().await?;
+            }
+            return Ok(());
+        }
+        let mut put = Put::new(row);
+        for cell in cells {
+            let timestamp = (cell.timestamp != i64::MAX).then_some(cell.timestamp);
+            put.push(cell.family, cell.qualifier, cell.value, timestamp);
+        }
+        self.push(Ok(put)).await
     }
 
     /// Sorts and spills the full chunk on a blocking thread, the one spilled before it given

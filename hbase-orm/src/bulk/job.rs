@@ -12,7 +12,7 @@ use super::stage::Stage;
 use super::{leftovers, load, refused_as, since_epoch, BulkLoadOptions, BulkLoadReport, Progress};
 use crate::backend::op;
 use crate::client::Table;
-use crate::model::{Put, Result, TableDescriptor, TableName};
+use crate::model::{CellRef, Result, TableDescriptor, TableName};
 
 /// A table's load under way: its staging token and directories (see the module
 /// documentation).
@@ -75,11 +75,11 @@ impl Job {
         Ok(())
     }
 
-    /// A sorter of the load's input under `budget` bytes (see [`Sorter`]); `expected` puts
-    /// are room held for input sorted whole.
-    pub(super) fn sorter(&self, budget: usize, expected: usize) -> Result<Sorter> {
+    /// A sorter of the load's input under `budget` bytes (see [`Sorter::new`]); `expected`
+    /// puts are room held for input held whole (`hold_puts`).
+    pub(super) fn sorter(&self, budget: usize, expected: usize, hold_puts: bool) -> Result<Sorter> {
         let descriptor = self.descriptor.clone().expect("a started job is described");
-        Sorter::new(descriptor, &self.dir, budget, self.now, expected)
+        Sorter::new(descriptor, &self.dir, budget, self.now, expected, hold_puts)
     }
 
     /// Loads the sorted input (unless reading it failed), then removes what the load made.
@@ -164,7 +164,7 @@ pub(crate) struct Feed {
 }
 
 impl Feed {
-    /// Starts a load into `table` whose input is sorted under `budget` bytes (see
+    /// Starts a load into `table` whose input is sorted as records under `budget` bytes (see
     /// [`BulkLoadOptions::memory_budget`]; [`super::WHOLE`]: in memory, whatever its size).
     pub(crate) async fn start(
         table: &Table,
@@ -173,7 +173,7 @@ impl Feed {
         budget: usize,
     ) -> Result<Feed> {
         let mut job = Job::start(table, call, options).await?;
-        match job.sorter(budget, 0) {
+        match job.sorter(budget, 0, false) {
             Ok(sorter) => Ok(Feed { job, sorter }),
             Err(e) => {
                 job.end().await;
@@ -187,9 +187,21 @@ impl Feed {
         self.job.table.name()
     }
 
-    /// Takes one put of the input.
-    pub(crate) async fn push(&mut self, put: Put) -> Result<()> {
-        self.sorter.push(Ok(put)).await
+    /// Takes the row of one entity value, its cells where they were written (timestamp
+    /// `i64::MAX`: the load's), with no put made when they are in HBase's order (see
+    /// [`Sorter::push_row`]).
+    pub(crate) async fn push_row<'c>(
+        &mut self,
+        row: &[u8],
+        cells: impl Iterator<Item = CellRef<'c>> + Clone,
+    ) -> Result<()> {
+        let cells = cells.map(|c| super::record::CellRef {
+            family: c.family,
+            qualifier: c.qualifier,
+            value: c.value,
+            timestamp: c.timestamp,
+        });
+        self.sorter.push_row(row, cells).await
     }
 
     /// Loads what was fed, then removes what the load made.

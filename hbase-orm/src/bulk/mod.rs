@@ -283,7 +283,7 @@ impl Table {
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
         let job = job::Job::start(self, call, options).await?;
-        let sorted = match job.sorter(options.memory_budget, puts.size_hint().0) {
+        let sorted = match job.sorter(options.memory_budget, puts.size_hint().0, true) {
             Ok(sorter) => input::read(sorter, puts, options.progress.as_deref()).await,
             Err(e) => Err(e),
         };

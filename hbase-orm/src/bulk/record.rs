@@ -65,19 +65,38 @@ impl<'a> Iterator for Cells<'a> {
 
 /// Appends `put`'s record (its length first) to `out`.
 pub(super) fn write_record(put: &Put, out: &mut Vec<u8>) -> std::io::Result<()> {
-    // The length is written once the record is.
+    let cells = put.cells.iter().map(|c| CellRef {
+        family: &c.family,
+        qualifier: &c.qualifier,
+        value: &c.value,
+        timestamp: c.timestamp.unwrap_or_default(),
+    });
+    write_row_record(&put.row, cells, out)
+}
+
+/// Appends the record (its length first) of `row` and its `cells` to `out`.
+pub(super) fn write_row_record<'c>(
+    row: &[u8],
+    cells: impl Iterator<Item = CellRef<'c>>,
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    // The lengths of the record and of its cells are written once they are.
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
-    out.extend_from_slice(&len32(put.row.len())?.to_le_bytes());
-    out.extend_from_slice(&put.row);
-    out.extend_from_slice(&len32(put.cells.len())?.to_le_bytes());
-    for cell in &put.cells {
-        for part in [&cell.family, &cell.qualifier, &cell.value] {
+    out.extend_from_slice(&len32(row.len())?.to_le_bytes());
+    out.extend_from_slice(row);
+    let count_at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    let mut count = 0u32;
+    for cell in cells {
+        for part in [cell.family, cell.qualifier, cell.value] {
             out.extend_from_slice(&len32(part.len())?.to_le_bytes());
             out.extend_from_slice(part);
         }
-        out.extend_from_slice(&cell.timestamp.unwrap_or_default().to_le_bytes());
+        out.extend_from_slice(&cell.timestamp.to_le_bytes());
+        count += 1;
     }
+    out[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
     let record = len32(out.len() - start - 4)?;
     out[start..start + 4].copy_from_slice(&record.to_le_bytes());
     Ok(())

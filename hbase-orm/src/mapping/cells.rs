@@ -75,25 +75,120 @@ pub(crate) fn write_image<E>(
         absent_cells: Vec::new(),
     };
     image.put.cells.reserve(columns.len());
+    let mut values = Values {
+        bytes: Vec::with_capacity(16 * columns.len()),
+        ends: Vec::with_capacity(columns.len()),
+    };
+    write_cells(&mut image, &mut values, columns, families, counters, write)?;
+    values.finish(&mut image.put.cells);
+    Ok(image)
+}
+
+/// Writes a value's cells into `image` and `values` (emptied first but for the row key),
+/// the marker cell last where the row needs one (see [`write_image`]).
+fn write_cells<E>(
+    image: &mut RowImage,
+    values: &mut Values,
+    columns: &'static [ColumnDef],
+    families: &[&str],
+    counters: bool,
+    write: impl FnOnce(&mut CellWriter<'_, E>) -> Result<()>,
+) -> Result<()> {
+    image.put.cells.clear();
+    image.absent.clear();
+    image.wide.clear();
+    image.version = None;
+    image.absent_cells.clear();
+    values.bytes.clear();
+    values.ends.clear();
     let mut writer = CellWriter {
-        image: &mut image,
+        image,
         counters,
         columns,
-        values: Values {
-            bytes: Vec::with_capacity(16 * columns.len()),
-            ends: Vec::with_capacity(columns.len()),
-        },
+        values,
         entity: PhantomData,
     };
     write(&mut writer)?;
-    let values = std::mem::take(&mut writer.values);
-    values.finish(&mut image.put.cells);
     if image.put.cells.is_empty() || presence_of(columns).is_none() {
         if let Some(family) = families.first() {
             image.put.push(*family, Vec::new(), Vec::new(), None);
         }
     }
-    Ok(image)
+    Ok(())
+}
+
+/// A value's row written into buffers kept from one value to the next ([`write_row`]), for
+/// writers that copy its cells at once (a bulk load's sorted records): once they have grown,
+/// no allocation per value.
+pub(crate) struct RowBuffers {
+    image: RowImage,
+    values: Values,
+}
+
+impl Default for RowBuffers {
+    fn default() -> Self {
+        RowBuffers {
+            image: RowImage {
+                put: Put::new(Vec::new()),
+                absent: Vec::new(),
+                wide: Vec::new(),
+                version: None,
+                absent_cells: Vec::new(),
+            },
+            values: Values::default(),
+        }
+    }
+}
+
+impl RowBuffers {
+    /// The row key written.
+    pub(crate) fn row(&self) -> &[u8] {
+        &self.image.put.row
+    }
+
+    /// The cells written, in the order written: family, qualifier, value and timestamp
+    /// (`None`: the write's).
+    pub(crate) fn cells(&self) -> impl Iterator<Item = CellRef<'_>> + Clone + '_ {
+        let mut ends = self.values.ends.iter().peekable();
+        let mut start = 0;
+        self.image
+            .put
+            .cells
+            .iter()
+            .enumerate()
+            .map(move |(i, cell)| {
+                let value = match ends.next_if(|(at, _)| *at == i) {
+                    Some(&(_, end)) => {
+                        let value = &self.values.bytes[start..end];
+                        start = end;
+                        value
+                    }
+                    None => &cell.value[..],
+                };
+                CellRef {
+                    family: &cell.family,
+                    qualifier: &cell.qualifier,
+                    value,
+                    timestamp: cell.timestamp.unwrap_or(i64::MAX),
+                }
+            })
+    }
+}
+
+/// Writes a value's row into `buffers` (see [`RowBuffers`]): its key by `key`, its cells by
+/// `write` (the generated `write_cells`), as [`write_image`] writes them.
+pub(crate) fn write_row<E>(
+    buffers: &mut RowBuffers,
+    columns: &'static [ColumnDef],
+    families: &[&str],
+    counters: bool,
+    key: impl FnOnce(&mut Vec<u8>) -> Result<()>,
+    write: impl FnOnce(&mut CellWriter<'_, E>) -> Result<()>,
+) -> Result<()> {
+    let RowBuffers { image, values } = buffers;
+    image.put.row.clear();
+    key(&mut image.put.row)?;
+    write_cells(image, values, columns, families, counters, write)
 }
 
 /// What decoding needs of an entity's declaration: its columns, the lookup of a cell's
@@ -178,7 +273,7 @@ pub struct CellWriter<'a, E> {
     columns: &'static [ColumnDef],
     /// The encoded values of the row, one after the other: one buffer per row instead of
     /// one per cell, cut into the cells' values when the row is done ([`Values::finish`]).
-    values: Values,
+    values: &'a mut Values,
     entity: PhantomData<E>,
 }
 

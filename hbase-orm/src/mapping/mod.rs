@@ -51,7 +51,7 @@ use crate::model::{ColumnFamily, TableDescriptor, TableName};
 use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
-pub(crate) use cells::RowImage;
+pub(crate) use cells::{RowBuffers, RowImage};
 pub use columns::{is_name, presence_of, ColumnDef, ColumnKind, MapKey};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
@@ -477,6 +477,23 @@ pub(crate) fn row_image<E: HBaseEntity>(value: &E, counters: bool) -> Result<Row
         E::COLUMNS,
         E::FAMILIES,
         counters,
+        |cells| value.write_cells(cells),
+    )
+}
+
+/// [`row_image`]'s cells written into `buffers`, kept from one value to the next (see
+/// [`RowBuffers`]).
+pub(crate) fn row_into<E: HBaseEntity>(
+    value: &E,
+    buffers: &mut RowBuffers,
+    counters: bool,
+) -> Result<()> {
+    cells::write_row::<E>(
+        buffers,
+        E::COLUMNS,
+        E::FAMILIES,
+        counters,
+        |row| value.write_row_key(row).map_err(encode_key_error::<E>),
         |cells| value.write_cells(cells),
     )
 }

@@ -14,7 +14,7 @@ pub(crate) const MAX_ROW_KEY: usize = i16::MAX as usize;
 const MAX_FAMILY: usize = i8::MAX as usize;
 
 /// HBase's largest cell, key and value together (a KeyValue's lengths are Java ints).
-const MAX_CELL: usize = i32::MAX as usize - 64;
+pub(crate) const MAX_CELL: usize = i32::MAX as usize - 64;
 
 fn require_row(row: &[u8], what: &str) -> Result<()> {
     if row.is_empty() {

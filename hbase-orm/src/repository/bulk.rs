@@ -7,8 +7,8 @@ use futures::{Stream, StreamExt};
 
 use crate::bulk::{tell_read, BulkLoadOptions, BulkLoadReport, Feed, Progress, WHOLE};
 use crate::client::Table;
-use crate::mapping::{row_image, HBaseEntity, INDEX_FAMILY, INDEX_QUALIFIER};
-use crate::model::{Put, Result};
+use crate::mapping::{row_into, HBaseEntity, RowBuffers, INDEX_FAMILY, INDEX_QUALIFIER};
+use crate::model::{CellRef, Result};
 use crate::repository::repo::Repository;
 
 impl<T: HBaseEntity> Repository<T> {
@@ -141,15 +141,22 @@ impl<T: HBaseEntity> Repository<T> {
         }
         futures::pin_mut!(values);
         let mut read = 0;
+        // Each value's row is written into the same buffers, and copied from there.
+        let mut buffers = RowBuffers::default();
         while let Some(value) = values.next().await {
             let value = value?;
             let value = value.borrow();
             self.name_parts(value).await?;
-            let put = row_image(value, true)?.put;
+            row_into(value, &mut buffers, true)?;
             for (def, feed) in T::INDEXES.iter().zip(&mut feeds.index) {
                 if let Some(key) = def.key_of(value)? {
-                    let row = Put::new(key).column(INDEX_FAMILY, INDEX_QUALIFIER, put.row.clone());
-                    feed.push(row).await?;
+                    let entry = CellRef {
+                        family: INDEX_FAMILY.as_bytes(),
+                        qualifier: INDEX_QUALIFIER.as_bytes(),
+                        value: buffers.row(),
+                        timestamp: i64::MAX,
+                    };
+                    feed.push_row(&key, std::iter::once(entry)).await?;
                 }
             }
             let data = if self.routed() {
@@ -164,7 +171,9 @@ impl<T: HBaseEntity> Repository<T> {
             } else {
                 0
             };
-            feeds.data[data].push(put).await?;
+            feeds.data[data]
+                .push_row(buffers.row(), buffers.cells())
+                .await?;
             read += 1;
             tell_read(progress, read);
         }
