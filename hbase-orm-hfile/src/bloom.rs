@@ -142,10 +142,16 @@ impl BloomWriter {
     }
 
     /// Adds a row: once per row, in the order of the file.
+    #[cfg(test)]
     pub(crate) fn add_row(&mut self, row: &[u8]) {
         if self.keys > 0 && row == self.last_row.as_slice() {
             return;
         }
+        self.add_new_row(row);
+    }
+
+    /// Adds a row the caller knows is not the last one added (a row after it in the file).
+    pub(crate) fn add_new_row(&mut self, row: &[u8]) {
         self.close_chunk(false);
         let shape = self.shape;
         let chunk = self.chunk.get_or_insert_with(|| Chunk {

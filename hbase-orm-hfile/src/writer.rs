@@ -190,8 +190,11 @@ pub struct Writer<W: Write> {
     block: Vec<u8>,
     /// Its first cell's key (empty: no block is open).
     block_first: Vec<u8>,
-    /// The last cell's key.
+    /// The last cell's key, when it is not in the open block (see `last_at`).
     last: Vec<u8>,
+    /// Where the last cell's key is in the open block (it is copied to `last` when the block
+    /// is written).
+    last_at: Option<std::ops::Range<usize>>,
     /// The key of the last cell of the block before the open one.
     previous_block_last: Vec<u8>,
     family: Option<Vec<u8>>,
@@ -218,6 +221,7 @@ impl<W: Write> Writer<W> {
             block: Vec::new(),
             block_first: Vec::new(),
             last: Vec::new(),
+            last_at: None,
             previous_block_last: Vec::new(),
             family: None,
             stats: Stats {
@@ -242,9 +246,11 @@ impl<W: Write> Writer<W> {
     /// long for a key, is an error and is not written (the file stays writable). After an
     /// [`Error::Io`] or [`Error::TooLarge`] the file is broken: drop the writer.
     pub fn append(&mut self, cell: &Cell<'_>) -> Result<()> {
-        let same_key = self.check(cell)?;
-        if let Some(bloom) = &mut self.bloom {
-            bloom.add_row(cell.row);
+        let (same_key, new_row) = self.check(cell)?;
+        if new_row {
+            if let Some(bloom) = &mut self.bloom {
+                bloom.add_new_row(cell.row);
+            }
         }
         let key_len = cell.key_len();
         if !same_key && !self.block_first.is_empty() && self.block.len() >= self.options.block_size
@@ -261,18 +267,26 @@ impl<W: Write> Writer<W> {
         // No tags (their length, 0), and a memstore timestamp of 0.
         block.extend_from_slice(&[0, 0]);
         write_vlong(block, 0);
-        self.last.clear();
-        self.last
-            .extend_from_slice(&block[key_at..key_at + key_len]);
+        self.last_at = Some(key_at..key_at + key_len);
         if self.block_first.is_empty() {
-            self.block_first.extend_from_slice(&self.last);
+            self.block_first
+                .extend_from_slice(&self.block[key_at..key_at + key_len]);
         }
         self.count(cell, key_len);
         Ok(())
     }
 
-    /// Refuses a cell the file cannot take; whether its key is the last cell's.
-    fn check(&mut self, cell: &Cell<'_>) -> Result<bool> {
+    /// The last cell's key (empty before the first).
+    fn last_key(&self) -> &[u8] {
+        match &self.last_at {
+            Some(at) => &self.block[at.clone()],
+            None => &self.last,
+        }
+    }
+
+    /// Refuses a cell the file cannot take; whether its key is the last cell's, and whether
+    /// its row is new (the first cell, or a row after the last cell's).
+    fn check(&mut self, cell: &Cell<'_>) -> Result<(bool, bool)> {
         if cell.row.is_empty() || cell.row.len() > i16::MAX as usize {
             return Err(Error::BadCell {
                 reason: format!("a row key of {} bytes (1 to 32767)", cell.row.len()),
@@ -294,15 +308,26 @@ impl<W: Write> Writer<W> {
             None => self.family = Some(cell.family.to_vec()),
         }
         if self.stats.cells == 0 {
-            return Ok(false);
+            return Ok((false, true));
         }
-        let last = Key::parse(&self.last);
-        match last.compare(&cell.key()) {
+        let last = Key::parse(self.last_key());
+        // The row first: most cells of a row after the first are told apart by it alone
+        // (the family is the file's).
+        let order = match last.row.cmp(cell.row) {
+            std::cmp::Ordering::Less => return Ok((false, true)),
+            std::cmp::Ordering::Equal => last
+                .qualifier
+                .cmp(cell.qualifier)
+                .then_with(|| cell.timestamp.cmp(&last.timestamp))
+                .then_with(|| cell.kind.code().cmp(&last.code)),
+            std::cmp::Ordering::Greater => std::cmp::Ordering::Greater,
+        };
+        match order {
             std::cmp::Ordering::Greater => Err(Error::OutOfOrder {
                 previous: describe(&last),
                 cell: describe(&cell.key()),
             }),
-            order => Ok(order.is_eq()),
+            order => Ok((order.is_eq(), false)),
         }
     }
 
@@ -316,8 +341,13 @@ impl<W: Write> Writer<W> {
         stats.value_bytes += cell.value.len() as u64;
         let size = (8 + key_len + cell.value.len() + 4) as u64;
         if size > stats.biggest.0 {
-            stats.biggest = (size, self.last.clone());
+            let key = match &self.last_at {
+                Some(at) => self.block[at.clone()].to_vec(),
+                None => self.last.clone(),
+            };
+            self.stats.biggest = (size, key);
         }
+        let stats = &mut self.stats;
         stats.max_ts = stats.max_ts.max(cell.timestamp);
         // A column or family delete covers everything before it: HBase counts it from 0.
         let earliest = match cell.kind {
@@ -354,6 +384,10 @@ impl<W: Write> Writer<W> {
             );
         }
         self.index.add(key, placed);
+        if let Some(at) = self.last_at.take() {
+            self.last.clear();
+            self.last.extend_from_slice(&self.block[at]);
+        }
         self.previous_block_last.clear();
         self.previous_block_last.extend_from_slice(&self.last);
         self.block.clear();
@@ -500,6 +534,9 @@ mod tests {
         // An older version of the same column comes after the newer one; a newer one cannot.
         writer.append(&put(b"b", b"d", 4)).unwrap();
         assert!(writer.append(&put(b"b", b"d", 9)).is_err());
+        // In the same row, a qualifier before the last one's cannot come either.
+        let before = writer.append(&Cell::put(b"b", b"d", b"a", 1, b"v")).unwrap_err();
+        assert!(matches!(before, Error::OutOfOrder { .. }), "{before}");
         let err = writer.append(&put(b"c", b"e", 5)).unwrap_err();
         assert!(matches!(err, Error::MixedFamilies { .. }), "{err}");
         assert!(writer.append(&put(b"", b"d", 5)).is_err());

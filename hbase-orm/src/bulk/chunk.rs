@@ -97,9 +97,15 @@ impl RecordChunk {
         let mut previous: Option<CellRef<'_>> = None;
         for cell in stamped.clone() {
             if let Some(p) = previous {
-                let order = (p.family, p.qualifier)
-                    .cmp(&(cell.family, cell.qualifier))
-                    .then_with(|| cell.timestamp.cmp(&p.timestamp));
+                // An entity's cells share their family's name: compared by address first.
+                let same_family = std::ptr::eq(p.family, cell.family);
+                let order = if same_family {
+                    std::cmp::Ordering::Equal
+                } else {
+                    p.family.cmp(cell.family)
+                }
+                .then_with(|| p.qualifier.cmp(cell.qualifier))
+                .then_with(|| cell.timestamp.cmp(&p.timestamp));
                 if !order.is_lt() {
                     return Ok(false);
                 }

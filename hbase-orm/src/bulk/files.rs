@@ -220,6 +220,8 @@ impl<'a> RegionWriter<'a> {
         let mut at: Option<usize> = None;
         for cell in cells {
             let i = match at {
+                // One family (the input's were checked as it was read): nothing to look up.
+                _ if self.formats.len() == 1 => 0,
                 Some(i) if self.formats[i].name.as_bytes() == cell.family => i,
                 _ => *at.insert(self.format_of(cell.family)?),
             };

@@ -70,7 +70,7 @@ impl Sorted {
         let mut family: &[u8] = &[];
         for cell in cells {
             any = true;
-            if cell.family != family {
+            if !std::ptr::eq(cell.family, family) && cell.family != family {
                 if !self
                     .formats
                     .iter()
