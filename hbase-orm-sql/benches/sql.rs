@@ -17,10 +17,16 @@
 //! | sql group by, 1 partition | `SELECT customer, count(*), sum(amount_cents) ... GROUP BY customer`, the table read as one partition |
 //! | sql group by, per region | the same query, one partition per region |
 //! | sql group by, per region, whole families | the same, the family read whole (`EntityTable::whole_families`) instead of its two columns by name |
+//! | sql aggregate of 3 columns, per region | `SELECT count(*), sum(amount_cents), min(placed_at), max(quantity) FROM orders`: 3 of the 8 columns, no struct built |
+//! | sql aggregate of 3 columns, whole families | the same, the family read whole |
+//! | sql aggregate of 3 columns, whole families, whole regions | the same, each region read by one scanner (`EntityTable::whole_regions`); the methods above cut a table of fewer regions than DataFusion's partitions into sub-ranges read at once |
+//!
+//! `HBASE_ORM_BENCH_REGIONS=1` measures a one-region table, where one scanner reads it all.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::TryStreamExt;
 use hbase_orm::{Client, Config, EntityKey, Repository};
@@ -90,14 +96,32 @@ fn best(rounds: &[Round]) -> Round {
         .expect("three rounds")
 }
 
-async fn group_by(ctx: &SessionContext) -> u64 {
-    let batches = ctx
-        .sql("SELECT customer, count(*), sum(amount_cents) FROM orders GROUP BY customer")
+/// The answer to `sql`.
+async fn answer(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+    ctx.sql(sql)
         .await
         .expect("planning")
         .collect()
         .await
-        .expect("running");
+        .expect("running")
+}
+
+/// The aggregate of three of the eight columns, over the whole table: its rows counted.
+async fn aggregate(ctx: &SessionContext) -> u64 {
+    let sql = "SELECT count(*), sum(amount_cents), min(placed_at), max(quantity) FROM orders";
+    let batches = answer(ctx, sql).await;
+    let counted = batches[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<datafusion::arrow::array::Int64Array>()
+        .expect("a count")
+        .value(0);
+    counted as u64
+}
+
+async fn group_by(ctx: &SessionContext) -> u64 {
+    let sql = "SELECT customer, count(*), sum(amount_cents) FROM orders GROUP BY customer";
+    let batches = answer(ctx, sql).await;
     batches.iter().map(|b| b.num_rows() as u64).sum()
 }
 
@@ -192,6 +216,28 @@ async fn main() {
     })
     .await;
 
+    let sql_aggregate = rounds("sql aggregate of 3 columns, per region", || async {
+        aggregate(&per_region).await
+    })
+    .await;
+    let sql_aggregate_families = rounds("sql aggregate of 3 columns, whole families", || async {
+        aggregate(&families).await
+    })
+    .await;
+    let one_scanner = context(
+        EntityTable::<Order>::new(&client)
+            .expect("an SQL table")
+            .on_table(table.name.clone())
+            .page_size(PAGE)
+            .whole_families()
+            .whole_regions(),
+    );
+    let sql_aggregate_one_scanner = rounds(
+        "sql aggregate of 3 columns, whole families, whole regions",
+        || async { aggregate(&one_scanner).await },
+    )
+    .await;
+
     println!(
         "\n{rows} rows, {regions} regions, native backend; warm-up round then 3, best by rows/s \
          (CPU: this process, every thread)\n"
@@ -207,6 +253,15 @@ async fn main() {
         ("sql group by, 1 partition", &sql_one),
         ("sql group by, per region", &sql_regions),
         ("sql group by, per region, whole families", &sql_families),
+        ("sql aggregate of 3 columns, per region", &sql_aggregate),
+        (
+            "sql aggregate of 3 columns, whole families",
+            &sql_aggregate_families,
+        ),
+        (
+            "sql aggregate of 3 columns, whole families, whole regions",
+            &sql_aggregate_one_scanner,
+        ),
     ] {
         let b = best(r);
         println!(

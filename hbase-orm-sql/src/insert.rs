@@ -1,12 +1,13 @@
 //! `INSERT INTO` an entity's table: each row of the query's batches read as an entity (its key
 //! from the key-part columns, its cells from the others, decoded as a read of the entity
-//! would be) and saved through the repository, so that its presence cell and its index rows
-//! are written as any save writes them.
+//! would be) and saved through the repository, or all of them bulk-loaded through it, so that
+//! its presence cell and its index rows are written as any save or load writes them.
 
 use std::fmt;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use datafusion::arrow::compute::{cast_with_options, CastOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::ScalarValue;
@@ -17,7 +18,7 @@ use datafusion::physical_plan::{DisplayAs, DisplayFormatType};
 use futures::StreamExt;
 use hbase_orm::codec::encode_scalar;
 use hbase_orm::entity::{ColumnKind, EntityKey, Scalar};
-use hbase_orm::{Cell, Client, Error, HBaseEntity, Result, Row, TableName};
+use hbase_orm::{BulkLoadOptions, Cell, Client, Error, HBaseEntity, Result, Row, TableName};
 
 use crate::pushdown::scalar;
 use crate::schema::{EntitySchema, Source};
@@ -54,18 +55,110 @@ pub(crate) struct EntitySink<E: HBaseEntity> {
     /// needs a value, naming the row and the field (DataFusion, told that a column is not
     /// nullable, would check it first and name only the column's index).
     accepts: SchemaRef,
+    /// The options of a bulk load of all the rows; `None`: each row saved.
+    bulk: Option<BulkLoadOptions>,
     entity: std::marker::PhantomData<fn() -> E>,
 }
 
 impl<E: HBaseEntity> EntitySink<E> {
-    pub(crate) fn new(client: Client, table: TableName, schema: EntitySchema) -> Self {
+    /// A sink into `table` that saves each row, or bulk-loads them all with `bulk`.
+    pub(crate) fn new(
+        client: Client,
+        table: TableName,
+        schema: EntitySchema,
+        bulk: Option<BulkLoadOptions>,
+    ) -> Self {
         EntitySink {
             client,
             table,
-            accepts: Arc::new(crate::nulls::nullable(schema.arrow())),
+            bulk,
+            accepts: Arc::new(crate::insert_plan::nullable(schema.arrow())),
             schema,
             entity: std::marker::PhantomData,
         }
+    }
+
+    /// `batch` (the query's columns, in the table's order) with each column cast to the
+    /// table's type as DataFusion casts; a value that does not convert is an error naming its
+    /// row (`first` is the number of the batch's first row in the statement, from 1) and its
+    /// column.
+    fn conform(&self, batch: RecordBatch, first: u64) -> Result<RecordBatch> {
+        let schema = self.schema.arrow();
+        let bad = |row: u64, column: &str, why: String| Error::IllegalArgument {
+            message: format!(
+                "INSERT INTO {}: row {row}, column `{column}`: {why}",
+                self.table
+            ),
+        };
+        if batch.num_columns() != schema.fields().len() {
+            return Err(bad(
+                first,
+                "*",
+                format!(
+                    "{} columns given, the table has {}",
+                    batch.num_columns(),
+                    schema.fields().len()
+                ),
+            ));
+        }
+        let options = CastOptions {
+            safe: true,
+            ..CastOptions::default()
+        };
+        let mut columns = Vec::with_capacity(batch.num_columns());
+        for (given, field) in batch.columns().iter().zip(schema.fields()) {
+            if given.data_type() == field.data_type() {
+                columns.push(given.clone());
+                continue;
+            }
+            let cast = cast_with_options(given, field.data_type(), &options)
+                .map_err(|e| bad(first, field.name(), e.to_string()))?;
+            // A safe cast gives NULL for a value that does not convert: that row is named.
+            if let Some(at) = (0..given.len()).find(|&i| given.is_valid(i) && cast.is_null(i)) {
+                let value = ScalarValue::try_from_array(given, at)
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|_| "its value".into());
+                return Err(bad(
+                    first + at as u64,
+                    field.name(),
+                    format!(
+                        "{value} ({}) does not convert to {}",
+                        given.data_type(),
+                        field.data_type()
+                    ),
+                ));
+            }
+            columns.push(cast);
+        }
+        RecordBatch::try_new(self.accepts.clone(), columns)
+            .map_err(|e| bad(first, "*", e.to_string()))
+    }
+
+    /// The rows of the query's batches as entities, in order, each batch's made when it
+    /// arrives; a row that is no entity is an error naming it, which ends the stream's use.
+    fn entities(
+        &self,
+        data: SendableRecordBatchStream,
+    ) -> impl futures::Stream<Item = Result<E>> + Send + '_ {
+        let mut next = 1u64;
+        data.flat_map(move |batch| {
+            let first = next;
+            let made: Vec<Result<E>> = match batch {
+                Err(e) => vec![Err(Error::IllegalArgument {
+                    message: format!("INSERT INTO {}: the query's rows: {e}", self.table),
+                })],
+                Ok(batch) => {
+                    next += batch.num_rows() as u64;
+                    match self.conform(batch, first) {
+                        Err(e) => vec![Err(e)],
+                        Ok(batch) => (0..batch.num_rows())
+                            .map(|row| self.entity(&batch, row, first + row as u64))
+                            .collect(),
+                    }
+                }
+            };
+            futures::stream::iter(made)
+        })
     }
 
     /// Row `row` of `batch` (of the table's columns) as an entity; `number` counts the rows
@@ -87,7 +180,17 @@ impl<E: HBaseEntity> EntitySink<E> {
                 if let Source::Key(_) = column.source {
                     return Err(bad(name, "a key part cannot be NULL".into()));
                 }
-                // No cell: a `None`, or a missing value the entity's decode names.
+                if !self.schema.arrow().field(i).is_nullable() {
+                    return Err(bad(
+                        name,
+                        format!(
+                            "NULL where {} needs a value (the field is no Option and has no \
+                             default)",
+                            std::any::type_name::<E>()
+                        ),
+                    ));
+                }
+                // No cell: a `None`, or a field's default.
                 continue;
             }
             let held = sql_scalar(&value)
@@ -171,9 +274,17 @@ impl<E: HBaseEntity> DataSink for EntitySink<E> {
     ) -> DfResult<u64> {
         let repository = self.client.repository::<E>().on_table(self.table.clone());
         let external = |e: Error| DataFusionError::External(Box::new(e));
+        if let Some(options) = &self.bulk {
+            let entities = self.entities(data);
+            let report = repository
+                .bulk_load_stream(entities, options)
+                .await
+                .map_err(external)?;
+            return Ok(report.read);
+        }
         let mut saved = 0;
         while let Some(batch) = data.next().await {
-            let batch = batch?;
+            let batch = self.conform(batch?, saved + 1).map_err(external)?;
             let entities = (0..batch.num_rows())
                 .map(|row| self.entity(&batch, row, saved + row as u64 + 1))
                 .collect::<Result<Vec<E>>>()

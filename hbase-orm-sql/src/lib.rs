@@ -59,12 +59,13 @@
 mod batches;
 mod columns;
 mod insert;
-mod nulls;
+mod insert_plan;
 mod provider;
 mod pushdown;
 mod raw;
 mod scan;
 mod schema;
+mod subranges;
 mod values;
 
 pub use batches::BatchBuilder;

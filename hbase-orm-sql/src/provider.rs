@@ -18,13 +18,14 @@ use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
 use futures::stream::{BoxStream, TryStreamExt};
 use hbase_orm::entity::{ColumnKind, KeyTest};
-use hbase_orm::{Client, Column, HBaseEntity, Result, Scan, TableName};
+use hbase_orm::{BulkLoadOptions, Client, Column, HBaseEntity, Result, Scan, TableName};
 
 use crate::batches::BatchBuilder;
 use crate::insert::{self, EntitySink};
 use crate::pushdown::{self, KeySpan};
 use crate::scan::{batches, ReadCounts, ReadStats, ScanOrder, SMALL_LIMIT};
 use crate::schema::{EntitySchema, Source};
+use crate::subranges;
 use crate::values::{self, ValueFilter};
 
 /// The table of entity `E` as DataFusion sees it (a [`TableProvider`]), and the Arrow batches
@@ -52,6 +53,8 @@ pub struct EntityTable<E: HBaseEntity> {
     page_size: Option<i32>,
     one_partition: bool,
     whole_families: bool,
+    subranges: bool,
+    bulk: Option<BulkLoadOptions>,
     entity: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -65,6 +68,8 @@ impl<E: HBaseEntity> Clone for EntityTable<E> {
             page_size: self.page_size,
             one_partition: self.one_partition,
             whole_families: self.whole_families,
+            subranges: self.subranges,
+            bulk: self.bulk.clone(),
             entity: std::marker::PhantomData,
         }
     }
@@ -91,6 +96,8 @@ impl<E: HBaseEntity> EntityTable<E> {
             page_size: None,
             one_partition: false,
             whole_families: false,
+            subranges: true,
+            bulk: None,
             entity: std::marker::PhantomData,
         })
     }
@@ -111,10 +118,55 @@ impl<E: HBaseEntity> EntityTable<E> {
         self
     }
 
+    /// Reads each region in one piece: by default, when a query reads fewer regions than it
+    /// has partitions (DataFusion's `target_partitions`, the machine's cores), the regions it
+    /// reads whole are cut into sub-ranges read at once, so that a one-region table is not
+    /// read by one scanner alone (the cuts are guessed from each region's first and last
+    /// rows, two short scans when the query is planned).
+    pub fn whole_regions(mut self) -> Self {
+        self.subranges = false;
+        self
+    }
+
     /// Reads a query's ranges in one partition, region after region, instead of one partition
     /// per region (for comparison, or to keep one scanner open at a time).
     pub fn one_partition(mut self) -> Self {
         self.one_partition = true;
+        self
+    }
+
+    /// Makes `INSERT INTO` this table a bulk load ([`Repository::bulk_load_stream`] with
+    /// `options`, native backend): the query's rows become entities as they arrive, written
+    /// as HFiles with their index rows, sorted under the options' memory budget and handed to
+    /// the region servers once the query has ended: the way in for a large file (`INSERT INTO
+    /// orders SELECT * FROM 'orders.parquet'`). A load is an import, not a save: nothing is
+    /// read first, so a stored row keeps the columns an inserted one leaves out (NULLs of
+    /// `Option` fields), and no row is loaded when one fails (the error names it).
+    ///
+    /// Without it (the default), each row is saved ([`Repository::save_all`], 500 at a
+    /// time): a save's semantics, rows written as they come, and any backend.
+    ///
+    /// [`Repository::bulk_load_stream`]: hbase_orm::Repository::bulk_load_stream
+    /// [`Repository::save_all`]: hbase_orm::Repository::save_all
+    ///
+    /// ```no_run
+    /// # #[derive(hbase_orm::HBaseEntity)]
+    /// # #[hbase(table = "orders", family = "d")]
+    /// # struct Order { #[hbase(key)] id: u64, total: f64 }
+    /// # async fn demo(client: hbase_orm::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// use datafusion::prelude::{ParquetReadOptions, SessionContext};
+    /// use hbase_orm::BulkLoadOptions;
+    /// use hbase_orm_sql::{register_as, EntityTable};
+    ///
+    /// let ctx = SessionContext::new();
+    /// let orders = EntityTable::<Order>::new(&client)?.insert_by_bulk_load(BulkLoadOptions::new());
+    /// register_as(&ctx, "orders", orders)?;
+    /// ctx.register_parquet("exported", "orders.parquet", ParquetReadOptions::default()).await?;
+    /// ctx.sql("INSERT INTO orders SELECT id, total FROM exported").await?.collect().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn insert_by_bulk_load(mut self, options: BulkLoadOptions) -> Self {
+        self.bulk = Some(options);
         self
     }
 
@@ -216,6 +268,7 @@ impl<E: HBaseEntity> EntityTable<E> {
         &self,
         spans: Vec<KeySpan>,
         limit: Option<usize>,
+        partitions: usize,
     ) -> Result<Vec<Vec<KeySpan>>> {
         if self.one_partition || limit.is_some_and(|n| n < SMALL_LIMIT) {
             return Ok(vec![spans]);
@@ -230,19 +283,56 @@ impl<E: HBaseEntity> EntityTable<E> {
         if !follow {
             return Ok(vec![spans]);
         }
-        let mut out: Vec<Vec<KeySpan>> = regions
+        // Each region's spans, and whether they are the region's whole range.
+        let per_region: Vec<(Vec<KeySpan>, bool)> = regions
             .iter()
             .map(|r| {
-                spans
+                let within: Vec<KeySpan> = spans
                     .iter()
                     .filter_map(|s| s.within(&r.start_key, &r.end_key))
-                    .collect::<Vec<_>>()
+                    .collect();
+                let whole = matches!(within.as_slice(), [s] if s.start == r.start_key && s.stop == r.end_key);
+                (within, whole)
             })
-            .filter(|s| !s.is_empty())
+            .filter(|(s, _)| !s.is_empty())
             .collect();
-        if out.is_empty() {
+        if per_region.is_empty() {
             // No region (or no span): one partition that reads what the spans say.
-            out.push(spans);
+            return Ok(vec![spans]);
+        }
+        if self.subranges && per_region.len() < partitions {
+            return self.cut_regions(per_region, partitions).await;
+        }
+        Ok(per_region.into_iter().map(|(s, _)| s).collect())
+    }
+
+    /// The regions read whole cut into sub-ranges (see `subranges`), so that there are about
+    /// `partitions` in all; a region read in part (a key range of a query) stays one.
+    async fn cut_regions(
+        &self,
+        regions: Vec<(Vec<KeySpan>, bool)>,
+        partitions: usize,
+    ) -> Result<Vec<Vec<KeySpan>>> {
+        let pieces = partitions.div_ceil(regions.len());
+        let table = self.client.table_named(self.table.clone());
+        let mut out = Vec::with_capacity(partitions);
+        for (spans, whole) in regions {
+            let [span] = spans.as_slice() else {
+                out.push(spans);
+                continue;
+            };
+            if !whole {
+                out.push(spans);
+                continue;
+            }
+            match subranges::ends(&table, span).await? {
+                Some((first, last)) => out.extend(
+                    subranges::cut(span, &first, &last, pieces)
+                        .into_iter()
+                        .map(|piece| vec![piece]),
+                ),
+                None => out.push(spans),
+            }
         }
         Ok(out)
     }
@@ -372,8 +462,12 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
         if let Some(why) = insert::refusal::<E>() {
             return Err(DataFusionError::NotImplemented(why));
         }
-        let sink =
-            EntitySink::<E>::new(self.client.clone(), self.table.clone(), self.schema.clone());
+        let sink = EntitySink::<E>::new(
+            self.client.clone(),
+            self.table.clone(),
+            self.schema.clone(),
+            self.bulk.clone(),
+        );
         Ok(Arc::new(DataSinkExec::new(input, Arc::new(sink), None)))
     }
 
@@ -388,8 +482,9 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
         let key_tests = pushdown::key_tests::<E>(&self.schema, filters);
         let row_filters = key_tests.iter().filter_map(KeyTest::row_filter);
         let filter = values::combined::<E>(&self.schema, filters, row_filters);
+        let partitions = state.config().target_partitions().max(1);
         let per_region = self
-            .per_region(spans, limit)
+            .per_region(spans, limit, partitions)
             .await
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
         let batch_size = state.config().batch_size().max(1);
@@ -453,7 +548,7 @@ pub fn register_as<E: HBaseEntity>(
     table: EntityTable<E>,
 ) -> Result<Arc<EntityTable<E>>> {
     let table = Arc::new(table);
-    crate::nulls::add_to(ctx);
+    crate::insert_plan::add_to(ctx);
     ctx.register_table(name, table.clone())
         .map_err(|e| hbase_orm::Error::IllegalArgument {
             message: format!("registering SQL table {name}: {e}"),

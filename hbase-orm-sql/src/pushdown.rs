@@ -29,6 +29,19 @@ pub struct KeySpan {
 }
 
 impl KeySpan {
+    /// The keys from `start` (included) to `stop` (excluded; empty: to the table's end).
+    ///
+    /// ```
+    /// let span = hbase_orm_sql::KeySpan::new("a", "c");
+    /// assert_eq!((span.start.as_slice(), span.stop.as_slice()), (&b"a"[..], &b"c"[..]));
+    /// ```
+    pub fn new(start: impl Into<Vec<u8>>, stop: impl Into<Vec<u8>>) -> Self {
+        KeySpan {
+            start: start.into(),
+            stop: stop.into(),
+        }
+    }
+
     /// Every key.
     pub fn all() -> Self {
         KeySpan {
@@ -437,10 +450,7 @@ mod tests {
     use super::*;
 
     fn span(start: &[u8], stop: &[u8]) -> KeySpan {
-        KeySpan {
-            start: start.to_vec(),
-            stop: stop.to_vec(),
-        }
+        KeySpan::new(start, stop)
     }
 
     #[test]

@@ -405,10 +405,10 @@ async fn entities_load_with_their_index_rows() {
         .all(|s| s.city == "Lima" && *s == shipment(s.id)));
 }
 
-/// Entities streamed into a load over its memory budget: their data rows and index rows are
-/// sorted in spilled runs, read back equal (counters included) and found by the index; the
-/// progress callback saw the values read, then the tables loaded added up; the staging
-/// directory is left empty.
+/// Entities streamed into a load over its memory budget, in a task of its own: their data rows
+/// and index rows are sorted in spilled runs, read back equal (counters included) and found by
+/// the index; the progress callback saw the values read, then the tables loaded added up; the
+/// staging directory is left empty.
 #[tokio::test]
 async fn a_stream_of_entities_over_its_budget_spills_and_loads_with_its_index() {
     let client = native().await;
@@ -428,9 +428,14 @@ async fn a_stream_of_entities_over_its_budget_spills_and_loads_with_its_index() 
         .memory_budget(512 * 1024)
         .on_progress(move |so_far| told.lock().unwrap().push(so_far.clone()));
     let n = 140_000u64;
-    // Made as the load reads them, never all in memory.
+    // Made as the load reads them, never all in memory; the load runs as a task of its own
+    // (its future is `Send`).
     let values = futures::stream::iter((0..n).map(|id| Ok(shipment(id))));
-    let report = shipments.bulk_load_stream(values, &options).await.unwrap();
+    let loader = shipments.clone();
+    let report = tokio::spawn(async move { loader.bulk_load_stream(values, &options).await })
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(report.read, n);
     assert_eq!(report.rows, 2 * n, "a data row and an index row per value");
     assert!(report.spilled_runs > 2, "{report:?}");

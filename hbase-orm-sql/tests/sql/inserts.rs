@@ -171,19 +171,121 @@ pub(crate) async fn inserts_write_index_rows(client: Client) {
         .await
         .unwrap();
     let tickets = client.repository::<Ticket>().on_table(name);
-    let of = |owner: &'static str| {
-        let tickets = tickets.clone();
-        async move {
-            let found: Vec<Ticket> = tickets
-                .index::<TicketByOwner>()
-                .prefix(TicketByOwnerKey::prefix_by_owner(&owner.to_string()).unwrap())
-                .stream()
-                .try_collect()
-                .await
-                .unwrap();
-            found.iter().map(|t| t.id).collect::<Vec<_>>()
+    assert_eq!(owned_by(&tickets, "ann").await, [1, 2, 3]);
+    assert_eq!(owned_by(&tickets, "bob").await, Vec::<u64>::new());
+}
+
+/// The ids of the tickets the index of `tickets` finds under `owner`.
+async fn owned_by(tickets: &hbase_orm::Repository<Ticket>, owner: &str) -> Vec<u64> {
+    let found: Vec<Ticket> = tickets
+        .index::<TicketByOwner>()
+        .prefix(TicketByOwnerKey::prefix_by_owner(&owner.to_string()).unwrap())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    found.iter().map(|t| t.id).collect()
+}
+
+/// A file of `lines` (a header first) named `name` in directory `dir` (made if need be).
+fn file(dir: &std::path::Path, name: &str, lines: &[String]) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// `INSERT INTO` a table registered for bulk loads, from a Parquet file and CSV files: on the
+/// native backend the rows are loaded with their index rows (ids read as signed integers by
+/// the file, cast to the entity's unsigned ones), and a row that is no ticket (a value that
+/// does not convert, a NULL where a ticket needs a value) fails the statement naming the
+/// file's row and column, nothing loaded; elsewhere the load is refused, named.
+pub(crate) async fn inserts_by_bulk_load(client: Client) {
+    let tables = TestTable::ensure_entity::<Ticket>(&client, "sql_bulk_tickets").await;
+    let name = tables[0].name.clone();
+    let ctx = datafusion::prelude::SessionContext::new();
+    let options = hbase_orm::BulkLoadOptions::new().memory_budget(256 << 10);
+    let table = EntityTable::<Ticket>::new(&client)
+        .unwrap()
+        .on_table(name.clone())
+        .insert_by_bulk_load(options);
+    register_as(&ctx, "tickets", table).unwrap();
+    let n = 20_000i64;
+    let lines: Vec<String> = std::iter::once("id,owner,title".to_string())
+        .chain((0..n).map(|i| format!("{i},owner{},ticket number {i}", i % 7)))
+        .collect();
+    // A directory of this test's own (the backends' tests run at once).
+    let dir = std::env::temp_dir().join(format!("hbase-orm-sql-import-{}", name.name));
+    let csv = file(&dir, "tickets.csv", &lines);
+    ctx.register_csv("csv", csv.to_str().unwrap(), Default::default())
+        .await
+        .unwrap();
+    // The same rows as Parquet.
+    let parquet = csv.with_extension("parquet");
+    ctx.sql("SELECT * FROM csv")
+        .await
+        .unwrap()
+        .write_parquet(parquet.to_str().unwrap(), Default::default(), None)
+        .await
+        .unwrap();
+    ctx.register_parquet("file", parquet.to_str().unwrap(), Default::default())
+        .await
+        .unwrap();
+    let inserted = run(
+        &ctx,
+        "INSERT INTO tickets SELECT id, owner, title FROM file",
+    )
+    .await;
+    let tickets = client.repository::<Ticket>().on_table(name.clone());
+    let native = client.config().gateway == hbase_orm::Gateway::NativeRpc;
+    if !native {
+        std::fs::remove_dir_all(&dir).unwrap();
+        let err = inserted.unwrap_err();
+        assert!(err.contains("bulk_load_stream"), "{err}");
+        assert_eq!(tickets.get(&TicketKey { id: 1 }).await.unwrap(), None);
+        return;
+    }
+    assert_eq!(inserted.unwrap(), vec![vec![n.to_string()]]);
+    for id in [0u64, 1, 19_999] {
+        let want = Ticket {
+            id,
+            owner: format!("owner{}", id % 7),
+            title: format!("ticket number {id}"),
+        };
+        assert_eq!(tickets.get(&TicketKey { id }).await.unwrap(), Some(want));
+    }
+    let count = query(&ctx, "SELECT count(*) FROM tickets").await;
+    assert_eq!(count, vec![vec![n.to_string()]]);
+    let of_3 = owned_by(&tickets, "owner3").await;
+    assert_eq!(of_3.len() as i64, n / 7);
+    assert!(of_3.iter().all(|id| id % 7 == 3));
+
+    // Files with a row that is no ticket: nothing of them is loaded.
+    let mut bad_id = vec!["id,owner,title".to_string()];
+    bad_id.extend((0..5).map(|i| format!("{},late,bad id {i}", 30_000 + i)));
+    bad_id[4] = "x17,late,not a number".into();
+    let mut no_title = vec!["id,owner,title".to_string()];
+    no_title.extend((0..5).map(|i| format!("{},late,", 40_000 + i)));
+    no_title[2] = "40001,late,the only title".into();
+    for (name, lines, parts) in [
+        ("bad_id.csv", bad_id, ["row 4", "`id`", "x17"]),
+        ("no_title.csv", no_title, ["row 1", "`title`", "NULL where"]),
+    ] {
+        let path = file(&dir, name, &lines);
+        let table = name.trim_end_matches(".csv");
+        ctx.register_csv(table, path.to_str().unwrap(), Default::default())
+            .await
+            .unwrap();
+        let err = run(&ctx, &format!("INSERT INTO tickets SELECT * FROM {table}"))
+            .await
+            .unwrap_err();
+        for part in parts {
+            assert!(err.contains(part), "{part:?} missing from: {err}");
         }
-    };
-    assert_eq!(of("ann").await, [1, 2, 3]);
-    assert_eq!(of("bob").await, Vec::<u64>::new());
+    }
+    for id in [30_000, 30_001, 40_001] {
+        assert_eq!(tickets.get(&TicketKey { id }).await.unwrap(), None);
+    }
+    assert!(owned_by(&tickets, "late").await.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -56,6 +56,11 @@ macro_rules! on_backend {
             }
 
             #[tokio::test]
+            async fn inserts_by_bulk_load() {
+                crate::inserts::inserts_by_bulk_load(client().await).await;
+            }
+
+            #[tokio::test]
             async fn inserts_write_index_rows() {
                 crate::inserts::inserts_write_index_rows(client().await).await;
             }
@@ -179,6 +184,22 @@ mod regions {
     async fn native_one_partition_per_region() {
         crate::pushdown::one_partition_per_region(hbase_orm_suite::Target::Native.client().await)
             .await;
+    }
+
+    #[tokio::test]
+    async fn native_a_region_read_whole_is_cut_into_subranges() {
+        crate::pushdown::a_region_read_whole_is_cut_into_subranges(
+            hbase_orm_suite::Target::Native.client().await,
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn thrift2_a_region_read_whole_is_cut_into_subranges() {
+        crate::pushdown::a_region_read_whole_is_cut_into_subranges(
+            hbase_orm_suite::Target::Thrift2Buffered.client().await,
+        )
+        .await;
     }
 
     #[tokio::test]

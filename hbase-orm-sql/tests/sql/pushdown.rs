@@ -372,3 +372,41 @@ pub(crate) async fn later_key_parts_are_tested_by_key(client: Client) {
         );
     }
 }
+
+/// A region read whole by a query with more partitions than regions is cut into sub-ranges
+/// read at once (one per partition here): every row counted once; a query of a key range, or
+/// a table registered with `whole_regions`, reads the region in one piece.
+pub(crate) async fn a_region_read_whole_is_cut_into_subranges(client: Client) {
+    let t = orders_table(&client, "sql_subranges", 400, &[]).await;
+    let context = |table: EntityTable<Order>| {
+        let config = datafusion::prelude::SessionConfig::new().with_target_partitions(4);
+        let ctx = SessionContext::new_with_config(config);
+        register_as(&ctx, "orders", table).unwrap();
+        ctx
+    };
+    let table = || {
+        EntityTable::<Order>::new(&client)
+            .unwrap()
+            .on_table(t.repo.table().name().clone())
+    };
+    let want_sum: i64 = t.data.iter().map(|o| o.day).sum();
+    let want = vec![vec![t.data.len().to_string(), want_sum.to_string()]];
+    for (ctx, partitions) in [
+        (context(table()), "partition_sizes=4"),
+        (context(table().whole_regions()), "partition_sizes=1"),
+    ] {
+        let df = ctx
+            .sql("SELECT count(*), sum(day) FROM orders")
+            .await
+            .unwrap();
+        let plan = df.clone().create_physical_plan().await.unwrap();
+        let shown = displayable(plan.as_ref()).indent(true).to_string();
+        assert!(shown.contains(partitions), "{shown}");
+        assert_eq!(rows(&df.collect().await.unwrap()), want);
+        let some = "SELECT count(*) FROM orders WHERE customer = 'customer-05'";
+        let df = ctx.sql(some).await.unwrap();
+        let plan = df.create_physical_plan().await.unwrap();
+        let shown = displayable(plan.as_ref()).indent(true).to_string();
+        assert!(shown.contains("partition_sizes=1"), "{shown}");
+    }
+}

@@ -79,9 +79,10 @@ impl Load<'_> {
                 let (now, ranges) = (self.now, ranges.clone());
                 blocking(move || write_regions(&runs, &formats, &*to, now, ranges, &starts, sender))
             };
-            let shares = futures::stream::unfold(receiver, |mut receiver| async move {
-                receiver.recv().await.map(|share| (share, receiver))
-            });
+            // Polled, not an async closure: the load's future stays `Send` (a closure returning
+            // a future that borrows its argument is not provably so).
+            let mut receiver = receiver;
+            let shares = futures::stream::poll_fn(move |cx| receiver.poll_recv(cx));
             let (this, report) = (self, &report);
             let handing = shares
                 .map(|share| async move {
