@@ -12,7 +12,7 @@ use crate::model::{CellRef, Result};
 use crate::repository::repo::Repository;
 
 impl<T: HBaseEntity> Repository<T> {
-    /// Loads `values` as HFiles handed to the region servers ([`Table::bulk_load`], native
+    /// Loads `values` as HFiles handed to the region servers (as [`Table::bulk_load`], native
     /// backend): the fastest way to import many entities. Each value is written as a save
     /// writes its cells (counters with their values, as [`Repository::insert`] writes them),
     /// into the table of its key, and its index rows into the index tables, so that index
@@ -26,8 +26,10 @@ impl<T: HBaseEntity> Repository<T> {
     /// that fails never leaves a loaded entity its index cannot find (index rows whose entity
     /// is not loaded are never returned by index reads); a failure stops at the table it
     /// happened in (the tables before it are loaded; within it, [`crate::Error::BulkLoad`]
-    /// says what was). The dictionary ids of new key parts are written before the first load:
-    /// a gateway's refusal comes after them.
+    /// says what was). A gateway (or the in-memory store) refuses the load before any value
+    /// is read ([`crate::Error::Unsupported`]); the dictionary ids of new key parts are
+    /// written as the values are read, before the first table is loaded. The values are
+    /// sorted in memory, as compact records of their cells (not as puts).
     ///
     /// ```no_run
     /// # use hbase_orm::{BulkLoadOptions, Client, HBaseEntity};
