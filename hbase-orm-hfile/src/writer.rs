@@ -535,7 +535,9 @@ mod tests {
         writer.append(&put(b"b", b"d", 4)).unwrap();
         assert!(writer.append(&put(b"b", b"d", 9)).is_err());
         // In the same row, a qualifier before the last one's cannot come either.
-        let before = writer.append(&Cell::put(b"b", b"d", b"a", 1, b"v")).unwrap_err();
+        let before = writer
+            .append(&Cell::put(b"b", b"d", b"a", 1, b"v"))
+            .unwrap_err();
         assert!(matches!(before, Error::OutOfOrder { .. }), "{before}");
         let err = writer.append(&put(b"c", b"e", 5)).unwrap_err();
         assert!(matches!(err, Error::MixedFamilies { .. }), "{err}");
