@@ -117,6 +117,7 @@ fn write_cells<E>(
     Ok(())
 }
 
+#[cfg(feature = "bulk-load")]
 /// A value's row written into buffers kept from one value to the next ([`write_row`]), for
 /// writers that copy its cells at once (a bulk load's sorted records): once they have grown,
 /// no allocation per value.
@@ -125,6 +126,7 @@ pub(crate) struct RowBuffers {
     values: Values,
 }
 
+#[cfg(feature = "bulk-load")]
 impl Default for RowBuffers {
     fn default() -> Self {
         RowBuffers {
@@ -140,6 +142,7 @@ impl Default for RowBuffers {
     }
 }
 
+#[cfg(feature = "bulk-load")]
 impl RowBuffers {
     /// The row key written.
     pub(crate) fn row(&self) -> &[u8] {
@@ -175,6 +178,7 @@ impl RowBuffers {
     }
 }
 
+#[cfg(feature = "bulk-load")]
 /// Writes a value's row into `buffers` (see [`RowBuffers`]): its key by `key`, its cells by
 /// `write` (the generated `write_cells`), as [`write_image`] writes them.
 pub(crate) fn write_row<E>(

@@ -51,7 +51,9 @@ use crate::model::{ColumnFamily, TableDescriptor, TableName};
 use crate::model::{Error, Result};
 use crate::model::{Put, Row, RowMutations};
 use crate::schema::TableSchema;
-pub(crate) use cells::{RowBuffers, RowImage};
+#[cfg(feature = "bulk-load")]
+pub(crate) use cells::RowBuffers;
+pub(crate) use cells::RowImage;
 pub use columns::{is_name, presence_of, ColumnDef, ColumnKind, MapKey};
 use rowkey::{KeyError, KeyKind, KeyPrefix};
 
@@ -481,6 +483,7 @@ pub(crate) fn row_image<E: HBaseEntity>(value: &E, counters: bool) -> Result<Row
     )
 }
 
+#[cfg(feature = "bulk-load")]
 /// [`row_image`]'s cells written into `buffers`, kept from one value to the next (see
 /// [`RowBuffers`]).
 pub(crate) fn row_into<E: HBaseEntity>(

@@ -33,6 +33,7 @@ macro_rules! optional_setters {
 
 mod access;
 mod check;
+#[cfg(feature = "bulk-load")]
 pub(crate) use check::{MAX_CELL, MAX_ROW_KEY};
 mod config;
 mod error;
