@@ -75,15 +75,17 @@ for line in "${lines[@]}"; do
   step 600 "HBase $line: hbase-local/hbase.sh up" -- hbase-local/hbase.sh up
 
   if [[ "$line" == 3.* ]]; then
-    # No gateway on 3.x: the native share only. Two bulk-load tests also compare with a load
-    # through a Thrift2 gateway: left out here, by name.
+    # No gateway on 3.x: the native share only. Three bulk-load tests also compare with a load
+    # through a Thrift2 gateway, or its refusal there: left out here, by name.
     echo "HBase $line has no Thrift gateway: native backend only; left out:" \
-      "bulk_load::loaded_rows_read_back_and_a_later_load_wins and" \
-      "bulk_load::loads_that_cannot_work_are_refused_before_any_file (they need a Thrift2 gateway)"
+      "bulk_load::loaded_rows_read_back_and_a_later_load_wins," \
+      "bulk_load::loads_that_cannot_work_are_refused_before_any_file and" \
+      "bulk_load::entity_loads_are_refused_where_there_is_no_bulk_load (they need a Thrift2 gateway)"
     step 900 "HBase $line: cargo test --test suite -- native:: native_scanner:: bulk_load::" -- \
       cargo test --quiet --test suite -- native:: native_scanner:: bulk_load:: \
       --skip bulk_load::loaded_rows_read_back_and_a_later_load_wins \
-      --skip bulk_load::loads_that_cannot_work_are_refused_before_any_file
+      --skip bulk_load::loads_that_cannot_work_are_refused_before_any_file \
+      --skip bulk_load::entity_loads_are_refused_where_there_is_no_bulk_load
   else
     step 900 "HBase $line: cargo test --test suite -- native:: native_scanner:: thrift2_buffered:: bulk_load::" -- \
       cargo test --quiet --test suite -- native:: native_scanner:: thrift2_buffered:: bulk_load::
