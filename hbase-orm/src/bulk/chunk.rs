@@ -9,7 +9,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::plan::{finish_put, merge_rows};
-use super::record::{write_record, write_row_record, CellRef, Record, RunWriter};
+use super::record::{write_record, write_row_record, Record, RunWriter};
+use crate::model::CellRef;
 use crate::model::{Put, Result};
 
 /// Records, in one buffer, and where each starts (at its length).

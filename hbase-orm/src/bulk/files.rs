@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use hbase_orm_hfile as hfile;
 
-use super::record::CellRef;
-use crate::model::{BloomFilter, ColumnFamily, Compression, Error, Result, TableName};
+use crate::model::{BloomFilter, CellRef, ColumnFamily, Compression, Error, Result, TableName};
 
 /// How one family's files are written.
 #[derive(Debug, Clone)]

@@ -11,9 +11,10 @@ use futures::{Stream, StreamExt};
 use super::chunk::RecordChunk;
 use super::files::FamilyFormat;
 use super::plan::sort_chunk;
-use super::record::CellRef;
 use super::runs::{compact, Run, MAX_RUNS};
-use crate::model::{printable_key, Error, Put, Result, TableDescriptor, MAX_CELL, MAX_ROW_KEY};
+use crate::model::{
+    printable_key, CellRef, Error, Put, Result, TableDescriptor, MAX_CELL, MAX_ROW_KEY,
+};
 
 /// The input, sorted: its runs, the formats of the families it writes, its first and last
 /// rows (`None` without puts).

@@ -195,12 +195,6 @@ impl Feed {
         row: &[u8],
         cells: impl Iterator<Item = CellRef<'c>> + Clone,
     ) -> Result<()> {
-        let cells = cells.map(|c| super::record::CellRef {
-            family: c.family,
-            qualifier: c.qualifier,
-            value: c.value,
-            timestamp: c.timestamp,
-        });
         self.sorter.push_row(row, cells).await
     }
 

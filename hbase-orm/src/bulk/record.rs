@@ -10,19 +10,10 @@ use std::path::Path;
 
 use bytes::{Buf, Bytes};
 
-use crate::model::{Put, PutCell, Result};
+use crate::model::{CellRef, Put, PutCell, Result};
 
 /// The read block of a spilled run.
 pub(super) const READ_BUFFER: usize = 256 << 10;
-
-/// A cell of a sorted put, borrowed from the put or from its record.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct CellRef<'a> {
-    pub family: &'a [u8],
-    pub qualifier: &'a [u8],
-    pub value: &'a [u8],
-    pub timestamp: i64,
-}
 
 /// The cells of a sorted put (every cell has a timestamp then) or of a record.
 pub(super) enum Cells<'a> {
