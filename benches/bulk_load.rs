@@ -28,7 +28,8 @@
 //! 4), `HBASE_ORM_BENCH_COMPRESSION` (the family's: `NONE` by default, `SNAPPY`, `GZ`; every
 //! method writes the same table), `HBASE_ORM_BENCH_METHODS` (some of `bulk_load_stream`,
 //! `repo_bulk_load_stream`, `put_many`, `put_many_made`, `bulk_load`, `save_all`,
-//! `repo_bulk_load`, comma-separated: to profile one),
+//! `repo_bulk_load`, comma-separated: to profile one), `HBASE_ORM_BENCH_RUNS` (measured rounds
+//! after the warm-up, default 3; 1 for a ten-million-row stream's peak memory),
 //! `HBASE_ORM_NATIVE_URL`. On the local cluster on HDFS, the files are written straight into
 //! HDFS (the feature `hdfs`, which the suite's `cluster` brings):
 //!
@@ -46,7 +47,6 @@ use hbase_orm_suite::workload::{cpu_time, memory_mib, reset_peak_memory, write_o
 use hbase_orm_suite::{connect_with, native_url, TestTable};
 
 const BATCH: usize = 500;
-const RUNS: usize = 3;
 
 struct Round {
     wall: Duration,
@@ -187,6 +187,7 @@ async fn round(client: &Client, rows: u64, regions: u64, method: Method, check: 
 #[tokio::main]
 async fn main() {
     let rows = from_env("HBASE_ORM_BENCH_ROWS", 200_000);
+    let runs = from_env("HBASE_ORM_BENCH_RUNS", 3).max(1) as usize;
     let regions = from_env("HBASE_ORM_BENCH_REGIONS", 4).max(1);
     let client = connect_with(Config::from_url(&native_url()).unwrap()).await;
     let mut table = Vec::new();
@@ -213,19 +214,19 @@ async fn main() {
             continue;
         }
         let mut rounds = Vec::new();
-        for i in 0..=RUNS {
-            rounds.push(round(&client, rows, regions, method, i == RUNS).await);
+        for i in 0..=runs {
+            rounds.push(round(&client, rows, regions, method, i == runs).await);
         }
         table.push((name, rounds));
     }
     println!(
         "\nbulk load vs batched puts: {rows} orders of 8 columns (strings of 6 to 36 bytes) into \
          a fresh table of {regions} regions each round, native backend ({}); a warm-up round, \
-         then {RUNS}",
+         then {runs}",
         native_url()
     );
-    println!("| method                | warm-up rows/s | run 1 | run 2 | run 3 | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");
-    println!("|-----------------------|----------------|-------|-------|-------|-------------|-------------------|---------------------|");
+    println!("| method                | warm-up rows/s | measured rounds, rows/s | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");
+    println!("|-----------------------|----------------|-------------------------|-------------|-------------------|---------------------|");
     let rate = |r: &Round| rows as f64 / r.wall.as_secs_f64();
     let mut best_rates = std::collections::HashMap::new();
     for (name, rounds) in &table {
@@ -234,12 +235,14 @@ async fn main() {
             .min_by(|a, b| a.wall.cmp(&b.wall))
             .unwrap();
         best_rates.insert(*name, rate(best));
+        let measured: Vec<String> = rounds[1..]
+            .iter()
+            .map(|r| format!("{:.0}", rate(r)))
+            .collect();
         println!(
-            "| {name:<21} | {:>14.0} | {:>5.0} | {:>5.0} | {:>5.0} | {:>11.0} | {:>17.2} | {:>19.1} |",
+            "| {name:<21} | {:>14.0} | {:>23} | {:>11.0} | {:>17.2} | {:>19.1} |",
             rate(&rounds[0]),
-            rate(&rounds[1]),
-            rate(&rounds[2]),
-            rate(&rounds[3]),
+            measured.join(" / "),
             rate(best),
             best.cpu.as_secs_f64() * 1e6 / rows as f64,
             best.peak_mib

@@ -1,7 +1,9 @@
 //! The input read into sorted runs: each put checked as it arrives (its checks, its families
 //! against the table's, no TTL), then either held whole and sorted in memory (a `Vec`'s puts),
 //! or written as its record into a chunk of half the memory budget, each full chunk sorted and
-//! spilled while the next is read, the last sorted and kept in memory.
+//! spilled while the next is read, the last sorted and kept in memory. Records read whole
+//! (an entity load without a budget) are cut into chunks too, each sorted while the next is
+//! read and kept in memory: the sort is then done beside the reading, not after it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -96,6 +98,11 @@ pub(crate) const WHOLE: usize = usize::MAX;
 /// larger).
 const RESERVED: usize = 256 << 20;
 
+/// The smallest chunk of records read whole: each is sorted on a blocking thread while the
+/// next is read. Later chunks hold a quarter of what the earlier ones hold, so that a large
+/// input makes few runs to merge (a few dozen for gigabytes).
+const WHOLE_CHUNK: usize = 32 << 20;
+
 /// How many puts (or entities) are read between two calls of a load's progress callback.
 pub(crate) const READ_STEP: u64 = 1 << 16;
 
@@ -142,6 +149,9 @@ pub(super) struct Sorter {
     chunk_budget: usize,
     reserved: usize,
     spilled: usize,
+    /// Records read whole: the chunks being sorted (in the order read) and the bytes they
+    /// hold; `None` when chunks are spilled.
+    kept: Option<(Vec<Sorting>, usize)>,
 }
 
 impl Sorter {
@@ -161,7 +171,7 @@ impl Sorter {
         let (whole, chunk_budget, reserved) = if budget == WHOLE && hold_puts {
             (Some(Vec::with_capacity(expected)), usize::MAX, 0)
         } else if budget == WHOLE {
-            (None, usize::MAX, 0)
+            (None, WHOLE_CHUNK, WHOLE_CHUNK + (1 << 20))
         } else {
             std::fs::create_dir_all(&runs_dir).map_err(|e| super::staging_error(&runs_dir, e))?;
             let chunk_budget = (budget / 2).max(1);
@@ -179,6 +189,7 @@ impl Sorter {
             chunk_budget,
             reserved,
             spilled: 0,
+            kept: (budget == WHOLE && !hold_puts).then(|| (Vec::new(), 0)),
         })
     }
 
@@ -227,8 +238,20 @@ impl Sorter {
     }
 
     /// Sorts and spills the full chunk on a blocking thread, the one spilled before it given
-    /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`].
+    /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`]. Records read
+    /// whole are sorted there and kept.
     async fn spill(&mut self) -> Result<()> {
+        if let Some((sorting, held)) = &mut self.kept {
+            *held += self.chunk.held();
+            self.chunk_budget = WHOLE_CHUNK.max(*held / 4);
+            let next = RecordChunk::with_capacity(self.chunk_budget + (1 << 20));
+            let mut full = std::mem::replace(&mut self.chunk, next);
+            sorting.push(tokio::task::spawn_blocking(move || {
+                full.sort().map_err(too_large)?;
+                Ok(full.into_sorted())
+            }));
+            return Ok(());
+        }
         let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
         self.spilled += 1;
         // The chunk spilled before gives its buffer to the next one.
@@ -268,6 +291,11 @@ impl Sorter {
         if let Some(spill) = self.spilling.take() {
             finish(spill).await?;
         }
+        // Chunks read whole, sorted: runs in the order read (the merge keeps the first run's
+        // puts of a row first).
+        for sorting in self.kept.take().map(|(s, _)| s).unwrap_or_default() {
+            self.sorted.runs.push(Run::Records(finish(sorting).await?));
+        }
         let chunk = std::mem::replace(&mut self.chunk, RecordChunk::with_capacity(0));
         let last = blocking(move || {
             let mut chunk = chunk;
@@ -285,11 +313,17 @@ impl Sorter {
         if let Some(spill) = self.spilling.take() {
             let _ = spill.await;
         }
+        for sorting in self.kept.take().map(|(s, _)| s).unwrap_or_default() {
+            let _ = sorting.await;
+        }
     }
 }
 
 /// A chunk being sorted and spilled; it comes back emptied, for the next.
 type Spilling = tokio::task::JoinHandle<Result<RecordChunk>>;
+
+/// A chunk of records read whole being sorted, to be kept in memory.
+type Sorting = tokio::task::JoinHandle<Result<super::chunk::SortedRecords>>;
 
 /// A put (or the puts of one row, merged) too large for a record.
 fn too_large(e: std::io::Error) -> Error {
