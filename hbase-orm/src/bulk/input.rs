@@ -26,6 +26,8 @@ pub(super) struct Sorted {
     pub rows: Option<(Vec<u8>, Vec<u8>)>,
     /// The puts read.
     pub taken: u64,
+    /// The chunks spilled to the staging directory.
+    pub spilled: u64,
 }
 
 impl Sorted {
@@ -35,6 +37,7 @@ impl Sorted {
             formats: Vec::new(),
             rows: None,
             taken: 0,
+            spilled: 0,
         }
     }
 
@@ -152,6 +155,8 @@ pub(super) struct Sorter {
     /// Records read whole: the chunks being sorted (in the order read) and the bytes they
     /// hold; `None` when chunks are spilled.
     kept: Option<(Vec<Sorting>, usize)>,
+    /// The smallest chunk of records read whole ([`WHOLE_CHUNK`]; smaller in tests).
+    whole_chunk: usize,
 }
 
 impl Sorter {
@@ -190,6 +195,7 @@ impl Sorter {
             reserved,
             spilled: 0,
             kept: (budget == WHOLE && !hold_puts).then(|| (Vec::new(), 0)),
+            whole_chunk: WHOLE_CHUNK,
         })
     }
 
@@ -243,7 +249,7 @@ impl Sorter {
     async fn spill(&mut self) -> Result<()> {
         if let Some((sorting, held)) = &mut self.kept {
             *held += self.chunk.held();
-            self.chunk_budget = WHOLE_CHUNK.max(*held / 4);
+            self.chunk_budget = self.whole_chunk.max(*held / 4);
             let next = RecordChunk::with_capacity(self.chunk_budget + (1 << 20));
             let mut full = std::mem::replace(&mut self.chunk, next);
             sorting.push(tokio::task::spawn_blocking(move || {
@@ -254,6 +260,7 @@ impl Sorter {
         }
         let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
         self.spilled += 1;
+        self.sorted.spilled += 1;
         // The chunk spilled before gives its buffer to the next one.
         let next = match self.spilling.take() {
             Some(previous) => finish(previous).await?,
@@ -386,4 +393,71 @@ fn check(put: &Put, descriptor: &TableDescriptor, formats: &mut Vec<FamilyFormat
         formats.push(FamilyFormat::of(table, family)?);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::runs::Merge;
+    use super::*;
+    use crate::model::{ColumnFamily, TableName};
+
+    /// Entity rows read whole are sorted in chunks kept in memory (none spilled, the staging
+    /// directory untouched), growing as the input does, and merge as the whole input sorted
+    /// at once: rows in order, a row given twice merged, the later cell of a key kept.
+    #[tokio::test]
+    async fn rows_read_whole_sort_in_chunks_kept_in_memory() {
+        let descriptor =
+            TableDescriptor::new(TableName::new("default", "t")).family(ColumnFamily::new("d"));
+        let dir = std::env::temp_dir().join(format!("whole-chunks-{}", std::process::id()));
+        let mut sorter = Sorter::new(descriptor, &dir, WHOLE, 7, 0, false).unwrap();
+        (sorter.whole_chunk, sorter.chunk_budget) = (4 << 10, 4 << 10);
+        let cell = |q: &'static [u8], v: &'static [u8]| CellRef {
+            family: b"d",
+            qualifier: q,
+            value: v,
+            timestamp: i64::MAX,
+        };
+        let mut expected = Vec::new();
+        for i in 0..3_000u32 {
+            // Rows out of order; row 5 given again at the end with a newer `b`.
+            let row = ((i * 7_919) % 3_000).to_be_bytes();
+            let cells = [cell(b"a", b"first"), cell(b"b", b"old")];
+            sorter.push_row(&row, cells.iter().copied()).await.unwrap();
+            expected.push(row.to_vec());
+        }
+        let again = 5u32.to_be_bytes();
+        let cells = [cell(b"b", b"newer"), cell(b"c", b"added")];
+        sorter
+            .push_row(&again, cells.iter().copied())
+            .await
+            .unwrap();
+        let kept = sorter.kept.as_ref().map(|(s, _)| s.len()).unwrap();
+        assert!(kept > 3, "{kept} chunks");
+        let sorted = sorter.finish().await.unwrap();
+        assert_eq!((sorted.spilled, sorted.taken), (0, 3_001));
+        assert!(!dir.exists(), "nothing written for input read whole");
+        assert!(sorted.runs.iter().all(|r| matches!(r, Run::Records(_))));
+        expected.sort();
+        let mut merge = Merge::new(&sorted.runs, None).unwrap();
+        let mut rows = Vec::new();
+        while let Some(put) = merge.next_put().unwrap() {
+            let cells: Vec<(Vec<u8>, Vec<u8>, i64)> = put
+                .cells()
+                .map(|c| (c.qualifier.to_vec(), c.value.to_vec(), c.timestamp))
+                .collect();
+            if put.row() == again.as_slice() {
+                let want: &[(&[u8], &[u8])] =
+                    &[(b"a", b"first"), (b"b", b"newer"), (b"c", b"added")];
+                let want: Vec<_> = want
+                    .iter()
+                    .map(|(q, v)| (q.to_vec(), v.to_vec(), 7))
+                    .collect();
+                assert_eq!(cells, want);
+            } else {
+                assert_eq!(cells.len(), 2);
+            }
+            rows.push(put.row().to_vec());
+        }
+        assert_eq!(rows, expected);
+    }
 }

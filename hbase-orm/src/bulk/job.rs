@@ -101,7 +101,7 @@ impl Job {
         sorted: Sorted,
         progress: Option<&Progress<'_>>,
     ) -> Result<BulkLoadReport> {
-        let spilled_runs = sorted.runs.len() as u64 - 1;
+        let spilled_runs = sorted.spilled;
         let load = load::Load {
             table: &self.table,
             token: &self.token,
