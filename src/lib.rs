@@ -12,6 +12,7 @@ pub mod example;
 pub mod java;
 pub mod load;
 pub mod relay;
+pub mod secure;
 pub mod workload;
 
 pub use conformance::{label, unsupported_on, Target};

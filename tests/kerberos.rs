@@ -18,61 +18,10 @@ use hbase_orm::{
     Client, ColumnFamily, Config, Error, Get, HBaseEntity, Put, Scan, TableDescriptor, TableName,
 };
 use hbase_orm_suite::relay::Relay;
+use hbase_orm_suite::secure::{
+    connect, env, native_url, native_url_of, sasl_url, spnego_url, ENVIRONMENT,
+};
 use hbase_orm_suite::TestTable;
-
-/// The environment the secured HBase's launcher prints, or a panic that says how to get it.
-fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| {
-        panic!(
-            "{name} is not set: start the secured HBase and take its environment first:\n  \
-             hbase-local/secure/secure.sh up && eval \"$(hbase-local/secure/secure.sh env)\""
-        )
-    })
-}
-
-/// The port of a secured gateway (from the launcher's environment).
-fn port(variable: &str) -> String {
-    let address = env(variable);
-    address
-        .rsplit_once(':')
-        .map(|(_, p)| p.to_string())
-        .unwrap()
-}
-
-/// A SASL client of the gateway at `variable` requiring `qop`. The gateways' principal is
-/// `hbase/localhost`: the client dials `localhost`.
-fn sasl_url(variable: &str, qop: &str) -> String {
-    format!(
-        "thrift2://localhost:{}/?auth=kerberos&qop={qop}",
-        port(variable)
-    )
-}
-
-/// A SPNEGO client of the HTTPS gateway of `service` (its principal is `HTTP/localhost`).
-fn spnego_url(service: &str) -> String {
-    let https = env("HBASE_ORM_SECURE_HTTPS_URL");
-    let port: u16 = https
-        .trim_end_matches('/')
-        .rsplit_once(':')
-        .map(|(_, p)| p.parse().unwrap())
-        .unwrap();
-    // The Thrift1 HTTPS gateway is the fifth of the launcher's gateways.
-    let port = if service == "thrift1" { port + 4 } else { port };
-    format!(
-        "{service}+https://localhost:{port}/?auth=kerberos&ca_file={}",
-        env("HBASE_ORM_SECURE_CA")
-    )
-}
-
-/// Tests that change the process's Kerberos environment take this for writing; the others
-/// for reading.
-static ENVIRONMENT: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
-
-async fn connect(url: &str) -> hbase_orm::Result<Client> {
-    let mut config = Config::from_url(url)?;
-    config.retry_deadline = std::time::Duration::ZERO;
-    Client::builder().config(config).build().await
-}
 
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
 #[hbase(namespace = "hbase_orm_it", table = "kerberos", family = "d")]
@@ -148,20 +97,6 @@ async fn spnego_carries_calls_to_both_gateways() {
     let row = table.get(Get::new("k")).await.unwrap().unwrap();
     admin.delete_table(&name).await.unwrap();
     assert_eq!(row.value("d", "v"), Some(&b"1"[..]));
-}
-
-/// A native client of the secured HBase (HBase's own RPC, SASL GSSAPI): its ZooKeeper from the
-/// launcher's environment; the servers' principal is `hbase/localhost`, their address 127.0.0.1.
-fn native_url() -> String {
-    native_url_of("HBASE_ORM_SECURE_ZK_PORT")
-}
-
-/// A native client of the secured HBase whose ZooKeeper port is in `variable`.
-fn native_url_of(variable: &str) -> String {
-    format!(
-        "hbase://127.0.0.1:{}/?auth=kerberos&kerberos_host=localhost",
-        env(variable)
-    )
 }
 
 #[tokio::test]
