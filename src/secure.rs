@@ -72,3 +72,49 @@ pub fn native_url_of(variable: &str) -> String {
         env(variable)
     )
 }
+
+/// The process's Kerberos environment switched to act as `user` (`alice`, `bob`): an empty
+/// ticket cache of its own and the user's keytab as the client keytab
+/// (`HBASE_ORM_SECURE_<USER>_KEYTAB`), from which the system's Kerberos gets the user's ticket
+/// when a client connects. Connections opened while it is held are `user`'s; it is restored
+/// when dropped. Hold [`ENVIRONMENT`] for writing around it, and open no other client's
+/// connections meanwhile.
+pub struct ActingAs {
+    cache: Option<std::ffi::OsString>,
+    keytab: Option<std::ffi::OsString>,
+    own_cache: std::path::PathBuf,
+}
+
+/// Acts as `user` until the guard is dropped (see [`ActingAs`]).
+pub fn act_as(user: &str) -> ActingAs {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let keytab = env(&format!("HBASE_ORM_SECURE_{}_KEYTAB", user.to_uppercase()));
+    let own_cache = std::env::temp_dir().join(format!(
+        "hbase-orm-{user}-{}-{}.cc",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let guard = ActingAs {
+        cache: std::env::var_os("KRB5CCNAME"),
+        keytab: std::env::var_os("KRB5_CLIENT_KTNAME"),
+        own_cache,
+    };
+    std::env::set_var("KRB5CCNAME", format!("FILE:{}", guard.own_cache.display()));
+    std::env::set_var("KRB5_CLIENT_KTNAME", keytab);
+    guard
+}
+
+impl Drop for ActingAs {
+    fn drop(&mut self) {
+        match self.cache.take() {
+            Some(v) => std::env::set_var("KRB5CCNAME", v),
+            None => std::env::remove_var("KRB5CCNAME"),
+        }
+        match self.keytab.take() {
+            Some(v) => std::env::set_var("KRB5_CLIENT_KTNAME", v),
+            None => std::env::remove_var("KRB5_CLIENT_KTNAME"),
+        }
+        let _ = std::fs::remove_file(&self.own_cache);
+    }
+}

@@ -199,8 +199,16 @@ async fn do_as_acts_as_the_user_it_names() {
         .put(Put::new("k").column("d", "v", "1"))
         .await
         .unwrap_err();
-    assert!(e.to_string().contains("AccessDeniedException"), "{e}");
-    assert!(e.to_string().contains("alice"), "{e}");
+    match &e {
+        Error::AccessDenied { denial, .. } => {
+            assert_eq!(denial.user.as_deref(), Some("alice"), "{e}");
+            assert_eq!(denial.action, Some(hbase_orm::Action::Write), "{e}");
+            let scope = denial.scope.as_deref().unwrap_or_default();
+            assert!(scope.ends_with(&t.name.name), "{e}");
+        }
+        other => panic!("not AccessDenied: {other:?}"),
+    }
+    assert!(!e.is_retryable());
     // The test user itself may write.
     client
         .table_named(t.name.clone())

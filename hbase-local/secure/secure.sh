@@ -27,7 +27,7 @@
 #     thrift2-sasl-conf  Thrift2, SASL GSSAPI, QOP auth-conf                   9293
 #     thrift1-https      Thrift1, HTTPS + SPNEGO, doAs header allowed          9294
 #     thrift1-sasl-conf  Thrift1, SASL GSSAPI, QOP auth-conf                   9295
-# Generated in the data dir: krb5.conf, keytabs/{hbase,client,alice}.keytab, tls/ca.pem
+# Generated in the data dir: krb5.conf, keytabs/{hbase,client,alice,bob}.keytab, tls/ca.pem
 # (the CA that signed the HTTPS certificate), client.ccache (after `up`: a ticket of client@REALM).
 # See README.md beside this file for principals, settings and how clients authenticate.
 #
@@ -269,9 +269,11 @@ addprinc -randkey hbase/$SVC_HOST
 addprinc -randkey HTTP/$SVC_HOST
 addprinc -randkey client
 addprinc -randkey alice
+addprinc -randkey bob
 ktadd -k $KEYTABS/hbase.keytab hbase/$SVC_HOST HTTP/$SVC_HOST
 ktadd -k $KEYTABS/client.keytab client
 ktadd -k $KEYTABS/alice.keytab alice
+ktadd -k $KEYTABS/bob.keytab bob
 EOF
     { cat "$KDC_DIR/init.log" >&2; die "kadmin.local failed"; }
   [[ -s "$KEYTABS/client.keytab" && -s "$KEYTABS/hbase.keytab" ]] ||
@@ -657,13 +659,13 @@ describe() {
 [secure] HBase: ZooKeeper 127.0.0.1:$((ZK_PORT + 1)), master $((MASTER_PORT + 1)), region server $((RS_PORT + 1)) (privacy)
 [secure] HBase: ZooKeeper 127.0.0.1:$((ZK_PORT + 2)), master $((MASTER_PORT + 2)), region server $((RS_PORT + 2)) (integrity)
 [secure]   principal hbase/$SVC_HOST@$REALM ($KEYTABS/hbase.keytab)
-[secure] Thrift2 HTTPS+SPNEGO   https://$SVC_HOST:$HTTPS2_PORT/   (HTTP/$SVC_HOST@$REALM, CA $TLS_DIR/ca.pem, doAs: client may act as alice)
+[secure] Thrift2 HTTPS+SPNEGO   https://$SVC_HOST:$HTTPS2_PORT/   (HTTP/$SVC_HOST@$REALM, CA $TLS_DIR/ca.pem, doAs: client may act as alice and bob)
 [secure] Thrift2 SASL auth      127.0.0.1:$SASL_AUTH_PORT   (service hbase@$SVC_HOST)
 [secure] Thrift2 SASL auth-int  127.0.0.1:$SASL_INT_PORT
 [secure] Thrift2 SASL auth-conf 127.0.0.1:$SASL_CONF_PORT
 [secure] Thrift1 HTTPS+SPNEGO   https://$SVC_HOST:$HTTPS1_PORT/
 [secure] Thrift1 SASL auth-conf 127.0.0.1:$SASL1_CONF_PORT
-[secure] users: client@$REALM ($KEYTABS/client.keytab, HBase superuser), alice@$REALM ($KEYTABS/alice.keytab)
+[secure] users: client@$REALM ($KEYTABS/client.keytab, HBase superuser), alice@$REALM and bob@$REALM ($KEYTABS/alice.keytab, bob.keytab: no rights until granted)
 [secure] client setup: eval "\$($0 env)"   # then e.g. klist
 EOF
 }
@@ -675,6 +677,8 @@ export KRB5CCNAME=FILE:$CCACHE
 export HBASE_ORM_SECURE_CA=$TLS_DIR/ca.pem
 export HBASE_ORM_SECURE_REALM=$REALM
 export HBASE_ORM_SECURE_CLIENT_KEYTAB=$KEYTABS/client.keytab
+export HBASE_ORM_SECURE_ALICE_KEYTAB=$KEYTABS/alice.keytab
+export HBASE_ORM_SECURE_BOB_KEYTAB=$KEYTABS/bob.keytab
 export HBASE_ORM_SECURE_HTTPS_URL=https://$SVC_HOST:$HTTPS2_PORT/
 export HBASE_ORM_SECURE_SASL_AUTH=127.0.0.1:$SASL_AUTH_PORT
 export HBASE_ORM_SECURE_SASL_INT=127.0.0.1:$SASL_INT_PORT

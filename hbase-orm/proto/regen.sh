@@ -4,7 +4,8 @@
 #   hbase-orm/proto/regen.sh
 #
 # 1. Takes HBase's .proto files from hbase-protocol-shaded (the jar the launcher fetches; Maven
-#    fetches it here if it is missing) and keeps the messages messages.txt names, with what they
+#    fetches it here if it is missing), and VisibilityLabels.proto, which only the unshaded
+#    hbase-protocol jar holds (same package, same messages), and keeps the messages messages.txt names, with what they
 #    refer to, in hbase_subset.proto (trim.py).
 # 2. Generates Rust from it with prost-build, parsing with protox (gen/, a separate cargo project:
 #    no protoc needed) into hbase-orm/src/backend/native/generated/hbase.pb.rs.
@@ -13,12 +14,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 version=2.6.1-hadoop3
 jar="$HOME/.m2/repository/org/apache/hbase/hbase-protocol-shaded/$version/hbase-protocol-shaded-$version.jar"
-if [ ! -f "$jar" ]; then
-  mvn -q dependency:get -Dartifact="org.apache.hbase:hbase-protocol-shaded:$version" -Dtransitive=false
-fi
+unshaded="$HOME/.m2/repository/org/apache/hbase/hbase-protocol/$version/hbase-protocol-$version.jar"
+for artifact in hbase-protocol-shaded hbase-protocol; do
+  path="$HOME/.m2/repository/org/apache/hbase/$artifact/$version/$artifact-$version.jar"
+  if [ ! -f "$path" ]; then
+    mvn -q dependency:get -Dartifact="org.apache.hbase:$artifact:$version" -Dtransitive=false
+  fi
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && unzip -q "$jar" '*.proto')
+(cd "$tmp" && unzip -q "$jar" '*.proto' && unzip -q "$unshaded" 'VisibilityLabels.proto')
 python3 "$here/trim.py" "$tmp" "$here/messages.txt" > "$here/hbase_subset.proto"
 out="$here/../src/backend/native/generated"
 mkdir -p "$out"

@@ -239,13 +239,14 @@ pub use client::{Admin, Client, ClientBuilder, ClientStats, RowStream, Table};
 #[doc(hidden)]
 pub use model::family_option;
 pub use model::{
-    filter_literal, prefix_end, printable_key, single_column_value_filter, Append, BloomFilter,
-    Cell, CellRef, CheckAndMutate, ClientIdentity, Column, ColumnFamily, CompareOp, Compression,
-    Config, Consistency, Credentials, CredentialsAs, DataBlockEncoding, Delete, DeleteTarget,
-    Durability, Error, Gateway, Get, HttpOptions, Increment, KeepDeletedCells, KerberosMechanism,
-    KerberosOptions, Mutation, Protocol, Put, PutCell, Qop, RegionLocation, Registry, Result, Row,
-    RowKeys, RowMutations, Scan, ScannedRow, Secret, TableDescriptor, TableName, TimeRange,
-    TlsOptions, Transport, TrustRoots,
+    filter_literal, prefix_end, printable_key, single_column_value_filter, Action, Append,
+    BloomFilter, Cell, CellRef, CheckAndMutate, ClientIdentity, Column, ColumnFamily, CompareOp,
+    Compression, Config, Consistency, Credentials, CredentialsAs, DataBlockEncoding, Delete,
+    DeleteTarget, Denial, Durability, Error, Gateway, Get, HttpOptions, Increment,
+    KeepDeletedCells, KerberosMechanism, KerberosOptions, Mutation, Permission, PermissionScope,
+    Protocol, Put, PutCell, Qop, RegionLocation, Registry, Result, Row, RowKeys, RowMutations,
+    Scan, ScannedRow, Secret, TableDescriptor, TableName, TimeRange, TlsOptions, Transport,
+    TrustRoots,
 };
 pub use schema::{
     render_table_template, table_template_start, template_period_ms, EnsureReport, OptionChange,

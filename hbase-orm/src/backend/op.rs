@@ -368,6 +368,23 @@ operations! {
         name "cleanup_bulk_load", safety |_s| Idempotent,
         check |_c| none(),
         send cleanup_bulk_load;
+    /// Actions granted to a user on a scope, added to those it has there (a repeat adds
+    /// nothing more).
+    Grant { permission: &'o model::Permission } -> (),
+        name "grant", safety |_s| Idempotent,
+        check |c| c.permission.check(),
+        send grant;
+    /// Actions taken from a user on a scope (a repeat finds nothing more to take).
+    Revoke { permission: &'o model::Permission } -> (),
+        name "revoke", safety |_s| Idempotent,
+        check |c| c.permission.check(),
+        send revoke;
+    /// The permissions granted on a scope, a user's alone or everyone's.
+    UserPermissions { scope: &'o model::PermissionScope, user: Option<&'o str> }
+        -> Vec<model::Permission>,
+        name "user_permissions", safety |_s| Idempotent,
+        check |_c| none(),
+        send user_permissions;
 }
 
 owned_operations! {
@@ -667,6 +684,22 @@ pub(crate) trait Backend: Send + Sync + 'static {
     }
     async fn cleanup_bulk_load(&self, _op: &CleanupBulkLoad<'_>) -> Result<()> {
         Err(no_call(self.name(), CleanupBulkLoad::NAME, "bulk load"))
+    }
+
+    // Who may do what: the master's AccessController, which only the native backend reaches
+    // (HBase 2's gateways have no such call; the in-memory store has no users).
+
+    /// Grants the permission's actions, added to those the user has on its scope.
+    async fn grant(&self, _op: &Grant<'_>) -> Result<()> {
+        Err(no_call(self.name(), Grant::NAME, "permission"))
+    }
+    /// Takes the permission's actions from the user on its scope.
+    async fn revoke(&self, _op: &Revoke<'_>) -> Result<()> {
+        Err(no_call(self.name(), Revoke::NAME, "permission"))
+    }
+    /// The permissions granted on a scope (a user's alone with `user`).
+    async fn user_permissions(&self, _op: &UserPermissions<'_>) -> Result<Vec<model::Permission>> {
+        Err(no_call(self.name(), UserPermissions::NAME, "permission"))
     }
 }
 

@@ -26,7 +26,7 @@ impl Client {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Admin {
-    client: Client,
+    pub(super) client: Client,
 }
 
 impl Admin {

@@ -5,6 +5,7 @@
 //! | `handle.rs` | [`Client`], [`ClientBuilder`], [`ClientStats`] |
 //! | `table.rs` | [`Table`]: data calls on one table, batches and their fallbacks |
 //! | `admin.rs` | [`Admin`]: namespaces, tables, families, regions |
+//! | `security.rs` | [`Admin`]: who may do what (permissions) |
 //! | `retry.rs` | running an operation under the retry rules and a deadline |
 //! | `scan.rs` | [`RowStream`]: a scan's pages, prefetch, resuming a lost scanner |
 //! | `plan.rs` | which keys a scan reads: bounds, prefixes, salt buckets, regions |
@@ -16,6 +17,7 @@ mod parallel;
 pub(crate) mod plan;
 mod retry;
 mod scan;
+mod security;
 mod table;
 
 pub use admin::Admin;

@@ -169,6 +169,32 @@ pub enum Error {
         message: String,
     },
 
+    /// HBase refused the call for permission (`AccessDeniedException`): its `AccessController`
+    /// found that the user lacks the action on the scope (the cluster, a namespace, a table, a
+    /// family or a column), or its `VisibilityController` that the user may not manage labels
+    /// or authorizations. Never retried: grant the permission
+    /// ([`Admin::grant`](crate::Admin::grant)) or call as a user who has it. `denial` is what
+    /// HBase named; a batch whose rows were denied says so in [`Error::PartialBatch`], its
+    /// `source` this variant.
+    ///
+    /// ```
+    /// # fn demo(e: hbase_orm::Error) {
+    /// match e {
+    ///     hbase_orm::Error::AccessDenied { denial, .. } => {
+    ///         eprintln!("{:?} may not {:?} on {:?}", denial.user, denial.action, denial.scope)
+    ///     }
+    ///     other => eprintln!("{other}"),
+    /// }
+    /// # }
+    /// ```
+    #[error("HBase denied {method} for permission {denial}")]
+    AccessDenied {
+        /// The call refused.
+        method: &'static str,
+        /// What HBase named: the user, the action, the scope, its words.
+        denial: Box<super::denial::Denial>,
+    },
+
     /// A gateway behind HTTP knows who is calling but does not let them (HTTP 403; or a
     /// `doAs` user the gateway's proxy-user rules do not allow, which HBase's gateway answers
     /// with a 500 naming the refusal).
@@ -412,6 +438,12 @@ impl Error {
             }
             None
         };
+        if let Some(denial) = super::denial::denial(&message) {
+            return Error::AccessDenied {
+                method,
+                denial: Box::new(denial),
+            };
+        }
         if let Some(table) = after("TableNotFoundException") {
             return Error::TableNotFound { table };
         }
@@ -455,6 +487,7 @@ impl Error {
             Error::Kerberos { .. } => "kerberos",
             Error::Unauthenticated { .. } => "unauthenticated",
             Error::Forbidden { .. } => "forbidden",
+            Error::AccessDenied { .. } => "access_denied",
             Error::HttpStatus { .. } => "http_status",
             Error::Transport { .. } => "transport",
             Error::Protocol { .. } => "protocol",
@@ -517,6 +550,27 @@ mod tests {
             }
         ));
         assert!(e.is_retryable());
+        // A refusal for permission, never retried (HBase marks it so; checked all the same).
+        let e = Error::from_server(
+            "put",
+            "org.apache.hadoop.hbase.security.AccessDeniedException: Insufficient permissions \
+             (user=alice@EXAMPLE.COM, scope=default:t, family=d, params=[table=default:t,family=d],\
+             action=WRITE)\n\tat ..."
+                .into(),
+            true,
+        );
+        assert!(!e.is_retryable());
+        assert_eq!(e.kind(), "access_denied");
+        assert!(matches!(
+            &e,
+            Error::AccessDenied { denial, .. } if denial.action == Some(crate::model::Action::Write)
+        ));
+        assert_eq!(
+            e.to_string(),
+            "HBase denied put for permission (user alice@EXAMPLE.COM, action WRITE, on \
+             default:t, family d): Insufficient permissions (user=alice@EXAMPLE.COM, \
+             scope=default:t, family=d, params=[table=default:t,family=d],action=WRITE)"
+        );
     }
 
     /// A batch of 72 failed rows prints its keys as HBase prints them, a few of them, and how

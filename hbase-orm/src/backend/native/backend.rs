@@ -572,4 +572,16 @@ impl Backend for NativeRpc {
     async fn cleanup_bulk_load(&self, op: &CleanupBulkLoad<'_>) -> Result<()> {
         self.core.cleanup_bulk_load(op.table, op.token).await
     }
+
+    async fn grant(&self, op: &Grant<'_>) -> Result<()> {
+        self.core.grant(op.permission).await
+    }
+
+    async fn revoke(&self, op: &Revoke<'_>) -> Result<()> {
+        self.core.revoke(op.permission).await
+    }
+
+    async fn user_permissions(&self, op: &UserPermissions<'_>) -> Result<Vec<model::Permission>> {
+        self.core.user_permissions(op.scope, op.user).await
+    }
 }

@@ -21,6 +21,7 @@
 //! - `schema`: table and family descriptors as the master's messages;
 //! - `admin`: the master's calls, waiting for their procedures;
 //! - `cluster`: the region servers, region moves and the balancer;
+//! - `security`: who may do what, the master's permissions;
 //! - `backend`: the [`Backend`](super::Backend) trait over all of it.
 
 mod admin;
@@ -42,5 +43,6 @@ mod replicas;
 mod rpc;
 mod scanner;
 mod schema;
+mod security;
 
 pub(crate) use backend::NativeRpc;
