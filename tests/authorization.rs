@@ -3,7 +3,9 @@
 //! superuser `client`, and what `alice` (the reader) and `bob` (the writer) may then do, each
 //! acting through a native client of their own (their own keytab); HBase's refusals as
 //! `Error::AccessDenied`, naming the user, the action and the scope; the gateways, which have
-//! no permission calls in HBase 2, refusing with `Unsupported`.
+//! no permission calls in HBase 2, refusing with `Unsupported`. Cell visibility (HBase's
+//! `VisibilityController`): labels added, given to alice and not to bob, cells and entities
+//! written with expressions (native and through both gateways), read by each as they may.
 //!
 //! Built with `--features kerberos`; the environment comes from
 //! `eval "$(hbase-local/secure/secure.sh env)"`. `.ci/run` runs them in its secured stage.
@@ -13,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use hbase_orm::{
-    Action, Client, ColumnFamily, Error, Get, Permission, PermissionScope, Put, Scan, TableName,
+    Action, Client, ColumnFamily, Config, Error, Get, HBaseEntity, Permission, PermissionScope,
+    Put, Scan, TableName,
 };
 use hbase_orm_suite::secure::{act_as, connect, native_url, spnego_url, ENVIRONMENT};
 use hbase_orm_suite::TestTable;
@@ -242,4 +245,222 @@ async fn gateways_have_no_permission_calls() {
             other => panic!("{service}: {other:?}"),
         }
     }
+}
+
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(namespace = "hbase_orm_it", table = "charts", family = "d")]
+struct Chart {
+    #[hbase(key)]
+    id: u64,
+    diagnosis: String,
+}
+
+/// The row keys `client` scans in `table`, with these labels if given.
+async fn keys(client: &Client, table: &TableName, labels: Option<&[&str]>) -> Vec<String> {
+    let mut scan = Scan::new();
+    if let Some(labels) = labels {
+        scan = scan.authorizations(labels.iter().copied());
+    }
+    let rows: Vec<_> = client
+        .table_named(table.clone())
+        .scan(scan)
+        .try_collect()
+        .await
+        .unwrap();
+    rows.iter()
+        .map(|r| String::from_utf8_lossy(&r.key).into_owned())
+        .collect()
+}
+
+/// A gateway client of `service` acting, through `doAs`, for `user`.
+async fn gateway_as(service: &str, user: &str) -> Client {
+    let mut config = Config::from_url(&spnego_url(service)).unwrap();
+    config.http.do_as = Some(user.into());
+    config.retry_deadline = Duration::ZERO;
+    Client::builder().config(config).build().await.unwrap()
+}
+
+#[tokio::test]
+async fn labels_hide_cells_from_readers_without_them() {
+    let _env = ENVIRONMENT.write().await;
+    let client = connect(&native_url()).await.unwrap();
+    let admin = client.admin();
+    // The labels (kept by the cluster across runs of this test: added once).
+    let known = admin.list_labels(None).await.unwrap();
+    let missing: Vec<String> = ["medical", "trainee"]
+        .into_iter()
+        .filter(|l| !known.iter().any(|k| k == l))
+        .map(String::from)
+        .collect();
+    if !missing.is_empty() {
+        admin.add_labels(&missing).await.unwrap();
+    }
+    let listed = admin.list_labels(Some("med.*")).await.unwrap();
+    assert_eq!(listed, vec!["medical"]);
+    let again = admin.add_labels(&["medical".to_string()]).await;
+    assert!(again.is_err(), "a label added twice: {again:?}");
+    admin
+        .set_authorizations("alice", &["medical".to_string()])
+        .await
+        .unwrap();
+    assert_eq!(
+        admin.authorizations("alice").await.unwrap(),
+        vec!["medical"]
+    );
+    assert!(admin.authorizations("bob").await.unwrap().is_empty());
+
+    let t = TestTable::create(&client, "labels", vec![ColumnFamily::new("d")], &[]).await;
+    let name = &t.name;
+    for user in ["alice", "bob"] {
+        let read = Permission::table(user, name.clone(), [Action::Read]);
+        admin.grant(&read).await.unwrap();
+    }
+    let table = client.table_named(name.clone());
+    let put = |row: &str| Put::new(row).column("d", "v", row);
+    table.put(put("open")).await.unwrap();
+    table
+        .put(put("medical").visibility("medical"))
+        .await
+        .unwrap();
+    table
+        .put(put("medical-not-trainee").visibility("medical&!trainee"))
+        .await
+        .unwrap();
+    // Through both gateways, as the superuser: the expression travels as HBase's attribute.
+    for service in ["thrift2", "thrift1"] {
+        let gateway = connect(&spnego_url(service)).await.unwrap();
+        let row = format!("medical-by-{service}");
+        gateway
+            .table_named(name.clone())
+            .put(put(&row).visibility("medical"))
+            .await
+            .unwrap();
+    }
+    // An entity saved by a labeling repository (its data row labeled).
+    let charts = client.repository::<Chart>().on_table(name.clone());
+    let chart = Chart {
+        id: 7,
+        diagnosis: "flu".into(),
+    };
+    charts
+        .clone()
+        .with_visibility("medical")
+        .save(&chart)
+        .await
+        .unwrap();
+
+    let all_of_medical = vec![
+        "\0\0\0\0\0\0\0\u{7}".to_string(),
+        "medical".into(),
+        "medical-by-thrift1".into(),
+        "medical-by-thrift2".into(),
+        "medical-not-trainee".into(),
+        "open".into(),
+    ];
+    // The superuser reads every cell, labels or not (as HBase lets it).
+    assert_eq!(keys(&client, name, None).await, all_of_medical);
+    let (alice_keys, alice_open_only, alice_chart) = as_user("alice", |alice| async move {
+        let all = keys(&alice, name, None).await;
+        let open_only = keys(&alice, name, Some(&["trainee"])).await;
+        let chart = alice
+            .repository::<Chart>()
+            .on_table(name.clone())
+            .with_authorizations(["medical"])
+            .get(&ChartKey { id: 7 })
+            .await
+            .unwrap();
+        (all, open_only, chart)
+    })
+    .await;
+    assert_eq!(alice_keys, all_of_medical);
+    // Asking only for a label she was not given reads with none of hers.
+    assert_eq!(alice_open_only, vec!["open"]);
+    assert_eq!(alice_chart, Some(chart));
+    // bob, without the label, sees the open row only, and no entity: as if it were not there.
+    let (bob_keys, bob_asking, bob_chart) = as_user("bob", |bob| async move {
+        let all = keys(&bob, name, None).await;
+        // Asking for a label he was not given changes nothing.
+        let asking = keys(&bob, name, Some(&["medical"])).await;
+        let chart = bob
+            .repository::<Chart>()
+            .on_table(name.clone())
+            .get(&ChartKey { id: 7 })
+            .await
+            .unwrap();
+        (all, asking, chart)
+    })
+    .await;
+    assert_eq!(bob_keys, vec!["open"]);
+    assert_eq!(bob_asking, vec!["open"]);
+    assert_eq!(bob_chart, None);
+    // Through the gateways, for each of them (doAs): the same.
+    for service in ["thrift2", "thrift1"] {
+        let alice = gateway_as(service, "alice").await;
+        assert_eq!(keys(&alice, name, None).await, all_of_medical, "{service}");
+        let bob = gateway_as(service, "bob").await;
+        assert_eq!(
+            keys(&bob, name, Some(&["medical"])).await,
+            vec!["open"],
+            "{service}"
+        );
+    }
+    // Taken away, the label no longer shows alice the cells.
+    admin
+        .clear_authorizations("alice", &["medical".to_string()])
+        .await
+        .unwrap();
+    assert!(admin.authorizations("alice").await.unwrap().is_empty());
+    let after = as_user(
+        "alice",
+        |alice| async move { keys(&alice, name, None).await },
+    )
+    .await;
+    assert_eq!(after, vec!["open"]);
+    // A labeling repository cannot bulk-load (bulk-loaded files carry no labels).
+    let refused = charts
+        .with_visibility("medical")
+        .bulk_load(&[chart_of(8)], &hbase_orm::BulkLoadOptions::new())
+        .await;
+    assert!(
+        matches!(&refused, Err(Error::IllegalArgument { message }) if message.contains("visibility")),
+        "{refused:?}"
+    );
+}
+
+fn chart_of(id: u64) -> Chart {
+    Chart {
+        id,
+        diagnosis: "cold".into(),
+    }
+}
+
+#[tokio::test]
+async fn the_in_memory_store_refuses_labels() {
+    let client = hbase_orm_suite::connect_with(Config::from_url("memory://").unwrap()).await;
+    let t = TestTable::create(&client, "labels", vec![ColumnFamily::new("d")], &[]).await;
+    let table = client.table_named(t.name.clone());
+    let put = Put::new("k").column("d", "v", "x").visibility("medical");
+    for result in [
+        table.put(put).await.map(|_| ()),
+        table
+            .get(Get::new("k").authorizations(["medical"]))
+            .await
+            .map(|_| ()),
+        keys_of(&table).await,
+    ] {
+        match result {
+            Err(Error::Unsupported { why, .. }) => assert!(why.contains("labels"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(
+        client.admin().add_labels(&["x".to_string()]).await,
+        Err(Error::Unsupported { .. })
+    ));
+}
+
+async fn keys_of(table: &hbase_orm::Table) -> hbase_orm::Result<()> {
+    let scan = Scan::new().authorizations(["medical"]);
+    let _: Vec<_> = table.scan(scan).try_collect().await?;
+    Ok(())
 }

@@ -17,6 +17,9 @@
 //! [`region_name`] reads HBase's region names (their encoded part, a secondary replica's id)
 //! for the native backend and the Thrift1 gateway's region lists.
 //!
+//! [`visibility`] encodes cell visibility labels and read authorizations as the operation
+//! attribute HBase's own client sends (the native backend and both gateways).
+//!
 //! [`filter_language`] parses HBase's filter language (the text of `Get::filter` and
 //! `Scan::filter`) for the backends that must understand it rather than pass it on: the
 //! in-memory store evaluates it, the native backend sends it as protobuf filters.
@@ -35,6 +38,8 @@ pub(crate) mod region_name;
 pub(crate) mod thrift1;
 #[cfg(feature = "thrift2")]
 pub(crate) mod thrift2;
+#[cfg(any(feature = "thrift2", feature = "thrift1", feature = "native"))]
+pub(crate) mod visibility;
 #[cfg(any(feature = "thrift2", feature = "thrift1"))]
 pub(crate) mod wire;
 

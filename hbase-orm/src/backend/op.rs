@@ -385,6 +385,36 @@ operations! {
         name "user_permissions", safety |_s| Idempotent,
         check |_c| none(),
         send user_permissions;
+    /// Cell visibility labels added to those the cluster knows (one known already is refused).
+    AddLabels { labels: &'o [String] } -> (),
+        name "add_labels", safety |_s| FailsCleanly,
+        check |c| check_labels(c.labels),
+        send add_labels;
+    /// Labels given to a user or group (`set`), or taken away.
+    SetAuthorizations { user: &'o str, labels: &'o [String], set: bool } -> (),
+        name "set_authorizations", safety |_s| Idempotent,
+        check |c| check_labels(c.labels),
+        send set_authorizations;
+    /// The labels a user or group was given.
+    Authorizations { user: &'o str } -> Vec<String>,
+        name "authorizations", safety |_s| Idempotent,
+        check |_c| none(),
+        send authorizations;
+    /// The labels the cluster knows (matching a regular expression, when given).
+    ListLabels { regex: Option<&'o str> } -> Vec<String>,
+        name "list_labels", safety |_s| Idempotent,
+        check |_c| none(),
+        send list_labels;
+}
+
+/// Labels HBase could take: at least one, each non-empty.
+fn check_labels(labels: &[String]) -> Result<()> {
+    if labels.is_empty() || labels.iter().any(|l| l.is_empty()) {
+        return Err(model::Error::IllegalArgument {
+            message: format!("visibility labels {labels:?}: name at least one, none empty"),
+        });
+    }
+    Ok(())
 }
 
 owned_operations! {
@@ -700,6 +730,30 @@ pub(crate) trait Backend: Send + Sync + 'static {
     /// The permissions granted on a scope (a user's alone with `user`).
     async fn user_permissions(&self, _op: &UserPermissions<'_>) -> Result<Vec<model::Permission>> {
         Err(no_call(self.name(), UserPermissions::NAME, "permission"))
+    }
+    /// Adds visibility labels (the `hbase:labels` region's endpoint, native only).
+    async fn add_labels(&self, _op: &AddLabels<'_>) -> Result<()> {
+        Err(no_call(self.name(), AddLabels::NAME, "visibility label"))
+    }
+    /// Gives a user labels, or takes them away.
+    async fn set_authorizations(&self, _op: &SetAuthorizations<'_>) -> Result<()> {
+        Err(no_call(
+            self.name(),
+            SetAuthorizations::NAME,
+            "visibility label",
+        ))
+    }
+    /// The labels a user was given.
+    async fn authorizations(&self, _op: &Authorizations<'_>) -> Result<Vec<String>> {
+        Err(no_call(
+            self.name(),
+            Authorizations::NAME,
+            "visibility label",
+        ))
+    }
+    /// The labels the cluster knows.
+    async fn list_labels(&self, _op: &ListLabels<'_>) -> Result<Vec<String>> {
+        Err(no_call(self.name(), ListLabels::NAME, "visibility label"))
     }
 }
 

@@ -366,6 +366,15 @@ fn check(put: &Put, descriptor: &TableDescriptor, formats: &mut Vec<FamilyFormat
             ),
         });
     }
+    if put.visibility.is_some() {
+        return Err(Error::IllegalArgument {
+            message: format!(
+                "bulk load: the put of row {} has a visibility expression, a per-cell tag that \
+                 bulk-loaded files do not carry: write it with a put",
+                printable_key(&put.row)
+            ),
+        });
+    }
     for cell in &put.cells {
         if formats
             .iter()

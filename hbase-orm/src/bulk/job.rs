@@ -12,7 +12,7 @@ use super::stage::Stage;
 use super::{leftovers, load, refused_as, since_epoch, BulkLoadOptions, BulkLoadReport, Progress};
 use crate::backend::op;
 use crate::client::Table;
-use crate::model::{CellRef, Result, TableDescriptor, TableName};
+use crate::model::{CellRef, Error, Result, TableDescriptor, TableName};
 
 /// A table's load under way: its staging token and directories (see the module
 /// documentation).
@@ -37,6 +37,15 @@ impl Job {
         options: &BulkLoadOptions,
     ) -> Result<Job> {
         let name = table.name();
+        if table.labels_cells() {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "{call} into {name}: the table handle labels its cells with a visibility \
+                     expression, a per-cell tag that bulk-loaded files do not carry: write \
+                     them with puts (save_all)"
+                ),
+            });
+        }
         // First, so that a gateway refuses before anything is read or written.
         let token = table
             .client()

@@ -4,6 +4,7 @@
 //! | --- | --- |
 //! | `handle.rs` | [`Client`], [`ClientBuilder`], [`ClientStats`] |
 //! | `table.rs` | [`Table`]: data calls on one table, batches and their fallbacks |
+//! | `labels.rs` | a [`Table`] handle's cell visibility and read authorizations |
 //! | `admin.rs` | [`Admin`]: namespaces, tables, families, regions |
 //! | `security.rs` | [`Admin`]: who may do what (permissions) |
 //! | `retry.rs` | running an operation under the retry rules and a deadline |
@@ -13,6 +14,7 @@
 
 mod admin;
 mod handle;
+mod labels;
 mod parallel;
 pub(crate) mod plan;
 mod retry;

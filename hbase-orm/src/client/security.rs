@@ -1,5 +1,5 @@
 //! Who may do what on a secured cluster: [`Admin`]'s calls to the master's `AccessController`
-//! (see `admin.rs` for the rest of `Admin`).
+//! and to the `VisibilityController`'s labels (see `admin.rs` for the rest of `Admin`).
 
 use super::admin::Admin;
 use crate::backend::op;
@@ -62,5 +62,55 @@ impl Admin {
         user: Option<&str>,
     ) -> Result<Vec<Permission>> {
         self.client.run(&op::UserPermissions { scope, user }).await
+    }
+
+    /// Adds cell visibility labels to those the cluster knows (letters, digits and `_-:./`;
+    /// a label known already is refused), so that puts may use them in their expressions
+    /// ([`Put::visibility`](crate::Put::visibility)). Needs HBase's `VisibilityController`
+    /// (else [`Error::Unsupported`]) and a superuser (else [`Error::AccessDenied`]); the
+    /// native backend only.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: hbase_orm::Client) -> hbase_orm::Result<()> {
+    /// let admin = client.admin();
+    /// admin.add_labels(&["medical".to_string(), "trainee".into()]).await?;
+    /// admin.set_authorizations("alice", &["medical".to_string()]).await?;
+    /// assert_eq!(admin.authorizations("alice").await?, vec!["medical"]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`Error::AccessDenied`]: crate::Error::AccessDenied
+    /// [`Error::Unsupported`]: crate::Error::Unsupported
+    pub async fn add_labels(&self, labels: &[String]) -> Result<()> {
+        self.client.run(&op::AddLabels { labels }).await
+    }
+
+    /// Gives `user` (or `@group`) these labels, added to those it has: its reads see the
+    /// cells whose expressions they satisfy. As [`Admin::add_labels`].
+    pub async fn set_authorizations(&self, user: &str, labels: &[String]) -> Result<()> {
+        let set = true;
+        self.client
+            .run(&op::SetAuthorizations { user, labels, set })
+            .await
+    }
+
+    /// Takes these labels from `user` (or `@group`). As [`Admin::add_labels`].
+    pub async fn clear_authorizations(&self, user: &str, labels: &[String]) -> Result<()> {
+        let set = false;
+        self.client
+            .run(&op::SetAuthorizations { user, labels, set })
+            .await
+    }
+
+    /// The labels `user` (or `@group`) was given. As [`Admin::add_labels`] (a user may ask
+    /// for its own).
+    pub async fn authorizations(&self, user: &str) -> Result<Vec<String>> {
+        self.client.run(&op::Authorizations { user }).await
+    }
+
+    /// The labels the cluster knows, those matching `regex` (Java's syntax) when given. As
+    /// [`Admin::add_labels`].
+    pub async fn list_labels(&self, regex: Option<&str>) -> Result<Vec<String>> {
+        self.client.run(&op::ListLabels { regex }).await
     }
 }

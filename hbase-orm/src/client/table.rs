@@ -2,6 +2,7 @@
 //! here beside it (see `handle.rs` for where the rest of `impl Client` is).
 
 use super::handle::Client;
+use super::labels::Labels;
 use super::plan::ScanPlan;
 use super::scan::RowStream;
 use crate::backend::op::{self, Operation};
@@ -31,6 +32,8 @@ pub struct Table {
     name: TableName,
     /// This handle's retry deadline, instead of the client's.
     retry_deadline: Option<std::time::Duration>,
+    /// The visibility and authorizations its requests carry when they name none.
+    labels: Labels,
 }
 
 impl Table {
@@ -39,7 +42,39 @@ impl Table {
             client,
             name,
             retry_deadline: None,
+            labels: Labels::default(),
         }
+    }
+
+    /// This handle with a cell visibility expression for the puts it sends that carry none of
+    /// their own (`put`, `put_many`, `mutate_row`, `mutate_rows`, `check_and_mutate`; see
+    /// [`Put::visibility`]). A [`Repository`](crate::Repository) on such a handle labels
+    /// every row it writes, index rows included ([`Repository::with_visibility`](crate::Repository::with_visibility)).
+    ///
+    /// ```no_run
+    /// # async fn demo(patients: hbase_orm::Table) -> hbase_orm::Result<()> {
+    /// let medical = patients.visibility("medical");
+    /// medical.put(hbase_orm::Put::new("p-1").column("d", "diagnosis", "flu")).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn visibility(mut self, expression: impl Into<String>) -> Self {
+        self.labels.visibility = Some(expression.into().into());
+        self
+    }
+
+    /// This handle with cell visibility labels for the gets and scans it sends that name none
+    /// of their own (see [`Get::authorizations`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(patients: hbase_orm::Table) -> hbase_orm::Result<()> {
+    /// let doctor = patients.authorizations(["medical"]);
+    /// let row = doctor.get(hbase_orm::Get::new("p-1")).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn authorizations<L: Into<String>>(mut self, labels: impl IntoIterator<Item = L>) -> Self {
+        let labels: Vec<String> = labels.into_iter().map(Into::into).collect();
+        self.labels.authorizations = Some(labels.into());
+        self
     }
 
     /// This handle with a retry deadline of its own for its calls (gets, puts, deletes,
@@ -58,12 +93,20 @@ impl Table {
         self
     }
 
-    /// A handle on another table with this one's settings (its retry deadline).
+    /// Whether the handle gives its puts a visibility expression (a bulk load cannot).
+    #[cfg(feature = "bulk-load")]
+    pub(crate) fn labels_cells(&self) -> bool {
+        self.labels.visibility.is_some()
+    }
+
+    /// A handle on another table with this one's settings (its retry deadline, visibility
+    /// and authorizations).
     pub(crate) fn renamed(&self, name: TableName) -> Table {
         Table {
             client: self.client.clone(),
             name,
             retry_deadline: self.retry_deadline,
+            labels: self.labels.clone(),
         }
     }
 
@@ -83,31 +126,36 @@ impl Table {
     }
 
     /// Reads one row; `None` if it does not exist (or has none of the requested columns).
-    pub async fn get(&self, get: Get) -> Result<Option<Row>> {
+    pub async fn get(&self, mut get: Get) -> Result<Option<Row>> {
+        self.labels.get(&mut get);
         let (table, get) = (&self.name, &get);
         self.run(&op::Get { table, get }).await
     }
 
     /// Reads several rows in one call; the answer has one entry per get, in the same order.
-    pub async fn get_many(&self, gets: Vec<Get>) -> Result<Vec<Option<Row>>> {
+    pub async fn get_many(&self, mut gets: Vec<Get>) -> Result<Vec<Option<Row>>> {
+        gets.iter_mut().for_each(|g| self.labels.get(g));
         let (table, gets) = (&self.name, &gets[..]);
         self.run(&op::GetMany { table, gets }).await
     }
 
     /// Whether the row (or the columns the get names) exists, without transferring values.
-    pub async fn exists(&self, get: Get) -> Result<bool> {
+    pub async fn exists(&self, mut get: Get) -> Result<bool> {
+        self.labels.get(&mut get);
         let (table, get) = (&self.name, &get);
         self.run(&op::Exists { table, get }).await
     }
 
     /// [`Table::exists`] for several gets in one call, in the same order.
-    pub async fn exists_many(&self, gets: Vec<Get>) -> Result<Vec<bool>> {
+    pub async fn exists_many(&self, mut gets: Vec<Get>) -> Result<Vec<bool>> {
+        gets.iter_mut().for_each(|g| self.labels.get(g));
         let (table, gets) = (&self.name, &gets[..]);
         self.run(&op::ExistsMany { table, gets }).await
     }
 
     /// Writes cells into one row.
-    pub async fn put(&self, put: Put) -> Result<()> {
+    pub async fn put(&self, mut put: Put) -> Result<()> {
+        self.labels.put(&mut put);
         let (table, put) = (&self.name, &put);
         self.run(&op::Put { table, put }).await
     }
@@ -126,6 +174,7 @@ impl Table {
         if puts.is_empty() {
             return Ok(());
         }
+        let puts = &self.labels.puts(puts)[..];
         let table = &self.name;
         let batch = op::PutMany { table, puts };
         // Checked once here: a batch refused by its checks is not sent row by row below.
@@ -234,7 +283,8 @@ impl Table {
 
     /// Applies puts and deletes to one row atomically. Sent again after a passing failure
     /// unless it holds a latest-version delete (see the client's retry rules).
-    pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
+    pub async fn mutate_row(&self, mut mutations: RowMutations) -> Result<()> {
+        self.labels.mutations(&mut mutations);
         let (table, mutations) = (&self.name, &mutations);
         self.run(&op::MutateRow { table, mutations }).await
     }
@@ -265,6 +315,7 @@ impl Table {
         if rows.is_empty() {
             return Ok(());
         }
+        let rows = &self.labels.rows(rows)[..];
         let table = &self.name;
         let batch = op::MutateRows { table, rows };
         batch.check()?;
@@ -284,7 +335,8 @@ impl Table {
     }
 
     /// Applies the mutations if the check passes, atomically; returns whether it passed.
-    pub async fn check_and_mutate(&self, cam: CheckAndMutate) -> Result<bool> {
+    pub async fn check_and_mutate(&self, mut cam: CheckAndMutate) -> Result<bool> {
+        self.labels.mutations(&mut cam.mutations);
         let (table, cam) = (&self.name, &cam);
         self.run(&op::CheckAndMutate { table, cam }).await
     }
@@ -354,7 +406,8 @@ impl Table {
     }
 
     /// Streams the rows of `scan` (its options) over the keys `plan` says.
-    pub(crate) fn scan_planned(&self, scan: Scan, plan: ScanPlan) -> RowStream {
+    pub(crate) fn scan_planned(&self, mut scan: Scan, plan: ScanPlan) -> RowStream {
+        self.labels.scan(&mut scan);
         RowStream::planned(self.client.clone(), self.name.clone(), scan, plan)
     }
 

@@ -83,6 +83,13 @@ impl Put {
         if self.cells.is_empty() {
             return refuse("has no cells".into());
         }
+        if self
+            .visibility
+            .as_deref()
+            .is_some_and(|v| v.trim().is_empty())
+        {
+            return refuse("has an empty visibility expression".into());
+        }
         for cell in &self.cells {
             if cell.family.len() > MAX_FAMILY {
                 return refuse(format!(

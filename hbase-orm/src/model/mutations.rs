@@ -49,6 +49,8 @@ pub struct Put {
     /// How long the cells live, from their timestamp (a per-cell TTL; the family's own TTL
     /// still applies if shorter). Needs HFile format 3, HBase 2's default.
     pub ttl: Option<std::time::Duration>,
+    /// The cells' visibility expression (see [`Put::visibility`]).
+    pub visibility: Option<String>,
 }
 
 impl Put {
@@ -60,12 +62,30 @@ impl Put {
             timestamp: None,
             durability: None,
             ttl: None,
+            visibility: None,
         }
     }
 
     optional_setters! {
         /// Makes the cells expire `ttl` after their timestamp (a per-cell TTL).
         ttl: std::time::Duration;
+    }
+
+    /// Labels the cells with a visibility expression (on a cluster with HBase's
+    /// `VisibilityController`): labels joined by `&` (and), `|` (or), `!` (not) and
+    /// parentheses, e.g. `secret|(pii&eu)`. Only readers whose authorizations satisfy it see
+    /// the cells ([`Get::authorizations`](crate::Get::authorizations)); HBase refuses labels
+    /// it was not given (`Admin::add_labels`). The in-memory store has no labels and refuses
+    /// it.
+    ///
+    /// ```
+    /// use hbase_orm::Put;
+    /// let put = Put::new("p-1").column("d", "diagnosis", "flu").visibility("medical&!trainee");
+    /// assert_eq!(put.visibility.as_deref(), Some("medical&!trainee"));
+    /// ```
+    pub fn visibility(mut self, expression: impl Into<String>) -> Self {
+        self.visibility = Some(expression.into());
+        self
     }
 
     /// Adds a cell.

@@ -48,6 +48,20 @@ macro_rules! read_options {
             self.consistency = consistency;
             self
         }
+
+        /// Reads with these cell visibility labels (on a cluster with HBase's
+        /// `VisibilityController`): a cell written with a visibility expression is read only
+        /// when these labels satisfy it, and only those of them the user was given
+        /// (`Admin::set_authorizations`) count. Without them (or with an empty list), HBase
+        /// reads with all of the user's; a superuser reads every cell. The in-memory store
+        /// has no labels and refuses them.
+        pub fn authorizations<L: Into<String>>(
+            mut self,
+            labels: impl IntoIterator<Item = L>,
+        ) -> Self {
+            self.authorizations = Some(labels.into_iter().map(Into::into).collect());
+            self
+        }
     };
 }
 
@@ -115,6 +129,8 @@ pub struct Get {
     pub filter: Option<Vec<u8>>,
     /// Strong (the primary replica only, the default) or timeline (any replica).
     pub consistency: Consistency,
+    /// The cell visibility labels to read with (see [`Get::authorizations`]).
+    pub authorizations: Option<Vec<String>>,
 }
 
 impl Get {
@@ -171,6 +187,8 @@ pub struct Scan {
     pub unordered: bool,
     /// Strong (the primary replicas only, the default) or timeline (any replica).
     pub consistency: Consistency,
+    /// The cell visibility labels to read with (see [`Scan::authorizations`]).
+    pub authorizations: Option<Vec<String>>,
 }
 
 impl Scan {

@@ -181,6 +181,48 @@ impl<T: HBaseEntity> Repository<T> {
         self.save_chunk
     }
 
+    /// This repository with a cell visibility expression on every row it writes (on a
+    /// cluster with HBase's `VisibilityController`): its saves, inserts and updates, and the
+    /// index rows that point at them, so that a reader without the labels finds the entity
+    /// neither by key nor by index. Counters are incremented unlabeled (an increment carries
+    /// no visibility here); a bulk load of a labeling repository is refused (bulk-loaded files
+    /// carry no labels). See [`Put::visibility`](crate::Put::visibility) for the expressions.
+    ///
+    /// What a reader sees follows the read's [presence rule](Repository#partial-rows): a
+    /// reader whose authorizations satisfy no label of the row reads no entity (`None`; a
+    /// superuser reads every cell); one
+    /// who sees some of its cells reads them, and a field whose cell it does not see is
+    /// `None` (an `Option`), its default, or a decode error naming the column (a required
+    /// field), as for a row written without that cell.
+    ///
+    /// ```no_run
+    /// # use hbase_orm::{Client, HBaseEntity};
+    /// # #[derive(HBaseEntity)]
+    /// # #[hbase(table = "patients", family = "d")]
+    /// # struct Patient { #[hbase(key)] id: u64, diagnosis: String }
+    /// # async fn demo(client: Client) -> hbase_orm::Result<()> {
+    /// let medical = client.repository::<Patient>().with_visibility("medical");
+    /// medical.save(&Patient { id: 1, diagnosis: "flu".into() }).await?;
+    /// let doctors = client.repository::<Patient>().with_authorizations(["medical"]);
+    /// assert!(doctors.get(&PatientKey { id: 1 }).await?.is_some());
+    /// # Ok(()) }
+    /// ```
+    pub fn with_visibility(mut self, expression: impl Into<String>) -> Self {
+        self.table = self.table.visibility(expression);
+        self
+    }
+
+    /// This repository reading with these cell visibility labels (gets, scans, index lookups;
+    /// see [`Get::authorizations`](crate::Get::authorizations) and
+    /// [`Repository::with_visibility`]).
+    pub fn with_authorizations<L: Into<String>>(
+        mut self,
+        labels: impl IntoIterator<Item = L>,
+    ) -> Self {
+        self.table = self.table.authorizations(labels);
+        self
+    }
+
     /// Sets how many rows one `put_many` call of [`Repository::save_all`] carries.
     pub fn with_save_chunk(mut self, rows: usize) -> Self {
         self.save_chunk = rows.max(1);

@@ -96,3 +96,15 @@ pub(super) fn split_at_region_start(table: &TableName, key: &[u8]) -> Error {
         ),
     )
 }
+
+/// A put with a visibility expression, or a read with authorizations: the store keeps no
+/// labels, and does not pretend to (every reader would see every cell).
+pub(super) fn no_labels(method: &'static str) -> Error {
+    Error::Unsupported {
+        operation: method.to_string(),
+        backend: "memory",
+        why: "the in-memory store keeps no cell visibility labels (a put's visibility, a \
+              read's authorizations): use an HBase with its VisibilityController"
+            .into(),
+    }
+}

@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 
+use super::errors;
 use super::filter::{Filter, FilterState};
 use super::row::ReadSpec;
 use super::table::TableState;
@@ -46,6 +47,9 @@ impl Scanner {
     /// A scanner of `table` for a scan with HBase's own bounds (see [`Scan`] and the
     /// backend's `open_scanner`); the families it names must exist and its filter parse.
     pub(super) fn open(name: &TableName, table: &TableState, scan: &Scan) -> Result<Scanner> {
+        if scan.authorizations.is_some() {
+            return Err(errors::no_labels("openScanner"));
+        }
         let spec = ReadSpec::of_scan(scan);
         table.check_read("openScanner", &spec)?;
         let filter = scan.filter.as_deref().map(Filter::parse).transpose()?;

@@ -123,6 +123,9 @@ impl TableState {
 
     /// One get: `None` when the row has no visible cells or the filter leaves it out.
     pub(super) fn get(&self, method: Method, get: &Get, now: i64) -> Result<Option<Row>> {
+        if get.authorizations.is_some() {
+            return Err(errors::no_labels(method));
+        }
         let spec = ReadSpec::of_get(get);
         self.check_read(method, &spec)?;
         let filter = get.filter.as_deref().map(Filter::parse).transpose()?;
@@ -195,6 +198,9 @@ impl TableState {
 
     /// Checks a put: its families exist.
     fn check_put(&self, method: Method, put: &Put) -> Result<()> {
+        if put.visibility.is_some() {
+            return Err(errors::no_labels(method));
+        }
         self.require_families(method, put.cells.iter().map(|c| &c.family[..]))
     }
 

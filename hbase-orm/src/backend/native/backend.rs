@@ -584,4 +584,22 @@ impl Backend for NativeRpc {
     async fn user_permissions(&self, op: &UserPermissions<'_>) -> Result<Vec<model::Permission>> {
         self.core.user_permissions(op.scope, op.user).await
     }
+
+    async fn add_labels(&self, op: &AddLabels<'_>) -> Result<()> {
+        self.core.add_labels(op.labels).await
+    }
+
+    async fn set_authorizations(&self, op: &SetAuthorizations<'_>) -> Result<()> {
+        self.core
+            .set_authorizations(op.user, op.labels, op.set)
+            .await
+    }
+
+    async fn authorizations(&self, op: &Authorizations<'_>) -> Result<Vec<String>> {
+        self.core.authorizations_of(op.user).await
+    }
+
+    async fn list_labels(&self, op: &ListLabels<'_>) -> Result<Vec<String>> {
+        self.core.list_labels(op.regex).await
+    }
 }

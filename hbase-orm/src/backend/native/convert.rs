@@ -7,6 +7,7 @@ use super::cellblock;
 use super::frame::BadFrame;
 use super::proto;
 use super::proto::mutation_proto::{self, column_value::QualifierValue, ColumnValue, MutationType};
+use crate::backend::visibility;
 use crate::model::{self, Cell, Result, Row};
 
 /// A filter given as text, in protobuf.
@@ -69,8 +70,20 @@ pub(crate) fn get(get: &model::Get, existence_only: bool, filter: FilterFn) -> R
         max_versions: get.max_versions.map(|v| v.max(1) as u32),
         existence_only: existence_only.then_some(true),
         consistency: consistency(get.consistency),
+        attribute: authorizations(&get.authorizations),
         ..Default::default()
     })
+}
+
+/// A read's visibility labels as HBase's `VISIBILITY` attribute (none without labels).
+fn authorizations(labels: &Option<Vec<String>>) -> Vec<proto::NameBytesPair> {
+    labels
+        .iter()
+        .map(|labels| proto::NameBytesPair {
+            name: visibility::ATTRIBUTE.into(),
+            value: Some(visibility::authorizations(labels).into()),
+        })
+        .collect()
 }
 
 /// A read's consistency as HBase's messages say it (strong, the default, left out).
@@ -95,6 +108,7 @@ pub(crate) fn scan(scan: &model::Scan, filter: FilterFn) -> Result<proto::Scan> 
         reversed: scan.reversed.then_some(true),
         max_result_size: Some(scan.max_result_size.unwrap_or(MAX_RESULT_SIZE).max(1)),
         consistency: consistency(scan.consistency),
+        attribute: authorizations(&scan.authorizations),
         ..Default::default()
     })
 }
@@ -162,6 +176,12 @@ pub(crate) fn put(put: &model::Put, block: &mut Vec<u8>) -> proto::MutationProto
             value: Some(Bytes::copy_from_slice(
                 &(ttl.as_millis().min(i64::MAX as u128) as i64).to_be_bytes(),
             )),
+        });
+    }
+    if let Some(expression) = &put.visibility {
+        m.attribute.push(proto::NameBytesPair {
+            name: visibility::ATTRIBUTE.into(),
+            value: Some(visibility::cell_visibility(expression).into()),
         });
     }
     m

@@ -1,14 +1,23 @@
 //! Who may do what: permissions granted, revoked and listed through the master's
 //! `MasterService` (`Grant`, `Revoke`, `GetUserPermissions`), which hands them to its
-//! `AccessController` (a master without it answers that it is not loaded).
+//! `AccessController` (a master without it answers that it is not loaded); and cell
+//! visibility labels and users' authorizations through the `VisibilityLabelsService`
+//! endpoint of the `hbase:labels` region (`ExecService`), which its `VisibilityController`
+//! serves.
 
 use bytes::Bytes;
+use prost::Message;
 
+use super::connection;
 use super::proto;
 use super::proto::permission::{Action as PbAction, Type};
-use super::rpc::{self, Core};
+use super::rpc::{self, Core, RegionAt};
 use super::schema;
-use crate::model::{Action, Permission, PermissionScope, Result};
+use crate::model::{Action, Error, Permission, PermissionScope, Result, TableName};
+
+/// The labels' service, by the name HBase registers it under (its short name: the service
+/// is in HBase's own package).
+const LABELS_SERVICE: &str = "VisibilityLabelsService";
 
 impl Core {
     /// Grants `permission`'s actions, added to those the user has on its scope (as HBase's
@@ -67,6 +76,119 @@ impl Core {
             .map(|p| permission_of(p).map_err(|m| rpc::protocol(METHOD, m)))
             .collect()
     }
+}
+
+impl Core {
+    /// Calls `method` of the labels' service on the `hbase:labels` region; its reply.
+    async fn labels_call<R: Message + Default>(
+        &self,
+        method: &'static str,
+        request: &impl Message,
+    ) -> Result<R> {
+        let labels = TableName::new("hbase", "labels");
+        let request = request.encode_to_vec();
+        let (_, reply) = self
+            .region_call(&labels, RegionAt::Holding(b""), "ExecService", |region| {
+                proto::CoprocessorServiceRequest {
+                    region: region.specifier(),
+                    call: proto::CoprocessorServiceCall {
+                        row: Bytes::new(),
+                        service_name: LABELS_SERVICE.into(),
+                        method_name: method.into(),
+                        request: request.clone().into(),
+                    },
+                }
+            })
+            .await
+            .map_err(|e| match e {
+                Error::TableNotFound { .. } => Error::Unsupported {
+                    operation: method.to_string(),
+                    backend: "native",
+                    why: "the cluster keeps no visibility labels (no hbase:labels table: HBase's \
+                          VisibilityController is not loaded)"
+                        .into(),
+                },
+                e => e,
+            })?;
+        let reply: proto::CoprocessorServiceResponse =
+            connection::decode(&reply).map_err(|m| rpc::protocol(method, m))?;
+        let value = reply.value.value.unwrap_or_default();
+        R::decode(value).map_err(|e| rpc::protocol(method, e.to_string()))
+    }
+
+    /// Calls a labels' method that answers for each label: the first refusal, if any.
+    async fn labels_change(&self, method: &'static str, request: &impl Message) -> Result<()> {
+        let reply: proto::VisibilityLabelsResponse = self.labels_call(method, request).await?;
+        match reply.result.iter().find_map(|r| r.exception.as_ref()) {
+            Some(e) => {
+                let message = String::from_utf8_lossy(e.value.as_deref().unwrap_or_default());
+                Err(Error::from_server(
+                    method,
+                    format!("{}: {message}", e.name),
+                    false,
+                ))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Adds cell visibility labels to those the cluster knows.
+    pub(crate) async fn add_labels(&self, labels: &[String]) -> Result<()> {
+        let request = proto::VisibilityLabelsRequest {
+            vis_label: labels
+                .iter()
+                .map(|l| proto::VisibilityLabel {
+                    label: Bytes::copy_from_slice(l.as_bytes()),
+                    ordinal: None,
+                })
+                .collect(),
+        };
+        self.labels_change("addLabels", &request).await
+    }
+
+    /// Gives `user` (or `@group`) `labels` (`set`), or takes them away.
+    pub(crate) async fn set_authorizations(
+        &self,
+        user: &str,
+        labels: &[String],
+        set: bool,
+    ) -> Result<()> {
+        let request = proto::SetAuthsRequest {
+            user: Bytes::copy_from_slice(user.as_bytes()),
+            auth: labels
+                .iter()
+                .map(|l| Bytes::copy_from_slice(l.as_bytes()))
+                .collect(),
+        };
+        let method = if set { "setAuths" } else { "clearAuths" };
+        self.labels_change(method, &request).await
+    }
+
+    /// The labels `user` was given.
+    pub(crate) async fn authorizations_of(&self, user: &str) -> Result<Vec<String>> {
+        let request = proto::GetAuthsRequest {
+            user: Bytes::copy_from_slice(user.as_bytes()),
+        };
+        let reply: proto::GetAuthsResponse = self.labels_call("getAuths", &request).await?;
+        Ok(texts(&reply.auth))
+    }
+
+    /// The labels the cluster knows (those matching `regex`, when given).
+    pub(crate) async fn list_labels(&self, regex: Option<&str>) -> Result<Vec<String>> {
+        let request = proto::ListLabelsRequest {
+            regex: regex.map(str::to_string),
+        };
+        let reply: proto::ListLabelsResponse = self.labels_call("listLabels", &request).await?;
+        Ok(texts(&reply.label))
+    }
+}
+
+/// Labels as text (HBase keeps them as bytes of a restricted alphabet).
+fn texts(labels: &[Bytes]) -> Vec<String> {
+    labels
+        .iter()
+        .map(|l| String::from_utf8_lossy(l).into_owned())
+        .collect()
 }
 
 fn pb_action(action: Action) -> i32 {

@@ -144,10 +144,15 @@ pub(crate) fn default_durability_only(operation: &str, d: Option<Durability>) ->
     }
 }
 
-/// The attributes of a put: its TTL as HBase's `_ttl` attribute (see
-/// [`wire::ttl_attribute`]).
+/// The attributes of a put: its TTL and its cells' visibility expression (see
+/// [`wire::put_attributes`]).
 pub(crate) fn put_attributes(put: &Put) -> Result<Attributes> {
-    Ok(put.ttl.map(wire::ttl_attribute).into_iter().collect())
+    Ok(wire::put_attributes(put).unwrap_or_default())
+}
+
+/// The attributes of a get or scan: its visibility labels (see [`wire::read_attributes`]).
+pub(crate) fn read_attributes(labels: &Option<Vec<String>>) -> Attributes {
+    wire::read_attributes(labels).unwrap_or_default()
 }
 
 /// The one timestamp every cell of `put` is written at ([`LATEST`] for "now"): Thrift1 puts

@@ -135,6 +135,7 @@ impl Thrift1 {
         let op::Get { table, get } = *op;
         let ts = convert::read_timestamp("get", get.time_range)?;
         let (t, columns) = (table_text(table), get_columns(get));
+        let attributes = convert::read_attributes(&get.authorizations);
         let rows = self
             .on(op.safety(), table, "getRowWithColumnsTs", |c| {
                 c.get_row_with_columns_ts(
@@ -142,7 +143,7 @@ impl Thrift1 {
                     get.row.clone(),
                     columns.clone(),
                     ts,
-                    Attributes::new(),
+                    attributes.clone(),
                 )
             })
             .await?;
@@ -173,7 +174,8 @@ impl Thrift1 {
             reversed: None,
             cache_blocks: None,
         };
-        let id = self.open_tscan(table, tscan).await?;
+        let attributes = convert::read_attributes(&get.authorizations);
+        let id = self.open_tscan(table, tscan, attributes).await?;
         let rows = self.scanned_rows(UnsentOnly, table, id, 1).await;
         let closed = self.close_scanner(&op::CloseScanner { id }).await;
         let row = rows?.into_iter().next();
@@ -183,10 +185,15 @@ impl Thrift1 {
 
     /// Opens a scanner on some gateway; the id is the client's (see [`ScannerIds`]). Never
     /// sent twice: a second scanner would leak.
-    async fn open_tscan(&self, table: &TableName, tscan: TScan) -> Result<i32> {
+    async fn open_tscan(
+        &self,
+        table: &TableName,
+        tscan: TScan,
+        attributes: Attributes,
+    ) -> Result<i32> {
         let t = table_text(table);
         let open = Call::new("scannerOpenWithScan", |c: &mut Client<'_>| {
-            c.scanner_open_with_scan(t.clone(), tscan.clone(), Attributes::new())
+            c.scanner_open_with_scan(t.clone(), tscan.clone(), attributes.clone())
         });
         let before = self.scanners.before_open();
         let (gateway, id) = self
@@ -232,12 +239,13 @@ impl Thrift1 {
             .await
     }
 
-    /// `getRowsWithColumnsTs` for gets reading the same columns and range; answers matched
+    /// `getRowsWithColumnsTs` for gets reading the same columns, range and labels; answers matched
     /// back by row key (the gateway leaves missing rows out).
     async fn get_rows(&self, op: &op::GetMany<'_>) -> Result<Vec<Option<Row>>> {
         let op::GetMany { table, gets } = *op;
         let ts = convert::read_timestamp("get", gets[0].time_range)?;
         let (t, columns) = (table_text(table), get_columns(&gets[0]));
+        let attributes = convert::read_attributes(&gets[0].authorizations);
         let keys: Vec<Vec<u8>> = gets.iter().map(|g| g.row.clone()).collect();
         let results = self
             .on(op.safety(), table, "getRowsWithColumnsTs", |c| {
@@ -246,7 +254,7 @@ impl Thrift1 {
                     keys.clone(),
                     columns.clone(),
                     ts,
-                    Attributes::new(),
+                    attributes.clone(),
                 )
             })
             .await?;
@@ -271,7 +279,7 @@ impl Thrift1 {
         Ok(answers)
     }
 
-    /// Writes puts that share a timestamp and TTL in one `mutateRowsTs`.
+    /// Writes puts that share a timestamp, TTL and visibility in one `mutateRowsTs`.
     async fn put_group(
         &self,
         safety: Safety,
@@ -485,7 +493,10 @@ impl Backend for Thrift1 {
             return Ok(Vec::new());
         };
         let shared = gets.iter().all(|g| {
-            !needs_scan(g) && g.columns == first.columns && g.time_range == first.time_range
+            !needs_scan(g)
+                && g.columns == first.columns
+                && g.time_range == first.time_range
+                && g.authorizations == first.authorizations
         });
         if shared {
             return self.get_rows(op).await;
@@ -514,17 +525,18 @@ impl Backend for Thrift1 {
             .await
     }
 
-    /// One `mutateRowsTs` per distinct (timestamp, TTL) among the puts.
+    /// One `mutateRowsTs` per distinct (timestamp, TTL, visibility) among the puts.
     async fn put_many(&self, op: &op::PutMany<'_>) -> Result<()> {
         let op::PutMany { table, puts } = *op;
-        let mut groups: BTreeMap<(i64, Option<std::time::Duration>), Vec<&Put>> = BTreeMap::new();
+        type Group = (i64, Option<std::time::Duration>, Option<String>);
+        let mut groups: BTreeMap<Group, Vec<&Put>> = BTreeMap::new();
         for p in puts {
             groups
-                .entry((convert::put_timestamp(p)?, p.ttl))
+                .entry((convert::put_timestamp(p)?, p.ttl, p.visibility.clone()))
                 .or_default()
                 .push(p);
         }
-        for ((ts, _), group) in &groups {
+        for ((ts, _, _), group) in &groups {
             self.put_group(op.safety(), table, group, *ts).await?;
         }
         Ok(())
@@ -694,7 +706,9 @@ impl Backend for Thrift1 {
 
     async fn open_scanner(&self, op: &op::OpenScanner<'_>) -> Result<i32> {
         let op::OpenScanner { table, scan } = *op;
-        self.open_tscan(table, convert::scan(scan)?).await
+        let attributes = convert::read_attributes(&scan.authorizations);
+        self.open_tscan(table, convert::scan(scan)?, attributes)
+            .await
     }
 
     async fn scanner_rows(&self, op: &op::ScannerRows<'_>) -> Result<ScannerPage> {
@@ -867,19 +881,19 @@ impl Backend for Thrift1 {
 }
 
 /// The puts of row mutations as one put of every cell (each keeps its timestamp); `None`
-/// when there are none. Thrift1 sends one durability and one TTL per call, so the puts must
-/// agree on both.
+/// when there are none. Thrift1 sends one durability, TTL and visibility per call, so the
+/// puts must agree on them.
 fn merge_puts(row: &[u8], puts: &[&Put]) -> Result<Option<Put>> {
     let Some(first) = puts.first() else {
         return Ok(None);
     };
-    if puts
-        .iter()
-        .any(|p| p.durability != first.durability || p.ttl != first.ttl)
-    {
+    if puts.iter().any(|p| {
+        p.durability != first.durability || p.ttl != first.ttl || p.visibility != first.visibility
+    }) {
         return Err(unsupported(
             "mutate_row",
-            "puts with different durability or TTL: one Thrift1 call carries one of each",
+            "puts with different durability, TTL or visibility: one Thrift1 call carries one of \
+             each",
         ));
     }
     let mut merged = Put::new(row.to_vec());
@@ -891,6 +905,7 @@ fn merge_puts(row: &[u8], puts: &[&Put]) -> Result<Option<Put>> {
     }
     merged.durability = first.durability;
     merged.ttl = first.ttl;
+    merged.visibility = first.visibility.clone();
     Ok(Some(merged))
 }
 

@@ -52,14 +52,9 @@ pub(crate) fn put(p: &Put) -> TPut {
             })
             .collect(),
         timestamp: p.timestamp,
-        attributes: p.ttl.map(ttl_attribute),
+        attributes: wire::put_attributes(p),
         durability: p.durability.map(durability),
     }
-}
-
-/// The attributes of a mutation with a TTL (see [`wire::ttl_attribute`]).
-fn ttl_attribute(ttl: std::time::Duration) -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
-    std::collections::BTreeMap::from([wire::ttl_attribute(ttl)])
 }
 
 pub(crate) fn get(g: &Get) -> TGet {
@@ -70,7 +65,7 @@ pub(crate) fn get(g: &Get) -> TGet {
         time_range: g.time_range.map(time_range),
         max_versions: g.max_versions,
         filter_string: g.filter.clone(),
-        attributes: None,
+        attributes: wire::read_attributes(&g.authorizations),
         cache_blocks: None,
         existence_only: None,
     }
@@ -196,7 +191,7 @@ pub(crate) fn scan(s: &Scan) -> TScan {
         time_range: s.time_range.map(time_range),
         filter_string: s.filter.clone(),
         batch_size: s.batch_size,
-        attributes: None,
+        attributes: wire::read_attributes(&s.authorizations),
         reversed: s.reversed.then_some(true),
         cache_blocks: None,
         limit: s.limit.map(|n| i32::try_from(n).unwrap_or(i32::MAX)),

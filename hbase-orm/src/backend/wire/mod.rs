@@ -38,6 +38,7 @@ use thrift::protocol::{
     TMessageType, TOutputProtocol,
 };
 
+use crate::backend::visibility;
 use crate::model::{Error, Result};
 pub(crate) use crate::model::{Protocol as WireProtocol, Transport as WireTransport};
 
@@ -106,6 +107,37 @@ pub(crate) async fn connect_tcp(address: &str) -> Result<tokio::net::TcpStream> 
 pub(crate) fn ttl_attribute(ttl: std::time::Duration) -> (Vec<u8>, Vec<u8>) {
     let millis = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
     (b"_ttl".to_vec(), millis.to_be_bytes().to_vec())
+}
+
+/// A put's operation attributes as both gateways pass them on (`None` when it has none): its
+/// TTL ([`ttl_attribute`]) and its cells' visibility expression (HBase's `VISIBILITY`, see
+/// `backend::visibility`).
+pub(crate) fn put_attributes(
+    put: &crate::model::Put,
+) -> Option<std::collections::BTreeMap<Vec<u8>, Vec<u8>>> {
+    let mut attributes = std::collections::BTreeMap::new();
+    if let Some(ttl) = put.ttl {
+        attributes.extend([ttl_attribute(ttl)]);
+    }
+    if let Some(expression) = &put.visibility {
+        attributes.insert(
+            visibility::ATTRIBUTE.as_bytes().to_vec(),
+            visibility::cell_visibility(expression),
+        );
+    }
+    (!attributes.is_empty()).then_some(attributes)
+}
+
+/// A get's or scan's operation attributes: its visibility labels, if any.
+pub(crate) fn read_attributes(
+    labels: &Option<Vec<String>>,
+) -> Option<std::collections::BTreeMap<Vec<u8>, Vec<u8>>> {
+    labels.as_ref().map(|labels| {
+        std::collections::BTreeMap::from([(
+            visibility::ATTRIBUTE.as_bytes().to_vec(),
+            visibility::authorizations(labels),
+        )])
+    })
 }
 
 /// A protocol writer appending to `out`.
