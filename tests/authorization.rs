@@ -359,23 +359,31 @@ async fn labels_hide_cells_from_readers_without_them() {
     ];
     // The superuser reads every cell, labels or not (as HBase lets it).
     assert_eq!(keys(&client, name, None).await, all_of_medical);
-    let (alice_keys, alice_open_only, alice_chart) = as_user("alice", |alice| async move {
-        let all = keys(&alice, name, None).await;
-        let open_only = keys(&alice, name, Some(&["trainee"])).await;
-        let chart = alice
-            .repository::<Chart>()
-            .on_table(name.clone())
-            .with_authorizations(["medical"])
-            .get(&ChartKey { id: 7 })
-            .await
-            .unwrap();
-        (all, open_only, chart)
-    })
-    .await;
+    let (alice_keys, alice_open_only, alice_gets, alice_chart) =
+        as_user("alice", |alice| async move {
+            let all = keys(&alice, name, None).await;
+            let open_only = keys(&alice, name, Some(&["trainee"])).await;
+            let table = alice.table_named(name.clone());
+            let mut gets = Vec::new();
+            for labels in [&["medical"][..], &["trainee"][..]] {
+                let get = Get::new("medical").authorizations(labels.iter().copied());
+                gets.push(table.get(get).await.unwrap().is_some());
+            }
+            let chart = alice
+                .repository::<Chart>()
+                .on_table(name.clone())
+                .with_authorizations(["medical"])
+                .get(&ChartKey { id: 7 })
+                .await
+                .unwrap();
+            (all, open_only, gets, chart)
+        })
+        .await;
     assert_eq!(alice_keys, all_of_medical);
-    // Asking only for a label she was not given reads with none of hers.
+    // Asking only for a label she was not given reads with none of hers (scans and gets).
     assert_eq!(alice_open_only, vec!["open"]);
-    assert_eq!(alice_chart, Some(chart));
+    assert_eq!(alice_gets, vec![true, false]);
+    assert_eq!(alice_chart, Some(chart.clone()));
     // bob, without the label, sees the open row only, and no entity: as if it were not there.
     let (bob_keys, bob_asking, bob_chart) = as_user("bob", |bob| async move {
         let all = keys(&bob, name, None).await;
@@ -393,14 +401,48 @@ async fn labels_hide_cells_from_readers_without_them() {
     assert_eq!(bob_keys, vec!["open"]);
     assert_eq!(bob_asking, vec!["open"]);
     assert_eq!(bob_chart, None);
-    // Through the gateways, for each of them (doAs): the same.
+    // Through the gateways, for each of them (doAs): the same, the labels a read asks for
+    // carried through.
     for service in ["thrift2", "thrift1"] {
         let alice = gateway_as(service, "alice").await;
         assert_eq!(keys(&alice, name, None).await, all_of_medical, "{service}");
+        let trainee = keys(&alice, name, Some(&["trainee"])).await;
+        assert_eq!(trainee, vec!["open"], "{service}");
         let bob = gateway_as(service, "bob").await;
         assert_eq!(
             keys(&bob, name, Some(&["medical"])).await,
             vec!["open"],
+            "{service}"
+        );
+    }
+    // A labeling repository's delete removes the labeled entity (an unlabeled delete would
+    // leave it: HBase deletes only the cells of the delete's own expression).
+    let key = ChartKey { id: 7 };
+    let unlabeled = charts.clone();
+    unlabeled.delete(&key).await.unwrap();
+    assert_eq!(unlabeled.get(&key).await.unwrap(), Some(chart.clone()));
+    let medical = charts.clone().with_visibility("medical");
+    medical.delete(&key).await.unwrap();
+    assert_eq!(medical.get(&key).await.unwrap(), None);
+    // The same through both gateways: the delete's expression travels as HBase's attribute.
+    for service in ["thrift2", "thrift1"] {
+        let gateway = connect(&spnego_url(service)).await.unwrap();
+        let table = gateway.table_named(name.clone());
+        let row = format!("medical-by-{service}");
+        table
+            .delete(hbase_orm::Delete::new(row.as_str()))
+            .await
+            .unwrap();
+        assert!(
+            table.get(Get::new(row.as_str())).await.unwrap().is_some(),
+            "{service}"
+        );
+        let labeled = hbase_orm::Delete::new(row.as_str())
+            .column("d", "v")
+            .visibility("medical");
+        table.delete(labeled).await.unwrap();
+        assert!(
+            table.get(Get::new(row.as_str())).await.unwrap().is_none(),
             "{service}"
         );
     }
@@ -416,6 +458,9 @@ async fn labels_hide_cells_from_readers_without_them() {
     )
     .await;
     assert_eq!(after, vec!["open"]);
+    // What the deletes left, as the superuser reads it.
+    let left = keys(&client, name, None).await;
+    assert_eq!(left, vec!["medical", "medical-not-trainee", "open"]);
     // A labeling repository cannot bulk-load (bulk-loaded files carry no labels).
     let refused = charts
         .with_visibility("medical")

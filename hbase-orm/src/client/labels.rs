@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::model::{Get, Mutation, Put, RowMutations, Scan};
+use crate::model::{Delete, Get, Mutation, Put, RowMutations, Scan};
 
 /// What a handle adds to the requests it sends (nothing by default).
 #[derive(Clone, Debug, Default)]
@@ -23,11 +23,20 @@ impl Labels {
         }
     }
 
-    /// The puts of `mutations` with the handle's visibility.
+    /// `delete` with the handle's visibility, if it has none of its own: a delete removes
+    /// only the cells of its own expression.
+    pub fn delete(&self, delete: &mut Delete) {
+        if let (None, Some(v)) = (&delete.visibility, &self.visibility) {
+            delete.visibility = Some(v.to_string());
+        }
+    }
+
+    /// The puts and deletes of `mutations` with the handle's visibility.
     pub fn mutations(&self, mutations: &mut RowMutations) {
         for m in &mut mutations.mutations {
-            if let Mutation::Put(p) = m {
-                self.put(p);
+            match m {
+                Mutation::Put(p) => self.put(p),
+                Mutation::Delete(d) => self.delete(d),
             }
         }
     }

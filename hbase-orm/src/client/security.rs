@@ -102,8 +102,7 @@ impl Admin {
             .await
     }
 
-    /// The labels `user` (or `@group`) was given. As [`Admin::add_labels`] (a user may ask
-    /// for its own).
+    /// The labels `user` (or `@group`) was given. As [`Admin::add_labels`].
     pub async fn authorizations(&self, user: &str) -> Result<Vec<String>> {
         self.client.run(&op::Authorizations { user }).await
     }

@@ -48,7 +48,8 @@ impl Table {
 
     /// This handle with a cell visibility expression for the puts it sends that carry none of
     /// their own (`put`, `put_many`, `mutate_row`, `mutate_rows`, `check_and_mutate`; see
-    /// [`Put::visibility`]). A [`Repository`](crate::Repository) on such a handle labels
+    /// [`Put::visibility`]), and for its deletes, which then remove the cells it labeled
+    /// ([`Delete::visibility`]). A [`Repository`](crate::Repository) on such a handle labels
     /// every row it writes, index rows included ([`Repository::with_visibility`](crate::Repository::with_visibility)).
     ///
     /// ```no_run
@@ -196,7 +197,8 @@ impl Table {
 
     /// Deletes a row or parts of it. A delete that mixes families, columns and versions is
     /// applied atomically.
-    pub async fn delete(&self, delete: Delete) -> Result<()> {
+    pub async fn delete(&self, mut delete: Delete) -> Result<()> {
+        self.labels.delete(&mut delete);
         let (table, delete) = (&self.name, &delete);
         self.run(&op::Delete { table, delete }).await
     }
@@ -204,7 +206,8 @@ impl Table {
     /// Deletes many rows in one call (not atomic across rows). A delete that mixes
     /// families, columns and versions goes as its own atomic row mutation, as in
     /// [`Table::delete`]. Failures are reported like [`Table::put_many`]'s.
-    pub async fn delete_many(&self, deletes: Vec<Delete>) -> Result<()> {
+    pub async fn delete_many(&self, mut deletes: Vec<Delete>) -> Result<()> {
+        deletes.iter_mut().for_each(|d| self.labels.delete(d));
         deletes.iter().try_for_each(Delete::check)?;
         let total = deletes.len();
         let (simple, mixed): (Vec<Delete>, Vec<Delete>) =
@@ -269,7 +272,9 @@ impl Table {
             return Err(error);
         }
         let mut failures = BatchFailures::new(operation, items.len());
-        if !matches!(error, Error::Server { .. }) {
+        // A refusal of the batch (a server error, or a permission some rows lack): each row
+        // on its own says which were written.
+        if !matches!(error, Error::Server { .. } | Error::AccessDenied { .. }) {
             failures.record(items.iter().map(|i| i.row().to_vec()).collect(), error);
             return failures.finish();
         }

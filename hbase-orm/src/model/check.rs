@@ -122,8 +122,20 @@ impl Get {
 }
 
 impl Delete {
-    /// A non-empty key within HBase's limit.
+    /// A non-empty key within HBase's limit, a visibility expression that is not empty.
     pub(crate) fn check(&self) -> Result<()> {
+        if self
+            .visibility
+            .as_deref()
+            .is_some_and(|v| v.trim().is_empty())
+        {
+            return Err(Error::IllegalArgument {
+                message: format!(
+                    "the delete of row {} has an empty visibility expression",
+                    printable_key(&self.row)
+                ),
+            });
+        }
         require_row(&self.row, "a delete")
     }
 

@@ -87,7 +87,9 @@ pub(crate) fn denial(message: &str) -> Option<Denial> {
         scope: if words.contains("(global") {
             Some("global".into())
         } else {
-            value_of(words, "scope=").or_else(|| value_of(words, "table="))
+            value_of(words, "scope=")
+                .or_else(|| value_of(words, "table="))
+                .map(|s| if s == "GLOBAL" { "global".into() } else { s })
         },
         family: value_of(words, "family="),
         message: words.to_string(),

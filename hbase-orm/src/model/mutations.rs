@@ -184,6 +184,8 @@ pub struct Delete {
     pub timestamp: Option<i64>,
     /// WAL behaviour.
     pub durability: Option<Durability>,
+    /// The visibility expression of the cells it removes (see [`Delete::visibility`]).
+    pub visibility: Option<String>,
 }
 
 impl Delete {
@@ -194,7 +196,18 @@ impl Delete {
             targets: Vec::new(),
             timestamp: None,
             durability: None,
+            visibility: None,
         }
+    }
+
+    /// Removes only the cells written with this visibility expression (on a cluster with
+    /// HBase's `VisibilityController`, a delete without one removes only unlabeled cells):
+    /// give it the expression the cells were put with
+    /// ([`Put::visibility`](crate::Put::visibility)). A [`Table`](crate::Table) handle with a
+    /// visibility gives it to its deletes. The in-memory store refuses it.
+    pub fn visibility(mut self, expression: impl Into<String>) -> Self {
+        self.visibility = Some(expression.into());
+        self
     }
 
     /// Deletes every column of `family`.

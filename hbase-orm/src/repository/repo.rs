@@ -181,12 +181,14 @@ impl<T: HBaseEntity> Repository<T> {
         self.save_chunk
     }
 
-    /// This repository with a cell visibility expression on every row it writes (on a
-    /// cluster with HBase's `VisibilityController`): its saves, inserts and updates, and the
-    /// index rows that point at them, so that a reader without the labels finds the entity
-    /// neither by key nor by index. Counters are incremented unlabeled (an increment carries
-    /// no visibility here); a bulk load of a labeling repository is refused (bulk-loaded files
-    /// carry no labels). See [`Put::visibility`](crate::Put::visibility) for the expressions.
+    /// This repository with a cell visibility expression on the rows it writes (on a cluster
+    /// with HBase's `VisibilityController`): its saves, inserts and updates, and the index
+    /// rows that point at them, so that a reader without the labels finds the entity neither
+    /// by key nor by index; its deletes (of entities, of `None` fields, of stale index rows)
+    /// carry the expression too, since HBase deletes only the cells of the delete's own
+    /// expression. Counters are incremented unlabeled (an increment carries no visibility
+    /// here), and so are the rows of a dictionary key part's table; a bulk load of a
+    /// labeling repository is refused (bulk-loaded files carry no labels). See [`Put::visibility`](crate::Put::visibility) for the expressions.
     ///
     /// What a reader sees follows the read's [presence rule](Repository#partial-rows): a
     /// reader whose authorizations satisfy no label of the row reads no entity (`None`; a

@@ -206,6 +206,9 @@ impl TableState {
 
     /// Checks a delete: the families its targets name exist.
     fn check_delete(&self, method: Method, delete: &Delete) -> Result<()> {
+        if delete.visibility.is_some() {
+            return Err(errors::no_labels(method));
+        }
         self.require_families(
             method,
             delete.targets.iter().map(|t| match t {

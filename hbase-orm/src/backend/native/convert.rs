@@ -178,12 +178,7 @@ pub(crate) fn put(put: &model::Put, block: &mut Vec<u8>) -> proto::MutationProto
             )),
         });
     }
-    if let Some(expression) = &put.visibility {
-        m.attribute.push(proto::NameBytesPair {
-            name: visibility::ATTRIBUTE.into(),
-            value: Some(visibility::cell_visibility(expression).into()),
-        });
-    }
+    m.attribute.extend(cell_visibility(&put.visibility));
     m
 }
 
@@ -215,7 +210,16 @@ pub(crate) fn delete(delete: &model::Delete) -> proto::MutationProto {
         m.timestamp = delete.timestamp.map(|t| t as u64);
     }
     m.durability = durability(delete.durability);
+    m.attribute.extend(cell_visibility(&delete.visibility));
     m
+}
+
+/// A mutation's visibility expression as HBase's `VISIBILITY` attribute (none without one).
+fn cell_visibility(expression: &Option<String>) -> Option<proto::NameBytesPair> {
+    expression.as_ref().map(|e| proto::NameBytesPair {
+        name: visibility::ATTRIBUTE.into(),
+        value: Some(visibility::cell_visibility(e).into()),
+    })
 }
 
 /// An increment (each amount as HBase's 8-byte big-endian long) or an append.

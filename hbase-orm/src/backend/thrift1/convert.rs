@@ -150,6 +150,12 @@ pub(crate) fn put_attributes(put: &Put) -> Result<Attributes> {
     Ok(wire::put_attributes(put).unwrap_or_default())
 }
 
+/// The attributes of a delete: the visibility of the cells it removes (see
+/// [`wire::delete_attributes`]).
+pub(crate) fn delete_attributes(delete: &Delete) -> Attributes {
+    wire::delete_attributes(delete).unwrap_or_default()
+}
+
 /// The attributes of a get or scan: its visibility labels (see [`wire::read_attributes`]).
 pub(crate) fn read_attributes(labels: &Option<Vec<String>>) -> Attributes {
     wire::read_attributes(labels).unwrap_or_default()

@@ -553,14 +553,15 @@ impl Backend for Thrift1 {
                     &delete.row,
                     mutations,
                     LATEST,
-                    Attributes::new(),
+                    convert::delete_attributes(delete),
                 )
                 .await;
         }
         convert::default_durability_only("delete", delete.durability)?;
         let (t, ts) = (table_text(table), delete.timestamp.unwrap_or(LATEST));
+        let attributes = convert::delete_attributes(delete);
         self.on(op.safety(), table, "deleteAllRowTs", |c| {
-            c.delete_all_row_ts(t.clone(), delete.row.clone(), ts, Attributes::new())
+            c.delete_all_row_ts(t.clone(), delete.row.clone(), ts, attributes.clone())
         })
         .await
     }
@@ -609,10 +610,29 @@ impl Backend for Thrift1 {
             all.extend(convert::delete_mutations(d)?);
         }
         let row = &mutations.row;
+        // One call carries one set of attributes: the deletes' visibility must be the puts'.
+        let delete_visibility = match &deletes[..] {
+            [] => None,
+            [first, rest @ ..] => {
+                if rest.iter().any(|d| d.visibility != first.visibility)
+                    || merged
+                        .as_ref()
+                        .is_some_and(|m| m.visibility != first.visibility)
+                {
+                    return Err(unsupported(
+                        "mutate_row",
+                        "puts and deletes of different visibility: one Thrift1 call carries one",
+                    ));
+                }
+                Some(*first)
+            }
+        };
         match merged {
             None => {
-                let no_attributes = Attributes::new();
-                self.mutate(op.safety(), table, row, all, LATEST, no_attributes)
+                let attributes = delete_visibility
+                    .map(convert::delete_attributes)
+                    .unwrap_or_default();
+                self.mutate(op.safety(), table, row, all, LATEST, attributes)
                     .await
             }
             // Puts alone write the same cells however often they are sent.

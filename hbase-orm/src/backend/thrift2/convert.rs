@@ -79,7 +79,7 @@ pub(crate) fn delete(d: &Delete) -> Vec<TDelete> {
         columns: cols,
         timestamp: d.timestamp,
         delete_type: kind,
-        attributes: None,
+        attributes: wire::delete_attributes(d),
         durability: d.durability.map(durability),
     };
     if d.targets.is_empty() {

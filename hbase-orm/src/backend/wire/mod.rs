@@ -128,6 +128,18 @@ pub(crate) fn put_attributes(
     (!attributes.is_empty()).then_some(attributes)
 }
 
+/// A delete's operation attributes: the visibility expression of the cells it removes.
+pub(crate) fn delete_attributes(
+    delete: &crate::model::Delete,
+) -> Option<std::collections::BTreeMap<Vec<u8>, Vec<u8>>> {
+    delete.visibility.as_ref().map(|expression| {
+        std::collections::BTreeMap::from([(
+            visibility::ATTRIBUTE.as_bytes().to_vec(),
+            visibility::cell_visibility(expression),
+        )])
+    })
+}
+
 /// A get's or scan's operation attributes: its visibility labels, if any.
 pub(crate) fn read_attributes(
     labels: &Option<Vec<String>>,
