@@ -112,44 +112,36 @@ pub(crate) fn ttl_attribute(ttl: std::time::Duration) -> (Vec<u8>, Vec<u8>) {
 /// A put's operation attributes as both gateways pass them on (`None` when it has none): its
 /// TTL ([`ttl_attribute`]) and its cells' visibility expression (HBase's `VISIBILITY`, see
 /// `backend::visibility`).
-pub(crate) fn put_attributes(
-    put: &crate::model::Put,
-) -> Option<std::collections::BTreeMap<Vec<u8>, Vec<u8>>> {
-    let mut attributes = std::collections::BTreeMap::new();
-    if let Some(ttl) = put.ttl {
-        attributes.extend([ttl_attribute(ttl)]);
-    }
-    if let Some(expression) = &put.visibility {
-        attributes.insert(
-            visibility::ATTRIBUTE.as_bytes().to_vec(),
-            visibility::cell_visibility(expression),
-        );
-    }
+pub(crate) fn put_attributes(put: &crate::model::Put) -> Option<AttributeMap> {
+    let mut attributes = put
+        .visibility
+        .as_deref()
+        .map(|e| visibility_attribute(visibility::cell_visibility(e)))
+        .unwrap_or_default();
+    attributes.extend(put.ttl.map(ttl_attribute));
     (!attributes.is_empty()).then_some(attributes)
 }
 
 /// A delete's operation attributes: the visibility expression of the cells it removes.
-pub(crate) fn delete_attributes(
-    delete: &crate::model::Delete,
-) -> Option<std::collections::BTreeMap<Vec<u8>, Vec<u8>>> {
-    delete.visibility.as_ref().map(|expression| {
-        std::collections::BTreeMap::from([(
-            visibility::ATTRIBUTE.as_bytes().to_vec(),
-            visibility::cell_visibility(expression),
-        )])
-    })
+pub(crate) fn delete_attributes(delete: &crate::model::Delete) -> Option<AttributeMap> {
+    let expression = delete.visibility.as_deref()?;
+    Some(visibility_attribute(visibility::cell_visibility(
+        expression,
+    )))
 }
 
 /// A get's or scan's operation attributes: its visibility labels, if any.
-pub(crate) fn read_attributes(
-    labels: &Option<Vec<String>>,
-) -> Option<std::collections::BTreeMap<Vec<u8>, Vec<u8>>> {
-    labels.as_ref().map(|labels| {
-        std::collections::BTreeMap::from([(
-            visibility::ATTRIBUTE.as_bytes().to_vec(),
-            visibility::authorizations(labels),
-        )])
-    })
+pub(crate) fn read_attributes(labels: &Option<Vec<String>>) -> Option<AttributeMap> {
+    let labels = labels.as_deref()?;
+    Some(visibility_attribute(visibility::authorizations(labels)))
+}
+
+/// An operation's attributes, as both gateways' IDLs type them.
+pub(crate) type AttributeMap = std::collections::BTreeMap<Vec<u8>, Vec<u8>>;
+
+/// HBase's `VISIBILITY` attribute holding `value` (see `backend::visibility`).
+fn visibility_attribute(value: Vec<u8>) -> AttributeMap {
+    AttributeMap::from([(visibility::ATTRIBUTE.as_bytes().to_vec(), value)])
 }
 
 /// A protocol writer appending to `out`.
