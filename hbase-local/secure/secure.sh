@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Kerberos-secured HBase 2.6.1 on this machine, with secured Thrift gateways, for testing
-# clients against SPNEGO and SASL/GSSAPI. Nothing to install by hand: missing Debian packages
+# Kerberos-secured HBase 2.6.1 on this machine, with secured Thrift gateways and a Kerberized
+# HDFS (one HBase keeps its root dir in it), for testing clients against SPNEGO, SASL/GSSAPI
+# and secure bulk load. Nothing to install by hand: missing Debian packages
 # are installed with apt-get (as root), the HBase jars with Maven (the same pom and cache
 # directory as hbase-local/hbase.sh).
 #
-#   hbase-local/secure/secure.sh up              start KDC, HBase, gateways; wait until each
-#                                                answers a real authenticated call (idempotent)
+#   hbase-local/secure/secure.sh up              start KDC, HDFS, the HBases, gateways; wait until
+#                                                each answers a real authenticated call (idempotent)
 #   hbase-local/secure/secure.sh down [--purge]  stop everything (--purge: delete the data dir,
 #                                                KDC database, keytabs and certificates too)
 #   hbase-local/secure/secure.sh status          pid and port of each process, and a real call
@@ -20,6 +21,16 @@
 #   master-privacy, master-integrity   two more standalone HBases, hbase.rpc.protection
 #             privacy and integrity (SASL auth-conf and auth-int on HBase's own RPC); their
 #             ports follow the first HBase's by one and by two
+#   namenode  HDFS NameNode (Hadoop's jars from the lib dir), Kerberos RPC as hdfs/localhost,
+#             127.0.0.1:$NAMENODE_PORT, HTTP (/jmx) 127.0.0.1:$NAMENODE_HTTP_PORT; formatted on the
+#             first start of a data dir; metadata in $DATA/hdfs/namenode
+#   datanode  HDFS DataNode, hdfs/localhost, SASL data transfer (QOP auth, block access tokens)
+#             on 127.0.0.1:$DATANODE_PORT, HTTP $DATANODE_HTTP_PORT, IPC $DATANODE_IPC_PORT;
+#             blocks in $DATA/hdfs/datanode. Once HDFS is out of safe mode with the DataNode
+#             live, `up` makes /hbase (owner hbase, 755) and /tmp (1777), once per data dir.
+#   master-hdfs  a fourth standalone HBase (ports: the first one's plus three), started after
+#             that, hbase.rpc.protection=authentication, root dir hdfs://127.0.0.1:PORT/hbase
+#             (WALs and the bulk-load staging dir in the Kerberized HDFS); home $DATA/hdfs-hbase
 #   gateways  one JVM, every Thrift gateway (java/SecureGateways.java):
 #     thrift2-https      Thrift2, HTTPS + SPNEGO, doAs header allowed   127.0.0.1:9290
 #     thrift2-sasl-auth  Thrift2, SASL GSSAPI, QOP auth (buffered, binary)     9291
@@ -27,8 +38,9 @@
 #     thrift2-sasl-conf  Thrift2, SASL GSSAPI, QOP auth-conf                   9293
 #     thrift1-https      Thrift1, HTTPS + SPNEGO, doAs header allowed          9294
 #     thrift1-sasl-conf  Thrift1, SASL GSSAPI, QOP auth-conf                   9295
-# Generated in the data dir: krb5.conf, keytabs/{hbase,client,alice,bob}.keytab, tls/ca.pem
-# (the CA that signed the HTTPS certificate), client.ccache (after `up`: a ticket of client@REALM).
+# Generated in the data dir: krb5.conf, keytabs/{hbase,hdfs,client,alice,bob}.keytab, tls/ca.pem
+# (the CA that signed the HTTPS certificate), client.ccache (after `up`: a ticket of client@REALM),
+# hadoop-conf/ (core-site.xml + hdfs-site.xml for an HDFS client: HADOOP_CONF_DIR in `env`).
 # See README.md beside this file for principals, settings and how clients authenticate.
 #
 # Environment:
@@ -38,9 +50,14 @@
 #   HBASE_ORM_SECURE_ZK_PORT  ZooKeeper                     (default 2381)
 #   HBASE_ORM_SECURE_MASTER_PORT / _REGIONSERVER_PORT       (default 16200 / 16220)
 #   HBASE_ORM_SECURE_PORT_BASE first gateway port; the others follow (default 9290)
-#   HBASE_ORM_SECURE_UP_TIMEOUT seconds `up` waits for readiness (default 180)
+#   HBASE_ORM_SECURE_NAMENODE_PORT / _NAMENODE_HTTP_PORT    (default 8220 / 9970)
+#   HBASE_ORM_SECURE_DATANODE_PORT / _DATANODE_HTTP_PORT / _DATANODE_IPC_PORT
+#                                                           (default 9966 / 9964 / 9967)
+#   HBASE_ORM_SECURE_UP_TIMEOUT seconds `up` waits for readiness (default 240)
 #   HBASE_ORM_SECURE_MASTER_HEAP / _GATEWAY_HEAP            (default 1g / 512m)
-#   HBASE_ORM_SECURE_PROTECTED_HEAP  heap of master-privacy and master-integrity (default 512m)
+#   HBASE_ORM_SECURE_PROTECTED_HEAP  heap of master-privacy, master-integrity and master-hdfs
+#                                    (default 512m)
+#   HBASE_ORM_SECURE_NAMENODE_HEAP / _DATANODE_HEAP         (default 512m / 256m)
 #   HBASE_ORM_CACHE           where the jars are cached (shared with hbase.sh;
 #                             default ~/.cache/hbase-orm)
 #   HBASE_ORM_HBASE_VERSION   hbase.sh's HBase line: this script runs 2.6.1 only and refuses
@@ -76,10 +93,17 @@ ZK_PORT=${HBASE_ORM_SECURE_ZK_PORT:-2381}
 MASTER_PORT=${HBASE_ORM_SECURE_MASTER_PORT:-16200}
 RS_PORT=${HBASE_ORM_SECURE_REGIONSERVER_PORT:-16220}
 PORT_BASE=${HBASE_ORM_SECURE_PORT_BASE:-9290}
-UP_TIMEOUT=${HBASE_ORM_SECURE_UP_TIMEOUT:-180}
+NAMENODE_PORT=${HBASE_ORM_SECURE_NAMENODE_PORT:-8220}
+NAMENODE_HTTP_PORT=${HBASE_ORM_SECURE_NAMENODE_HTTP_PORT:-9970}
+DATANODE_PORT=${HBASE_ORM_SECURE_DATANODE_PORT:-9966}
+DATANODE_HTTP_PORT=${HBASE_ORM_SECURE_DATANODE_HTTP_PORT:-9964}
+DATANODE_IPC_PORT=${HBASE_ORM_SECURE_DATANODE_IPC_PORT:-9967}
+UP_TIMEOUT=${HBASE_ORM_SECURE_UP_TIMEOUT:-240}
 MASTER_HEAP=${HBASE_ORM_SECURE_MASTER_HEAP:-1g}
 GATEWAY_HEAP=${HBASE_ORM_SECURE_GATEWAY_HEAP:-512m}
 PROTECTED_HEAP=${HBASE_ORM_SECURE_PROTECTED_HEAP:-512m}
+NAMENODE_HEAP=${HBASE_ORM_SECURE_NAMENODE_HEAP:-512m}
+DATANODE_HEAP=${HBASE_ORM_SECURE_DATANODE_HEAP:-256m}
 # the host name in every service principal, and the one clients connect to
 SVC_HOST=localhost
 
@@ -99,16 +123,28 @@ TLS_DIR=$DATA/tls
 CLASSES=$DATA/classes
 CCACHE=$DATA/client.ccache
 MARKER=$DATA/.hbase-orm-secure-data
-COMPONENTS=(kdc master master-privacy master-integrity gateways)
+HDFS_DIR=$DATA/hdfs
+# written by the NameNode's format: the data dir has an HDFS
+HDFS_FORMATTED=$HDFS_DIR/namenode/current/VERSION
+# written once /hbase and /tmp are made in HDFS
+HDFS_PREPARED=$HDFS_DIR/.dirs-made
+HDFS_URL=hdfs://127.0.0.1:$NAMENODE_PORT
+# an HDFS client configuration (HADOOP_CONF_DIR of `env`)
+HADOOP_CONF=$DATA/hadoop-conf
+COMPONENTS=(kdc namenode datanode master master-privacy master-integrity master-hdfs gateways)
 # the standalone HBases
-MASTERS=(master master-privacy master-integrity)
+MASTERS=(master master-privacy master-integrity master-hdfs)
+# what `up` starts (cmd_up fills it); HDFS and master-hdfs are started by wait_ready, once the
+# KDC (and then HDFS) is ready
+TO_START=()
 READY_LINE="Master has completed initialization"
 
 say() { printf '[secure] %s\n' "$*"; }
 warn() { printf '[secure] %s\n' "$*" >&2; }
 die() { warn "error: $*"; exit 1; }
 
-for v in KDC_PORT ZK_PORT MASTER_PORT RS_PORT PORT_BASE UP_TIMEOUT; do
+for v in KDC_PORT ZK_PORT MASTER_PORT RS_PORT PORT_BASE UP_TIMEOUT NAMENODE_PORT NAMENODE_HTTP_PORT \
+  DATANODE_PORT DATANODE_HTTP_PORT DATANODE_IPC_PORT; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || die "$v must be a number, got '${!v}'"
 done
 [[ "$REALM" =~ ^[A-Z0-9.-]+$ ]] || die "realm must be upper case letters, digits, dots: $REALM"
@@ -280,6 +316,53 @@ EOF
     { cat "$KDC_DIR/init.log" >&2; die "keytabs were not written"; }
 }
 
+# HDFS's service principal, hdfs/localhost, in keytabs/hdfs.keytab with HTTP/localhost (the
+# NameNode's SPNEGO acceptor). Its own step, so that a realm made before HDFS was added gets it
+# too. HTTP/localhost is exported with -norandkey: a plain ktadd would give it a new random key
+# (a new kvno) and the copy in hbase.keytab, which the HTTPS gateways use, would stop working.
+ensure_hdfs_principal() {
+  [[ -s "$KEYTABS/hdfs.keytab" ]] && return 0
+  kdc_env
+  local kadmin
+  kadmin=$(sbin kadmin.local)
+  if ! "$kadmin" -r "$REALM" -q "getprinc hdfs/$SVC_HOST" 2>/dev/null | grep -q '^Principal:'; then
+    "$kadmin" -r "$REALM" -q "addprinc -randkey hdfs/$SVC_HOST" >>"$KDC_DIR/init.log" 2>&1 ||
+      { cat "$KDC_DIR/init.log" >&2; die "kadmin.local addprinc hdfs/$SVC_HOST failed"; }
+  fi
+  "$kadmin" -r "$REALM" -q "ktadd -norandkey -k $KEYTABS/hdfs.keytab hdfs/$SVC_HOST HTTP/$SVC_HOST" \
+    >>"$KDC_DIR/init.log" 2>&1 || { cat "$KDC_DIR/init.log" >&2; die "kadmin.local ktadd (hdfs.keytab) failed"; }
+  klist -k "$KEYTABS/hdfs.keytab" 2>/dev/null | grep -q "HTTP/$SVC_HOST@" ||
+    { cat "$KDC_DIR/init.log" >&2; die "hdfs.keytab was not written"; }
+}
+
+# ----------------------------------------------------------------------------- HDFS client conf
+
+# $DATA/hadoop-conf: what an HDFS client outside the JVMs (HADOOP_CONF_DIR; e.g. the Rust crate
+# hdfs-native, or Hadoop's own tools) needs to talk to the Kerberized HDFS
+write_hadoop_conf() {
+  mkdir -p "$HADOOP_CONF"
+  cat >"$HADOOP_CONF/core-site.xml" <<EOF
+<?xml version="1.0"?>
+<!-- generated by hbase-local/secure/secure.sh: the client side of its Kerberized HDFS -->
+<configuration>
+  <property><name>fs.defaultFS</name><value>$HDFS_URL</value></property>
+  <property><name>hadoop.security.authentication</name><value>kerberos</value></property>
+  <property><name>hadoop.rpc.protection</name><value>authentication</value></property>
+</configuration>
+EOF
+  cat >"$HADOOP_CONF/hdfs-site.xml" <<EOF
+<?xml version="1.0"?>
+<!-- generated by hbase-local/secure/secure.sh: the client side of its Kerberized HDFS -->
+<configuration>
+  <property><name>dfs.namenode.kerberos.principal</name><value>hdfs/$SVC_HOST@$REALM</value></property>
+  <property><name>dfs.data.transfer.protection</name><value>authentication</value></property>
+  <property><name>dfs.block.access.token.enable</name><value>true</value></property>
+  <!-- one DataNode: one replica (the default, 3, leaves every block under-replicated) -->
+  <property><name>dfs.replication</name><value>1</value></property>
+</configuration>
+EOF
+}
+
 # ----------------------------------------------------------------------------- TLS
 
 init_tls() {
@@ -342,11 +425,12 @@ master_offset() {
     master) echo 0 ;;
     master-privacy) echo 1 ;;
     master-integrity) echo 2 ;;
+    master-hdfs) echo 3 ;;
   esac
 }
 master_protection() {
   case "$1" in
-    master) echo authentication ;;
+    master | master-hdfs) echo authentication ;;
     *) echo "${1#master-}" ;;
   esac
 }
@@ -354,13 +438,31 @@ master_protection() {
 master_home() {
   case "$1" in
     master) echo "$DATA" ;;
+    master-hdfs) echo "$DATA/hdfs-hbase" ;;
     *) echo "$DATA/${1#master-}" ;;
+  esac
+}
+# its hbase.rootdir and hbase.wal.provider
+master_rootdir() {
+  case "$1" in
+    master-hdfs) echo "$HDFS_URL/hbase" ;;
+    *) echo "file://$(master_home "$1")/hbase" ;;
+  esac
+}
+master_wal_provider() {
+  case "$1" in
+    # HBase's default: its own fan-out DFS output, which does the DataNode's SASL handshake
+    master-hdfs) echo asyncfs ;;
+    # FSHLog: the local filesystem cannot hflush, which asyncfs needs
+    *) echo filesystem ;;
   esac
 }
 
 ports_of() {
   case "$1" in
     kdc) echo "$KDC_PORT" ;;
+    namenode) echo "$NAMENODE_PORT $NAMENODE_HTTP_PORT" ;;
+    datanode) echo "$DATANODE_PORT $DATANODE_HTTP_PORT $DATANODE_IPC_PORT" ;;
     master*)
       local o
       o=$(master_offset "$1")
@@ -395,6 +497,14 @@ jvm_opts() {
     "-Dhbase.orm.secure.home=$(master_home "$hbase")"
     "-Dhbase.orm.secure.rpc.protection=$(master_protection "$hbase")"
     "-Dhbase.orm.secure.tls.password=$(cat "$TLS_DIR/password")"
+    "-Dhbase.orm.secure.rootdir=$(master_rootdir "$hbase")"
+    "-Dhbase.orm.secure.wal.provider=$(master_wal_provider "$hbase")"
+    # the Kerberized HDFS (conf/hdfs-site.xml)
+    "-Dhbase.orm.secure.namenode.port=$NAMENODE_PORT"
+    "-Dhbase.orm.secure.namenode.http.port=$NAMENODE_HTTP_PORT"
+    "-Dhbase.orm.secure.datanode.port=$DATANODE_PORT"
+    "-Dhbase.orm.secure.datanode.http.port=$DATANODE_HTTP_PORT"
+    "-Dhbase.orm.secure.datanode.ipc.port=$DATANODE_IPC_PORT"
     # what bin/hbase adds on JDK 11 and later (hbase-local/jdk-flags)
     "${JDK_FLAGS[@]}"
     "-Dlog4j2.configurationFile=$CONF_SRC/log4j2.properties"
@@ -431,6 +541,65 @@ start_master() { # start_master NAME
   mkdir -p "$(master_home "$1")"
   jvm_opts "$1" "$heap" "$1"
   spawn "$1" java "${JAVA_OPTS[@]}" org.apache.hadoop.hbase.master.HMaster start
+}
+
+# ----------------------------------------------------------------------------- HDFS
+
+# Formats the NameNode's metadata dir, in the foreground (first start of a data dir). The
+# format logs in as hdfs/localhost: the KDC must answer.
+hdfs_format() {
+  say "formatting HDFS (first start of this data dir): NameNode metadata in $HDFS_DIR/namenode"
+  mkdir -p "$HDFS_DIR"
+  jvm_opts namenode-format "$NAMENODE_HEAP"
+  if ! (cd "$DATA" && exec java "${JAVA_OPTS[@]}" org.apache.hadoop.hdfs.server.namenode.NameNode \
+    -format -nonInteractive -clusterid hbase-orm-secure >"$(out_file namenode-format)" 2>&1 </dev/null) ||
+    [[ ! -f "$HDFS_FORMATTED" ]]; then
+    tail -n 40 "$(out_file namenode-format)" "$(log_file namenode-format)" >&2 2>/dev/null
+    die "formatting HDFS failed (logs in $LOG_DIR)"
+  fi
+}
+
+start_namenode() {
+  [[ -f "$HDFS_FORMATTED" ]] || hdfs_format
+  jvm_opts namenode "$NAMENODE_HEAP"
+  spawn namenode java "${JAVA_OPTS[@]}" org.apache.hadoop.hdfs.server.namenode.NameNode
+}
+
+start_datanode() {
+  # its storage is made by the DataNode itself (mode 700, as it checks)
+  mkdir -p "$HDFS_DIR"
+  jvm_opts datanode "$DATANODE_HEAP"
+  spawn datanode java "${JAVA_OPTS[@]}" org.apache.hadoop.hdfs.server.datanode.DataNode
+}
+
+# The NameNode's NameNodeInfo bean, from its /jmx over HTTP (open without SPNEGO: only WebHDFS
+# and the NameNode's internal servlets ask for it)
+namenode_info() {
+  curl -s --max-time 3 \
+    "http://127.0.0.1:$NAMENODE_HTTP_PORT/jmx?qry=Hadoop:service=NameNode,name=NameNodeInfo"
+}
+
+# true if the NameNode answers, is out of safe mode and counts the DataNode as live
+hdfs_ready() {
+  local info
+  info=$(namenode_info) || return 1
+  # LiveNodes is a JSON string in the JSON: drop its backslashes
+  info=${info//\\/}
+  [[ "$info" == *'"Safemode" : ""'* && "$info" == *"\"xferaddr\":\"127.0.0.1:$DATANODE_PORT\""* ]]
+}
+
+# /hbase owned by hbase (755) and /tmp (1777), as hdfs/localhost (HDFS's superuser), once per
+# data dir (java/HdfsSetup.java)
+hdfs_prepare() {
+  [[ -f "$HDFS_PREPARED" ]] && return 0
+  jvm_opts hdfs-setup 256m
+  if ! (cd "$DATA" && exec timeout 120 java "${JAVA_OPTS[@]}" HdfsSetup "$HDFS_URL" \
+    "$KEYTABS/hdfs.keytab" "hdfs/$SVC_HOST@$REALM" >"$(out_file hdfs-setup)" 2>&1 </dev/null); then
+    tail -n 40 "$(out_file hdfs-setup)" >&2
+    die "making /hbase and /tmp in HDFS failed (logs in $LOG_DIR)"
+  fi
+  touch "$HDFS_PREPARED"
+  say "made /hbase (owner hbase, 755) and /tmp (1777) in HDFS"
 }
 
 start_gateways() {
@@ -477,8 +646,29 @@ wait_gone() { # wait_gone SECONDS PID...
   return 1
 }
 
+# TERM the running ones of components "$@", wait up to 30 s for them together, then KILL
+term_components() {
+  local name pid pids=() names=() i
+  for name in "$@"; do
+    if pid=$(component_pid "$name"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+      names+=("$name")
+    fi
+  done
+  ((${#pids[@]})) || return 0
+  wait_gone 30 "${pids[@]}" || true
+  for i in "${!pids[@]}"; do
+    if kill -0 "${pids[$i]}" 2>/dev/null; then
+      warn "${names[$i]} (pid ${pids[$i]}) ignored TERM for 30 s: kill -9"
+      kill -KILL "${pids[$i]}" 2>/dev/null || true
+    fi
+    say "stopped ${names[$i]} (pid ${pids[$i]})"
+  done
+}
+
 stop_all() {
-  local name pid pids=() names=() i gw=""
+  local name pid i gw=""
   if gw=$(component_pid gateways); then
     kill -TERM "$gw" 2>/dev/null || true
   fi
@@ -502,22 +692,12 @@ stop_all() {
   if [[ -n "$gw" ]] && wait_gone 10 "$gw"; then
     say "stopped gateways (pid $gw)"
   fi
-  # whatever is left, in reverse start order; TERM first
-  for name in gateways master-integrity master-privacy master kdc; do
-    if pid=$(component_pid "$name"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid")
-      names+=("$name")
-    fi
-  done
-  if ((${#pids[@]})); then wait_gone 30 "${pids[@]}" || true; fi
-  for i in "${!pids[@]}"; do
-    if kill -0 "${pids[$i]}" 2>/dev/null; then
-      warn "${names[$i]} (pid ${pids[$i]}) ignored TERM for 30 s: kill -9"
-      kill -KILL "${pids[$i]}" 2>/dev/null || true
-    fi
-    say "stopped ${names[$i]} (pid ${pids[$i]})"
-  done
+  # whatever is left, in reverse start order: the HBases and the gateways (TERM first), then
+  # HDFS (master-hdfs is gone: its WALs are closed), DataNode before NameNode, then the KDC
+  term_components gateways master-hdfs master-integrity master-privacy master
+  term_components datanode
+  term_components namenode
+  term_components kdc
   rm -f "$RUN_DIR"/*.pid 2>/dev/null || true
 }
 
@@ -578,6 +758,8 @@ check_data_dir() {
   touch "$MARKER"
 }
 
+to_start_has() { [[ " ${TO_START[*]} " == *" $1 "* ]]; }
+
 cmd_up() {
   local t0=$SECONDS name
   check_data_dir
@@ -585,6 +767,15 @@ cmd_up() {
   for name in "${COMPONENTS[@]}"; do
     component_pid "$name" >/dev/null || to_start+=("$name")
   done
+  # master-hdfs lost its storage with a NameNode or DataNode that is not running: start it again
+  # on the new one
+  if [[ " ${to_start[*]} " == *" namenode "* || " ${to_start[*]} " == *" datanode "* ]] &&
+    component_pid master-hdfs >/dev/null; then
+    say "HDFS is not running: stopping master-hdfs to start it again on HDFS"
+    term_components master-hdfs
+    to_start+=(master-hdfs)
+  fi
+  TO_START=("${to_start[@]}")
   if ((${#to_start[@]})); then
     local p
     for name in "${to_start[@]}"; do
@@ -597,21 +788,29 @@ cmd_up() {
     ensure_classes
     write_krb5_conf
     init_kdc
+    ensure_hdfs_principal
     init_tls
+    write_hadoop_conf
     # the JVMs' view of host names (-Djdk.net.hosts.file): this machine's name is localhost
     printf '127.0.0.1 localhost %s\n' "$(hostname)" >"$DATA/conf/hosts"
     say "prepared in $((SECONDS - t0)) s; starting: ${to_start[*]}"
-    for name in "${to_start[@]}"; do
-      case "$name" in
-        kdc) start_kdc ;;
-        master*) start_master "$name" ;;
-        gateways) start_gateways ;;
-      esac
-    done
+    # the KDC now; the rest by wait_ready once it answers: HDFS first (its format logs in
+    # from a keytab, and it is on the way to master-hdfs, the last to be ready), then the other
+    # HBases and the gateways, master-hdfs once HDFS is ready
+    if to_start_has kdc; then start_kdc; fi
   else
     say "already running"
   fi
   wait_ready "$t0"
+}
+
+# dies (with the end of its logs) unless every component in "$@" is running
+die_if_dead() {
+  local name
+  for name in "$@"; do
+    component_pid "$name" >/dev/null ||
+      { tail -n 30 "$(out_file "$name")" "$(log_file "$name")" >&2 2>/dev/null; die "$name exited"; }
+  done
 }
 
 wait_ready() {
@@ -623,13 +822,38 @@ wait_ready() {
     sleep 0.2
   done
   say "KDC ready ($((SECONDS - t0)) s); client@$REALM ticket in $CCACHE"
+  # HDFS: the format and both daemons log in from hdfs.keytab
+  if to_start_has namenode; then
+    start_namenode
+    say "started namenode ($((SECONDS - t0)) s)"
+  fi
+  if to_start_has datanode; then
+    start_datanode
+    say "started datanode ($((SECONDS - t0)) s)"
+  fi
+  for name in master master-privacy master-integrity gateways; do
+    to_start_has "$name" || continue
+    case "$name" in
+      master*) start_master "$name" ;;
+      gateways) start_gateways ;;
+    esac
+  done
+  local others=(master master-privacy master-integrity gateways)
+  until hdfs_ready; do
+    die_if_dead namenode datanode "${others[@]}"
+    ((SECONDS < deadline)) || die "HDFS not ready (out of safe mode, DataNode live) after $UP_TIMEOUT s (logs: $LOG_DIR)"
+    sleep 0.5
+  done
+  say "HDFS ready: $HDFS_URL, DataNode 127.0.0.1:$DATANODE_PORT live ($((SECONDS - t0)) s)"
+  hdfs_prepare
+  if to_start_has master-hdfs; then
+    start_master master-hdfs
+    say "started master-hdfs ($((SECONDS - t0)) s)"
+  fi
   local hbase
   for hbase in "${MASTERS[@]}"; do
     until grep -q "$READY_LINE" "$(log_file "$hbase")" 2>/dev/null; do
-      for name in "${MASTERS[@]}" gateways; do
-        component_pid "$name" >/dev/null ||
-          { tail -n 30 "$(out_file "$name")" "$(log_file "$name")" >&2 2>/dev/null; die "$name exited"; }
-      done
+      die_if_dead namenode datanode "${MASTERS[@]}" gateways
       ((SECONDS < deadline)) || die "$hbase not initialized after $UP_TIMEOUT s (logs: $LOG_DIR)"
       sleep 1
     done
@@ -658,7 +882,11 @@ describe() {
 [secure] HBase: ZooKeeper 127.0.0.1:$ZK_PORT, master $MASTER_PORT, region server $RS_PORT (hbase.rpc.protection=authentication)
 [secure] HBase: ZooKeeper 127.0.0.1:$((ZK_PORT + 1)), master $((MASTER_PORT + 1)), region server $((RS_PORT + 1)) (privacy)
 [secure] HBase: ZooKeeper 127.0.0.1:$((ZK_PORT + 2)), master $((MASTER_PORT + 2)), region server $((RS_PORT + 2)) (integrity)
+[secure] HBase: ZooKeeper 127.0.0.1:$((ZK_PORT + 3)), master $((MASTER_PORT + 3)), region server $((RS_PORT + 3)) (authentication; root dir $HDFS_URL/hbase)
 [secure]   principal hbase/$SVC_HOST@$REALM ($KEYTABS/hbase.keytab)
+[secure] HDFS: NameNode $HDFS_URL (HTTP 127.0.0.1:$NAMENODE_HTTP_PORT), DataNode 127.0.0.1:$DATANODE_PORT (HTTP $DATANODE_HTTP_PORT, IPC $DATANODE_IPC_PORT)
+[secure]   principal hdfs/$SVC_HOST@$REALM ($KEYTABS/hdfs.keytab, HDFS superuser), SASL data transfer (auth), block tokens; /hbase owned by hbase, /tmp 1777
+[secure]   client configuration: HADOOP_CONF_DIR=$HADOOP_CONF
 [secure] Thrift2 HTTPS+SPNEGO   https://$SVC_HOST:$HTTPS2_PORT/   (HTTP/$SVC_HOST@$REALM, CA $TLS_DIR/ca.pem, doAs: client may act as alice and bob)
 [secure] Thrift2 SASL auth      127.0.0.1:$SASL_AUTH_PORT   (service hbase@$SVC_HOST)
 [secure] Thrift2 SASL auth-int  127.0.0.1:$SASL_INT_PORT
@@ -689,6 +917,10 @@ export HBASE_ORM_SECURE_PRIVACY_ZK_PORT=$((ZK_PORT + 1))
 export HBASE_ORM_SECURE_PRIVACY_RPC_PORTS=$((MASTER_PORT + 1)),$((RS_PORT + 1))
 export HBASE_ORM_SECURE_INTEGRITY_ZK_PORT=$((ZK_PORT + 2))
 export HBASE_ORM_SECURE_INTEGRITY_RPC_PORTS=$((MASTER_PORT + 2)),$((RS_PORT + 2))
+export HADOOP_CONF_DIR=$HADOOP_CONF
+export HBASE_ORM_SECURE_HDFS_URL=$HDFS_URL
+export HBASE_ORM_SECURE_HDFS_ZK_PORT=$((ZK_PORT + 3))
+export HBASE_ORM_SECURE_HDFS_RPC_PORTS=$((MASTER_PORT + 3)),$((RS_PORT + 3))
 EOF
 }
 
@@ -719,6 +951,12 @@ cmd_status() {
     fi
   done
   if ((all == 0)); then
+    if hdfs_ready; then
+      echo "hdfs      $HDFS_URL out of safe mode, DataNode 127.0.0.1:$DATANODE_PORT live"
+    else
+      echo "hdfs      $HDFS_URL NOT ready (in safe mode, DataNode not live, or no answer)"
+      all=1
+    fi
     client_ticket || { echo "kinit: no ticket for client@$REALM"; all=1; }
     local kind port
     for kind in thrift2:$HTTPS2_PORT thrift1:$HTTPS1_PORT; do
