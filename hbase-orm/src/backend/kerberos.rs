@@ -74,6 +74,16 @@ impl KerberosTarget {
         }
     }
 
+    /// The target for a service named by the server itself (`service@host`, as a Hadoop
+    /// server's SASL offer names its protocol and host) at `address`, accepting any layer.
+    pub(crate) fn service(service: &str, host: &str, address: &str) -> Self {
+        KerberosTarget {
+            principal: format!("{service}@{host}"),
+            address: address.to_string(),
+            qop: Qop::Auth,
+        }
+    }
+
     fn failed(&self, step: &'static str, message: impl std::fmt::Display) -> Error {
         Error::Kerberos {
             address: self.address.clone(),
@@ -115,6 +125,16 @@ fn choose_layer(offered: u8, qop: Qop) -> Option<u8> {
     acceptable.iter().copied().find(|l| offered & l != 0)
 }
 
+/// A `pick` for [`KerberosTarget::sasl_exchange`] that takes no security layer (authentication
+/// only): for a protocol whose wrapped messages this client does not speak.
+pub(crate) fn layer_none(offered: u8) -> std::result::Result<u8, String> {
+    if offered & LAYER_NONE != 0 {
+        Ok(LAYER_NONE)
+    } else {
+        Err("authentication alone (this client wraps no messages of this protocol)".into())
+    }
+}
+
 /// The names of the layers in a bit mask, for errors.
 fn layer_names(mask: u8) -> String {
     let names: Vec<&str> = [
@@ -131,6 +151,15 @@ fn layer_names(mask: u8) -> String {
     } else {
         names.join(", ")
     }
+}
+
+/// How a protocol carries the tokens of a SASL exchange (its framing): the client's out,
+/// the server's in.
+pub(crate) trait SaslCarrier {
+    /// Sends the client's next token.
+    async fn send(&mut self, token: &[u8]) -> Result<()>;
+    /// The server's next token, or its refusal as an error.
+    async fn receive(&mut self) -> Result<Vec<u8>>;
 }
 
 #[cfg(feature = "kerberos")]
@@ -206,32 +235,49 @@ mod gss {
         /// server or master, after its preamble, and returns the security layer the rest of
         /// the connection goes through; the connection header is the caller's.
         pub(crate) async fn hbase_rpc_sasl(&self, stream: &mut TcpStream) -> Result<SaslLayer> {
+            let mut carrier = HBaseRpcCarrier {
+                target: self,
+                stream,
+            };
+            self.sasl_exchange(&mut carrier, "its hbase.rpc.protection", |offered| {
+                choose_layer(offered, self.qop)
+                    .ok_or_else(|| format!("at least {:?} (the URL's qop)", self.qop))
+            })
+            .await
+        }
+
+        /// Runs a SASL GSSAPI exchange whose tokens `carrier` carries (the client speaks
+        /// first), and returns the security layer the rest of the connection goes through:
+        /// `pick` chooses it from the layers the server offers (a bit mask of RFC 4752's) or
+        /// says what it needs instead; `setting` names what sets the server's offer, for the
+        /// error.
+        pub(crate) async fn sasl_exchange(
+            &self,
+            carrier: &mut impl SaslCarrier,
+            setting: &str,
+            pick: impl FnOnce(u8) -> std::result::Result<u8, String>,
+        ) -> Result<SaslLayer> {
             let (mut ctx, first) = self.start().await?;
-            let io = |e: std::io::Error| self.failed("the SASL exchange", e);
-            send_token(stream, &first).await.map_err(io)?;
+            carrier.send(&first).await?;
             loop {
-                let token = self.rpc_receive(stream).await?;
+                let token = carrier.receive().await?;
                 if !ctx.is_complete() {
                     let next = ctx
                         .step(Some(&token), None)
                         .map_err(|e| self.failed("authenticating the server", e))?;
-                    send_token(stream, next.as_deref().unwrap_or_default())
-                        .await
-                        .map_err(io)?;
+                    carrier.send(next.as_deref().unwrap_or_default()).await?;
                     continue;
                 }
                 // The context is made: this is the server's offer of security layers.
                 let (layer, choice) = self.answer_offer(&mut ctx, &token, |offered| {
-                    choose_layer(offered, self.qop).ok_or_else(|| {
+                    pick(offered).map_err(|needed| {
                         format!(
-                            "the server offers {} (its hbase.rpc.protection) but at least {:?} \
-                             is required (the URL's qop)",
+                            "the server offers {} ({setting}) but {needed} is required",
                             layer_names(offered),
-                            self.qop
                         )
                     })
                 })?;
-                send_token(stream, &choice).await.map_err(io)?;
+                carrier.send(&choice).await?;
                 return Ok(SaslLayer { ctx, layer });
             }
         }
@@ -316,38 +362,6 @@ mod gss {
             .map_err(|e| self.failed(step, e))
         }
 
-        /// One SASL answer of an HBase server: its token, or its refusal as an error.
-        async fn rpc_receive(&self, stream: &mut TcpStream) -> Result<Vec<u8>> {
-            let io = |e: std::io::Error| self.failed("the SASL exchange", e);
-            let status = stream.read_i32().await.map_err(io)?;
-            if status != 0 {
-                // An exception's class and message, as Hadoop writes strings.
-                let class = read_hadoop_string(stream).await.map_err(io)?;
-                let message = read_hadoop_string(stream).await.map_err(io)?;
-                return Err(self.failed(
-                    "the SASL exchange",
-                    format!("the server refused: {class}: {message}"),
-                ));
-            }
-            let len = stream.read_i32().await.map_err(io)?;
-            if len == SWITCH_TO_SIMPLE {
-                return Err(self.failed(
-                    "the SASL exchange",
-                    "the server asks for SIMPLE authentication: it is not secured, connect \
-                     without Kerberos",
-                ));
-            }
-            let len = usize::try_from(len)
-                .ok()
-                .filter(|&n| n <= MAX_HANDSHAKE_MESSAGE)
-                .ok_or_else(|| {
-                    self.failed("the SASL exchange", format!("a token of {len} bytes"))
-                })?;
-            let mut token = vec![0u8; len];
-            stream.read_exact(&mut token).await.map_err(io)?;
-            Ok(token)
-        }
-
         /// One handshake message from the gateway; a BAD or ERROR status is its refusal.
         async fn receive(&self, stream: &mut TcpStream) -> Result<Vec<u8>> {
             let (status, payload) = receive_raw(stream)
@@ -370,6 +384,54 @@ mod gss {
                     format!("status byte {other} is not SASL's: is this a SASL gateway?"),
                 )),
             }
+        }
+    }
+
+    /// HBase's own RPC: each token a 4-byte length and the token; each answer a 4-byte status,
+    /// then a token the same way or an exception.
+    struct HBaseRpcCarrier<'a> {
+        target: &'a KerberosTarget,
+        stream: &'a mut TcpStream,
+    }
+
+    impl SaslCarrier for HBaseRpcCarrier<'_> {
+        async fn send(&mut self, token: &[u8]) -> Result<()> {
+            send_token(self.stream, token)
+                .await
+                .map_err(|e| self.target.failed("the SASL exchange", e))
+        }
+
+        /// One SASL answer of an HBase server: its token, or its refusal as an error.
+        async fn receive(&mut self) -> Result<Vec<u8>> {
+            let (target, stream) = (self.target, &mut *self.stream);
+            let io = |e: std::io::Error| target.failed("the SASL exchange", e);
+            let status = stream.read_i32().await.map_err(io)?;
+            if status != 0 {
+                // An exception's class and message, as Hadoop writes strings.
+                let class = read_hadoop_string(stream).await.map_err(io)?;
+                let message = read_hadoop_string(stream).await.map_err(io)?;
+                return Err(target.failed(
+                    "the SASL exchange",
+                    format!("the server refused: {class}: {message}"),
+                ));
+            }
+            let len = stream.read_i32().await.map_err(io)?;
+            if len == SWITCH_TO_SIMPLE {
+                return Err(target.failed(
+                    "the SASL exchange",
+                    "the server asks for SIMPLE authentication: it is not secured, connect \
+                     without Kerberos",
+                ));
+            }
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|&n| n <= MAX_HANDSHAKE_MESSAGE)
+                .ok_or_else(|| {
+                    target.failed("the SASL exchange", format!("a token of {len} bytes"))
+                })?;
+            let mut token = vec![0u8; len];
+            stream.read_exact(&mut token).await.map_err(io)?;
+            Ok(token)
         }
     }
 
@@ -526,6 +588,16 @@ impl KerberosTarget {
 
     /// Refused: the crate was built without Kerberos.
     pub(crate) async fn hbase_rpc_sasl(&self, _: &mut tokio::net::TcpStream) -> Result<SaslLayer> {
+        Err(self.failed("the SASL exchange", "built without the feature `kerberos`"))
+    }
+
+    /// Refused: the crate was built without Kerberos.
+    pub(crate) async fn sasl_exchange(
+        &self,
+        _: &mut impl SaslCarrier,
+        _: &str,
+        _: impl FnOnce(u8) -> std::result::Result<u8, String>,
+    ) -> Result<SaslLayer> {
         Err(self.failed("the SASL exchange", "built without the feature `kerberos`"))
     }
 

@@ -14,6 +14,9 @@
 //! [`kerberos`] authenticates to secured servers (cargo feature `kerberos`): SPNEGO and SASL
 //! for the gateways, SASL in HBase's own RPC for the native backend.
 //!
+//! [`fs_token`] is a secured filesystem's delegation token, which a bulk load hands the region
+//! servers with its files.
+//!
 //! [`region_name`] reads HBase's region names (their encoded part, a secondary replica's id)
 //! for the native backend and the Thrift1 gateway's region lists.
 //!
@@ -26,6 +29,7 @@
 
 #[cfg(any(feature = "memory", feature = "native"))]
 pub(crate) mod filter_language;
+pub(crate) mod fs_token;
 pub(crate) mod kerberos;
 #[cfg(feature = "memory")]
 pub(crate) mod memory;

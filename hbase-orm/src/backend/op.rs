@@ -352,13 +352,15 @@ operations! {
         name "prepare_bulk_load", safety |_s| UnsentOnly,
         check |_c| none(),
         send prepare_bulk_load;
-    /// HFiles (family, path) handed to the region holding `first_row`; whether it took them.
+    /// HFiles (family, path) handed to the region holding `first_row`, with the filesystem's
+    /// delegation token when it is secured; whether the region took them.
     /// Sent once: the load's own loop decides what to send again.
     BulkLoadFiles {
         table: &'o TableName,
         first_row: &'o [u8],
         files: &'o [(String, String)],
         token: &'o str,
+        fs_token: Option<&'o super::fs_token::FsToken>,
     } -> bool,
         name "bulk_load_hfile", safety |_s| UnsentOnly,
         check |_c| none(),

@@ -179,6 +179,7 @@ impl Load<'_> {
                 first_row: &share.rows.0,
                 files: &files,
                 token: self.token,
+                fs_token: self.stage.fs_token(),
             })
             .await;
         for file in &share.files {

@@ -153,6 +153,14 @@ impl BulkLoadOptions {
     /// configuration in `HADOOP_CONF_DIR` (a nameservice, Kerberos) and takes the user from
     /// `HADOOP_USER_NAME` or the system's.
     ///
+    /// On a Kerberized HDFS (with the feature `kerberos` too) the files are written as the
+    /// client's Kerberos user, and the load hands each region a delegation token of that
+    /// user's, asked of the NameNode given here (its `host:port`: a nameservice of several
+    /// NameNodes is not resolved for it) and cancelled when the load ends: HBase's secure bulk
+    /// load, in which the region server moves the files as that user. HBase asks CREATE (or
+    /// ADMIN) on the table of a user who bulk-loads; one without is refused with
+    /// [`Error::AccessDenied`](crate::Error::AccessDenied) before any file is written.
+    ///
     /// ```
     /// let options = hbase_orm::BulkLoadOptions::new().hdfs_dir("hdfs://nn1:8020/imports");
     /// ```

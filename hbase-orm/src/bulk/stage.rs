@@ -89,6 +89,16 @@ impl Stage {
         }
     }
 
+    /// The filesystem's delegation token the region servers are handed with the files, when
+    /// it is secured.
+    pub(super) fn fs_token(&self) -> Option<&crate::backend::fs_token::FsToken> {
+        match self {
+            Stage::Local => None,
+            #[cfg(feature = "hdfs")]
+            Stage::Hdfs(hdfs) => hdfs.token(),
+        }
+    }
+
     /// Removes the load's remote directory, if it has one.
     pub(super) async fn remove(&self) -> Result<()> {
         match self {

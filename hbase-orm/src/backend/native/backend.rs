@@ -565,7 +565,7 @@ impl Backend for NativeRpc {
 
     async fn bulk_load_files(&self, op: &BulkLoadFiles<'_>) -> Result<bool> {
         self.core
-            .bulk_load_files(op.table, op.first_row, op.files, op.token)
+            .bulk_load_files(op.table, op.first_row, op.files, op.token, op.fs_token)
             .await
     }
 

@@ -7,6 +7,7 @@ use super::connection;
 use super::proto;
 use super::rpc::{self, Core, RegionAt};
 use super::schema;
+use crate::backend::fs_token::FsToken;
 use crate::model::{Result, TableName};
 
 impl Core {
@@ -28,7 +29,8 @@ impl Core {
     }
 
     /// Hands `files` (family and path) to the region holding `first_row`, the files' first
-    /// row. `false`: the region did not take them (their rows no longer fit it after a split,
+    /// row, with the filesystem's delegation token when it is secured (the region server moves
+    /// the files as the user the token is of). `false`: the region did not take them (their rows no longer fit it after a split,
     /// or the server could not read them); none was loaded.
     pub(crate) async fn bulk_load_files(
         &self,
@@ -36,6 +38,7 @@ impl Core {
         first_row: &[u8],
         files: &[(String, String)],
         token: &str,
+        fs_token: Option<&FsToken>,
     ) -> Result<bool> {
         const METHOD: &str = "BulkLoadHFile";
         let family_path: Vec<_> = files
@@ -55,7 +58,12 @@ impl Core {
                     // The cells get the sequence id of the flush the server makes first, so
                     // that they sort after the region's older writes of the same timestamp.
                     assign_seq_num: Some(true),
-                    fs_token: None,
+                    fs_token: fs_token.map(|t| proto::DelegationToken {
+                        identifier: Some(bytes::Bytes::copy_from_slice(&t.identifier)),
+                        password: Some(bytes::Bytes::copy_from_slice(&t.password)),
+                        kind: Some(t.kind.clone()),
+                        service: Some(t.service.clone()),
+                    }),
                     bulk_token: Some(token.to_string()),
                     copy_file: Some(false),
                     cluster_ids: Vec::new(),

@@ -12,7 +12,14 @@
 //!
 //! The client is `hdfs-native`'s: HDFS's own RPC and data-transfer protocol in Rust, no JVM or
 //! libhdfs. It reads `core-site.xml` and `hdfs-site.xml` from `HADOOP_CONF_DIR` (a nameservice
-//! of several NameNodes, Kerberos), and takes the user from `HADOOP_USER_NAME` or the system.
+//! of several NameNodes, Kerberos, `dfs.data.transfer.protection`), and takes the user from
+//! `HADOOP_USER_NAME` or the system, or on a secured HDFS from the Kerberos credentials (a
+//! ticket cache, or `KRB5_CLIENT_KTNAME`'s keytab).
+//!
+//! On a secured HDFS the files are the loading user's, and the region servers move them as
+//! that user: the load asks the NameNode for a delegation token of the user's ([`token`]),
+//! hands it to each region with the files (HBase's secure bulk load), and cancels it when the
+//! load ends.
 
 use std::io::Write;
 
@@ -21,7 +28,10 @@ use hdfs_native::{Client, ClientBuilder, HdfsError, WriteOptions};
 use tokio::sync::{mpsc, oneshot};
 
 use super::files::{Destination, Location, Sink};
+use crate::backend::fs_token::FsToken;
 use crate::model::{Error, Result};
+
+mod token;
 
 /// Bytes of a file handed to its writing task at a time.
 const CHUNK: usize = 512 << 10;
@@ -47,6 +57,8 @@ pub(super) struct Hdfs {
     dir: String,
     /// The runtime the files are written on.
     runtime: tokio::runtime::Handle,
+    /// The loading user's delegation token, when the HDFS is secured (see [`token`]).
+    token: Option<FsToken>,
 }
 
 /// The filesystem (`scheme://authority`) and the absolute path of `url`, when it has a scheme.
@@ -68,8 +80,10 @@ impl Hdfs {
             location: base.to_string(),
             message: "not a URL: give the HDFS directory as hdfs://namenode:port/path".into(),
         })?;
+        let client = connect(filesystem)?;
         let hdfs = Hdfs {
-            client: connect(filesystem)?,
+            token: token::fetch(filesystem).await?,
+            client,
             filesystem: filesystem.to_string(),
             dir: format!("{}/{name}", path.trim_end_matches('/')),
             runtime: tokio::runtime::Handle::current(),
@@ -94,9 +108,21 @@ impl Hdfs {
         Ok(())
     }
 
-    /// Removes the load's directory and what is left in it.
+    /// The loading user's delegation token for the region servers, when the HDFS is secured.
+    pub(super) fn token(&self) -> Option<&FsToken> {
+        self.token.as_ref()
+    }
+
+    /// Removes the load's directory and what is left in it, and cancels its delegation token
+    /// (a token that cannot be cancelled expires on its own: only a warning).
     pub(super) async fn remove(&self) -> Result<()> {
-        remove_in(&self.client, &self.filesystem, &self.dir).await
+        let removed = remove_in(&self.client, &self.filesystem, &self.dir).await;
+        if let Some(token) = &self.token {
+            if let Err(e) = token::cancel(&self.filesystem, token).await {
+                tracing::warn!(error = %e, "the bulk load's HDFS delegation token was not cancelled");
+            }
+        }
+        removed
     }
 
     /// Makes `path` (and its parents) open to every user.
