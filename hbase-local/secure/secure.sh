@@ -551,8 +551,11 @@ hdfs_format() {
   say "formatting HDFS (first start of this data dir): NameNode metadata in $HDFS_DIR/namenode"
   mkdir -p "$HDFS_DIR"
   jvm_opts namenode-format "$NAMENODE_HEAP"
+  # a new HDFS has neither /hbase nor /tmp yet; -force: a format cut short left a dir without
+  # VERSION, which -nonInteractive alone refuses to format again
+  rm -f "$HDFS_PREPARED"
   if ! (cd "$DATA" && exec java "${JAVA_OPTS[@]}" org.apache.hadoop.hdfs.server.namenode.NameNode \
-    -format -nonInteractive -clusterid hbase-orm-secure >"$(out_file namenode-format)" 2>&1 </dev/null) ||
+    -format -nonInteractive -force -clusterid hbase-orm-secure >"$(out_file namenode-format)" 2>&1 </dev/null) ||
     [[ ! -f "$HDFS_FORMATTED" ]]; then
     tail -n 40 "$(out_file namenode-format)" "$(log_file namenode-format)" >&2 2>/dev/null
     die "formatting HDFS failed (logs in $LOG_DIR)"
@@ -919,6 +922,7 @@ export HBASE_ORM_SECURE_INTEGRITY_ZK_PORT=$((ZK_PORT + 2))
 export HBASE_ORM_SECURE_INTEGRITY_RPC_PORTS=$((MASTER_PORT + 2)),$((RS_PORT + 2))
 export HADOOP_CONF_DIR=$HADOOP_CONF
 export HBASE_ORM_SECURE_HDFS_URL=$HDFS_URL
+export HBASE_ORM_SECURE_NAMENODE_LOG=$(log_file namenode)
 export HBASE_ORM_SECURE_HDFS_ZK_PORT=$((ZK_PORT + 3))
 export HBASE_ORM_SECURE_HDFS_RPC_PORTS=$((MASTER_PORT + 3)),$((RS_PORT + 3))
 EOF

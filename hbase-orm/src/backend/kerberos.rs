@@ -29,29 +29,36 @@
 //! make the same stream of frames as an unprotected connection (a message may hold several
 //! frames, or part of one).
 //!
+//! A NameNode (HDFS's RPC, for a secure bulk load's delegation token) runs the same exchange
+//! once more in its own framing ([`SaslCarrier`], the exchange [`KerberosTarget::sasl_exchange`]
+//! shared by HBase's RPC), taking no security layer.
+//!
 //! Without the feature the types are here but no value of them can be made: a configuration
 //! that asks for Kerberos is refused before a connection is opened (`Config::validate`).
 
 // Built without the feature, only the refusals below use the target, and the handshake's
 // constants are used by the tests alone; without the native backend, its exchange is unused,
-// without a Thrift gateway the SASL transport's, and without HTTP the SPNEGO tokens.
+// without a Thrift gateway the SASL transport's, without HTTP the SPNEGO tokens, and without
+// `hdfs` the NameNode's target and layer.
 #![cfg_attr(
     not(all(
         feature = "kerberos",
         feature = "native",
         any(feature = "thrift2", feature = "thrift1"),
-        feature = "http"
+        feature = "http",
+        feature = "hdfs"
     )),
     allow(dead_code)
 )]
 
 use crate::model::{Error, KerberosMechanism, KerberosOptions, Qop, Result};
 
-/// The gateway principal the client authenticates to, and what it accepts.
+/// The server principal the client authenticates to (a gateway's, a region server's or
+/// master's, a NameNode's), and what it accepts.
 pub(crate) struct KerberosTarget {
     /// `service@host`, a GSSAPI host-based service name.
     principal: String,
-    /// The gateway's `host:port`, for errors.
+    /// The server's `host:port` (or a description of it), for errors.
     address: String,
     /// The least protection accepted (SASL).
     qop: Qop,
@@ -390,7 +397,9 @@ mod gss {
     /// HBase's own RPC: each token a 4-byte length and the token; each answer a 4-byte status,
     /// then a token the same way or an exception.
     struct HBaseRpcCarrier<'a> {
+        /// The server authenticated to (for errors).
         target: &'a KerberosTarget,
+        /// The connection, after HBase's preamble.
         stream: &'a mut TcpStream,
     }
 

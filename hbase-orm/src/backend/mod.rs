@@ -12,7 +12,8 @@
 //! framed or buffered, binary or compact, a pool with timeouts and replies bounded in size.
 //!
 //! [`kerberos`] authenticates to secured servers (cargo feature `kerberos`): SPNEGO and SASL
-//! for the gateways, SASL in HBase's own RPC for the native backend.
+//! for the gateways, SASL in HBase's own RPC for the native backend, and the SASL exchange a
+//! NameNode's RPC carries for a secure bulk load.
 //!
 //! [`fs_token`] is a secured filesystem's delegation token, which a bulk load hands the region
 //! servers with its files.

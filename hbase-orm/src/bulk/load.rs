@@ -171,17 +171,21 @@ impl Load<'_> {
             .iter()
             .map(|file| (file.family.clone(), file.location.url()))
             .collect();
-        let outcome = self
-            .table
-            .client()
-            .run(&op::BulkLoadFiles {
-                table: self.table.name(),
-                first_row: &share.rows.0,
-                files: &files,
-                token: self.token,
-                fs_token: self.stage.fs_token(),
-            })
-            .await;
+        let outcome = match self.stage.fs_token().await {
+            Ok(fs_token) => {
+                self.table
+                    .client()
+                    .run(&op::BulkLoadFiles {
+                        table: self.table.name(),
+                        first_row: &share.rows.0,
+                        files: &files,
+                        token: self.token,
+                        fs_token,
+                    })
+                    .await
+            }
+            Err(e) => Err(e),
+        };
         for file in &share.files {
             file.location.remove_local();
         }

@@ -47,7 +47,10 @@ impl Stage {
         if let Some(base) = options.hdfs_base(token) {
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
             let hdfs = super::hdfs::Hdfs::open(&base, &name.unwrap_or_default()).await?;
-            super::leftovers::record_remote(dir, &hdfs.url())?;
+            if let Err(e) = super::leftovers::record_remote(dir, &hdfs.url()) {
+                let _ = hdfs.remove().await;
+                return Err(e);
+            }
             return Ok(Stage::Hdfs(Arc::new(hdfs)));
         }
         let _ = dir;
@@ -90,12 +93,12 @@ impl Stage {
     }
 
     /// The filesystem's delegation token the region servers are handed with the files, when
-    /// it is secured.
-    pub(super) fn fs_token(&self) -> Option<&crate::backend::fs_token::FsToken> {
+    /// it is secured (asked for the first time it is wanted).
+    pub(super) async fn fs_token(&self) -> Result<Option<&crate::backend::fs_token::FsToken>> {
         match self {
-            Stage::Local => None,
+            Stage::Local => Ok(None),
             #[cfg(feature = "hdfs")]
-            Stage::Hdfs(hdfs) => hdfs.token(),
+            Stage::Hdfs(hdfs) => hdfs.token().await,
         }
     }
 

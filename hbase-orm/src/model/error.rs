@@ -142,7 +142,8 @@ pub enum Error {
     /// not offer. `step` says which.
     #[error("Kerberos authentication to the server at {address} failed while {step}: {message}")]
     Kerberos {
-        /// The `host:port` of the gateway, region server or master.
+        /// The `host:port` of the gateway, region server or master (or the NameNode a secure
+        /// bulk load asks for a delegation token).
         address: String,
         /// What was being done.
         step: &'static str,

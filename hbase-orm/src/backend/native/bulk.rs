@@ -30,8 +30,9 @@ impl Core {
 
     /// Hands `files` (family and path) to the region holding `first_row`, the files' first
     /// row, with the filesystem's delegation token when it is secured (the region server moves
-    /// the files as the user the token is of). `false`: the region did not take them (their rows no longer fit it after a split,
-    /// or the server could not read them); none was loaded.
+    /// the files as the user the token is of). `false`: the region did not take them (their
+    /// rows no longer fit it after a split, or the server could not read them); none was
+    /// loaded.
     pub(crate) async fn bulk_load_files(
         &self,
         table: &TableName,

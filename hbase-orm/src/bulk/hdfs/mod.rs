@@ -16,10 +16,12 @@
 //! `HADOOP_USER_NAME` or the system, or on a secured HDFS from the Kerberos credentials (a
 //! ticket cache, or `KRB5_CLIENT_KTNAME`'s keytab).
 //!
-//! On a secured HDFS the files are the loading user's, and the region servers move them as
-//! that user: the load asks the NameNode for a delegation token of the user's ([`token`]),
-//! hands it to each region with the files (HBase's secure bulk load), and cancels it when the
-//! load ends.
+//! On a secured HDFS (the configuration's `hadoop.security.authentication=kerberos`) the files
+//! are the loading user's, and the region servers move them as that user: the load asks the
+//! NameNode for a delegation token of the user's ([`token`]) when the first region is handed
+//! its files, hands it to each region with them (HBase's secure bulk load), and cancels it
+//! when the load ends. A load abandoned without its end (its future dropped) leaves its token
+//! to expire on its own (the NameNode's renew interval, a day by default: nobody renews it).
 
 use std::io::Write;
 
@@ -31,6 +33,7 @@ use super::files::{Destination, Location, Sink};
 use crate::backend::fs_token::FsToken;
 use crate::model::{Error, Result};
 
+mod config;
 mod token;
 
 /// Bytes of a file handed to its writing task at a time.
@@ -57,8 +60,11 @@ pub(super) struct Hdfs {
     dir: String,
     /// The runtime the files are written on.
     runtime: tokio::runtime::Handle,
-    /// The loading user's delegation token, when the HDFS is secured (see [`token`]).
-    token: Option<FsToken>,
+    /// Where the loading user's delegation token comes from, when the configuration says
+    /// the HDFS is secured (see [`token`]).
+    tokens: Option<token::TokenSource>,
+    /// The token, once asked for (by the first region handed its files).
+    token: tokio::sync::OnceCell<Option<FsToken>>,
 }
 
 /// The filesystem (`scheme://authority`) and the absolute path of `url`, when it has a scheme.
@@ -80,10 +86,10 @@ impl Hdfs {
             location: base.to_string(),
             message: "not a URL: give the HDFS directory as hdfs://namenode:port/path".into(),
         })?;
-        let client = connect(filesystem)?;
         let hdfs = Hdfs {
-            token: token::fetch(filesystem).await?,
-            client,
+            client: connect(filesystem)?,
+            tokens: token::TokenSource::of(filesystem, &config::HadoopConf::load()),
+            token: tokio::sync::OnceCell::new(),
             filesystem: filesystem.to_string(),
             dir: format!("{}/{name}", path.trim_end_matches('/')),
             runtime: tokio::runtime::Handle::current(),
@@ -108,18 +114,26 @@ impl Hdfs {
         Ok(())
     }
 
-    /// The loading user's delegation token for the region servers, when the HDFS is secured.
-    pub(super) fn token(&self) -> Option<&FsToken> {
-        self.token.as_ref()
+    /// The loading user's delegation token for the region servers, when the HDFS is
+    /// secured: asked of the NameNode the first time (when the first region is handed its
+    /// files, so that a long load's token is young when it is used).
+    pub(super) async fn token(&self) -> Result<Option<&FsToken>> {
+        let Some(tokens) = &self.tokens else {
+            return Ok(None);
+        };
+        self.token
+            .get_or_try_init(|| tokens.fetch())
+            .await
+            .map(Option::as_ref)
     }
 
     /// Removes the load's directory and what is left in it, and cancels its delegation token
     /// (a token that cannot be cancelled expires on its own: only a warning).
     pub(super) async fn remove(&self) -> Result<()> {
         let removed = remove_in(&self.client, &self.filesystem, &self.dir).await;
-        if let Some(token) = &self.token {
-            if let Err(e) = token::cancel(&self.filesystem, token).await {
-                tracing::warn!(error = %e, "the bulk load's HDFS delegation token was not cancelled");
+        if let (Some(tokens), Some(Some(token))) = (&self.tokens, self.token.get()) {
+            if let Err(e) = tokens.cancel(token).await {
+                tracing::warn!(error = %e, "bulk load: the HDFS delegation token was not cancelled");
             }
         }
         removed

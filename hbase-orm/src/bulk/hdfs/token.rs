@@ -3,28 +3,31 @@
 //! On a cluster whose filesystem is secured (Hadoop's `hadoop.security.authentication=kerberos`)
 //! a region server moves a bulk load's files only as the user who loads them, and for that it
 //! needs a delegation token of that user's for the filesystem, handed with the files; without
-//! one it refuses the load ("User token cannot be null"). HBase's Java client asks the NameNode
-//! for one; the HDFS client this crate writes the files with cannot, so this module does, over
-//! Hadoop's own RPC, on a connection of its own:
+//! one it cannot act as that user in HDFS and the load fails. HBase's Java client asks the
+//! NameNode for one; the HDFS client this crate writes the files with cannot, so this module
+//! does, over Hadoop's own RPC, on a connection of its own, when the client configuration
+//! says the HDFS is secured ([`super::config`]; otherwise no NameNode is dialed):
 //!
 //! - the preamble `hrpc`, version 9, service class 0, and SASL (-33) as the authentication;
 //! - SASL's negotiation as Hadoop frames it (each message an `RpcSaslProto` behind a request
 //!   header of call id -33): the client's `NEGOTIATE`; the NameNode's answer is `SUCCESS` when
 //!   it is not secured, or the mechanisms it takes: SIMPLE among them when it is not secured
-//!   either (then no token is needed, and none is asked for), else `KERBEROS`/`GSSAPI` with
-//!   its service's name and host (`hdfs`, `localhost`: its principal); the client's
+//!   either (then no token is asked for), else `KERBEROS`/`GSSAPI`; the client authenticates
+//!   to the principal of the configuration's `dfs.namenode.kerberos.principal` (`_HOST` the
+//!   host dialed), or, without one, to the one the NameNode names in its offer; its
 //!   `INITIATE` with the first GSSAPI token, then `RESPONSE`s to the NameNode's `CHALLENGE`s
-//!   until it says `SUCCESS`. The security layer is
-//!   none (Hadoop's `hadoop.rpc.protection=authentication`); a NameNode that demands integrity
-//!   or privacy is refused with an error saying so;
+//!   until it says `SUCCESS`. The security layer is none (Hadoop's
+//!   `hadoop.rpc.protection=authentication`); a NameNode that demands integrity or privacy is
+//!   refused with an error saying so;
 //! - the connection context (call id -3) naming the protocol `ClientProtocol`, then the calls
 //!   `getDelegationToken` (the renewer `hbase`, the service that would renew it) and, when the
 //!   load ends, `cancelDelegationToken`, each as a request header, a method header and the
 //!   request, every part length-delimited, the whole behind a 4-byte length; the reply a
 //!   response header (an error's class and message when it failed) and the response.
 //!
-//! The token's service is set to the NameNode's `ip:port`, as Hadoop's clients set it and look
-//! it up. A NameNode given by a nameservice (HA, several NameNodes) is not resolved here.
+//! The token's service is what Hadoop's clients look it up by: the NameNode's `ip:port` (its
+//! addresses tried IPv4 first), or `ha-hdfs:<nameservice>` for a nameservice of several
+//! NameNodes, tried in turn (a standby refuses the call).
 
 use std::time::Duration;
 
@@ -32,6 +35,7 @@ use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::config::{HadoopConf, NameNodes};
 use crate::backend::fs_token::FsToken;
 use crate::backend::kerberos::{self, KerberosTarget, SaslCarrier};
 use crate::model::{Error, Result};
@@ -41,9 +45,6 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The largest message read from the NameNode (a token is a few hundred bytes).
 const MAX_MESSAGE: usize = 1 << 20;
-
-/// HDFS's default NameNode RPC port, when the URL gives none.
-const DEFAULT_PORT: u16 = 8020;
 
 /// Who may renew the token: the region servers' user, by HBase's convention.
 const RENEWER: &str = "hbase";
@@ -72,14 +73,19 @@ enum SaslState {
 /// Hadoop's `RpcRequestHeaderProto` (RpcHeader.proto).
 #[derive(Clone, PartialEq, Message)]
 struct RpcRequestHeader {
+    /// The serialization (protobuf).
     #[prost(int32, optional, tag = "1")]
     rpc_kind: Option<i32>,
+    /// `RPC_FINAL_PACKET`.
     #[prost(int32, optional, tag = "2")]
     rpc_op: Option<i32>,
+    /// The call's id: the SASL and context messages' negative ones, then 0, 1, ...
     #[prost(sint32, required, tag = "3")]
     call_id: i32,
+    /// The client's 16 bytes (none on the SASL and context messages).
     #[prost(bytes = "vec", required, tag = "4")]
     client_id: Vec<u8>,
+    /// -1: not a retry.
     #[prost(sint32, optional, tag = "5")]
     retry_count: Option<i32>,
 }
@@ -87,12 +93,16 @@ struct RpcRequestHeader {
 /// Hadoop's `RpcResponseHeaderProto`.
 #[derive(Clone, PartialEq, Message)]
 struct RpcResponseHeader {
+    /// The id of the call answered (a negative one as its two's complement).
     #[prost(uint32, required, tag = "1")]
     call_id: u32,
+    /// SUCCESS 0, ERROR 1, FATAL 2.
     #[prost(int32, required, tag = "2")]
     status: i32,
+    /// The refusal's Java class.
     #[prost(string, optional, tag = "4")]
     exception_class_name: Option<String>,
+    /// Its message (and stack).
     #[prost(string, optional, tag = "5")]
     error_msg: Option<String>,
 }
@@ -100,10 +110,13 @@ struct RpcResponseHeader {
 /// Hadoop's `RpcSaslProto`.
 #[derive(Clone, PartialEq, Message)]
 struct RpcSasl {
+    /// The step ([`SaslState`]).
     #[prost(int32, required, tag = "2")]
     state: i32,
+    /// The mechanism's token.
     #[prost(bytes = "vec", optional, tag = "3")]
     token: Option<Vec<u8>>,
+    /// The mechanisms offered (the server's `NEGOTIATE`) or chosen (`INITIATE`).
     #[prost(message, repeated, tag = "4")]
     auths: Vec<SaslAuth>,
 }
@@ -111,12 +124,16 @@ struct RpcSasl {
 /// `RpcSaslProto.SaslAuth`: a mechanism a server takes.
 #[derive(Clone, PartialEq, Message)]
 struct SaslAuth {
+    /// Hadoop's name of the method (`KERBEROS`, `TOKEN`, `SIMPLE`).
     #[prost(string, required, tag = "1")]
     method: String,
+    /// SASL's name of the mechanism (`GSSAPI`, `DIGEST-MD5`).
     #[prost(string, required, tag = "2")]
     mechanism: String,
+    /// The server principal's service (`hdfs`).
     #[prost(string, optional, tag = "3")]
     protocol: Option<String>,
+    /// The server principal's host.
     #[prost(string, optional, tag = "4")]
     server_id: Option<String>,
 }
@@ -124,6 +141,7 @@ struct SaslAuth {
 /// Hadoop's `IpcConnectionContextProto` (no user: the SASL exchange established it).
 #[derive(Clone, PartialEq, Message)]
 struct ConnectionContext {
+    /// The protocol the connection's calls belong to.
     #[prost(string, optional, tag = "3")]
     protocol: Option<String>,
 }
@@ -131,10 +149,13 @@ struct ConnectionContext {
 /// `RequestHeaderProto` (ProtobufRpcEngine): the method called.
 #[derive(Clone, PartialEq, Message)]
 struct RequestHeader {
+    /// The method called.
     #[prost(string, required, tag = "1")]
     method_name: String,
+    /// The protocol it belongs to.
     #[prost(string, required, tag = "2")]
     declaring_class_protocol_name: String,
+    /// The protocol's version (1).
     #[prost(uint64, required, tag = "3")]
     client_protocol_version: u64,
 }
@@ -142,146 +163,249 @@ struct RequestHeader {
 /// `TokenProto` (Security.proto).
 #[derive(Clone, PartialEq, Message)]
 struct TokenProto {
+    /// The token's identifier.
     #[prost(bytes = "vec", required, tag = "1")]
     identifier: Vec<u8>,
+    /// Its secret.
     #[prost(bytes = "vec", required, tag = "2")]
     password: Vec<u8>,
+    /// Its kind (`HDFS_DELEGATION_TOKEN`).
     #[prost(string, required, tag = "3")]
     kind: String,
+    /// The filesystem it is for.
     #[prost(string, required, tag = "4")]
     service: String,
 }
 
+/// `GetDelegationTokenRequestProto`: who may renew the token.
 #[derive(Clone, PartialEq, Message)]
 struct GetDelegationTokenRequest {
+    /// Who may renew the token.
     #[prost(string, required, tag = "1")]
     renewer: String,
 }
 
+/// `GetDelegationTokenResponseProto`: the token, when the NameNode issues them.
 #[derive(Clone, PartialEq, Message)]
 struct GetDelegationTokenResponse {
+    /// The token, when the NameNode issues them.
     #[prost(message, optional, tag = "1")]
     token: Option<TokenProto>,
 }
 
+/// `CancelDelegationTokenRequestProto`: the token to cancel.
 #[derive(Clone, PartialEq, Message)]
 struct CancelDelegationTokenRequest {
+    /// The token to cancel.
     #[prost(message, required, tag = "1")]
     token: TokenProto,
 }
 
-/// A delegation token of the current Kerberos user for the HDFS at `filesystem`
-/// (`hdfs://host:port`), or `None` when that NameNode is not secured.
-pub(super) async fn fetch(filesystem: &str) -> Result<Option<FsToken>> {
-    let Some(mut rpc) = NameNode::connect(filesystem).await? else {
-        return Ok(None);
-    };
-    let request = GetDelegationTokenRequest {
-        renewer: RENEWER.into(),
-    };
-    let reply: GetDelegationTokenResponse = rpc.call("getDelegationToken", &request).await?;
-    let token = reply.token.ok_or_else(|| {
-        rpc.failed(
-            "asking for a delegation token",
-            "the NameNode gave none (is its delegation token secret manager running?)",
-        )
-    })?;
-    Ok(Some(FsToken {
-        identifier: token.identifier,
-        password: token.password,
-        kind: token.kind,
-        service: rpc.service.clone(),
-    }))
-}
-
-/// Cancels `token` at the HDFS at `filesystem`, the load being over.
-pub(super) async fn cancel(filesystem: &str, token: &FsToken) -> Result<()> {
-    let Some(mut rpc) = NameNode::connect(filesystem).await? else {
-        return Ok(());
-    };
-    let request = CancelDelegationTokenRequest {
-        token: TokenProto {
-            identifier: token.identifier.clone(),
-            password: token.password.clone(),
-            kind: token.kind.clone(),
-            service: token.service.clone(),
-        },
-    };
-    let _: () = rpc.call_empty("cancelDelegationToken", &request).await?;
-    Ok(())
-}
-
-/// An authenticated connection to a NameNode.
-struct NameNode {
-    stream: TcpStream,
-    /// `hdfs://host:port`, for errors.
+/// Where a secured filesystem's delegation tokens come from: its NameNodes (those of its
+/// nameservice, tried in turn: a standby refuses), their principal, and the service tokens
+/// are looked up by.
+#[derive(Debug)]
+pub(super) struct TokenSource {
+    /// `hdfs://authority`, for errors.
     filesystem: String,
-    /// The NameNode's `ip:port`, the service of its tokens.
-    service: String,
-    client_id: Vec<u8>,
-    next_call: i32,
+    namenodes: NameNodes,
+    /// The NameNodes' principal as the configuration gives it (service and host), else the
+    /// one a NameNode names in its offer.
+    principal: Option<(String, String)>,
 }
 
-impl NameNode {
-    /// Connects and authenticates to the NameNode of `filesystem`; `None` when it is not
-    /// secured (it answers SASL's negotiation with success).
-    async fn connect(filesystem: &str) -> Result<Option<NameNode>> {
-        let staging = |message: String| Error::Staging {
-            location: filesystem.to_string(),
-            message,
-        };
+impl TokenSource {
+    /// The source of the HDFS `filesystem` (`hdfs://authority`), or `None` when the
+    /// configuration does not say it is secured with Kerberos (then no token is needed, and
+    /// no NameNode is dialed for one).
+    pub(super) fn of(filesystem: &str, conf: &HadoopConf) -> Option<TokenSource> {
+        if !conf.kerberos() {
+            return None;
+        }
         let authority = filesystem
             .split_once("://")
             .map_or(filesystem, |(_, rest)| rest)
             .split('/')
             .next()
             .unwrap_or_default();
-        let address = if authority.rsplit_once(':').is_some_and(|(_, p)| {
-            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && !authority.ends_with(']')
-        }) {
-            authority.to_string()
-        } else {
-            format!("{authority}:{DEFAULT_PORT}")
+        let host = authority
+            .rsplit_once(':')
+            .map_or(authority, |(h, _)| h)
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        Some(TokenSource {
+            filesystem: filesystem.to_string(),
+            namenodes: conf.namenodes(authority),
+            principal: conf.namenode_principal(host),
+        })
+    }
+
+    /// A delegation token of the current Kerberos user, from the first NameNode that gives
+    /// one; `None` when the NameNode is not secured after all.
+    pub(super) async fn fetch(&self) -> Result<Option<FsToken>> {
+        let request = GetDelegationTokenRequest {
+            renewer: RENEWER.into(),
         };
-        let resolved = tokio::time::timeout(TIMEOUT, tokio::net::lookup_host(&address))
-            .await
-            .map_err(|_| staging(format!("resolving {address} took over {TIMEOUT:?}")))?
-            .map_err(|e| {
-                staging(format!(
-                    "resolving the NameNode {address} for a delegation token: {e} (a \
-                     nameservice of several NameNodes is not resolved for secured loads: \
-                     give the active NameNode's host:port)"
-                ))
-            })?
-            .next()
-            .ok_or_else(|| staging(format!("{address} resolves to no address")))?;
-        let stream = tokio::time::timeout(TIMEOUT, TcpStream::connect(resolved))
-            .await
-            .map_err(|_| staging(format!("connecting to the NameNode {address} timed out")))?
-            .map_err(|e| staging(format!("connecting to the NameNode {address}: {e}")))?;
+        let mut refusals = Vec::new();
+        for address in &self.namenodes.addresses {
+            let mut rpc = match self.connect(address).await {
+                Ok(Some(rpc)) => rpc,
+                Ok(None) => return Ok(None),
+                Err(e) => {
+                    refusals.push(e.to_string());
+                    continue;
+                }
+            };
+            let reply: GetDelegationTokenResponse =
+                match rpc.call("getDelegationToken", &request).await {
+                    Ok(reply) => reply,
+                    Err(e) => {
+                        refusals.push(e.to_string());
+                        continue;
+                    }
+                };
+            let token = reply.token.ok_or_else(|| {
+                rpc.failed(
+                    "asking for a delegation token",
+                    "the NameNode gave none (is its delegation token secret manager running?)",
+                )
+            })?;
+            return Ok(Some(FsToken {
+                identifier: token.identifier,
+                password: token.password,
+                kind: token.kind,
+                service: rpc.service.clone(),
+            }));
+        }
+        Err(Error::Staging {
+            location: self.filesystem.clone(),
+            message: format!(
+                "no NameNode gave a delegation token: {}",
+                refusals.join("; ")
+            ),
+        })
+    }
+
+    /// Cancels `token`, the load being over (at the first NameNode that takes the call).
+    pub(super) async fn cancel(&self, token: &FsToken) -> Result<()> {
+        let request = CancelDelegationTokenRequest {
+            token: TokenProto {
+                identifier: token.identifier.clone(),
+                password: token.password.clone(),
+                kind: token.kind.clone(),
+                service: token.service.clone(),
+            },
+        };
+        let mut last = None;
+        for address in &self.namenodes.addresses {
+            let outcome = match self.connect(address).await {
+                Ok(Some(mut rpc)) => rpc.call_empty("cancelDelegationToken", &request).await,
+                Ok(None) => return Ok(()),
+                Err(e) => Err(e),
+            };
+            match outcome {
+                Ok(()) => return Ok(()),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| Error::Staging {
+            location: self.filesystem.clone(),
+            message: "no NameNode to cancel the delegation token at".into(),
+        }))
+    }
+
+    /// Connects and authenticates to the NameNode at `address` (`host:port`; its addresses
+    /// tried in turn, IPv4 first as Java's clients prefer); `None` when it is not secured (it
+    /// answers SASL's negotiation with success, or takes SIMPLE).
+    async fn connect(&self, address: &str) -> Result<Option<NameNode>> {
+        let staging = |message: String| Error::Staging {
+            location: self.filesystem.clone(),
+            message: format!("the NameNode {address}: {message}"),
+        };
+        let mut resolved: Vec<std::net::SocketAddr> =
+            tokio::time::timeout(TIMEOUT, tokio::net::lookup_host(address))
+                .await
+                .map_err(|_| staging(format!("resolving it took over {TIMEOUT:?}")))?
+                .map_err(|e| staging(format!("resolving it: {e}")))?
+                .collect();
+        resolved.sort_by_key(|a| !a.is_ipv4());
+        let mut failures = Vec::new();
+        let mut connected = None;
+        for at in resolved {
+            match tokio::time::timeout(TIMEOUT, TcpStream::connect(at)).await {
+                Ok(Ok(stream)) => {
+                    connected = Some((stream, at));
+                    break;
+                }
+                Ok(Err(e)) => failures.push(format!("{at}: {e}")),
+                Err(_) => failures.push(format!("{at}: timed out")),
+            }
+        }
+        let Some((stream, at)) = connected else {
+            return Err(staging(format!(
+                "could not connect ({})",
+                if failures.is_empty() {
+                    "no address".to_string()
+                } else {
+                    failures.join(", ")
+                }
+            )));
+        };
         let _ = stream.set_nodelay(true);
         let mut rpc = NameNode {
             stream,
-            filesystem: filesystem.to_string(),
-            service: resolved.to_string(),
+            filesystem: self.filesystem.clone(),
+            address: address.to_string(),
+            service: self
+                .namenodes
+                .service
+                .clone()
+                .unwrap_or_else(|| hadoop_service(at)),
             client_id: client_id(),
             next_call: 0,
         };
-        let authenticated = tokio::time::timeout(TIMEOUT, rpc.authenticate(&address))
-            .await
-            .map_err(|_| rpc.failed("authenticating", format!("no answer in {TIMEOUT:?}")))??;
+        let dialed = address
+            .rsplit_once(':')
+            .map_or(address, |(h, _)| h)
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        let authenticated =
+            tokio::time::timeout(TIMEOUT, rpc.authenticate(self.principal.as_ref(), dialed))
+                .await
+                .map_err(|_| rpc.failed("authenticating", format!("no answer in {TIMEOUT:?}")))??;
         Ok(authenticated.then_some(rpc))
     }
+}
 
-    /// The preamble, SASL and the connection context; `false` if the NameNode is not secured.
-    async fn authenticate(&mut self, address: &str) -> Result<bool> {
-        let io = |e: std::io::Error| e.to_string();
+/// An authenticated connection to a NameNode.
+struct NameNode {
+    stream: TcpStream,
+    /// `hdfs://authority`, for errors.
+    filesystem: String,
+    /// The NameNode's `host:port`, for errors.
+    address: String,
+    /// The service of the tokens it gives: its `ip:port`, or its nameservice's.
+    service: String,
+    /// 16 bytes naming this client in every call (the NameNode's retry cache's key).
+    client_id: Vec<u8>,
+    /// The id of the next call.
+    next_call: i32,
+}
+
+impl NameNode {
+    /// The preamble, SASL as `principal` says (else as the NameNode's offer names itself) and
+    /// the connection context; `false` if the NameNode is not secured.
+    async fn authenticate(
+        &mut self,
+        principal: Option<&(String, String)>,
+        dialed: &str,
+    ) -> Result<bool> {
         let mut preamble = b"hrpc".to_vec();
         preamble.extend_from_slice(&[9, 0, SASL_CALL as u8]);
         self.stream
             .write_all(&preamble)
             .await
-            .map_err(|e| self.failed("sending the preamble", io(e)))?;
+            .map_err(|e| self.failed("sending the preamble", e))?;
         self.send_sasl(&RpcSasl {
             state: SaslState::Negotiate as i32,
             token: None,
@@ -305,10 +429,23 @@ impl NameNode {
                     "the NameNode takes no Kerberos (GSSAPI) authentication",
                 )
             })?;
+        let (service, host) = match (principal, &auth.protocol, &auth.server_id) {
+            (Some((service, host)), _, _) => (service.clone(), host.clone()),
+            (None, Some(service), Some(host)) => (service.clone(), host.clone()),
+            _ => {
+                return Err(self.failed(
+                    "negotiating SASL",
+                    format!(
+                        "the NameNode at {dialed} names no principal and the configuration \
+                         has no dfs.namenode.kerberos.principal"
+                    ),
+                ))
+            }
+        };
         let target = KerberosTarget::service(
-            auth.protocol.as_deref().unwrap_or("hdfs"),
-            auth.server_id.as_deref().unwrap_or("localhost"),
-            address,
+            &service,
+            &host,
+            &format!("the NameNode {} of {}", self.address, self.filesystem),
         );
         let mut carrier = Carrier {
             rpc: self,
@@ -335,7 +472,7 @@ impl NameNode {
         self.stream
             .write_all(&frame)
             .await
-            .map_err(|e| self.failed("sending the connection context", io(e)))?;
+            .map_err(|e| self.failed("sending the connection context", e))?;
         Ok(true)
     }
 
@@ -412,18 +549,18 @@ impl NameNode {
             return Err(self.failed(
                 what,
                 format!(
-                    "the NameNode refused: {}: {}",
-                    header
-                        .exception_class_name
-                        .as_deref()
-                        .unwrap_or("(no class)"),
-                    first_line(header.error_msg.as_deref().unwrap_or("")),
+                    "the NameNode refused: {}",
+                    refusal(
+                        header.exception_class_name.as_deref(),
+                        header.error_msg.as_deref()
+                    )
                 ),
             ));
         }
         Ok((header, rest.to_vec()))
     }
 
+    /// Sends a SASL message (call id -33).
     async fn send_sasl(&mut self, message: &RpcSasl) -> Result<()> {
         let frame = self.frame(SASL_CALL, &[message]);
         self.stream
@@ -432,6 +569,7 @@ impl NameNode {
             .map_err(|e| self.failed("negotiating SASL", e))
     }
 
+    /// Reads a SASL message: an answer to call id -33.
     async fn receive_sasl(&mut self) -> Result<RpcSasl> {
         let (header, rest) = self.receive("negotiating SASL").await?;
         if header.call_id != SASL_CALL as u32 {
@@ -448,10 +586,14 @@ impl NameNode {
         })
     }
 
+    /// An error of `step` with this NameNode, naming it and the filesystem.
     fn failed(&self, step: &str, message: impl std::fmt::Display) -> Error {
         Error::Staging {
             location: self.filesystem.clone(),
-            message: format!("the NameNode's delegation token ({step}): {message}"),
+            message: format!(
+                "the NameNode {}, for a delegation token ({step}): {message}",
+                self.address
+            ),
         }
     }
 }
@@ -459,6 +601,7 @@ impl NameNode {
 /// SASL's tokens as Hadoop's RPC carries them: the first in `INITIATE` (with the mechanism
 /// chosen), the others in `RESPONSE`s; the NameNode's in `CHALLENGE`s.
 struct Carrier<'a> {
+    /// The connection the exchange runs on.
     rpc: &'a mut NameNode,
     /// The mechanism, until the first token is sent.
     auth: Option<SaslAuth>,
@@ -516,6 +659,7 @@ fn frame(call: i32, client_id: &[u8], parts: &[&dyn ErasedMessage]) -> Vec<u8> {
 
 /// A message encoded length-delimited, whatever its type.
 trait ErasedMessage {
+    /// The message, length-delimited.
     fn delimited(&self) -> Vec<u8>;
 }
 
@@ -536,6 +680,34 @@ fn client_id() -> Vec<u8> {
     hash.update(std::process::id().to_be_bytes());
     hash.update(now.as_nanos().to_be_bytes());
     hash.finalize().to_vec()
+}
+
+/// A token's service for the NameNode at `at`, as Hadoop writes an address: `ip:port`, an
+/// IPv6 address in full (`0:0:0:0:0:0:0:1:8020`).
+fn hadoop_service(at: std::net::SocketAddr) -> String {
+    match at.ip() {
+        std::net::IpAddr::V4(ip) => format!("{ip}:{}", at.port()),
+        std::net::IpAddr::V6(ip) => {
+            let segments: Vec<String> = ip.segments().iter().map(|s| format!("{s:x}")).collect();
+            format!("{}:{}", segments.join(":"), at.port())
+        }
+    }
+}
+
+/// A refusal's words: the exception's class and the first line of its message (which may
+/// start with the class itself, then a stack).
+fn refusal(class: Option<&str>, message: Option<&str>) -> String {
+    let line = first_line(message.unwrap_or(""));
+    match class {
+        Some(class) => {
+            let rest = line
+                .strip_prefix(class)
+                .and_then(|r| r.strip_prefix(": "))
+                .unwrap_or(&line);
+            format!("{class}: {rest}")
+        }
+        None => line,
+    }
 }
 
 /// The first line of a Java exception's message (the rest is its stack).
@@ -572,27 +744,138 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_header_decodes_a_negative_call_id() {
-        // Java writes call id -33 into the uint32 field as its two's complement.
-        let header = RpcResponseHeader {
-            call_id: SASL_CALL as u32,
-            status: STATUS_SUCCESS,
-            exception_class_name: None,
-            error_msg: None,
-        };
-        let bytes = header.encode_length_delimited_to_vec();
-        let back = RpcResponseHeader::decode_length_delimited(&bytes[..]).unwrap();
-        assert_eq!(back.call_id, SASL_CALL as u32);
+    fn java_s_answer_header_decodes_with_its_negative_call_id() {
+        // As Java writes a SASL answer's header: call id -33 as an unsigned 32-bit varint,
+        // status SUCCESS, server IPC version 9.
+        let bytes = [
+            10, 0x08, 0xDF, 0xFF, 0xFF, 0xFF, 0x0F, 0x10, 0x00, 0x18, 0x09,
+        ];
+        let header = RpcResponseHeader::decode_length_delimited(&bytes[..]).unwrap();
+        assert_eq!(header.call_id, SASL_CALL as u32);
+        assert_eq!(header.status, STATUS_SUCCESS);
     }
 
     #[test]
-    fn an_exception_is_cut_to_its_first_line_and_a_client_is_named_in_16_bytes() {
-        let message =
-            first_line("org.apache.hadoop.security.AccessControlException: denied\n\tat x");
+    fn a_refusal_names_its_class_once_and_a_client_is_named_in_16_bytes() {
+        let class = "org.apache.hadoop.security.AccessControlException";
+        let message = format!("{class}: denied\n\tat x");
         assert_eq!(
-            message,
-            "org.apache.hadoop.security.AccessControlException: denied"
+            refusal(Some(class), Some(&message)),
+            format!("{class}: denied")
+        );
+        assert_eq!(
+            refusal(Some(class), Some("denied")),
+            format!("{class}: denied")
         );
         assert_eq!(client_id().len(), 16);
+        let v6: std::net::SocketAddr = "[::1]:8020".parse().unwrap();
+        assert_eq!(hadoop_service(v6), "0:0:0:0:0:0:0:1:8020");
+    }
+
+    /// A NameNode that reads the preamble and the client's first message on one connection,
+    /// answers `reply` and closes.
+    async fn fake_namenode(reply: Vec<u8>) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let mut preamble = [0u8; 7];
+            stream.read_exact(&mut preamble).await.unwrap();
+            assert_eq!(&preamble, b"hrpc\x09\x00\xdf");
+            let len = stream.read_u32().await.unwrap() as usize;
+            let mut message = vec![0u8; len];
+            stream.read_exact(&mut message).await.unwrap();
+            stream.write_all(&reply).await.unwrap();
+        });
+        address
+    }
+
+    fn source(address: String) -> TokenSource {
+        TokenSource {
+            filesystem: "hdfs://fake".into(),
+            namenodes: NameNodes {
+                addresses: vec![address],
+                service: None,
+            },
+            principal: None,
+        }
+    }
+
+    /// A SASL answer: its header (status `status`) and, on success, `sasl`.
+    fn sasl_answer(status: i32, class: Option<&str>, sasl: Option<RpcSasl>) -> Vec<u8> {
+        let header = RpcResponseHeader {
+            call_id: SASL_CALL as u32,
+            status,
+            exception_class_name: class.map(Into::into),
+            error_msg: class.map(|c| format!("{c}: no such thing\n\tat Server.java")),
+        };
+        let mut body = header.encode_length_delimited_to_vec();
+        if let Some(sasl) = sasl {
+            body.extend(sasl.encode_length_delimited_to_vec());
+        }
+        let mut out = (body.len() as u32).to_be_bytes().to_vec();
+        out.extend(body);
+        out
+    }
+
+    fn auth(method: &str, mechanism: &str) -> SaslAuth {
+        SaslAuth {
+            method: method.into(),
+            mechanism: mechanism.into(),
+            protocol: Some("hdfs".into()),
+            server_id: Some("localhost".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unsecured_namenode_is_asked_for_no_token() {
+        let success = RpcSasl {
+            state: SaslState::Success as i32,
+            token: None,
+            auths: Vec::new(),
+        };
+        let address = fake_namenode(sasl_answer(0, None, Some(success))).await;
+        assert_eq!(source(address).fetch().await.unwrap(), None);
+        let simple = RpcSasl {
+            state: SaslState::Negotiate as i32,
+            token: None,
+            auths: vec![auth("TOKEN", "DIGEST-MD5"), auth("SIMPLE", "")],
+        };
+        let address = fake_namenode(sasl_answer(0, None, Some(simple))).await;
+        assert_eq!(source(address).fetch().await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_namenode_s_bad_answers_are_errors_that_name_it() {
+        let fatal = sasl_answer(2, Some("org.apache.hadoop.ipc.RpcServerException"), None);
+        let tokens_only = sasl_answer(
+            0,
+            None,
+            Some(RpcSasl {
+                state: SaslState::Negotiate as i32,
+                token: None,
+                auths: vec![auth("TOKEN", "DIGEST-MD5")],
+            }),
+        );
+        let mut cut = 100u32.to_be_bytes().to_vec();
+        cut.extend([1, 2, 3]);
+        let cases: [(Vec<u8>, &str); 4] = [
+            (fatal, "RpcServerException: no such thing"),
+            (tokens_only, "takes no Kerberos"),
+            (vec![0xFF; 4], "bytes"),
+            (cut, "reading the answer"),
+        ];
+        for (reply, expected) in cases {
+            let address = fake_namenode(reply).await;
+            let error = source(address.clone()).fetch().await.unwrap_err();
+            let shown = error.to_string();
+            assert!(matches!(error, Error::Staging { .. }), "{shown}");
+            assert!(shown.contains(expected), "{expected}: {shown}");
+            assert!(
+                shown.contains(&address) && shown.contains("hdfs://fake"),
+                "{shown}"
+            );
+            assert!(shown.matches("RpcServerException").count() <= 1, "{shown}");
+        }
     }
 }
