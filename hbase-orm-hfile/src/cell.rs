@@ -125,6 +125,61 @@ impl<'a> Cell<'a> {
     }
 }
 
+/// A cell of one row handed to [`Writer::append_row`](crate::Writer::append_row): a [`Cell`]
+/// without its row, which the call gives once.
+///
+/// ```
+/// use hbase_orm_hfile::{CellType, RowCell};
+/// let cell = RowCell::put(b"d", b"city", 1_700_000_000_000, b"Oslo");
+/// assert_eq!(cell.kind, CellType::Put);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowCell<'a> {
+    /// The column family (every cell of a file has the same one).
+    pub family: &'a [u8],
+    /// The column qualifier.
+    pub qualifier: &'a [u8],
+    /// Milliseconds since the epoch.
+    pub timestamp: i64,
+    /// A value or a delete marker.
+    pub kind: CellType,
+    /// The value (empty for delete markers).
+    pub value: &'a [u8],
+}
+
+impl<'a> RowCell<'a> {
+    /// A value cell.
+    pub fn put(family: &'a [u8], qualifier: &'a [u8], timestamp: i64, value: &'a [u8]) -> Self {
+        RowCell {
+            family,
+            qualifier,
+            timestamp,
+            kind: CellType::Put,
+            value,
+        }
+    }
+
+    /// The cell of row `row`.
+    pub fn in_row(self, row: &'a [u8]) -> Cell<'a> {
+        let cell = Cell::put(row, self.family, self.qualifier, self.timestamp, self.value);
+        Cell {
+            kind: self.kind,
+            ..cell
+        }
+    }
+
+    /// How `previous`, a cell of the same row and family, sorts against this one (`Greater`:
+    /// this one is out of order): qualifier, then newer timestamps first, then the type code
+    /// descending.
+    pub(crate) fn previous_against(&self, previous: &RowCell<'_>) -> Ordering {
+        previous
+            .qualifier
+            .cmp(self.qualifier)
+            .then_with(|| self.timestamp.cmp(&previous.timestamp))
+            .then_with(|| self.kind.code().cmp(&previous.kind.code()))
+    }
+}
+
 /// The bytes of a key besides its row, family and qualifier.
 pub(crate) const KEY_OVERHEAD: usize = 2 + 1 + 8 + 1;
 

@@ -37,7 +37,7 @@ mod trailer;
 mod wire;
 mod writer;
 
-pub use cell::{Cell, CellType};
+pub use cell::{Cell, CellType, RowCell};
 pub use compression::Compression;
 pub use error::{Error, Result};
 pub use writer::{Bloom, Options, Summary, Writer};

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::block::{BlockType, BlockWriter, Placed, HEADER_LEN};
 use crate::bloom::{BloomWriter, Shape};
-use crate::cell::{index_key, Cell, CellType, Key};
+use crate::cell::{index_key, Cell, CellType, Key, RowCell};
 use crate::index::IndexWriter;
 use crate::trailer::{FileInfo, Trailer, TRAILER_LEN};
 use crate::wire::write_vlong;
@@ -247,6 +247,58 @@ impl<W: Write> Writer<W> {
     /// [`Error::Io`] or [`Error::TooLarge`] the file is broken: drop the writer.
     pub fn append(&mut self, cell: &Cell<'_>) -> Result<()> {
         let (same_key, new_row) = self.check(cell)?;
+        self.place(cell, same_key, new_row)
+    }
+
+    /// Appends the cells of one row, in the order HBase keeps them, after the rows before it:
+    /// what [`Writer::append`] of each would do, with the row compared once with the last
+    /// row and each cell after the first only with the cell before it in the row (a row of
+    /// many cells is checked for the cost of one). A cell that breaks a rule is an error, as
+    /// in [`Writer::append`]; the cells before it are written, it and those after it not.
+    ///
+    /// ```
+    /// use hbase_orm_hfile::{Options, RowCell, Writer};
+    /// let mut writer = Writer::new(Vec::new(), Options::new());
+    /// writer.append_row(b"row1", [
+    ///     RowCell::put(b"d", b"city", 1_700_000_000_000, b"Oslo"),
+    ///     RowCell::put(b"d", b"name", 1_700_000_000_000, b"Ada"),
+    /// ])?;
+    /// let (_, summary) = writer.finish()?;
+    /// assert_eq!(summary.cells, 2);
+    /// # Ok::<(), hbase_orm_hfile::Error>(())
+    /// ```
+    pub fn append_row<'c>(
+        &mut self,
+        row: &[u8],
+        cells: impl IntoIterator<Item = RowCell<'c>>,
+    ) -> Result<()> {
+        let mut previous: Option<RowCell<'c>> = None;
+        for cell in cells {
+            let full = cell.in_row(row);
+            let (same_key, new_row) = match &previous {
+                None => self.check(&full)?,
+                Some(previous) => {
+                    self.check_family(&full)?;
+                    match cell.previous_against(previous) {
+                        std::cmp::Ordering::Greater => {
+                            return Err(Error::OutOfOrder {
+                                previous: describe(&previous.in_row(row).key()),
+                                cell: describe(&full.key()),
+                            })
+                        }
+                        order => (order.is_eq(), false),
+                    }
+                }
+            };
+            self.place(&full, same_key, new_row)?;
+            previous = Some(cell);
+        }
+        Ok(())
+    }
+
+    /// Writes a checked cell (`same_key`: its key is the last cell's; `new_row`: its row is
+    /// new) into the open block, cutting the block first when it is full.
+    fn place(&mut self, cell: &Cell<'_>, same_key: bool, new_row: bool) -> Result<()> {
         if new_row {
             if let Some(bloom) = &mut self.bloom {
                 bloom.add_new_row(cell.row);
@@ -297,16 +349,7 @@ impl<W: Write> Writer<W> {
                 reason: format!("a family name of {} bytes (at most 255)", cell.family.len()),
             });
         }
-        match &self.family {
-            Some(family) if family.as_slice() != cell.family => {
-                return Err(Error::MixedFamilies {
-                    file: String::from_utf8_lossy(family).into_owned(),
-                    cell: String::from_utf8_lossy(cell.family).into_owned(),
-                })
-            }
-            Some(_) => {}
-            None => self.family = Some(cell.family.to_vec()),
-        }
+        self.check_family(cell)?;
         if self.stats.cells == 0 {
             return Ok((false, true));
         }
@@ -328,6 +371,21 @@ impl<W: Write> Writer<W> {
                 cell: describe(&cell.key()),
             }),
             order => Ok((order.is_eq(), false)),
+        }
+    }
+
+    /// Refuses a cell of another family than the file's first cell's.
+    fn check_family(&mut self, cell: &Cell<'_>) -> Result<()> {
+        match &self.family {
+            Some(family) if family.as_slice() != cell.family => Err(Error::MixedFamilies {
+                file: String::from_utf8_lossy(family).into_owned(),
+                cell: String::from_utf8_lossy(cell.family).into_owned(),
+            }),
+            Some(_) => Ok(()),
+            None => {
+                self.family = Some(cell.family.to_vec());
+                Ok(())
+            }
         }
     }
 
@@ -519,6 +577,68 @@ mod tests {
 
     fn put<'a>(row: &'a [u8], family: &'a [u8], ts: i64) -> Cell<'a> {
         Cell::put(row, family, b"q", ts, b"v")
+    }
+
+    /// Rows appended whole make the same file as their cells appended one by one, blocks,
+    /// index and bloom included; a row's cell out of order or of another family is refused
+    /// after the ones before it are written.
+    #[test]
+    fn rows_appended_whole_make_the_file_their_cells_make() {
+        let options = || Options::new().block_size(256).bloom(Bloom::Row).times(1, 2);
+        let qualifiers: [&[u8]; 4] = [b"a", b"b", b"b", b"city"];
+        let rows: Vec<Vec<u8>> = (0..200)
+            .map(|i| format!("row-{i:05}").into_bytes())
+            .collect();
+        let mut by_cell = Writer::new(Vec::new(), options());
+        let mut by_row = Writer::new(Vec::new(), options());
+        for row in &rows {
+            let cells: Vec<RowCell> = qualifiers
+                .iter()
+                .enumerate()
+                .map(|(k, q)| RowCell::put(b"d", q, 10 - k as i64, row))
+                .collect();
+            for cell in &cells {
+                by_cell.append(&cell.in_row(row)).unwrap();
+            }
+            by_row.append_row(row, cells).unwrap();
+        }
+        let (one, one_summary) = by_cell.finish().unwrap();
+        let (other, other_summary) = by_row.finish().unwrap();
+        assert_eq!(one_summary.cells, 800);
+        assert_eq!(one_summary.data_blocks, other_summary.data_blocks);
+        assert!(one == other, "the same bytes");
+
+        let mut writer = Writer::new(Vec::new(), Options::new());
+        let out_of_order = writer.append_row(
+            b"r",
+            [
+                RowCell::put(b"d", b"b", 1, b"1"),
+                RowCell::put(b"d", b"a", 1, b"2"),
+                RowCell::put(b"d", b"c", 1, b"3"),
+            ],
+        );
+        assert!(
+            matches!(out_of_order, Err(Error::OutOfOrder { .. })),
+            "{out_of_order:?}"
+        );
+        let other_family = writer.append_row(
+            b"s",
+            [
+                RowCell::put(b"d", b"a", 1, b"1"),
+                RowCell::put(b"e", b"b", 1, b""),
+            ],
+        );
+        assert!(
+            matches!(other_family, Err(Error::MixedFamilies { .. })),
+            "{other_family:?}"
+        );
+        // An earlier row is refused at its first cell.
+        assert!(matches!(
+            writer.append_row(b"a", [RowCell::put(b"d", b"a", 1, b"1")]),
+            Err(Error::OutOfOrder { .. })
+        ));
+        let (_, summary) = writer.finish().unwrap();
+        assert_eq!(summary.cells, 2, "r:b and s:a written");
     }
 
     /// A cell out of order or of another family is refused, named, and the writer goes on.

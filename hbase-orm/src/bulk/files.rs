@@ -216,11 +216,24 @@ impl<'a> RegionWriter<'a> {
         self.rows += 1;
         self.last_row.clear();
         self.last_row.extend_from_slice(row);
+        if self.formats.len() == 1 {
+            // One family (the input's were checked as it was read): the row goes whole to its
+            // one file, checked for order once.
+            if self.files[0].is_none() {
+                self.files[0] = Some(self.open(&self.formats[0])?);
+            }
+            let (writer, location) = self.files[0].as_mut().expect("opened");
+            let mut count = 0;
+            let cells = cells.inspect(|_| count += 1).map(|cell| {
+                hfile::RowCell::put(cell.family, cell.qualifier, cell.timestamp, cell.value)
+            });
+            let written = writer.append_row(row, cells);
+            self.cells += count;
+            return written.map_err(|e| hfile_error(location, e));
+        }
         let mut at: Option<usize> = None;
         for cell in cells {
             let i = match at {
-                // One family (the input's were checked as it was read): nothing to look up.
-                _ if self.formats.len() == 1 => 0,
                 Some(i) if self.formats[i].name.as_bytes() == cell.family => i,
                 _ => *at.insert(self.format_of(cell.family)?),
             };
