@@ -10,7 +10,7 @@
 //!
 //! and `User 'alice' is not authorized to perform this action.` for labels.
 
-use super::permissions::Action;
+use super::action::Action;
 
 /// The class HBase names a refusal for permission with.
 const DENIED: &str = "AccessDeniedException";

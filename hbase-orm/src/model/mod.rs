@@ -16,8 +16,8 @@
 //! - `config.rs`: the client's settings; `access.rs`: those of a gateway behind HTTP or TLS
 //!   and the [`Secret`] that keeps passwords out of messages; `error.rs`: [`Error`];
 //! - `permissions.rs`: who may do what on a secured cluster, [`Permission`]s of [`Action`]s
-//!   on a [`PermissionScope`]; `denial.rs`: HBase's refusals for permission read from its
-//!   words ([`Denial`]);
+//!   (`action.rs`) on a [`PermissionScope`]; `denial.rs`: HBase's refusals for permission
+//!   read from its words ([`Denial`]);
 //! - `check.rs`: inside the crate, the checks every request passes before a backend sees it.
 
 /// Builder methods that each set one optional field of a request: `name(value)` stores
@@ -35,6 +35,7 @@ macro_rules! optional_setters {
 }
 
 mod access;
+mod action;
 mod check;
 #[cfg(feature = "bulk-load")]
 pub(crate) use check::{MAX_CELL, MAX_ROW_KEY};
@@ -60,6 +61,7 @@ pub use denial::Denial;
 pub(crate) use error::BatchFailures;
 pub use error::{Error, Result};
 // The backends that read and write family options one by one (Thrift2, native, memory).
+pub use action::Action;
 #[cfg_attr(
     not(any(feature = "thrift2", feature = "native", feature = "memory")),
     allow(unused_imports)
@@ -77,7 +79,7 @@ pub(crate) use page::ScannerPage;
 pub use page::{CellRef, ScannedRow};
 #[cfg(any(feature = "thrift2", feature = "native"))]
 pub(crate) use page::{OutOfPage, ScannerPageBuilder};
-pub use permissions::{Action, Permission, PermissionScope};
+pub use permissions::{Permission, PermissionScope};
 pub use reads::{
     filter_literal, single_column_value_filter, Column, Consistency, Get, Scan, TimeRange,
 };
