@@ -772,16 +772,15 @@ cmd_up() {
   done
   # master-hdfs lost its storage with a NameNode or DataNode that is not running: start it again
   # on the new one
-  if [[ " ${to_start[*]} " == *" namenode "* || " ${to_start[*]} " == *" datanode "* ]] &&
-    component_pid master-hdfs >/dev/null; then
+  TO_START=("${to_start[@]}")
+  if { to_start_has namenode || to_start_has datanode; } && component_pid master-hdfs >/dev/null; then
     say "HDFS is not running: stopping master-hdfs to start it again on HDFS"
     term_components master-hdfs
-    to_start+=(master-hdfs)
+    TO_START+=(master-hdfs)
   fi
-  TO_START=("${to_start[@]}")
-  if ((${#to_start[@]})); then
+  if ((${#TO_START[@]})); then
     local p
-    for name in "${to_start[@]}"; do
+    for name in "${TO_START[@]}"; do
       for p in $(ports_of "$name"); do
         port_listening "$p" && die "port $p (for $name) is in use by another process"
       done
@@ -796,7 +795,7 @@ cmd_up() {
     write_hadoop_conf
     # the JVMs' view of host names (-Djdk.net.hosts.file): this machine's name is localhost
     printf '127.0.0.1 localhost %s\n' "$(hostname)" >"$DATA/conf/hosts"
-    say "prepared in $((SECONDS - t0)) s; starting: ${to_start[*]}"
+    say "prepared in $((SECONDS - t0)) s; starting: ${TO_START[*]}"
     # the KDC now; the rest by wait_ready once it answers: HDFS first (its format logs in
     # from a keytab, and it is on the way to master-hdfs, the last to be ready), then the other
     # HBases and the gateways, master-hdfs once HDFS is ready

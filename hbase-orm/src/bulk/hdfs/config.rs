@@ -70,19 +70,14 @@ impl HadoopConf {
             .is_some_and(|v| v.eq_ignore_ascii_case("kerberos"))
     }
 
-    /// The NameNodes' service principal as GSSAPI names a host-based service
-    /// (`hdfs@namenode.example.com`) for the NameNode at `host`, when the configuration gives
-    /// one of the form `service/host@REALM` (`_HOST` standing for the host dialed).
-    pub(super) fn namenode_principal(&self, host: &str) -> Option<(String, String)> {
+    /// The NameNodes' service principal as the configuration gives it, when of the form
+    /// `service/host@REALM`: its service and host (`_HOST` standing for each NameNode's own
+    /// host, see [`principal_at`]).
+    pub(super) fn namenode_principal(&self) -> Option<(String, String)> {
         let principal = self.get("dfs.namenode.kerberos.principal")?;
         let (service, rest) = principal.split_once('/')?;
-        let principal_host = rest.split('@').next().unwrap_or(rest);
-        let principal_host = if principal_host == "_HOST" {
-            host.to_ascii_lowercase()
-        } else {
-            principal_host.to_string()
-        };
-        Some((service.to_string(), principal_host))
+        let host = rest.split('@').next().unwrap_or(rest);
+        Some((service.to_string(), host.to_string()))
     }
 
     /// The NameNodes of `authority` (a URL's `host[:port]`): those of the nameservice it
@@ -108,6 +103,26 @@ impl HadoopConf {
             service: None,
         }
     }
+}
+
+/// The principal `(service, host)` of the NameNode at `host`, the configuration's `_HOST`
+/// replaced by that host as Hadoop does (lower case).
+pub(super) fn principal_at((service, pattern): &(String, String), host: &str) -> (String, String) {
+    let host = if pattern == "_HOST" {
+        host.to_ascii_lowercase()
+    } else {
+        pattern.clone()
+    };
+    (service.clone(), host)
+}
+
+/// The host of `address` (`host[:port]`, an IPv6 host in brackets), without port or brackets.
+pub(super) fn host_of(address: &str) -> &str {
+    let host = match address.rsplit_once(':') {
+        Some((host, _)) if !host.contains(':') || host.ends_with(']') => host,
+        _ => address,
+    };
+    host.trim_start_matches('[').trim_end_matches(']')
 }
 
 /// `host:port`, HDFS's default port added when `address` has none.
@@ -177,10 +192,14 @@ mod tests {
             }
         );
         assert_eq!(conf.namenodes("nn").addresses, ["nn:8020"]);
+        // `_HOST` is each NameNode's own host, not the nameservice's name.
+        let pattern = conf.namenode_principal().unwrap();
         assert_eq!(
-            conf.namenode_principal("NN1.example.com"),
-            Some(("hdfs".into(), "nn1.example.com".into()))
+            principal_at(&pattern, host_of("NN1.example.com:8020")),
+            ("hdfs".into(), "nn1.example.com".into())
         );
+        let fixed = ("hdfs".to_string(), "nn.example.com".to_string());
+        assert_eq!(principal_at(&fixed, "other"), fixed);
     }
 
     #[test]
@@ -188,6 +207,10 @@ mod tests {
         assert_eq!(with_port("[::1]:8020"), "[::1]:8020");
         assert_eq!(with_port("[::1]"), "[::1]:8020");
         assert_eq!(with_port("nn:9000"), "nn:9000");
+        assert_eq!(host_of("nn:9000"), "nn");
+        assert_eq!(host_of("[::1]:8020"), "::1");
+        assert_eq!(host_of("[::1]"), "::1");
+        assert_eq!(host_of("nn"), "nn");
         let mut conf = HadoopConf::default();
         conf.add("<property><name>a</name><value>x &amp; y &lt;z&gt;</value></property>");
         assert_eq!(conf.get("a"), Some("x & y <z>"));

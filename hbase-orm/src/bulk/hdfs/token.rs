@@ -35,7 +35,7 @@ use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::config::{HadoopConf, NameNodes};
+use super::config::{host_of, principal_at, HadoopConf, NameNodes};
 use crate::backend::fs_token::FsToken;
 use crate::backend::kerberos::{self, KerberosTarget, SaslCarrier};
 use crate::model::{Error, Result};
@@ -201,6 +201,10 @@ struct CancelDelegationTokenRequest {
     token: TokenProto,
 }
 
+/// `CancelDelegationTokenResponseProto`: nothing.
+#[derive(Clone, PartialEq, Message)]
+struct CancelDelegationTokenResponse {}
+
 /// Where a secured filesystem's delegation tokens come from: its NameNodes (those of its
 /// nameservice, tried in turn: a standby refuses), their principal, and the service tokens
 /// are looked up by.
@@ -209,8 +213,8 @@ pub(super) struct TokenSource {
     /// `hdfs://authority`, for errors.
     filesystem: String,
     namenodes: NameNodes,
-    /// The NameNodes' principal as the configuration gives it (service and host), else the
-    /// one a NameNode names in its offer.
+    /// The NameNodes' principal as the configuration gives it (service and host, `_HOST` for
+    /// each NameNode's own), else the one a NameNode names in its offer.
     principal: Option<(String, String)>,
 }
 
@@ -228,15 +232,10 @@ impl TokenSource {
             .split('/')
             .next()
             .unwrap_or_default();
-        let host = authority
-            .rsplit_once(':')
-            .map_or(authority, |(h, _)| h)
-            .trim_start_matches('[')
-            .trim_end_matches(']');
         Some(TokenSource {
             filesystem: filesystem.to_string(),
             namenodes: conf.namenodes(authority),
-            principal: conf.namenode_principal(host),
+            principal: conf.namenode_principal(),
         })
     }
 
@@ -299,7 +298,10 @@ impl TokenSource {
         let mut last = None;
         for address in &self.namenodes.addresses {
             let outcome = match self.connect(address).await {
-                Ok(Some(mut rpc)) => rpc.call_empty("cancelDelegationToken", &request).await,
+                Ok(Some(mut rpc)) => rpc
+                    .call::<CancelDelegationTokenResponse>("cancelDelegationToken", &request)
+                    .await
+                    .map(drop),
                 Ok(None) => return Ok(()),
                 Err(e) => Err(e),
             };
@@ -364,15 +366,11 @@ impl TokenSource {
             client_id: client_id(),
             next_call: 0,
         };
-        let dialed = address
-            .rsplit_once(':')
-            .map_or(address, |(h, _)| h)
-            .trim_start_matches('[')
-            .trim_end_matches(']');
-        let authenticated =
-            tokio::time::timeout(TIMEOUT, rpc.authenticate(self.principal.as_ref(), dialed))
-                .await
-                .map_err(|_| rpc.failed("authenticating", format!("no answer in {TIMEOUT:?}")))??;
+        let dialed = host_of(address);
+        let principal = self.principal.as_ref().map(|p| principal_at(p, dialed));
+        let authenticated = tokio::time::timeout(TIMEOUT, rpc.authenticate(principal, dialed))
+            .await
+            .map_err(|_| rpc.failed("authenticating", format!("no answer in {TIMEOUT:?}")))??;
         Ok(authenticated.then_some(rpc))
     }
 }
@@ -397,7 +395,7 @@ impl NameNode {
     /// the connection context; `false` if the NameNode is not secured.
     async fn authenticate(
         &mut self,
-        principal: Option<&(String, String)>,
+        principal: Option<(String, String)>,
         dialed: &str,
     ) -> Result<bool> {
         let mut preamble = b"hrpc".to_vec();
@@ -430,7 +428,7 @@ impl NameNode {
                 )
             })?;
         let (service, host) = match (principal, &auth.protocol, &auth.server_id) {
-            (Some((service, host)), _, _) => (service.clone(), host.clone()),
+            (Some(principal), _, _) => principal,
             (None, Some(service), Some(host)) => (service.clone(), host.clone()),
             _ => {
                 return Err(self.failed(
@@ -487,14 +485,6 @@ impl NameNode {
             .map_err(|_| self.failed(method, format!("no answer in {TIMEOUT:?}")))??;
         R::decode_length_delimited(&body[..])
             .map_err(|e| self.failed(method, format!("an answer that does not decode: {e}")))
-    }
-
-    /// Calls `method`, whose response is empty.
-    async fn call_empty(&mut self, method: &str, request: &impl Message) -> Result<()> {
-        tokio::time::timeout(TIMEOUT, self.exchange(method, request))
-            .await
-            .map_err(|_| self.failed(method, format!("no answer in {TIMEOUT:?}")))??;
-        Ok(())
     }
 
     /// Sends one call and returns what follows the reply's header.
