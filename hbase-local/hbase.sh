@@ -27,6 +27,9 @@
 #   hbase-local/hbase.sh start NAME    start one stopped process; returns once it is ready
 #   hbase-local/hbase.sh kill NAME     kill -9 one process (a crash) and leave it dead
 #   hbase-local/hbase.sh logs [-f] [-n LINES]  tail of every process's log (-f follows)
+#   hbase-local/hbase.sh logs --errors [-n LINES]  each process's last LINES lines that say it
+#                                      failed or is going down (ERROR, FATAL, ABORTING, a session
+#                                      expired, out of memory, a thread's uncaught exception)
 #   hbase-local/hbase.sh hfile FILE... HBase's own HFile reader (HFilePrettyPrinter -v -m -k) over
 #                                      each file: its trailer, file info, bloom and every cell
 #                                      read; exits non-zero if one cannot be read. Needs no
@@ -309,19 +312,25 @@ parse_down() {
   cmd_down "$purge"
 }
 
-# logs [-f] [-n LINES]
+# logs [-f] [-n LINES] | logs --errors [-n LINES]
 parse_logs() {
-  local follow=0 lines=50 arg
+  local follow=0 lines=50 errors=0 arg
   while (($#)); do
     arg=$1
     shift
     case "$arg" in
       -f | --follow) follow=1 ;;
+      --errors) errors=1 ;;
       -n) lines=${1:?-n needs a number}; shift ;;
-      *) die "unknown option for logs: $arg (usage: hbase.sh logs [-f] [-n LINES])" ;;
+      *) die "unknown option for logs: $arg (usage: hbase.sh logs [-f] [-n LINES] | logs --errors [-n LINES])" ;;
     esac
   done
-  cmd_logs "$follow" "$lines"
+  ((follow && errors)) && die "logs: --errors does not follow (usage: hbase.sh logs --errors [-n LINES])"
+  if ((errors)); then
+    cmd_log_errors "$lines"
+  else
+    cmd_logs "$follow" "$lines"
+  fi
 }
 
 main() {

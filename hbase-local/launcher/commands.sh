@@ -276,6 +276,23 @@ cmd_logs() {
   tail -n "$lines" "${files[@]}"
 }
 
+# cmd_log_errors LINES: of every process's log, the last LINES lines saying that it failed or is
+# going down, under the process's name; "(none)" for a log without any. What a failed run
+# prints last, so that the reason a process died is not buried under the tails of the others.
+cmd_log_errors() {
+  local lines=$1 name file found state
+  load_mode
+  for name in "${COMPONENTS[@]}"; do
+    file=$(log_file "$name")
+    [[ -f "$file" ]] || continue
+    state="NOT running"
+    [[ -n "$(component_pid "$name")" ]] && state=running
+    found=$(grep -E ' (ERROR|FATAL) |ABORTING|[Ss]ession expired|OutOfMemoryError|Exception in thread' "$file" |
+      cut -c1-400 | tail -n "$lines" || true)
+    printf -- '--- %s (%s)\n%s\n' "$name" "$state" "${found:-(none)}"
+  done
+}
+
 # ----------------------------------------------------------------------------- one process
 
 # the names `start`, `stop` and `restart` take in the current mode
