@@ -10,24 +10,23 @@ use datafusion::catalog::{Session, TableProvider};
 use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::TableType;
 use datafusion::error::{DataFusionError, Result as DfResult};
-use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
-use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
-use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::ExecutionPlan;
-use futures::stream::{BoxStream, TryStreamExt};
-use hbase_orm::entity::KeyTest;
+use futures::stream::BoxStream;
 use hbase_orm::{BulkLoadOptions, Client, HBaseEntity, Result, TableName};
 
 use crate::insert::{self, EntitySink};
-use crate::pushdown::{self, KeySpan};
+use crate::pushdown;
 use crate::scan::{batches, ReadCounts, ReadStats};
 use crate::schema::EntitySchema;
-use crate::values::{self, ValueFilter};
+use crate::values;
 
+mod exec;
 mod read;
 mod regions;
+
+pub use exec::EntityScanExec;
 
 /// The table of entity `E` as DataFusion sees it (a [`TableProvider`]), and the Arrow batches
 /// of its rows.
@@ -207,45 +206,6 @@ impl<E: HBaseEntity> EntityTable<E> {
     }
 }
 
-/// One region's share of a query: the scan it makes each time it runs.
-struct RegionPart<E: HBaseEntity> {
-    table: EntityTable<E>,
-    schema: SchemaRef,
-    projection: Option<Vec<usize>>,
-    spans: Vec<KeySpan>,
-    key_tests: Vec<KeyTest>,
-    filter: Option<ValueFilter>,
-    batch_size: usize,
-    limit: Option<usize>,
-}
-
-impl<E: HBaseEntity> fmt::Debug for RegionPart<E> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RegionPart")
-            .field("spans", &self.spans.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<E: HBaseEntity> PartitionStream for RegionPart<E> {
-    fn schema(&self) -> &SchemaRef {
-        &self.schema
-    }
-
-    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let order = self.table.order(
-            self.projection.as_deref(),
-            self.spans.clone(),
-            self.key_tests.clone(),
-            self.filter.as_ref(),
-            self.batch_size,
-            self.limit,
-        );
-        let stream = batches(order).map_err(|e| DataFusionError::External(Box::new(e)));
-        Box::pin(RecordBatchStreamAdapter::new(self.schema.clone(), stream))
-    }
-}
-
 #[async_trait]
 impl<E: HBaseEntity> TableProvider for EntityTable<E> {
     fn schema(&self) -> SchemaRef {
@@ -312,36 +272,19 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
         limit: Option<usize>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         let spans = pushdown::spans::<E>(&self.schema, filters);
-        let key_tests = pushdown::key_tests::<E>(&self.schema, filters);
-        let row_filters = key_tests.iter().filter_map(KeyTest::row_filter);
-        let filter = values::combined::<E>(&self.schema, filters, row_filters);
         let partitions = state.config().target_partitions().max(1);
         let per_region = self
             .per_region(spans, limit, partitions)
             .await
             .map_err(|e| DataFusionError::External(Box::new(e)))?;
-        let batch_size = state.config().batch_size().max(1);
-        let projection = projection.map(Vec::as_slice);
-        let schema = match projection {
-            Some(p) => Arc::new(self.schema.arrow().project(p)?),
-            None => self.schema.arrow().clone(),
-        };
-        let parts: Vec<Arc<dyn PartitionStream>> = per_region
-            .into_iter()
-            .map(|spans| {
-                Arc::new(RegionPart {
-                    table: self.clone(),
-                    schema: schema.clone(),
-                    projection: projection.map(<[usize]>::to_vec),
-                    spans,
-                    key_tests: key_tests.clone(),
-                    filter: filter.clone(),
-                    batch_size,
-                    limit,
-                }) as Arc<dyn PartitionStream>
-            })
-            .collect();
-        let exec = StreamingTableExec::try_new(schema, parts, None, [], false, limit)?;
+        let exec = EntityScanExec::try_new(
+            self.clone(),
+            projection.cloned(),
+            filters.to_vec(),
+            limit,
+            state.config().batch_size(),
+            EntityScanExec::<E>::span_input(&per_region)?,
+        )?;
         Ok(Arc::new(exec))
     }
 }
