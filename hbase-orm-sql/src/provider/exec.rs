@@ -13,7 +13,9 @@ use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::execution::{SendableRecordBatchStream, TaskContext};
 use datafusion::logical_expr::Expr;
 use datafusion::physical_expr::{EquivalenceProperties, PhysicalExpr};
-use datafusion::physical_plan::execution_plan::{Boundedness, EmissionType};
+use datafusion::physical_plan::execution_plan::{
+    Boundedness, ChildrenPropertiesMode, EmissionType, ReplaceChildrenOptions,
+};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
 use datafusion::physical_plan::{
     DisplayAs, DisplayFormatType, ExecutionPlan, ExecutionPlanProperties, Partitioning,
@@ -305,10 +307,12 @@ impl<E: HBaseEntity> ExecutionPlan for EntityScanExec<E> {
         vec![false]
     }
 
-    fn with_new_children(
+    fn replace_children(
         self: Arc<Self>,
         children: Vec<Arc<dyn ExecutionPlan>>,
+        _options: ReplaceChildrenOptions,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        // The properties follow the spans' partitions, whatever the options say.
         match <[_; 1]>::try_from(children) {
             Ok([spans]) => Ok(Arc::new(self.with_spans(spans, self.limit)?)),
             Err(children) => Err(DataFusionError::Internal(format!(
@@ -316,6 +320,14 @@ impl<E: HBaseEntity> ExecutionPlan for EntityScanExec<E> {
                 children.len()
             ))),
         }
+    }
+
+    fn with_new_children(
+        self: Arc<Self>,
+        children: Vec<Arc<dyn ExecutionPlan>>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        let recompute = ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute);
+        self.replace_children(children, recompute)
     }
 
     fn fetch(&self) -> Option<usize> {

@@ -178,6 +178,54 @@ impl<E: HBaseEntity> EntityTable<E> {
         self
     }
 
+    /// How this table reads (what [`page_size`](Self::page_size),
+    /// [`whole_families`](Self::whole_families), [`whole_regions`](Self::whole_regions) and
+    /// [`one_partition`](Self::one_partition) set).
+    ///
+    /// ```
+    /// # #[derive(hbase_orm::HBaseEntity)]
+    /// # #[hbase(table = "orders", family = "d")]
+    /// # struct Order { #[hbase(key)] id: u64, total: f64 }
+    /// use hbase_orm_sql::{EntityTable, ReadSettings};
+    ///
+    /// let client = hbase_orm::Client::in_memory();
+    /// let orders = EntityTable::<Order>::new(&client)?.page_size(500).whole_regions();
+    /// let settings = orders.read_settings();
+    /// assert_eq!((settings.page_size, settings.whole_regions), (Some(500), true));
+    /// // The same settings on another table of the entity.
+    /// let copy = EntityTable::<Order>::new(&client)?.with_read_settings(settings);
+    /// assert_eq!(copy.read_settings(), settings);
+    /// # Ok::<(), hbase_orm::Error>(())
+    /// ```
+    pub fn read_settings(&self) -> ReadSettings {
+        ReadSettings {
+            page_size: self.page_size,
+            whole_families: self.whole_families,
+            whole_regions: !self.subranges,
+            one_partition: self.one_partition,
+        }
+    }
+
+    /// This table reading as `settings` say (see [`read_settings`](Self::read_settings)).
+    pub fn with_read_settings(mut self, settings: ReadSettings) -> Self {
+        self.page_size = settings.page_size.map(|rows| rows.max(1));
+        self.whole_families = settings.whole_families;
+        self.subranges = !settings.whole_regions;
+        self.one_partition = settings.one_partition;
+        self
+    }
+
+    /// The client the table is read and written through.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The options of its `INSERT INTO` when it is a bulk load
+    /// ([`insert_by_bulk_load`](Self::insert_by_bulk_load)); `None` when rows are saved.
+    pub fn bulk_load_options(&self) -> Option<&BulkLoadOptions> {
+        self.bulk.as_ref()
+    }
+
     /// The table read.
     pub fn table_name(&self) -> &TableName {
         &self.table
@@ -287,6 +335,22 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
         )?;
         Ok(Arc::new(exec))
     }
+}
+
+/// How an [`EntityTable`] reads, beside its entity, table and client: what its builder
+/// methods set ([`EntityTable::read_settings`]), as data (to carry a table to another process,
+/// say). The default is a new table's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadSettings {
+    /// Rows per scanner page ([`EntityTable::page_size`]; `None`: the client's default).
+    pub page_size: Option<i32>,
+    /// Families asked for whole ([`EntityTable::whole_families`]).
+    pub whole_families: bool,
+    /// Each region read in one piece ([`EntityTable::whole_regions`]).
+    pub whole_regions: bool,
+    /// A query's ranges read in one partition ([`EntityTable::one_partition`]).
+    pub one_partition: bool,
 }
 
 /// Registers the table of entity `E` in `ctx` under its table's name (`E::TABLE`, without the

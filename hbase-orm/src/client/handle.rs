@@ -477,6 +477,18 @@ impl Client {
         &self.inner.config
     }
 
+    /// Whether `other` is this client: a clone of it (clones share one pool of connections),
+    /// not another client built with the same settings.
+    ///
+    /// ```
+    /// let a = hbase_orm::Client::in_memory();
+    /// assert!(a.is_same(&a.clone()));
+    /// assert!(!a.is_same(&hbase_orm::Client::in_memory()));
+    /// ```
+    pub fn is_same(&self, other: &Client) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Whether the gateway still holds the scanner `id` (see [`RowStream::scanner_id`](crate::RowStream::scanner_id)): a
     /// diagnostic for leaked scanners. Reads no rows.
     pub async fn scanner_is_open(&self, id: i32) -> Result<bool> {
