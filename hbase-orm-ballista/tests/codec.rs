@@ -1,0 +1,379 @@
+//! Plans over entity tables taken apart into bytes by one process's codecs and put together by
+//! another's (a client's or scheduler's registry and client, an executor's registry and a
+//! client of its own), as Ballista ships them: the answers equal the ones the plan gives where
+//! it was made, a task handed some of a scan's partitions reads only their rows, and what a
+//! process lacks is named. On the in-memory store and on the local HBase through its own RPC
+//! (`native::` fails when it is not up: `hbase-local/hbase.sh up`).
+
+use std::sync::Arc;
+
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
+use datafusion::datasource::memory::MemorySourceConfig;
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
+use datafusion::physical_plan::{collect, displayable, ExecutionPlan, ExecutionPlanProperties};
+use datafusion::prelude::SessionContext;
+use datafusion_proto::bytes::{
+    logical_plan_from_bytes_with_extension_codec, logical_plan_to_bytes_with_extension_codec,
+    physical_plan_from_bytes_with_extension_codec, physical_plan_to_bytes_with_extension_codec,
+};
+use hbase_orm::{BulkLoadOptions, Client, HBaseEntity};
+use hbase_orm_ballista::{EntityLogicalCodec, EntityPhysicalCodec, EntityRegistry, DEFAULT_CLIENT};
+use hbase_orm_sql::{register_as, EntityScanExec, EntityTable};
+use hbase_orm_suite::{fresh_split_repository, TestTable};
+
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "ballista_orders", family = "d", key_delimiter = '\0')]
+struct Order {
+    #[hbase(key)]
+    customer: String,
+    #[hbase(key)]
+    number: u32,
+    total: f64,
+    status: String,
+    note: Option<String>,
+}
+
+/// Another entity, for a registry that lacks `Order`.
+#[derive(HBaseEntity, Debug, Clone, PartialEq)]
+#[hbase(table = "ballista_customers", family = "d")]
+struct Customer {
+    #[hbase(key)]
+    id: String,
+    name: String,
+}
+
+fn customer(i: usize) -> String {
+    format!("customer-{:02}", i % 12)
+}
+
+fn orders(n: usize) -> Vec<Order> {
+    (0..n)
+        .map(|i| Order {
+            customer: customer(i),
+            number: i as u32,
+            total: (i * 37 % 1000) as f64 / 4.0,
+            status: ["new", "paid", "shipped"][i % 3].to_string(),
+            note: (i % 4 == 0).then(|| format!("note of order {i}, left at the door")),
+        })
+        .collect()
+}
+
+/// The two processes of a trip and a table of orders in three regions.
+struct Scene {
+    /// The process that plans: its context has the table registered.
+    ctx: SessionContext,
+    planner: Arc<EntityRegistry>,
+    /// The process that runs the plan, with a client of its own.
+    runner: Arc<EntityRegistry>,
+    data: Vec<Order>,
+    _table: TestTable,
+}
+
+/// Splits at customer-04 and customer-08: three regions of 4 customers each.
+async fn scene(planner_client: Client, runner_client: Client, label: &str) -> Scene {
+    let splits = [b"customer-04".to_vec(), b"customer-08".to_vec()];
+    let (repo, table) = fresh_split_repository::<Order>(&planner_client, label, &splits).await;
+    let data = orders(600);
+    repo.save_all(&data).await.unwrap();
+    let ctx = SessionContext::new();
+    let entity = EntityTable::<Order>::new(&planner_client)
+        .unwrap()
+        .on_table(table.name.clone());
+    register_as(&ctx, "orders", entity).unwrap();
+    let registry = |process: &str, client: Client| {
+        Arc::new(
+            EntityRegistry::new(process)
+                .add::<Customer>()
+                .add::<Order>()
+                .client(DEFAULT_CLIENT, client),
+        )
+    };
+    Scene {
+        ctx,
+        planner: registry("scheduler", planner_client),
+        runner: registry("executor 1", runner_client),
+        data,
+        _table: table,
+    }
+}
+
+/// Rows as text, sorted (a plan's partitions come in any order).
+fn sorted_rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
+    let options = FormatOptions::default().with_null("NULL");
+    let mut rows = Vec::new();
+    for batch in batches {
+        let columns: Vec<ArrayFormatter> = batch
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
+            .collect();
+        for r in 0..batch.num_rows() {
+            rows.push(columns.iter().map(|c| c.value(r).to_string()).collect());
+        }
+    }
+    rows.sort();
+    rows
+}
+
+/// The line of the scan in a plan's display.
+fn scan_line(plan: &Arc<dyn ExecutionPlan>) -> String {
+    let shown = displayable(plan.as_ref()).indent(true).to_string();
+    shown
+        .lines()
+        .find(|l| l.contains("EntityScanExec"))
+        .unwrap_or_else(|| panic!("no scan in {shown}"))
+        .trim()
+        .to_string()
+}
+
+/// The scan node of a plan (its first, going down the first inputs).
+fn scan_of(plan: &Arc<dyn ExecutionPlan>) -> Arc<dyn ExecutionPlan> {
+    let mut node = plan.clone();
+    while !node.is::<EntityScanExec<Order>>() {
+        node = node.children()[0].clone();
+    }
+    node
+}
+
+const QUERIES: &[&str] = &[
+    "SELECT customer, count(*), sum(total) FROM orders GROUP BY customer",
+    "SELECT customer, number, status FROM orders WHERE customer >= 'customer-03' AND customer < 'customer-06'",
+    "SELECT number, note FROM orders WHERE customer = 'customer-07' AND status = 'paid'",
+    "SELECT number, total FROM orders WHERE customer = 'customer-09' AND number = 9",
+    "SELECT count(*) FROM orders WHERE note IS NULL",
+    "SELECT status, max(number) FROM orders WHERE total > 100 GROUP BY status",
+    "SELECT customer, number FROM orders ORDER BY customer, number LIMIT 7",
+];
+
+/// Every query answers alike where it was planned and after its physical plan (what a
+/// scheduler sends an executor) or its logical plan (what a client sends a scheduler) went
+/// through the codecs into the other process; the scan reads the same after the trip.
+async fn queries_answer_alike_after_the_trip(planner: Client, runner: Client) {
+    let s = scene(planner, runner, "ballista_trip").await;
+    let there = SessionContext::new();
+    for sql in QUERIES {
+        let df = s.ctx.sql(sql).await.unwrap();
+        let want = sorted_rows(&df.clone().collect().await.unwrap());
+        assert!(!want.is_empty(), "{sql}: no rows to compare");
+
+        let plan = df.clone().create_physical_plan().await.unwrap();
+        let bytes = physical_plan_to_bytes_with_extension_codec(
+            plan.clone(),
+            &EntityPhysicalCodec::new(s.planner.clone()),
+        )
+        .unwrap();
+        let tripped = physical_plan_from_bytes_with_extension_codec(
+            &bytes,
+            &there.task_ctx(),
+            &EntityPhysicalCodec::new(s.runner.clone()),
+        )
+        .unwrap();
+        assert_eq!(scan_line(&tripped), scan_line(&plan), "{sql}");
+        let got = sorted_rows(&collect(tripped, there.task_ctx()).await.unwrap());
+        assert_eq!(got, want, "{sql}: the physical plan after the trip");
+
+        let logical = df.logical_plan().clone();
+        let bytes = logical_plan_to_bytes_with_extension_codec(
+            &logical,
+            &EntityLogicalCodec::new(s.planner.clone()),
+        )
+        .unwrap();
+        let tripped = logical_plan_from_bytes_with_extension_codec(
+            &bytes,
+            &there.task_ctx(),
+            &EntityLogicalCodec::new(s.runner.clone()),
+        )
+        .unwrap();
+        let planned = there.state().create_physical_plan(&tripped).await.unwrap();
+        assert_eq!(
+            scan_line(&planned),
+            scan_line(&plan),
+            "{sql}: planned after the trip"
+        );
+        let got = sorted_rows(&collect(planned, there.task_ctx()).await.unwrap());
+        assert_eq!(got, want, "{sql}: the logical plan after the trip");
+    }
+}
+
+/// A task handed one partition of a scan's input (as Ballista hands a task only its partitions
+/// of a plan's leaves) reads that region's rows and no other.
+async fn a_task_given_one_partition_reads_only_its_spans(planner: Client, runner: Client) {
+    let s = scene(planner, runner, "ballista_task").await;
+    let df = s
+        .ctx
+        .sql("SELECT customer, number FROM orders")
+        .await
+        .unwrap();
+    let plan = df.create_physical_plan().await.unwrap();
+    let scan = scan_of(&plan);
+    let spans = scan.children()[0].clone();
+    let memory = spans
+        .downcast_ref::<DataSourceExec>()
+        .and_then(|d| d.data_source().downcast_ref::<MemorySourceConfig>())
+        .expect("the scan's spans are a memory source");
+    assert_eq!(memory.partitions().len(), 3, "one partition per region");
+    let second =
+        MemorySourceConfig::try_new_exec(&memory.partitions()[1..2], spans.schema(), None).unwrap();
+    let recompute = ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute);
+    let task = scan.replace_children(vec![second], recompute).unwrap();
+    assert_eq!(task.output_partitioning().partition_count(), 1);
+
+    let bytes = physical_plan_to_bytes_with_extension_codec(
+        task,
+        &EntityPhysicalCodec::new(s.planner.clone()),
+    )
+    .unwrap();
+    let there = SessionContext::new();
+    let tripped = physical_plan_from_bytes_with_extension_codec(
+        &bytes,
+        &there.task_ctx(),
+        &EntityPhysicalCodec::new(s.runner.clone()),
+    )
+    .unwrap();
+    let got = sorted_rows(&collect(tripped, there.task_ctx()).await.unwrap());
+    let mut want: Vec<Vec<String>> = s
+        .data
+        .iter()
+        .filter(|o| ("customer-04".."customer-08").contains(&o.customer.as_str()))
+        .map(|o| vec![o.customer.clone(), o.number.to_string()])
+        .collect();
+    want.sort();
+    assert_eq!(want.len(), 200);
+    assert_eq!(got, want);
+}
+
+/// A process without the entity, or without a client of the plan's name, says so, naming
+/// itself, the entity or client and what it has; a table registered for bulk loads is refused
+/// where the plan is written.
+async fn what_a_process_lacks_is_named(planner: Client, runner: Client) {
+    let s = scene(planner.clone(), runner.clone(), "ballista_lacks").await;
+    let df = s
+        .ctx
+        .sql("SELECT number FROM orders WHERE customer = 'customer-01'")
+        .await
+        .unwrap();
+    let plan = df.clone().create_physical_plan().await.unwrap();
+    let bytes = physical_plan_to_bytes_with_extension_codec(
+        plan,
+        &EntityPhysicalCodec::new(s.planner.clone()),
+    )
+    .unwrap();
+    let there = SessionContext::new();
+    let decode = |registry: EntityRegistry| {
+        physical_plan_from_bytes_with_extension_codec(
+            &bytes,
+            &there.task_ctx(),
+            &EntityPhysicalCodec::new(Arc::new(registry)),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    let err = decode(
+        EntityRegistry::new("executor 2 at 10.0.0.7:50051")
+            .add::<Customer>()
+            .client(DEFAULT_CLIENT, runner.clone()),
+    );
+    assert!(
+        err.contains("executor 2 at 10.0.0.7:50051 does not know entity `Order`: it knows `Customer`; build it with EntityRegistry::add::<Order>()"),
+        "{err}"
+    );
+    let err = decode(
+        EntityRegistry::new("executor 3")
+            .add::<Order>()
+            .client("archive", runner.clone()),
+    );
+    assert!(
+        err.contains("executor 3 has no HBase client named `default` (it has `archive`)"),
+        "{err}"
+    );
+    let logical = df.logical_plan().clone();
+    let err = logical_plan_from_bytes_with_extension_codec(
+        &logical_plan_to_bytes_with_extension_codec(
+            &logical,
+            &EntityLogicalCodec::new(s.planner.clone()),
+        )
+        .unwrap(),
+        &there.task_ctx(),
+        &EntityLogicalCodec::new(Arc::new(EntityRegistry::new("scheduler 2"))),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("scheduler 2 does not know entity `Order`: it knows none"),
+        "{err}"
+    );
+
+    // A client the planner's registry does not have.
+    let stranger = EntityTable::<Order>::new(&Client::in_memory()).unwrap();
+    let err = encoding_error(&s.planner, stranger).await;
+    assert!(
+        err.contains("is not in the registry of scheduler: add it with EntityRegistry::client (it has `default`)"),
+        "{err}"
+    );
+    // A table whose INSERT is a bulk load.
+    let bulk = EntityTable::<Order>::new(&planner)
+        .unwrap()
+        .insert_by_bulk_load(BulkLoadOptions::new());
+    let err = encoding_error(&s.planner, bulk).await;
+    assert!(
+        err.contains("is inserted into by bulk load: such a table runs in one process for now"),
+        "{err}"
+    );
+}
+
+/// The error of writing a scan of `table` with `registry`'s logical codec.
+async fn encoding_error(registry: &Arc<EntityRegistry>, table: EntityTable<Order>) -> String {
+    let ctx = SessionContext::new();
+    register_as(&ctx, "orders", table).unwrap();
+    let df = ctx.sql("SELECT number FROM orders").await.unwrap();
+    let codec = EntityLogicalCodec::new(registry.clone());
+    logical_plan_to_bytes_with_extension_codec(df.logical_plan(), &codec)
+        .unwrap_err()
+        .to_string()
+}
+
+macro_rules! on_backend {
+    ($module:ident, $clients:expr) => {
+        mod $module {
+            use hbase_orm::Client;
+
+            /// The planner's client and the runner's.
+            async fn clients() -> (Client, Client) {
+                $clients
+            }
+
+            #[tokio::test]
+            async fn queries_answer_alike_after_the_trip() {
+                let (planner, runner) = clients().await;
+                crate::queries_answer_alike_after_the_trip(planner, runner).await;
+            }
+
+            #[tokio::test]
+            async fn a_task_given_one_partition_reads_only_its_spans() {
+                let (planner, runner) = clients().await;
+                crate::a_task_given_one_partition_reads_only_its_spans(planner, runner).await;
+            }
+
+            #[tokio::test]
+            async fn what_a_process_lacks_is_named() {
+                let (planner, runner) = clients().await;
+                crate::what_a_process_lacks_is_named(planner, runner).await;
+            }
+        }
+    };
+}
+
+// The in-memory store: one store, so both processes' registries name the one client.
+on_backend!(memory, {
+    let client = hbase_orm_suite::Target::Memory.client().await;
+    (client.clone(), client)
+});
+// HBase through its own RPC: two clients, two pools of connections.
+on_backend!(native, {
+    (
+        hbase_orm_suite::Target::Native.client().await,
+        hbase_orm_suite::Target::Native.client().await,
+    )
+});
