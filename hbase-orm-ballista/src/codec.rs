@@ -335,7 +335,10 @@ impl PhysicalExtensionCodec for EntityPhysicalCodec {
                     limit: scan.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
                     batch_size: usize::try_from(scan.batch_size).unwrap_or(usize::MAX),
                 };
-                kind.scan(&client, parts, spans.clone())
+                let scan = kind.scan(&client, parts, spans.clone())?;
+                self.registry
+                    .count_scan(scan.properties().partitioning.partition_count());
+                Ok(scan)
             }
             Node::Table(_) => Err(DataFusionError::Plan(format!(
                 "{process} received an entity table where a physical plan node belongs"

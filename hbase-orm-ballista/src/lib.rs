@@ -16,7 +16,9 @@
 //!   its executors.
 //!
 //! Both wrap another codec (DataFusion's default here, Ballista's in a Ballista process) for
-//! every other node.
+//! every other node. [`session_config`] and [`session_state`] give a Ballista session with
+//! the registry's codecs wrapping Ballista's, each task reading one partition of a scan (a
+//! region); [`remote`], a context whose queries run on a Ballista scheduler.
 //!
 //! ```
 //! # #[derive(hbase_orm::HBaseEntity)]
@@ -51,16 +53,19 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not yet: Ballista's own processes (a scheduler and executors linking a registry), the
-//! `INSERT` of a table registered for bulk loads (refused with an error that says so).
+//! Not yet: Ballista's own processes (a scheduler and executors linking a registry: today the
+//! tests run Ballista's standalone mode, both in one process), the `INSERT` of a table
+//! registered for bulk loads (refused with an error that says so).
 #![warn(missing_docs)]
 
 mod codec;
 mod proto;
 mod registry;
+mod session;
 
 pub use codec::{EntityLogicalCodec, EntityPhysicalCodec};
-pub use registry::{EntityRegistry, DEFAULT_CLIENT};
+pub use registry::{EntityRegistry, ScansDecoded, DEFAULT_CLIENT};
+pub use session::{remote, session_config, session_state};
 
 /// DataFusion's protobuf plans, as this crate builds against them.
 pub use datafusion_proto;

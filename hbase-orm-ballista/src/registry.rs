@@ -1,6 +1,7 @@
 //! [`EntityRegistry`]: the entities and clients a process knows, by the names plans carry.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use datafusion::catalog::TableProvider;
@@ -40,6 +41,18 @@ pub struct EntityRegistry {
     process: String,
     kinds: Vec<Arc<dyn Kind>>,
     clients: Vec<(String, Client)>,
+    scans: AtomicU64,
+    scan_partitions: AtomicU64,
+}
+
+/// The scans a process's physical codec has put together ([`EntityRegistry::scans_decoded`]):
+/// in an executor, one per task that reads a share of a table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScansDecoded {
+    /// Scans decoded.
+    pub scans: u64,
+    /// Their partitions (regions or sub-ranges), all told.
+    pub partitions: u64,
 }
 
 /// The name of the client a registry's [`client`](EntityRegistry::client) usually registers:
@@ -54,6 +67,8 @@ impl EntityRegistry {
             process: process.into(),
             kinds: Vec::new(),
             clients: Vec::new(),
+            scans: AtomicU64::new(0),
+            scan_partitions: AtomicU64::new(0),
         }
     }
 
@@ -121,6 +136,28 @@ impl EntityRegistry {
     /// How errors name this process.
     pub fn process(&self) -> &str {
         &self.process
+    }
+
+    /// The scans this registry's physical codec has decoded so far, and their partitions: in
+    /// an executor whose tasks each run one partition of a stage, one scan of one partition
+    /// per region it was given to read.
+    ///
+    /// ```
+    /// let registry = hbase_orm_ballista::EntityRegistry::new("executor 1");
+    /// assert_eq!(registry.scans_decoded(), hbase_orm_ballista::ScansDecoded::default());
+    /// ```
+    pub fn scans_decoded(&self) -> ScansDecoded {
+        ScansDecoded {
+            scans: self.scans.load(Ordering::Relaxed),
+            partitions: self.scan_partitions.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Counts a scan of `partitions` decoded.
+    pub(crate) fn count_scan(&self, partitions: usize) {
+        self.scans.fetch_add(1, Ordering::Relaxed);
+        self.scan_partitions
+            .fetch_add(partitions as u64, Ordering::Relaxed);
     }
 
     /// The entity of `name`, or an error naming it, this process and what it knows.

@@ -7,8 +7,6 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
@@ -18,47 +16,14 @@ use datafusion_proto::bytes::{
     logical_plan_from_bytes_with_extension_codec, logical_plan_to_bytes_with_extension_codec,
     physical_plan_from_bytes_with_extension_codec, physical_plan_to_bytes_with_extension_codec,
 };
-use hbase_orm::{BulkLoadOptions, Client, HBaseEntity};
+use hbase_orm::{BulkLoadOptions, Client};
 use hbase_orm_ballista::{EntityLogicalCodec, EntityPhysicalCodec, EntityRegistry, DEFAULT_CLIENT};
 use hbase_orm_sql::{register_as, EntityScanExec, EntityTable};
-use hbase_orm_suite::{fresh_split_repository, TestTable};
+use hbase_orm_suite::TestTable;
 
-#[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(table = "ballista_orders", family = "d", key_delimiter = '\0')]
-struct Order {
-    #[hbase(key)]
-    customer: String,
-    #[hbase(key)]
-    number: u32,
-    total: f64,
-    status: String,
-    note: Option<String>,
-}
+mod common;
 
-/// Another entity, for a registry that lacks `Order`.
-#[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(table = "ballista_customers", family = "d")]
-struct Customer {
-    #[hbase(key)]
-    id: String,
-    name: String,
-}
-
-fn customer(i: usize) -> String {
-    format!("customer-{:02}", i % 12)
-}
-
-fn orders(n: usize) -> Vec<Order> {
-    (0..n)
-        .map(|i| Order {
-            customer: customer(i),
-            number: i as u32,
-            total: (i * 37 % 1000) as f64 / 4.0,
-            status: ["new", "paid", "shipped"][i % 3].to_string(),
-            note: (i % 4 == 0).then(|| format!("note of order {i}, left at the door")),
-        })
-        .collect()
-}
+use common::{orders_table, sorted_rows, Customer, Order, QUERIES};
 
 /// The two processes of a trip and a table of orders in three regions.
 struct Scene {
@@ -71,12 +36,8 @@ struct Scene {
     _table: TestTable,
 }
 
-/// Splits at customer-04 and customer-08: three regions of 4 customers each.
 async fn scene(planner_client: Client, runner_client: Client, label: &str) -> Scene {
-    let splits = [b"customer-04".to_vec(), b"customer-08".to_vec()];
-    let (repo, table) = fresh_split_repository::<Order>(&planner_client, label, &splits).await;
-    let data = orders(600);
-    repo.save_all(&data).await.unwrap();
+    let (table, data) = orders_table(&planner_client, label, 600).await;
     let ctx = SessionContext::new();
     let entity = EntityTable::<Order>::new(&planner_client)
         .unwrap()
@@ -99,24 +60,6 @@ async fn scene(planner_client: Client, runner_client: Client, label: &str) -> Sc
     }
 }
 
-/// Rows as text, sorted (a plan's partitions come in any order).
-fn sorted_rows(batches: &[RecordBatch]) -> Vec<Vec<String>> {
-    let options = FormatOptions::default().with_null("NULL");
-    let mut rows = Vec::new();
-    for batch in batches {
-        let columns: Vec<ArrayFormatter> = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
-            .collect();
-        for r in 0..batch.num_rows() {
-            rows.push(columns.iter().map(|c| c.value(r).to_string()).collect());
-        }
-    }
-    rows.sort();
-    rows
-}
-
 /// The line of the scan in a plan's display.
 fn scan_line(plan: &Arc<dyn ExecutionPlan>) -> String {
     let shown = displayable(plan.as_ref()).indent(true).to_string();
@@ -136,16 +79,6 @@ fn scan_of(plan: &Arc<dyn ExecutionPlan>) -> Arc<dyn ExecutionPlan> {
     }
     node
 }
-
-const QUERIES: &[&str] = &[
-    "SELECT customer, count(*), sum(total) FROM orders GROUP BY customer",
-    "SELECT customer, number, status FROM orders WHERE customer >= 'customer-03' AND customer < 'customer-06'",
-    "SELECT number, note FROM orders WHERE customer = 'customer-07' AND status = 'paid'",
-    "SELECT number, total FROM orders WHERE customer = 'customer-09' AND number = 9",
-    "SELECT count(*) FROM orders WHERE note IS NULL",
-    "SELECT status, max(number) FROM orders WHERE total > 100 GROUP BY status",
-    "SELECT customer, number FROM orders ORDER BY customer, number LIMIT 7",
-];
 
 /// Every query answers alike where it was planned and after its physical plan (what a
 /// scheduler sends an executor) or its logical plan (what a client sends a scheduler) went

@@ -1,0 +1,97 @@
+//! Queries over an entity table run by Ballista: a scheduler and an executor in this process
+//! (Ballista's standalone mode), talking gRPC and Arrow Flight over local ports, the plans
+//! crossing between them through the registry's codecs as they would between machines. Every
+//! answer equals the one DataFusion gives in one process over the same table (a scan read
+//! twice, or a region left out, would change the counts and sums). On the in-memory store and
+//! on the local HBase through its own RPC (`native::` fails when it is not up:
+//! `hbase-local/hbase.sh up`).
+
+use std::sync::Arc;
+
+use ballista::prelude::SessionContextExt;
+use datafusion::prelude::SessionContext;
+use hbase_orm::Client;
+use hbase_orm_ballista::{session_state, EntityRegistry, DEFAULT_CLIENT};
+use hbase_orm_sql::{register_as, EntityTable};
+
+mod common;
+
+use common::{orders_table, sorted_rows, Order, QUERIES};
+
+/// Every query of the shared set answers through Ballista as in one process; the scan's plan
+/// in Ballista is the entity scan, one partition per region.
+async fn queries_answer_as_in_one_process(client: Client) {
+    let (table, _) = orders_table(&client, "ballista_standalone", 600).await;
+    let entity = || {
+        EntityTable::<Order>::new(&client)
+            .unwrap()
+            .on_table(table.name.clone())
+    };
+    let local = SessionContext::new();
+    register_as(&local, "orders", entity()).unwrap();
+
+    let registry = Arc::new(
+        EntityRegistry::new("this test's scheduler and executor")
+            .add::<Order>()
+            .client(DEFAULT_CLIENT, client.clone()),
+    );
+    let ballista = SessionContext::standalone_with_state(session_state(&registry))
+        .await
+        .unwrap();
+    register_as(&ballista, "orders", entity()).unwrap();
+
+    for sql in QUERIES {
+        let want = sorted_rows(&local.sql(sql).await.unwrap().collect().await.unwrap());
+        assert!(!want.is_empty(), "{sql}: no rows to compare");
+        let df = ballista.sql(sql).await.unwrap();
+        let plan = df.clone().create_physical_plan().await.unwrap();
+        assert_eq!(
+            plan.name(),
+            "DistributedQueryExec",
+            "{sql}: not sent to the scheduler"
+        );
+        let got = sorted_rows(&df.collect().await.unwrap());
+        assert_eq!(got, want, "{sql}: through Ballista");
+    }
+    // A query of the whole table: one task per partition, each decoding a scan of its own
+    // partition only. By default a table of fewer regions than the session's partitions has
+    // its regions cut into sub-ranges (3 regions, 16 partitions: 6 sub-ranges each); with
+    // whole_regions, one task per region.
+    let sql = "SELECT count(*), sum(total) FROM orders";
+    let want = sorted_rows(&local.sql(sql).await.unwrap().collect().await.unwrap());
+    let per_region = ballista.state().config().target_partitions().div_ceil(3) as u64;
+    let whole = EntityTable::<Order>::new(&client)
+        .unwrap()
+        .on_table(table.name.clone())
+        .whole_regions();
+    register_as(&ballista, "whole", whole).unwrap();
+    for (table, tasks) in [("orders", 3 * per_region), ("whole", 3)] {
+        let before = registry.scans_decoded();
+        let sql = sql.replace("orders", table);
+        let got = sorted_rows(&ballista.sql(&sql).await.unwrap().collect().await.unwrap());
+        assert_eq!(got, want, "{sql}");
+        let after = registry.scans_decoded();
+        assert_eq!(
+            (
+                after.scans - before.scans,
+                after.partitions - before.partitions
+            ),
+            (tasks, tasks),
+            "{sql}: scans decoded, and their partitions: {before:?} -> {after:?}"
+        );
+    }
+}
+
+macro_rules! on_backend {
+    ($module:ident, $client:expr) => {
+        mod $module {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn queries_answer_as_in_one_process() {
+                crate::queries_answer_as_in_one_process($client).await;
+            }
+        }
+    };
+}
+
+on_backend!(memory, hbase_orm_suite::Target::Memory.client().await);
+on_backend!(native, hbase_orm_suite::Target::Native.client().await);
