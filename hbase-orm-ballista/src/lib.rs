@@ -53,17 +53,23 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not yet: Ballista's own processes (a scheduler and executors linking a registry: today the
-//! tests run Ballista's standalone mode, both in one process), the `INSERT` of a table
-//! registered for bulk loads (refused with an error that says so).
+//! [`run_scheduler`] and [`run_executor`] (feature `node`, on by default) run Ballista's
+//! scheduler and executor with a registry's codecs: what a program linking one's entities runs.
+//!
+//! Not yet: the `INSERT` of a table registered for bulk loads (refused with an error that says
+//! so), distributed imports.
 #![warn(missing_docs)]
 
 mod codec;
+#[cfg(feature = "node")]
+mod node;
 mod proto;
 mod registry;
 mod session;
 
 pub use codec::{EntityLogicalCodec, EntityPhysicalCodec};
+#[cfg(feature = "node")]
+pub use node::{run_executor, run_scheduler, ExecutorOptions, SchedulerOptions};
 pub use registry::{EntityRegistry, ScansDecoded, DEFAULT_CLIENT};
 pub use session::{remote, session_config, session_state};
 

@@ -16,19 +16,14 @@ use hbase_orm_sql::{register_as, EntityTable};
 
 mod common;
 
-use common::{orders_table, sorted_rows, Order, QUERIES};
+use common::{entity, local_context, orders_table, sorted_rows, Order, QUERIES};
 
 /// Every query of the shared set answers through Ballista as in one process; the scan's plan
 /// in Ballista is the entity scan, one partition per region.
 async fn queries_answer_as_in_one_process(client: Client) {
     let (table, _) = orders_table(&client, "ballista_standalone", 600).await;
-    let entity = || {
-        EntityTable::<Order>::new(&client)
-            .unwrap()
-            .on_table(table.name.clone())
-    };
-    let local = SessionContext::new();
-    register_as(&local, "orders", entity()).unwrap();
+    let entity = || entity(&client, &table.name);
+    let local = local_context(&client, &table.name);
 
     let registry = Arc::new(
         EntityRegistry::new("this test's scheduler and executor")

@@ -5,7 +5,9 @@
 
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
-use hbase_orm::{Client, HBaseEntity};
+use datafusion::prelude::SessionContext;
+use hbase_orm::{Client, HBaseEntity, TableName};
+use hbase_orm_sql::{register_as, EntityTable};
 use hbase_orm_suite::{fresh_split_repository, TestTable};
 
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
@@ -84,3 +86,17 @@ pub const QUERIES: &[&str] = &[
     "SELECT status, max(number) FROM orders WHERE total > 100 GROUP BY status",
     "SELECT customer, number FROM orders ORDER BY customer, number LIMIT 7",
 ];
+
+/// The orders of `table`, read through `client`.
+pub fn entity(client: &Client, table: &TableName) -> EntityTable<Order> {
+    EntityTable::<Order>::new(client)
+        .unwrap()
+        .on_table(table.clone())
+}
+
+/// A context of one process with the orders of `table` registered as `orders`.
+pub fn local_context(client: &Client, table: &TableName) -> SessionContext {
+    let local = SessionContext::new();
+    register_as(&local, "orders", entity(client, table)).unwrap();
+    local
+}

@@ -50,7 +50,7 @@ use crate::values::{self, ValueFilter};
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use datafusion::physical_plan::displayable;
 /// use datafusion::prelude::SessionContext;
-/// use hbase_orm_sql::{EntityScanExec, KeySpan};
+/// use hbase_orm_sql::EntityScanExec;
 ///
 /// let client = hbase_orm::Client::in_memory();
 /// # client.admin().ensure::<Order>().await?;
@@ -71,7 +71,6 @@ use crate::values::{self, ValueFilter};
 /// let scan = node.downcast_ref::<EntityScanExec<Order>>().unwrap();
 /// assert_eq!(scan.projection(), Some(&[0, 1][..]));
 /// assert_eq!(scan.filters().len(), 1);
-/// # let _ = KeySpan::all();
 /// # Ok(()) }
 /// ```
 pub struct EntityScanExec<E: HBaseEntity> {
