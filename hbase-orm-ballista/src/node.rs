@@ -44,7 +44,8 @@ fn failed(what: &str, e: impl std::fmt::Display) -> DataFusionError {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct SchedulerOptions {
-    /// The address it listens on (gRPC for clients and executors; default 127.0.0.1:50050).
+    /// The address it listens on (gRPC for clients and executors; default 127.0.0.1:50050),
+    /// and names itself by: an address the others reach it at, not `0.0.0.0`.
     pub bind: SocketAddr,
     /// An executor silent this long is taken for lost and its tasks run again elsewhere
     /// (default 180 s, Ballista's).
@@ -129,7 +130,9 @@ pub async fn run_scheduler(
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ExecutorOptions {
-    /// The host it listens on and tells the scheduler (default 127.0.0.1).
+    /// The host it listens on and tells the scheduler, which hands it to the executors and
+    /// clients that fetch its results: an address they reach it at, not `0.0.0.0` (default
+    /// 127.0.0.1).
     pub host: String,
     /// Its Arrow Flight port, which other executors and clients fetch results from (default
     /// 50051).
