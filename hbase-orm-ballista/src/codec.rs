@@ -1,7 +1,6 @@
 //! The extension codecs: an entity table in logical plans, its scan in physical plans, every
 //! other node handed to the codec they wrap.
 
-use std::fmt;
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::SchemaRef;
@@ -37,6 +36,7 @@ use crate::registry::{EntityRegistry, Kind, ScanParts, TableParts};
 ///
 /// A table whose `INSERT` is a bulk load is refused for now (its options hold a progress
 /// callback, which cannot travel, and its load would run in one task).
+#[derive(Debug)]
 pub struct EntityLogicalCodec {
     registry: Arc<EntityRegistry>,
     inner: Arc<dyn LogicalExtensionCodec>,
@@ -47,6 +47,7 @@ pub struct EntityLogicalCodec {
 /// [`EntityLogicalCodec`]), projection, pushed filters, limit and batch size, its key spans
 /// travelling as its input; every other node is the wrapped codec's. What a scheduler and the
 /// executors need.
+#[derive(Debug)]
 pub struct EntityPhysicalCodec {
     registry: Arc<EntityRegistry>,
     inner: Arc<dyn PhysicalExtensionCodec>,
@@ -75,24 +76,6 @@ impl EntityPhysicalCodec {
     /// other node.
     pub fn wrapping(registry: Arc<EntityRegistry>, inner: Arc<dyn PhysicalExtensionCodec>) -> Self {
         EntityPhysicalCodec { registry, inner }
-    }
-}
-
-impl fmt::Debug for EntityLogicalCodec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EntityLogicalCodec")
-            .field("registry", &self.registry)
-            .field("inner", &self.inner)
-            .finish()
-    }
-}
-
-impl fmt::Debug for EntityPhysicalCodec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EntityPhysicalCodec")
-            .field("registry", &self.registry)
-            .field("inner", &self.inner)
-            .finish()
     }
 }
 

@@ -23,7 +23,7 @@ use hbase_orm_suite::TestTable;
 
 mod common;
 
-use common::{orders_table, sorted_rows, Customer, Order, QUERIES};
+use common::{local_context, orders_table, sorted_rows, Customer, Order, QUERIES};
 
 /// The two processes of a trip and a table of orders in three regions.
 struct Scene {
@@ -36,13 +36,23 @@ struct Scene {
     _table: TestTable,
 }
 
+impl Scene {
+    /// `plan` written by the planner's physical codec and read by the runner's, in `there`.
+    fn physical_trip(
+        &self,
+        plan: Arc<dyn ExecutionPlan>,
+        there: &SessionContext,
+    ) -> Arc<dyn ExecutionPlan> {
+        let codec = EntityPhysicalCodec::new(self.planner.clone());
+        let bytes = physical_plan_to_bytes_with_extension_codec(plan, &codec).unwrap();
+        let codec = EntityPhysicalCodec::new(self.runner.clone());
+        physical_plan_from_bytes_with_extension_codec(&bytes, &there.task_ctx(), &codec).unwrap()
+    }
+}
+
 async fn scene(planner_client: Client, runner_client: Client, label: &str) -> Scene {
     let (table, data) = orders_table(&planner_client, label, 600).await;
-    let ctx = SessionContext::new();
-    let entity = EntityTable::<Order>::new(&planner_client)
-        .unwrap()
-        .on_table(table.name.clone());
-    register_as(&ctx, "orders", entity).unwrap();
+    let ctx = local_context(&planner_client, &table.name);
     let registry = |process: &str, client: Client| {
         Arc::new(
             EntityRegistry::new(process)
@@ -92,17 +102,7 @@ async fn queries_answer_alike_after_the_trip(planner: Client, runner: Client) {
         assert!(!want.is_empty(), "{sql}: no rows to compare");
 
         let plan = df.clone().create_physical_plan().await.unwrap();
-        let bytes = physical_plan_to_bytes_with_extension_codec(
-            plan.clone(),
-            &EntityPhysicalCodec::new(s.planner.clone()),
-        )
-        .unwrap();
-        let tripped = physical_plan_from_bytes_with_extension_codec(
-            &bytes,
-            &there.task_ctx(),
-            &EntityPhysicalCodec::new(s.runner.clone()),
-        )
-        .unwrap();
+        let tripped = s.physical_trip(plan.clone(), &there);
         assert_eq!(scan_line(&tripped), scan_line(&plan), "{sql}");
         let got = sorted_rows(&collect(tripped, there.task_ctx()).await.unwrap());
         assert_eq!(got, want, "{sql}: the physical plan after the trip");
@@ -153,18 +153,8 @@ async fn a_task_given_one_partition_reads_only_its_spans(planner: Client, runner
     let task = scan.replace_children(vec![second], recompute).unwrap();
     assert_eq!(task.output_partitioning().partition_count(), 1);
 
-    let bytes = physical_plan_to_bytes_with_extension_codec(
-        task,
-        &EntityPhysicalCodec::new(s.planner.clone()),
-    )
-    .unwrap();
     let there = SessionContext::new();
-    let tripped = physical_plan_from_bytes_with_extension_codec(
-        &bytes,
-        &there.task_ctx(),
-        &EntityPhysicalCodec::new(s.runner.clone()),
-    )
-    .unwrap();
+    let tripped = s.physical_trip(task, &there);
     let got = sorted_rows(&collect(tripped, there.task_ctx()).await.unwrap());
     let mut want: Vec<Vec<String>> = s
         .data

@@ -102,13 +102,7 @@ impl<E: HBaseEntity> EntityScanExec<E> {
         batch_size: usize,
         spans: Arc<dyn ExecutionPlan>,
     ) -> DfResult<Self> {
-        if spans.schema().fields() != span_schema().fields() {
-            return Err(DataFusionError::Plan(format!(
-                "the key spans of a scan of {} have columns (start, stop) of binary, not {}",
-                table.table_name(),
-                spans.schema()
-            )));
-        }
+        check_spans(&table, &spans)?;
         let schema = match &projection {
             Some(p) => Arc::new(table.entity_schema().arrow().project(p)?),
             None => table.entity_schema().arrow().clone(),
@@ -116,13 +110,7 @@ impl<E: HBaseEntity> EntityScanExec<E> {
         let key_tests = pushdown::key_tests::<E>(table.entity_schema(), &filters);
         let row_filters = key_tests.iter().filter_map(KeyTest::row_filter);
         let filter = values::combined::<E>(table.entity_schema(), &filters, row_filters);
-        let partitions = spans.output_partitioning().partition_count();
-        let properties = PlanProperties::new(
-            EquivalenceProperties::new(schema.clone()),
-            Partitioning::UnknownPartitioning(partitions),
-            EmissionType::Incremental,
-            Boundedness::Bounded,
-        );
+        let properties = properties(&schema, &spans);
         Ok(EntityScanExec {
             table,
             projection,
@@ -133,7 +121,7 @@ impl<E: HBaseEntity> EntityScanExec<E> {
             schema,
             key_tests,
             filter,
-            properties: Arc::new(properties),
+            properties,
         })
     }
 
@@ -184,16 +172,49 @@ impl<E: HBaseEntity> EntityScanExec<E> {
         &self.spans
     }
 
+    /// This scan over `spans`, at most `limit` rows a partition: what it reads, and what is
+    /// derived from that, as it is.
     fn with_spans(&self, spans: Arc<dyn ExecutionPlan>, limit: Option<usize>) -> DfResult<Self> {
-        EntityScanExec::try_new(
-            self.table.clone(),
-            self.projection.clone(),
-            self.filters.clone(),
+        check_spans(&self.table, &spans)?;
+        Ok(EntityScanExec {
+            table: self.table.clone(),
+            projection: self.projection.clone(),
+            filters: self.filters.clone(),
             limit,
-            self.batch_size,
+            batch_size: self.batch_size,
+            properties: properties(&self.schema, &spans),
             spans,
-        )
+            schema: self.schema.clone(),
+            key_tests: self.key_tests.clone(),
+            filter: self.filter.clone(),
+        })
     }
+}
+
+/// Refuses `spans` of another schema than [`span_schema`].
+fn check_spans<E: HBaseEntity>(
+    table: &EntityTable<E>,
+    spans: &Arc<dyn ExecutionPlan>,
+) -> DfResult<()> {
+    if spans.schema().fields() == span_schema().fields() {
+        return Ok(());
+    }
+    Err(DataFusionError::Plan(format!(
+        "the key spans of a scan of {} have columns (start, stop) of binary, not {}",
+        table.table_name(),
+        spans.schema()
+    )))
+}
+
+/// A scan's properties: its columns `schema`, a partition per partition of `spans`.
+fn properties(schema: &SchemaRef, spans: &Arc<dyn ExecutionPlan>) -> Arc<PlanProperties> {
+    let partitions = spans.output_partitioning().partition_count();
+    Arc::new(PlanProperties::new(
+        EquivalenceProperties::new(schema.clone()),
+        Partitioning::UnknownPartitioning(partitions),
+        EmissionType::Incremental,
+        Boundedness::Bounded,
+    ))
 }
 
 /// The columns of the plan of a scan's key spans: `start`, `stop` (binary; an empty `stop` is

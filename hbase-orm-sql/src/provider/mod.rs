@@ -50,10 +50,7 @@ pub struct EntityTable<E: HBaseEntity> {
     table: TableName,
     schema: EntitySchema,
     stats: Arc<ReadStats>,
-    page_size: Option<i32>,
-    one_partition: bool,
-    whole_families: bool,
-    subranges: bool,
+    settings: ReadSettings,
     bulk: Option<BulkLoadOptions>,
     entity: std::marker::PhantomData<fn() -> E>,
 }
@@ -65,10 +62,7 @@ impl<E: HBaseEntity> Clone for EntityTable<E> {
             table: self.table.clone(),
             schema: self.schema.clone(),
             stats: self.stats.clone(),
-            page_size: self.page_size,
-            one_partition: self.one_partition,
-            whole_families: self.whole_families,
-            subranges: self.subranges,
+            settings: self.settings,
             bulk: self.bulk.clone(),
             entity: std::marker::PhantomData,
         }
@@ -93,10 +87,7 @@ impl<E: HBaseEntity> EntityTable<E> {
             table: E::table_name(),
             schema: EntitySchema::of::<E>()?,
             stats: Arc::default(),
-            page_size: None,
-            one_partition: false,
-            whole_families: false,
-            subranges: true,
+            settings: ReadSettings::default(),
             bulk: None,
             entity: std::marker::PhantomData,
         })
@@ -104,7 +95,7 @@ impl<E: HBaseEntity> EntityTable<E> {
 
     /// Rows per scanner page (the scan's caching; the client's default without it).
     pub fn page_size(mut self, rows: i32) -> Self {
-        self.page_size = Some(rows.max(1));
+        self.settings.page_size = Some(rows.max(1));
         self
     }
 
@@ -115,7 +106,7 @@ impl<E: HBaseEntity> EntityTable<E> {
     /// cells; by default a family is read whole only when most of its declared columns are
     /// asked for (or when it holds a wide map asked for).
     pub fn whole_families(mut self) -> Self {
-        self.whole_families = true;
+        self.settings.whole_families = true;
         self
     }
 
@@ -125,14 +116,14 @@ impl<E: HBaseEntity> EntityTable<E> {
     /// read by one scanner alone (the cuts are guessed from each region's first and last
     /// rows, two short scans when the query is planned).
     pub fn whole_regions(mut self) -> Self {
-        self.subranges = false;
+        self.settings.whole_regions = true;
         self
     }
 
     /// Reads a query's ranges in one partition, region after region, instead of one partition
     /// per region (for comparison, or to keep one scanner open at a time).
     pub fn one_partition(mut self) -> Self {
-        self.one_partition = true;
+        self.settings.one_partition = true;
         self
     }
 
@@ -198,20 +189,15 @@ impl<E: HBaseEntity> EntityTable<E> {
     /// # Ok::<(), hbase_orm::Error>(())
     /// ```
     pub fn read_settings(&self) -> ReadSettings {
-        ReadSettings {
-            page_size: self.page_size,
-            whole_families: self.whole_families,
-            whole_regions: !self.subranges,
-            one_partition: self.one_partition,
-        }
+        self.settings
     }
 
     /// This table reading as `settings` say (see [`read_settings`](Self::read_settings)).
     pub fn with_read_settings(mut self, settings: ReadSettings) -> Self {
-        self.page_size = settings.page_size.map(|rows| rows.max(1));
-        self.whole_families = settings.whole_families;
-        self.subranges = !settings.whole_regions;
-        self.one_partition = settings.one_partition;
+        self.settings = ReadSettings {
+            page_size: settings.page_size.map(|rows| rows.max(1)),
+            ..settings
+        };
         self
     }
 

@@ -54,12 +54,15 @@ impl<E: HBaseEntity> EntityTable<E> {
                 scan = scan.column(family, qualifier);
             }
         }
-        scan.columns = whole_families::<E>(std::mem::take(&mut scan.columns), self.whole_families);
+        scan.columns = whole_families::<E>(
+            std::mem::take(&mut scan.columns),
+            self.settings.whole_families,
+        );
         scan.filter = filter.map(|f| f.expression.clone());
         if scan.filter.is_none() {
             qualifiers_by_filter(&mut scan);
         }
-        scan.caching = self.page_size;
+        scan.caching = self.settings.page_size;
         ScanOrder {
             table: self.client.table_named(self.table.clone()),
             template: scan,

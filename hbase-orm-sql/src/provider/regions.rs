@@ -18,7 +18,7 @@ impl<E: HBaseEntity> EntityTable<E> {
         limit: Option<usize>,
         partitions: usize,
     ) -> Result<Vec<Vec<KeySpan>>> {
-        if self.one_partition || limit.is_some_and(|n| n < SMALL_LIMIT) {
+        if self.settings.one_partition || limit.is_some_and(|n| n < SMALL_LIMIT) {
             return Ok(vec![spans]);
         }
         let mut regions = self.client.admin().region_locations(&self.table).await?;
@@ -48,7 +48,7 @@ impl<E: HBaseEntity> EntityTable<E> {
             // No region (or no span): one partition that reads what the spans say.
             return Ok(vec![spans]);
         }
-        if self.subranges && per_region.len() < partitions {
+        if !self.settings.whole_regions && per_region.len() < partitions {
             return self.cut_regions(per_region, partitions).await;
         }
         Ok(per_region.into_iter().map(|(s, _)| s).collect())
