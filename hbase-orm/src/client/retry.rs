@@ -22,10 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::handle::Client;
 use crate::backend::op::{Operation, Safety};
-use crate::model::{Error, Result};
-
-/// The longest wait between two attempts.
-const MAX_BACKOFF: Duration = Duration::from_secs(2);
+use crate::model::{Backoff, Error, Result};
 
 /// Whether `e` may pass if the call is sent again, for a call of `safety` (and whose gateway's
 /// own failures pass, `Operation::GATEWAY_FAILURE_PASSES`, with `gateway_failure_passes`).
@@ -72,14 +69,6 @@ const TRANSIENT: &[&str] = &[
 /// an exception inside the gateway, not an answer of HBase's).
 const GATEWAY_INTERNAL: &str = "the gateway failed the call (InternalError)";
 
-/// A pseudo-random fraction in `[0, 1)` for the jitter: every `RandomState` is seeded
-/// afresh, which is random enough to spread clients apart.
-fn jitter() -> f64 {
-    use std::hash::BuildHasher;
-    let bits = std::collections::hash_map::RandomState::new().hash_one(0u8);
-    (bits >> 11) as f64 / (1u64 << 53) as f64
-}
-
 impl Client {
     /// Runs `op`: its checks, then attempts until one succeeds, the failure is final, or the
     /// client's retry deadline passes.
@@ -104,34 +93,34 @@ impl Client {
         op: &O,
     ) -> Result<O::Output> {
         let config = self.config();
-        let deadline = deadline.unwrap_or(config.retry_deadline);
-        let mut step = config.retry_backoff;
-        let started = Instant::now();
-        let mut attempts = 0u32;
+        let mut backoff = Backoff::new(
+            config.retry_backoff,
+            deadline.unwrap_or(config.retry_deadline),
+        );
         loop {
-            attempts += 1;
             let error = match self.attempt(op).await {
                 Ok(v) => return Ok(v),
                 Err(e) => e,
             };
-            let wait = step.mul_f64(jitter());
-            let out_of_time = started.elapsed() + wait >= deadline;
-            if !worth_retrying(&error, op.safety(), O::GATEWAY_FAILURE_PASSES) || out_of_time {
-                if attempts == 1 {
-                    return Err(error);
+            let attempts = backoff.attempts();
+            let wait = match backoff.next_wait() {
+                Some(wait) if worth_retrying(&error, op.safety(), O::GATEWAY_FAILURE_PASSES) => {
+                    wait
                 }
-                return Err(Error::Retried {
-                    operation: O::NAME,
-                    attempts,
-                    elapsed: started.elapsed(),
-                    source: Box::new(error),
-                });
-            }
+                _ if attempts == 1 => return Err(error),
+                _ => {
+                    return Err(Error::Retried {
+                        operation: O::NAME,
+                        attempts,
+                        elapsed: backoff.elapsed(),
+                        source: Box::new(error),
+                    })
+                }
+            };
             self.count_retry();
             crate::observe::retry(O::NAME, error.kind());
             tracing::debug!(operation = O::NAME, attempts, error = %error, ?wait, "retrying");
             tokio::time::sleep(wait).await;
-            step = (step * 2).min(MAX_BACKOFF);
         }
     }
 
@@ -236,14 +225,6 @@ mod tests {
                 !worth_retrying(&busy, Safety::UnsentOnly, false),
                 "{status}"
             );
-        }
-    }
-
-    #[test]
-    fn jitter_stays_within_the_step() {
-        for _ in 0..1000 {
-            let j = jitter();
-            assert!((0.0..1.0).contains(&j), "{j}");
         }
     }
 }

@@ -13,7 +13,8 @@
 //! - `page.rs`: inside the crate, a scanner page kept in the buffer its reply arrived in;
 //! - `table.rs`, `family.rs`: a table's descriptor, name and regions, a column family and its
 //!   options;
-//! - `config.rs`: the client's settings; `access.rs`: those of a gateway behind HTTP or TLS
+//! - `config.rs`: the client's settings; `backoff.rs`: inside the crate, the waits between
+//!   attempts they describe; `access.rs`: those of a gateway behind HTTP or TLS
 //!   and the [`Secret`] that keeps passwords out of messages; `error.rs`: [`Error`];
 //! - `permissions.rs`: who may do what on a secured cluster, [`Permission`]s of [`Action`]s
 //!   (`action.rs`) on a [`PermissionScope`]; `denial.rs`: HBase's refusals for permission
@@ -36,6 +37,8 @@ macro_rules! optional_setters {
 
 mod access;
 mod action;
+mod backoff;
+pub(crate) use backoff::Backoff;
 mod check;
 #[cfg(feature = "bulk-load")]
 pub(crate) use check::{MAX_CELL, MAX_ROW_KEY};
