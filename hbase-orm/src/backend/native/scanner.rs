@@ -6,7 +6,9 @@
 //! first row; reversed: the region ending where this one starts, from below that key). When a
 //! region moves, or its scanner is lost (expired lease, restarted server, a broken
 //! connection), the scan opens a new scanner just after the last row it returned, so no row
-//! comes twice and none is skipped. Under timeline consistency a region's scanner is opened
+//! comes twice and none is skipped; it tries again, waiting as retried calls wait, until the
+//! client's retry deadline from the loss (a crashed server's regions serve again only once
+//! HBase has reassigned them). Under timeline consistency a region's scanner is opened
 //! on whichever of its replicas answers first (`replicas`), and the scan reads on from that
 //! one until the region is used up.
 //!
@@ -27,7 +29,7 @@ use super::proto;
 use super::regions::Region;
 use super::replicas;
 use super::rpc::{self, Core, RegionAt, Remedy};
-use crate::model::{OutOfPage, Result, Row, ScannerPage, TableName};
+use crate::model::{Backoff, Error, OutOfPage, Result, Row, ScannerPage, TableName};
 
 const METHOD: &str = "Scan";
 
@@ -156,7 +158,8 @@ impl Scanner {
     /// Up to `rows` rows: at least one unless the scan is over.
     pub(crate) async fn rows(&mut self, core: &Arc<Core>, rows: i32) -> Result<ScannerPage> {
         let rows = rows.max(1) as u32;
-        let mut lost = 0;
+        // The waits between reopening scanners lost in this call, from the first loss.
+        let mut lost = None;
         loop {
             let mut page = match self.ready.take() {
                 Some(page) => page,
@@ -189,7 +192,7 @@ impl Scanner {
         &mut self,
         core: &Arc<Core>,
         rows: u32,
-        lost: &mut u32,
+        lost: &mut Option<Backoff>,
     ) -> Result<ScannerPage> {
         let want = self
             .remaining
@@ -251,8 +254,11 @@ impl Scanner {
         let (region, reply) = match answer {
             Ok(answer) => answer,
             Err(e) => {
-                *lost += 1;
-                self.recover(core, &region, e, *lost).await?;
+                let config = &core.config;
+                let backoff = lost.get_or_insert_with(|| {
+                    Backoff::new(config.retry_backoff, config.retry_deadline)
+                });
+                self.recover(core, &region, e, backoff).await?;
                 return Ok(ScannerPage::default());
             }
         };
@@ -346,13 +352,16 @@ impl Scanner {
     }
 
     /// After a failed call: reopen past the last row if the scanner or region was lost, or
-    /// give the error up.
+    /// give the error up. Reopening goes on, with `backoff`'s waits, until the client's retry
+    /// deadline from the first loss: a region whose server crashed is served again only once
+    /// HBase has noticed (the server's ZooKeeper session expires) and reassigned it, which
+    /// takes seconds.
     async fn recover(
         &mut self,
         core: &Core,
         region: &Region,
         e: CallError,
-        lost: u32,
+        backoff: &mut Backoff,
     ) -> Result<()> {
         let reopen = match &e {
             CallError::Remote(ex) => {
@@ -365,10 +374,23 @@ impl Scanner {
             | CallError::TooLarge(_)
             | CallError::ReplyTooLarge(..) => false,
         };
-        if !reopen || lost > 10 {
-            return Err(core.call_error(METHOD, &region.server, e));
-        }
-        tracing::debug!(error = ?e, "region scanner lost; reopening after the last row");
+        let attempts = backoff.attempts();
+        let pause = match backoff.next_wait() {
+            Some(pause) if reopen => pause,
+            _ => {
+                let error = core.call_error(METHOD, &region.server, e);
+                if !reopen || attempts == 1 {
+                    return Err(error);
+                }
+                return Err(Error::Retried {
+                    operation: METHOD,
+                    attempts,
+                    elapsed: backoff.elapsed(),
+                    source: Box::new(error),
+                });
+            }
+        };
+        tracing::debug!(error = ?e, ?pause, "region scanner lost; reopening after the last row");
         crate::observe::scan_resumed("native");
         core.scans_resumed
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -386,8 +408,7 @@ impl Scanner {
         self.open = None;
         self.pending = None;
         self.ready = None;
-        let pause = 50 * u64::from(lost - 1);
-        tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+        tokio::time::sleep(pause).await;
         Ok(())
     }
 
