@@ -1,8 +1,11 @@
-//! For the tests on the local cluster (`hbase-local/hbase.sh up --cluster`): the launcher's
-//! names of its region servers, the launcher run off a test's threads, and a process stopped
-//! by a test started again however the test ends.
+//! For the tests on the local cluster (`hbase-local/hbase.sh up --cluster`) and the local
+//! Ballista cluster beside it (`hbase-local/ballista.sh up`): the launcher's names of its region
+//! servers, the launchers run off a test's threads, where the Ballista processes listen and log,
+//! and a process stopped by a test started again however the test ends.
 
-use crate::launcher;
+use std::path::PathBuf;
+
+use crate::run_script;
 
 /// The launcher's name of the region server at `server` (`host:port`): `rsN` listens on the
 /// base port (`$HBASE_ORM_REGIONSERVER_PORT`, 16020) plus N - 1.
@@ -15,31 +18,76 @@ pub fn launcher_name(server: &str) -> String {
     format!("rs{}", port - base + 1)
 }
 
-/// Runs the launcher (see [`launcher`]) off the test's threads.
+/// Runs the launcher, `hbase-local/hbase.sh ARGS`, off the test's threads.
 pub async fn launch(args: &[&str]) {
+    launch_script("hbase.sh", args).await
+}
+
+/// Runs the Ballista launcher, `hbase-local/ballista.sh ARGS` (`["kill", "executor-2"]`), off
+/// the test's threads.
+pub async fn launch_ballista(args: &[&str]) {
+    launch_script("ballista.sh", args).await
+}
+
+async fn launch_script(script: &'static str, args: &[&str]) {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        launcher(&args)
+        run_script(script, &args)
     })
     .await
     .unwrap();
 }
 
+/// The local Ballista scheduler's URL: `df://127.0.0.1:$HBASE_ORM_BALLISTA_PORT` (15050 unless
+/// set), as `hbase-local/ballista.sh` starts it.
+pub fn ballista_url() -> String {
+    let port = std::env::var("HBASE_ORM_BALLISTA_PORT").unwrap_or_else(|_| "15050".into());
+    format!("df://127.0.0.1:{port}")
+}
+
+/// The log of the local Ballista process `name` (`scheduler`, `executor-1`, ...):
+/// `$HBASE_ORM_DATA/ballista/logs/NAME.log`, the data dir the launchers share.
+pub fn ballista_log(name: &str) -> PathBuf {
+    let data = std::env::var("HBASE_ORM_DATA")
+        .unwrap_or_else(|_| format!("{}/.hbase-local", env!("CARGO_MANIFEST_DIR")));
+    PathBuf::from(data).join(format!("ballista/logs/{name}.log"))
+}
+
 /// Starts a process the test stopped if the test ends before it did (a failed assertion):
-/// the next test needs the whole cluster.
-pub struct StartAgain(pub String);
+/// the next test needs the whole cluster. [`StartAgain::hbase`] for one of
+/// `hbase-local/hbase.sh`, [`StartAgain::ballista`] for one of `hbase-local/ballista.sh`.
+pub struct StartAgain {
+    script: &'static str,
+    name: String,
+}
 
 impl StartAgain {
+    /// The HBase (or HDFS) process `name` (`rs2`, `master`).
+    pub fn hbase(name: impl Into<String>) -> StartAgain {
+        StartAgain {
+            script: "hbase.sh",
+            name: name.into(),
+        }
+    }
+
+    /// The Ballista process `name` (`executor-2`).
+    pub fn ballista(name: impl Into<String>) -> StartAgain {
+        StartAgain {
+            script: "ballista.sh",
+            name: name.into(),
+        }
+    }
+
     /// Starts it now.
     pub async fn now(self) {
-        launch(&["start", &self.0]).await;
+        launch_script(self.script, &["start", &self.name]).await;
         std::mem::forget(self);
     }
 }
 
 impl Drop for StartAgain {
     fn drop(&mut self) {
-        launcher(&["start", &self.0]);
+        run_script(self.script, &["start", &self.name]);
     }
 }

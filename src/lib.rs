@@ -136,15 +136,20 @@ pub fn region_scanner_lease() -> std::time::Duration {
 /// Runs the launcher, `hbase-local/hbase.sh ARGS` (`["restart", "thrift"]`, say), and panics
 /// with its output if it fails. For fault tests; it blocks the calling thread.
 pub fn launcher(args: &[&str]) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/hbase-local/hbase.sh");
+    run_script("hbase.sh", args)
+}
+
+/// Runs `hbase-local/SCRIPT ARGS`, and panics with its output if it fails.
+pub(crate) fn run_script(script: &str, args: &[&str]) {
+    let path = format!("{}/hbase-local/{script}", env!("CARGO_MANIFEST_DIR"));
     let out = std::process::Command::new("bash")
-        .arg(script)
+        .arg(&path)
         .args(args)
         .output()
-        .expect("runs hbase-local/hbase.sh");
+        .unwrap_or_else(|e| panic!("runs hbase-local/{script}: {e}"));
     assert!(
         out.status.success(),
-        "hbase-local/hbase.sh {} failed: {}{}",
+        "hbase-local/{script} {} failed: {}{}",
         args.join(" "),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)

@@ -252,7 +252,7 @@ async fn timeline_reads_go_on_when_a_server_holding_primaries_dies() {
         started.elapsed()
     );
     launch(&["kill", &launcher]).await;
-    let again = StartAgain(launcher.clone());
+    let again = StartAgain::hbase(&launcher);
     // HBase notices (the ZooKeeper session of 10 s) and reassigns; then a while more.
     tokio::time::sleep(Duration::from_secs(25)).await;
     stop.store(true, Ordering::Relaxed);

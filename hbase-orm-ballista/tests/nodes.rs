@@ -19,7 +19,7 @@ use hbase_orm_sql::register_as;
 
 mod common;
 
-use common::{entity, local_context, orders_table, sorted_rows, Order, QUERIES};
+use common::{answer, entity, local_context, orders_table, sorted_rows, Order, QUERIES};
 
 /// A port nothing listens on now.
 fn free_port() -> u16 {
@@ -70,7 +70,7 @@ async fn queries_run_on_two_executors(clients: impl Fn() -> Client) {
     // The first query waits for the scheduler to answer and the executors to register.
     let started = Instant::now();
     let first = "SELECT count(*) FROM orders";
-    let want = sorted_rows(&local.sql(first).await.unwrap().collect().await.unwrap());
+    let want = answer(&local, first).await;
     loop {
         match ctx.sql(first).await.unwrap().collect().await {
             Ok(got) => {
@@ -86,16 +86,16 @@ async fn queries_run_on_two_executors(clients: impl Fn() -> Client) {
     }
 
     for sql in QUERIES {
-        let want = sorted_rows(&local.sql(sql).await.unwrap().collect().await.unwrap());
-        let got = sorted_rows(&ctx.sql(sql).await.unwrap().collect().await.unwrap());
+        let want = answer(&local, sql).await;
+        let got = answer(&ctx, sql).await;
         assert_eq!(got, want, "{sql}: through Ballista");
     }
 
     // A whole-table query: one task per sub-range of a region, spread over both executors.
     let before: Vec<_> = executors.iter().map(|e| e.scans_decoded()).collect();
     let sql = "SELECT count(*), sum(total) FROM orders";
-    let want = sorted_rows(&local.sql(sql).await.unwrap().collect().await.unwrap());
-    let got = sorted_rows(&ctx.sql(sql).await.unwrap().collect().await.unwrap());
+    let want = answer(&local, sql).await;
+    let got = answer(&ctx, sql).await;
     assert_eq!(got, want, "{sql}");
     let tasks: Vec<u64> = executors
         .iter()

@@ -16,7 +16,7 @@ use hbase_orm_sql::{register_as, EntityTable};
 
 mod common;
 
-use common::{entity, local_context, orders_table, sorted_rows, Order, QUERIES};
+use common::{answer, entity, local_context, orders_table, sorted_rows, Order, QUERIES};
 
 /// Every query of the shared set answers through Ballista as in one process; the scan's plan
 /// in Ballista is the entity scan, one partition per region.
@@ -36,7 +36,7 @@ async fn queries_answer_as_in_one_process(client: Client) {
     register_as(&ballista, "orders", entity()).unwrap();
 
     for sql in QUERIES {
-        let want = sorted_rows(&local.sql(sql).await.unwrap().collect().await.unwrap());
+        let want = answer(&local, sql).await;
         assert!(!want.is_empty(), "{sql}: no rows to compare");
         let df = ballista.sql(sql).await.unwrap();
         let plan = df.clone().create_physical_plan().await.unwrap();
@@ -53,7 +53,7 @@ async fn queries_answer_as_in_one_process(client: Client) {
     // its regions cut into sub-ranges (3 regions, 16 partitions: 6 sub-ranges each); with
     // whole_regions, one task per region.
     let sql = "SELECT count(*), sum(total) FROM orders";
-    let want = sorted_rows(&local.sql(sql).await.unwrap().collect().await.unwrap());
+    let want = answer(&local, sql).await;
     let per_region = ballista.state().config().target_partitions().div_ceil(3) as u64;
     let whole = EntityTable::<Order>::new(&client)
         .unwrap()
@@ -63,7 +63,7 @@ async fn queries_answer_as_in_one_process(client: Client) {
     for (table, tasks) in [("orders", 3 * per_region), ("whole", 3)] {
         let before = registry.scans_decoded();
         let sql = sql.replace("orders", table);
-        let got = sorted_rows(&ballista.sql(&sql).await.unwrap().collect().await.unwrap());
+        let got = answer(&ballista, &sql).await;
         assert_eq!(got, want, "{sql}");
         let after = registry.scans_decoded();
         assert_eq!(

@@ -1,35 +1,21 @@
 //! What the tests share: the orders entity and its rows, the queries asked of them, answers as
 //! sorted text, and a table of orders in three regions.
 
-#![allow(dead_code)] // each test file uses its share
+#![allow(dead_code, unused_imports)] // each test file uses its share
 
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::display::{ArrayFormatter, FormatOptions};
 use datafusion::prelude::SessionContext;
-use hbase_orm::{Client, HBaseEntity, TableName};
+use hbase_orm::{Client, TableName};
 use hbase_orm_sql::{register_as, EntityTable};
 use hbase_orm_suite::{fresh_split_repository, TestTable};
 
-#[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(table = "ballista_orders", family = "d", key_delimiter = '\0')]
-pub struct Order {
-    #[hbase(key)]
-    pub customer: String,
-    #[hbase(key)]
-    pub number: u32,
-    pub total: f64,
-    pub status: String,
-    pub note: Option<String>,
-}
+#[path = "../../examples/shop/mod.rs"]
+pub mod shop;
 
-/// Another entity, for a registry that lacks `Order`.
-#[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(table = "ballista_customers", family = "d")]
-pub struct Customer {
-    #[hbase(key)]
-    id: String,
-    name: String,
-}
+/// The examples' entities: the orders the queries ask of, and another entity, for a registry
+/// that lacks `Order`.
+pub use shop::{Customer, Order};
 
 pub fn customer(i: usize) -> String {
     format!("customer-{:02}", i % 12)
@@ -55,6 +41,18 @@ pub async fn orders_table(client: &Client, label: &str, n: usize) -> (TestTable,
     let data = orders(n);
     repo.save_all(&data).await.unwrap();
     (table, data)
+}
+
+/// The answer of `ctx` to `sql`, as sorted text rows.
+pub async fn answer(ctx: &SessionContext, sql: &str) -> Vec<Vec<String>> {
+    let batches = ctx
+        .sql(sql)
+        .await
+        .unwrap_or_else(|e| panic!("planning {sql}: {e}"))
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("running {sql}: {e}"));
+    sorted_rows(&batches)
 }
 
 /// Rows as text, sorted (a plan's partitions come in any order).
