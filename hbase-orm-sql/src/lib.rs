@@ -59,7 +59,6 @@
 mod batches;
 mod columns;
 mod insert;
-mod insert_plan;
 mod provider;
 mod pushdown;
 mod raw;

@@ -374,7 +374,7 @@ pub fn register_as<E: HBaseEntity>(
     table: EntityTable<E>,
 ) -> Result<Arc<EntityTable<E>>> {
     let table = Arc::new(table);
-    crate::insert_plan::add_to(ctx);
+    crate::insert::add_to(ctx);
     ctx.register_table(name, table.clone())
         .map_err(|e| hbase_orm::Error::IllegalArgument {
             message: format!("registering SQL table {name}: {e}"),

@@ -23,6 +23,10 @@ use hbase_orm::{BulkLoadOptions, Cell, Client, Error, HBaseEntity, Result, Row, 
 use crate::pushdown::scalar;
 use crate::schema::{EntitySchema, Source};
 
+mod plan;
+
+pub(crate) use plan::add_to;
+
 /// Why the SQL layer does not write entities of `E` yet, if it does not: a field whose cells
 /// a row of one value per column cannot say (a wide map, a cell's versions, a flattened group,
 /// children), a counter (changed by increments only) or an optimistic version.
@@ -72,7 +76,7 @@ impl<E: HBaseEntity> EntitySink<E> {
             client,
             table,
             bulk,
-            accepts: Arc::new(crate::insert_plan::nullable(schema.arrow())),
+            accepts: Arc::new(plan::nullable(schema.arrow())),
             schema,
             entity: std::marker::PhantomData,
         }
