@@ -164,7 +164,7 @@ mod schema;
 pub use entity::{codec, records, rowkey};
 
 #[cfg(feature = "bulk-load")]
-pub use bulk::{BulkLoadOptions, BulkLoadReport};
+pub use bulk::{BulkLoadOptions, BulkLoadReport, BulkLoadSettings};
 
 /// Derives [`entity::ColumnGroup`] for a struct stored as columns of an entity's row.
 pub use hbase_orm_derive::HBaseColumns;

@@ -181,6 +181,70 @@ impl BulkLoadOptions {
     }
 }
 
+/// What [`BulkLoadOptions`] set, as plain data, its progress callback aside: to carry a load's
+/// options to another process (a task of a query run across machines that bulk-loads its own
+/// rows), where [`BulkLoadOptions::from_settings`] makes them options again.
+///
+/// ```
+/// use hbase_orm::BulkLoadOptions;
+///
+/// let options = BulkLoadOptions::new().staging_dir("/data/bulk").memory_budget(64 << 20);
+/// let settings = options.settings();
+/// assert_eq!(settings.memory_budget, 64 << 20);
+/// let there = BulkLoadOptions::from_settings(settings.clone())?;
+/// assert_eq!(there.settings(), settings);
+/// # Ok::<(), hbase_orm::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BulkLoadSettings {
+    /// [`BulkLoadOptions::staging_dir`].
+    pub staging_dir: Option<PathBuf>,
+    /// `BulkLoadOptions::hdfs_dir` (feature `hdfs`).
+    pub hdfs_dir: Option<String>,
+    /// [`BulkLoadOptions::attempts`].
+    pub attempts: usize,
+    /// [`BulkLoadOptions::memory_budget`].
+    pub memory_budget: usize,
+}
+
+impl BulkLoadOptions {
+    /// What these options set, their progress callback aside.
+    pub fn settings(&self) -> BulkLoadSettings {
+        BulkLoadSettings {
+            staging_dir: self.staging_dir.clone(),
+            #[cfg(feature = "hdfs")]
+            hdfs_dir: self.hdfs_dir.clone(),
+            #[cfg(not(feature = "hdfs"))]
+            hdfs_dir: None,
+            attempts: self.attempts,
+            memory_budget: self.memory_budget,
+        }
+    }
+
+    /// Options that set what `settings` say (no progress callback). An HDFS directory in a
+    /// build without the feature `hdfs` is [`Error::Config`](crate::Error::Config) saying so.
+    pub fn from_settings(settings: BulkLoadSettings) -> Result<Self> {
+        let mut options = BulkLoadOptions::new()
+            .attempts(settings.attempts)
+            .memory_budget(settings.memory_budget);
+        options.staging_dir = settings.staging_dir;
+        match settings.hdfs_dir {
+            #[cfg(feature = "hdfs")]
+            Some(url) => options.hdfs_dir = Some(url),
+            #[cfg(not(feature = "hdfs"))]
+            Some(url) => {
+                return Err(crate::model::Error::Config(format!(
+                    "bulk load options with the HDFS directory {url}: this build of \
+                     hbase-orm has no feature `hdfs`"
+                )))
+            }
+            None => {}
+        }
+        Ok(options)
+    }
+}
+
 /// What a bulk load wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BulkLoadReport {
