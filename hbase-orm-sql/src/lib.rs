@@ -68,6 +68,7 @@ mod subranges;
 mod values;
 
 pub use batches::BatchBuilder;
+pub use insert::EntityWriteExec;
 pub use provider::{register, register_as, EntityScanExec, EntityTable, ReadSettings, BATCH_ROWS};
 pub use pushdown::{key_tests, spans, KeySpan};
 pub use raw::{cell_batches, cell_schema, text_rows};

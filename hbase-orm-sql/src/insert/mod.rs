@@ -23,8 +23,11 @@ use hbase_orm::{BulkLoadOptions, Cell, Client, Error, HBaseEntity, Result, Row, 
 use crate::pushdown::scalar;
 use crate::schema::{EntitySchema, Source};
 
+mod exec;
 mod plan;
 
+pub(crate) use exec::write_apart;
+pub use exec::EntityWriteExec;
 pub(crate) use plan::add_to;
 
 /// Why the SQL layer does not write entities of `E` yet, if it does not: a field whose cells
@@ -61,6 +64,9 @@ pub(crate) struct EntitySink<E: HBaseEntity> {
     accepts: SchemaRef,
     /// The options of a bulk load of all the rows; `None`: each row saved.
     bulk: Option<BulkLoadOptions>,
+    /// The partition of the query's rows it writes, when each is written apart (errors name
+    /// it beside the row).
+    partition: Option<usize>,
     entity: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -78,7 +84,22 @@ impl<E: HBaseEntity> EntitySink<E> {
             bulk,
             accepts: Arc::new(plan::nullable(schema.arrow())),
             schema,
+            partition: None,
             entity: std::marker::PhantomData,
+        }
+    }
+
+    /// This sink writing partition `partition` of the query's rows (errors name it).
+    pub(crate) fn for_partition(mut self, partition: usize) -> Self {
+        self.partition = Some(partition);
+        self
+    }
+
+    /// How errors name row `number` (from 1): `row 7`, or `row 7 of partition 2`.
+    fn row(&self, number: u64) -> String {
+        match self.partition {
+            None => format!("row {number}"),
+            Some(p) => format!("row {number} of partition {p}"),
         }
     }
 
@@ -90,8 +111,9 @@ impl<E: HBaseEntity> EntitySink<E> {
         let schema = self.schema.arrow();
         let bad = |row: u64, column: &str, why: String| Error::IllegalArgument {
             message: format!(
-                "INSERT INTO {}: row {row}, column `{column}`: {why}",
-                self.table
+                "INSERT INTO {}: {}, column `{column}`: {why}",
+                self.table,
+                self.row(row)
             ),
         };
         if batch.num_columns() != schema.fields().len() {
@@ -170,8 +192,9 @@ impl<E: HBaseEntity> EntitySink<E> {
     fn entity(&self, batch: &RecordBatch, row: usize, number: u64) -> Result<E> {
         let bad = |column: &str, why: String| Error::IllegalArgument {
             message: format!(
-                "INSERT INTO {}: row {number}, column `{column}`: {why}",
-                self.table
+                "INSERT INTO {}: {}, column `{column}`: {why}",
+                self.table,
+                self.row(number)
             ),
         };
         let mut parts = Vec::with_capacity(E::KEY_PARTS.len());
@@ -234,8 +257,9 @@ impl<E: HBaseEntity> EntitySink<E> {
         };
         E::from_row_of(row_of, &self.table).map_err(|e| Error::IllegalArgument {
             message: format!(
-                "INSERT INTO {}: row {number} is no {}: {e}",
+                "INSERT INTO {}: {} is no {}: {e}",
                 self.table,
+                self.row(number),
                 std::any::type_name::<E>()
             ),
         })

@@ -52,6 +52,7 @@ pub struct EntityTable<E: HBaseEntity> {
     stats: Arc<ReadStats>,
     settings: ReadSettings,
     bulk: Option<BulkLoadOptions>,
+    per_partition: bool,
     entity: std::marker::PhantomData<fn() -> E>,
 }
 
@@ -64,6 +65,7 @@ impl<E: HBaseEntity> Clone for EntityTable<E> {
             stats: self.stats.clone(),
             settings: self.settings,
             bulk: self.bulk.clone(),
+            per_partition: self.per_partition,
             entity: std::marker::PhantomData,
         }
     }
@@ -89,6 +91,7 @@ impl<E: HBaseEntity> EntityTable<E> {
             stats: Arc::default(),
             settings: ReadSettings::default(),
             bulk: None,
+            per_partition: false,
             entity: std::marker::PhantomData,
         })
     }
@@ -160,6 +163,23 @@ impl<E: HBaseEntity> EntityTable<E> {
     pub fn insert_by_bulk_load(mut self, options: BulkLoadOptions) -> Self {
         self.bulk = Some(options);
         self
+    }
+
+    /// Makes `INSERT INTO` this table write each partition of the query's rows by itself, all
+    /// at once ([`EntityWriteExec`](crate::EntityWriteExec)): each partition's rows saved by a writer of its own, or,
+    /// with [`insert_by_bulk_load`](Self::insert_by_bulk_load), bulk-loaded by a load of its
+    /// own (a region then takes a file per partition). What a plan run across machines needs
+    /// (Ballista runs each partition's writes where its rows are read); in one process, more
+    /// writers at once. By default all the rows go to one writer, in the query's order.
+    pub fn insert_per_partition(mut self) -> Self {
+        self.per_partition = true;
+        self
+    }
+
+    /// Whether `INSERT INTO` this table writes each partition by itself
+    /// ([`insert_per_partition`](Self::insert_per_partition)).
+    pub fn inserts_per_partition(&self) -> bool {
+        self.per_partition
     }
 
     /// Reads the entity's rows from `table` instead (a copy, a test table), as
@@ -285,6 +305,14 @@ impl<E: HBaseEntity> TableProvider for EntityTable<E> {
                 "INSERT OVERWRITE of {}: rows are saved one by one (INSERT INTO, REPLACE INTO)",
                 self.table
             )));
+        }
+        if self.per_partition {
+            return insert::write_apart::<E>(
+                self.client.clone(),
+                self.table.clone(),
+                self.bulk.clone(),
+                input,
+            );
         }
         if let Some(why) = insert::refusal::<E>() {
             return Err(DataFusionError::NotImplemented(why));

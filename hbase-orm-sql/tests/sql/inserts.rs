@@ -289,3 +289,100 @@ pub(crate) async fn inserts_by_bulk_load(client: Client) {
     assert!(owned_by(&tickets, "late").await.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `INSERT INTO` a table registered to insert per partition, from a directory of CSV files
+/// (a partition per file at least): each partition's rows saved by a writer of its own, or,
+/// registered for bulk loads too, loaded by a load of its own (native backend; refused
+/// elsewhere, named), with their index rows; the statement's count is the sum of the
+/// partitions'. A row that is no ticket is named with its partition.
+pub(crate) async fn inserts_per_partition(client: Client) {
+    let native = client.config().gateway == hbase_orm::Gateway::NativeRpc;
+    let n = 6_000u64;
+    for bulk in [false, true] {
+        let label = if bulk { "sql_apart_bulk" } else { "sql_apart" };
+        let tables = TestTable::ensure_entity::<Ticket>(&client, label).await;
+        let name = tables[0].name.clone();
+        let ctx = datafusion::prelude::SessionContext::new();
+        let mut table = EntityTable::<Ticket>::new(&client)
+            .unwrap()
+            .on_table(name.clone())
+            .insert_per_partition();
+        if bulk {
+            table = table.insert_by_bulk_load(hbase_orm::BulkLoadOptions::new());
+        }
+        assert!(table.inserts_per_partition());
+        register_as(&ctx, "tickets", table).unwrap();
+        // Four files of 1,500 tickets each, in a directory of this test's own.
+        let dir = std::env::temp_dir().join(format!("hbase-orm-sql-apart-{}", name.name));
+        // What a failed run left.
+        let _ = std::fs::remove_dir_all(&dir);
+        for f in 0..4u64 {
+            let lines: Vec<String> = std::iter::once("id,owner,title".to_string())
+                .chain(
+                    (f * n / 4..(f + 1) * n / 4).map(|i| format!("{i},owner{},ticket {i}", i % 7)),
+                )
+                .collect();
+            file(&dir, &format!("part{f}.csv"), &lines);
+        }
+        ctx.register_csv("files", dir.to_str().unwrap(), Default::default())
+            .await
+            .unwrap();
+        let sql = "INSERT INTO tickets SELECT id, owner, title FROM files";
+        let plan = query(&ctx, &format!("EXPLAIN {sql}")).await;
+        let plan = plan
+            .iter()
+            .map(|r| r.join(" "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(plan.contains("EntityWriteExec: table="), "{plan}");
+        assert!(
+            !plan.contains("partitions=1\n"),
+            "one partition written: {plan}"
+        );
+        let inserted = run(&ctx, sql).await;
+        let tickets = client.repository::<Ticket>().on_table(name.clone());
+        if bulk && !native {
+            let err = inserted.unwrap_err();
+            assert!(err.contains("bulk_load_stream"), "{err}");
+            assert_eq!(tickets.get(&TicketKey { id: 1 }).await.unwrap(), None);
+            std::fs::remove_dir_all(&dir).unwrap();
+            continue;
+        }
+        assert_eq!(inserted.unwrap(), vec![vec![n.to_string()]], "{label}");
+        let count = query(&ctx, "SELECT count(*), sum(id) FROM tickets").await;
+        assert_eq!(
+            count,
+            vec![vec![n.to_string(), (n * (n - 1) / 2).to_string()]],
+            "{label}"
+        );
+        for id in [0, 1_499, 1_500, n - 1] {
+            let want = Ticket {
+                id,
+                owner: format!("owner{}", id % 7),
+                title: format!("ticket {id}"),
+            };
+            assert_eq!(tickets.get(&TicketKey { id }).await.unwrap(), Some(want));
+        }
+        let of_3 = owned_by(&tickets, "owner3").await;
+        assert_eq!(
+            of_3.len() as u64,
+            (0..n).filter(|i| i % 7 == 3).count() as u64
+        );
+
+        // A row that is no ticket (no title), in a file of its own: named with its partition.
+        file(
+            &dir,
+            "part9.csv",
+            &["id,owner,title".to_string(), "99999,late,".to_string()],
+        );
+        ctx.deregister_table("files").unwrap();
+        ctx.register_csv("files", dir.to_str().unwrap(), Default::default())
+            .await
+            .unwrap();
+        let err = run(&ctx, sql).await.unwrap_err();
+        for part in [" of partition ", "`title`", "NULL where"] {
+            assert!(err.contains(part), "{part:?} missing from: {err}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -61,6 +61,11 @@ macro_rules! on_backend {
             }
 
             #[tokio::test]
+            async fn inserts_per_partition() {
+                crate::inserts::inserts_per_partition(client().await).await;
+            }
+
+            #[tokio::test]
             async fn inserts_write_index_rows() {
                 crate::inserts::inserts_write_index_rows(client().await).await;
             }
