@@ -1,6 +1,7 @@
 //! The extension codecs: an entity table in logical plans, its scan in physical plans, every
 //! other node handed to the codec they wrap.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use datafusion::arrow::datatypes::SchemaRef;
@@ -21,7 +22,7 @@ use datafusion_proto::logical_plan::{DefaultLogicalExtensionCodec, LogicalExtens
 use datafusion_proto::physical_plan::{
     DefaultPhysicalExtensionCodec, PhysicalExtensionCodec, PhysicalProtoConverterExtension,
 };
-use hbase_orm::TableName;
+use hbase_orm::{BulkLoadOptions, BulkLoadSettings, TableName};
 use prost::Message;
 
 use crate::proto::{self, envelope::Node, Envelope};
@@ -34,8 +35,9 @@ use crate::registry::{EntityRegistry, Kind, ScanParts, TableParts};
 /// every other node, function and file format is the wrapped codec's (DataFusion's default,
 /// or Ballista's). What a client and a scheduler need.
 ///
-/// A table whose `INSERT` is a bulk load is refused for now (its options hold a progress
-/// callback, which cannot travel, and its load would run in one task).
+/// A table whose `INSERT` is a bulk load travels with its load's settings
+/// ([`BulkLoadSettings`](hbase_orm::BulkLoadSettings)); its progress callback stays where the
+/// table was registered.
 #[derive(Debug)]
 pub struct EntityLogicalCodec {
     registry: Arc<EntityRegistry>,
@@ -110,13 +112,11 @@ fn wrap(buf: &mut Vec<u8>, encode: impl FnOnce(&mut Vec<u8>) -> DfResult<()>) ->
 impl EntityRegistry {
     /// The message of entity table `parts` of `kind`.
     fn table_node(&self, kind: &dyn Kind, parts: &TableParts) -> DfResult<proto::EntityTableNode> {
-        if parts.bulk {
-            return Err(DataFusionError::NotImplemented(format!(
-                "{} is inserted into by bulk load: such a table runs in one process for now \
-                 (register it without insert_by_bulk_load to save its rows across machines)",
-                parts.table
-            )));
-        }
+        let bulk = parts
+            .bulk
+            .as_ref()
+            .map(|bulk| bulk_message(&parts.table, bulk))
+            .transpose()?;
         let settings = parts.settings;
         Ok(proto::EntityTableNode {
             entity: Some(proto::EntityRef {
@@ -131,6 +131,7 @@ impl EntityRegistry {
                 whole_regions: settings.whole_regions,
                 one_partition: settings.one_partition,
             }),
+            bulk,
         })
     }
 
@@ -151,16 +152,47 @@ impl EntityRegistry {
         read.whole_families = settings.whole_families;
         read.whole_regions = settings.whole_regions;
         read.one_partition = settings.one_partition;
+        let bulk = node.bulk.map(bulk_settings);
         Ok((
             kind,
             TableParts {
                 client,
                 table,
                 settings: read,
-                bulk: false,
+                bulk,
             },
         ))
     }
+}
+
+/// The message of the bulk load `bulk` into `table`.
+fn bulk_message(table: &TableName, bulk: &BulkLoadSettings) -> DfResult<proto::BulkLoad> {
+    let staging_dir = match &bulk.staging_dir {
+        None => None,
+        Some(dir) => Some(dir.to_str().map(str::to_string).ok_or_else(|| {
+            DataFusionError::Plan(format!(
+                "the bulk load into {table}: its staging directory {} is no UTF-8 text, \
+                 which cannot travel to another process",
+                dir.display()
+            ))
+        })?),
+    };
+    Ok(proto::BulkLoad {
+        staging_dir,
+        hdfs_dir: bulk.hdfs_dir.clone(),
+        attempts: bulk.attempts as u64,
+        memory_budget: bulk.memory_budget as u64,
+    })
+}
+
+/// The settings of the bulk load of `message`.
+fn bulk_settings(message: proto::BulkLoad) -> BulkLoadSettings {
+    let mut bulk = BulkLoadOptions::new().settings();
+    bulk.staging_dir = message.staging_dir.map(PathBuf::from);
+    bulk.hdfs_dir = message.hdfs_dir;
+    bulk.attempts = usize::try_from(message.attempts).unwrap_or(usize::MAX);
+    bulk.memory_budget = usize::try_from(message.memory_budget).unwrap_or(usize::MAX);
+    bulk
 }
 
 /// The methods of both codec traits for functions, the same in each: the wrapped codec's.
@@ -238,13 +270,13 @@ impl LogicalExtensionCodec for EntityLogicalCodec {
         match read(buf, self.registry.process())? {
             Node::Table(node) => {
                 let (kind, parts) = self.registry.table_parts(node)?;
-                kind.table(&parts.client, parts.table, parts.settings)
+                kind.table(parts)
             }
             Node::Inner(inner) => self
                 .inner
                 .try_decode_table_provider(&inner, table_ref, schema, ctx),
-            Node::Scan(_) => Err(DataFusionError::Plan(format!(
-                "{} received an entity scan where table {table_ref} belongs",
+            Node::Scan(_) | Node::Write(_) => Err(DataFusionError::Plan(format!(
+                "{} received a physical plan node where table {table_ref} belongs",
                 self.registry.process()
             ))),
         }
@@ -310,7 +342,6 @@ impl PhysicalExtensionCodec for EntityPhysicalCodec {
                 let filters = parse_exprs(&scan.filters, ctx, &DefaultLogicalExtensionCodec {})?;
                 let projection = (!scan.all_columns)
                     .then(|| scan.projection.iter().map(|&i| i as usize).collect());
-                let client = table.client.clone();
                 let parts = ScanParts {
                     table,
                     projection,
@@ -318,10 +349,28 @@ impl PhysicalExtensionCodec for EntityPhysicalCodec {
                     limit: scan.limit.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
                     batch_size: usize::try_from(scan.batch_size).unwrap_or(usize::MAX),
                 };
-                let scan = kind.scan(&client, parts, spans.clone())?;
+                let scan = kind.scan(parts, spans.clone())?;
                 self.registry
                     .count_scan(scan.properties().partitioning.partition_count());
                 Ok(scan)
+            }
+            Node::Write(write) => {
+                let [input] = inputs else {
+                    return Err(DataFusionError::Plan(format!(
+                        "{process} received the writes of an INSERT with {} inputs, not one \
+                         (the query's rows)",
+                        inputs.len()
+                    )));
+                };
+                let Some(table) = write.table else {
+                    return Err(DataFusionError::Plan(format!(
+                        "{process} received the writes of an INSERT without their table"
+                    )));
+                };
+                let (kind, table) = self.registry.table_parts(table)?;
+                let write = kind.write(table, input.clone())?;
+                self.registry.count_write();
+                Ok(write)
             }
             Node::Table(_) => Err(DataFusionError::Plan(format!(
                 "{process} received an entity table where a physical plan node belongs"
@@ -335,6 +384,10 @@ impl PhysicalExtensionCodec for EntityPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> DfResult<()> {
+        if let Some((kind, table)) = self.registry.write_of(node.as_ref()) {
+            let table = Some(self.registry.table_node(kind, &table)?);
+            return write(Node::Write(proto::EntityWriteNode { table }), buf);
+        }
         let Some((kind, scan)) = self.registry.scan_of(node.as_ref()) else {
             return wrap(buf, |inner| {
                 self.inner.try_encode(node, inner, proto_converter)

@@ -8,12 +8,16 @@
 //! - [`EntityRegistry`]: the entities (Rust types, compiled into every process) and HBase
 //!   clients (each process its own connection) a process knows, by name;
 //! - [`EntityLogicalCodec`]: an [`EntityTable`](hbase_orm_sql::EntityTable) in a logical plan
-//!   (a query's table scan, with the projection and filters DataFusion pushed into it): what a
-//!   client sends a scheduler;
+//!   (a query's table scan, with the projection and filters DataFusion pushed into it, or an
+//!   `INSERT`'s target, with its bulk load's settings): what a client sends a scheduler. A
+//!   table it decodes inserts per partition
+//!   ([`insert_per_partition`](hbase_orm_sql::EntityTable::insert_per_partition));
 //! - [`EntityPhysicalCodec`]: an [`EntityScanExec`](hbase_orm_sql::EntityScanExec) in a
 //!   physical plan (table, projection, pushed filters, limit; its key spans as its input, so a
-//!   task given some of a scan's partitions reads only their spans): what a scheduler sends
-//!   its executors.
+//!   task given some of a scan's partitions reads only their spans) and an
+//!   [`EntityWriteExec`](hbase_orm_sql::EntityWriteExec) (an `INSERT`'s writes, each task
+//!   saving or bulk-loading the rows of its own partition): what a scheduler sends its
+//!   executors.
 //!
 //! Both wrap another codec (DataFusion's default here, Ballista's in a Ballista process) for
 //! every other node. [`session_config`] and [`session_state`] give a Ballista session with
@@ -56,8 +60,13 @@
 //! [`run_scheduler`] and [`run_executor`] (feature `node`, on by default) run Ballista's
 //! scheduler and executor with a registry's codecs: what a program linking one's entities runs.
 //!
-//! Not yet: the `INSERT` of a table registered for bulk loads (refused with an error that says
-//! so), distributed imports.
+//! An `INSERT INTO` an entity table through a Ballista session (`INSERT INTO orders SELECT *
+//! FROM 'orders.csv'`) is written by the tasks that read the query's rows, each its own
+//! partition: saved, or, for a table registered with
+//! [`insert_by_bulk_load`](hbase_orm_sql::EntityTable::insert_by_bulk_load), bulk-loaded by
+//! each task (its options' settings travel; their progress callback stays where the table was
+//! registered; the files go where the region servers read them: a staging directory they
+//! share, or HDFS with hbase-orm's feature `hdfs`).
 #![warn(missing_docs)]
 
 mod codec;

@@ -35,12 +35,29 @@ pub(crate) struct ReadSettings {
 }
 
 /// An entity table: a logical plan's table scan and an `INSERT`'s target.
+/// The bulk load of an `INSERT` (`hbase_orm::BulkLoadSettings`; its progress callback stays
+/// in the process that registered the table).
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct BulkLoad {
+    #[prost(string, optional, tag = "1")]
+    pub staging_dir: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub hdfs_dir: Option<String>,
+    #[prost(uint64, tag = "3")]
+    pub attempts: u64,
+    #[prost(uint64, tag = "4")]
+    pub memory_budget: u64,
+}
+
 #[derive(Clone, PartialEq, prost::Message)]
 pub(crate) struct EntityTableNode {
     #[prost(message, optional, tag = "1")]
     pub entity: Option<EntityRef>,
     #[prost(message, optional, tag = "2")]
     pub settings: Option<ReadSettings>,
+    /// Present when its `INSERT` is a bulk load.
+    #[prost(message, optional, tag = "3")]
+    pub bulk: Option<BulkLoad>,
 }
 
 /// [`hbase_orm_sql::EntityScanExec`], but for its input (the key spans), which travels as the
@@ -64,9 +81,17 @@ pub(crate) struct EntityScanNode {
 }
 
 /// What a codec of this crate writes for any node.
+/// The writes of an `INSERT` into an entity table, each partition of its input apart (its
+/// input, the query's rows, travels as the node's child).
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct EntityWriteNode {
+    #[prost(message, optional, tag = "1")]
+    pub table: Option<EntityTableNode>,
+}
+
 #[derive(Clone, PartialEq, prost::Message)]
 pub(crate) struct Envelope {
-    #[prost(oneof = "envelope::Node", tags = "1, 2, 3")]
+    #[prost(oneof = "envelope::Node", tags = "1, 2, 3, 4")]
     pub node: Option<envelope::Node>,
 }
 
@@ -84,5 +109,7 @@ pub(crate) mod envelope {
         /// A scan of one.
         #[prost(message, tag = "3")]
         Scan(super::EntityScanNode),
+        #[prost(message, tag = "4")]
+        Write(super::EntityWriteNode),
     }
 }

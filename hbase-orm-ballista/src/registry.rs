@@ -8,8 +8,8 @@ use datafusion::catalog::TableProvider;
 use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::logical_expr::Expr;
 use datafusion::physical_plan::ExecutionPlan;
-use hbase_orm::{Client, HBaseEntity, TableName};
-use hbase_orm_sql::{EntityScanExec, EntitySchema, EntityTable, ReadSettings};
+use hbase_orm::{BulkLoadOptions, BulkLoadSettings, Client, HBaseEntity, TableName};
+use hbase_orm_sql::{EntityScanExec, EntitySchema, EntityTable, EntityWriteExec, ReadSettings};
 
 /// The entities and HBase clients one process knows, each under a name: what a plan that
 /// crosses processes names instead of Rust types and connections.
@@ -43,6 +43,7 @@ pub struct EntityRegistry {
     clients: Vec<(String, Client)>,
     scans: AtomicU64,
     scan_partitions: AtomicU64,
+    writes: AtomicU64,
 }
 
 /// The scans a process's physical codec has put together ([`EntityRegistry::scans_decoded`]):
@@ -53,6 +54,9 @@ pub struct ScansDecoded {
     pub scans: u64,
     /// Their partitions (regions or sub-ranges), all told.
     pub partitions: u64,
+    /// Writes of an `INSERT` decoded: in an executor, one per task that writes a partition of
+    /// the query's rows.
+    pub writes: u64,
 }
 
 /// The name of the client a registry's [`client`](EntityRegistry::client) usually registers:
@@ -69,6 +73,7 @@ impl EntityRegistry {
             clients: Vec::new(),
             scans: AtomicU64::new(0),
             scan_partitions: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
         }
     }
 
@@ -150,7 +155,13 @@ impl EntityRegistry {
         ScansDecoded {
             scans: self.scans.load(Ordering::Relaxed),
             partitions: self.scan_partitions.load(Ordering::Relaxed),
+            writes: self.writes.load(Ordering::Relaxed),
         }
+    }
+
+    /// Counts the writes of an `INSERT` decoded.
+    pub(crate) fn count_write(&self) {
+        self.writes.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts a scan of `partitions` decoded.
@@ -185,6 +196,13 @@ impl EntityRegistry {
         self.kinds
             .iter()
             .find_map(|k| k.table_of(provider).map(|parts| (k.as_ref(), parts)))
+    }
+
+    /// The registered entity whose `INSERT` writes `plan` is, if any.
+    pub(crate) fn write_of(&self, plan: &dyn ExecutionPlan) -> Option<(&dyn Kind, TableParts)> {
+        self.kinds
+            .iter()
+            .find_map(|k| k.write_of(plan).map(|parts| (k.as_ref(), parts)))
     }
 
     /// The registered entity whose scan `plan` is, if any.
@@ -254,8 +272,8 @@ pub(crate) struct TableParts {
     pub client: Client,
     pub table: TableName,
     pub settings: ReadSettings,
-    /// Whether its `INSERT` is a bulk load.
-    pub bulk: bool,
+    /// Its `INSERT`'s bulk load, if it is one.
+    pub bulk: Option<BulkLoadSettings>,
 }
 
 /// What a scan of an entity table is beside its input.
@@ -277,17 +295,20 @@ pub(crate) trait Kind: Send + Sync {
     fn table_of(&self, provider: &dyn TableProvider) -> Option<TableParts>;
     /// `plan` as a scan of this entity's table.
     fn scan_of(&self, plan: &dyn ExecutionPlan) -> Option<ScanParts>;
+    /// `plan` as the writes of an `INSERT` into this entity's table.
+    fn write_of(&self, plan: &dyn ExecutionPlan) -> Option<TableParts>;
     /// This entity's table.
-    fn table(
+    fn table(&self, parts: TableParts) -> DfResult<Arc<dyn TableProvider>>;
+    /// The writes of an `INSERT` into this entity's table of `input`'s rows, each partition
+    /// apart.
+    fn write(
         &self,
-        client: &Client,
-        table: TableName,
-        settings: ReadSettings,
-    ) -> DfResult<Arc<dyn TableProvider>>;
+        parts: TableParts,
+        input: Arc<dyn ExecutionPlan>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>>;
     /// A scan of this entity's table over `spans`.
     fn scan(
         &self,
-        client: &Client,
         parts: ScanParts,
         spans: Arc<dyn ExecutionPlan>,
     ) -> DfResult<Arc<dyn ExecutionPlan>>;
@@ -300,16 +321,28 @@ struct Typed<E> {
 }
 
 impl<E: HBaseEntity> Typed<E> {
-    fn entity_table(
-        &self,
-        client: &Client,
-        table: TableName,
-        settings: ReadSettings,
-    ) -> DfResult<EntityTable<E>> {
-        let entity =
-            EntityTable::<E>::new(client).map_err(|e| DataFusionError::External(Box::new(e)))?;
-        Ok(entity.on_table(table).with_read_settings(settings))
+    fn entity_table(&self, parts: TableParts) -> DfResult<EntityTable<E>> {
+        let external = |e: hbase_orm::Error| DataFusionError::External(Box::new(e));
+        // A table a process decodes is part of a plan run across machines: its `INSERT`
+        // writes each partition in the task that reads it.
+        let entity = EntityTable::<E>::new(&parts.client)
+            .map_err(external)?
+            .on_table(parts.table)
+            .with_read_settings(parts.settings)
+            .insert_per_partition();
+        Ok(match bulk_options(parts.bulk)? {
+            Some(options) => entity.insert_by_bulk_load(options),
+            None => entity,
+        })
     }
+}
+
+/// The options of a bulk load that `settings` describe, if any.
+fn bulk_options(settings: Option<BulkLoadSettings>) -> DfResult<Option<BulkLoadOptions>> {
+    settings
+        .map(BulkLoadOptions::from_settings)
+        .transpose()
+        .map_err(|e| DataFusionError::External(Box::new(e)))
 }
 
 fn parts_of<E: HBaseEntity>(table: &EntityTable<E>) -> TableParts {
@@ -317,7 +350,7 @@ fn parts_of<E: HBaseEntity>(table: &EntityTable<E>) -> TableParts {
         client: table.client().clone(),
         table: table.table_name().clone(),
         settings: table.read_settings(),
-        bulk: table.bulk_load_options().is_some(),
+        bulk: table.bulk_load_options().map(BulkLoadOptions::settings),
     }
 }
 
@@ -345,22 +378,36 @@ impl<E: HBaseEntity> Kind for Typed<E> {
         })
     }
 
-    fn table(
+    fn write_of(&self, plan: &dyn ExecutionPlan) -> Option<TableParts> {
+        let write = plan.downcast_ref::<EntityWriteExec<E>>()?;
+        Some(TableParts {
+            client: write.client().clone(),
+            table: write.table_name().clone(),
+            settings: ReadSettings::default(),
+            bulk: write.bulk_load_options().map(BulkLoadOptions::settings),
+        })
+    }
+
+    fn table(&self, parts: TableParts) -> DfResult<Arc<dyn TableProvider>> {
+        Ok(Arc::new(self.entity_table(parts)?))
+    }
+
+    fn write(
         &self,
-        client: &Client,
-        table: TableName,
-        settings: ReadSettings,
-    ) -> DfResult<Arc<dyn TableProvider>> {
-        Ok(Arc::new(self.entity_table(client, table, settings)?))
+        parts: TableParts,
+        input: Arc<dyn ExecutionPlan>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        let bulk = bulk_options(parts.bulk)?;
+        let write = EntityWriteExec::<E>::try_new(parts.client, parts.table, bulk, input)?;
+        Ok(Arc::new(write))
     }
 
     fn scan(
         &self,
-        client: &Client,
         parts: ScanParts,
         spans: Arc<dyn ExecutionPlan>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
-        let table = self.entity_table(client, parts.table.table, parts.table.settings)?;
+        let table = self.entity_table(parts.table)?;
         let scan = EntityScanExec::try_new(
             table,
             parts.projection,

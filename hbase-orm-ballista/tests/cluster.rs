@@ -3,7 +3,8 @@
 //! cluster (`hbase-local/hbase.sh up --cluster 3 --hdfs`). Random predicates answer through
 //! them as in one process, with tasks on both executors; an executor killed with `kill -9` in
 //! the middle of a query, and a region server killed in the middle of a distributed scan, leave
-//! the answer exact: no row lost, none counted twice.
+//! the answer exact: no row lost, none counted twice; an `INSERT` from CSV files is written by
+//! the tasks of both executors, each its own rows, and reads back with its index rows.
 //!
 //!     hbase-local/hbase.sh up --cluster 3 --hdfs && hbase-local/ballista.sh up 2
 //!     cd hbase-orm-ballista && cargo test --test cluster
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use datafusion::prelude::SessionContext;
+use futures::TryStreamExt;
 use hbase_orm::Client;
 use hbase_orm_sql::{register_as, EntityTable};
 use hbase_orm_suite::cluster::{
@@ -26,7 +28,8 @@ use tokio::sync::Mutex;
 
 mod common;
 
-use common::{answer, shop, Order};
+use common::shop::{CustomerByCity, CustomerByCityKey, CustomerKey};
+use common::{answer, shop, Customer, Order};
 
 /// One test at a time: each kills a process the others need.
 static TURN: Mutex<()> = Mutex::const_new(());
@@ -308,4 +311,106 @@ async fn a_region_server_killed_in_the_middle_of_a_distributed_scan() {
     let got = running.outcome().await;
     assert_eq!(got, scene.whole(), "{WHOLE} with {victim} killed");
     restart.now().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_import_from_csv_files_saved_by_both_executors() {
+    import_from_csv_files(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_import_from_csv_files_bulk_loaded_by_both_executors() {
+    import_from_csv_files(true).await;
+}
+
+/// 2,000 customers from CSV files into their table (saved, or with `bulk` bulk-loaded, each
+/// task its own rows), read back with their index rows.
+async fn import_from_csv_files(bulk: bool) {
+    let _turn = TURN.lock().await;
+    let config = hbase_orm::Config::from_url(&hbase_orm_suite::native_url()).unwrap();
+    let client = hbase_orm_suite::connect_with(config).await;
+    // The customers' table and its index table, made afresh (dropped with the guards).
+    let tables = TestTable::ensure_entity::<Customer>(&client, "ballista_import").await;
+    let name = tables[0].name.clone();
+    // 2,000 customers in four CSV files, in a directory the executors read (this machine's).
+    let n = 2_000usize;
+    let dir = std::env::temp_dir().join(format!("hbase-orm-ballista-import-{}", name.name));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let city = |i: usize| shop::CITIES[i % 3];
+    for f in 0..4 {
+        let lines: Vec<String> = std::iter::once("id,name,city".to_string())
+            .chain(
+                (f * n / 4..(f + 1) * n / 4)
+                    .map(|i| format!("k{i:05},Customer number {i},{}", city(i))),
+            )
+            .collect();
+        std::fs::write(dir.join(format!("part{f}.csv")), lines.join("\n") + "\n").unwrap();
+    }
+
+    let url = ballista_url();
+    let registry = Arc::new(shop::registry("the test's client", client.clone()));
+    let cluster = hbase_orm_ballista::remote(&url, &registry)
+        .await
+        .unwrap_or_else(|e| panic!("no Ballista scheduler at {url}: {e}"));
+    let mut table = EntityTable::<Customer>::new(&client)
+        .unwrap()
+        .on_table(name.clone());
+    if bulk {
+        // The files in this machine's temporary directory, where the region servers (on this
+        // machine too) read them.
+        let options = hbase_orm::BulkLoadOptions::new().staging_dir(std::env::temp_dir());
+        table = table.insert_by_bulk_load(options);
+    }
+    register_as(&cluster, "customers", table).unwrap();
+    cluster
+        .register_csv("files", dir.to_str().unwrap(), Default::default())
+        .await
+        .unwrap();
+
+    let before = tasks_started();
+    let got = answer(
+        &cluster,
+        "INSERT INTO customers SELECT id, name, city FROM files",
+    )
+    .await;
+    assert_eq!(got, [[n.to_string()]]);
+    let after = tasks_started();
+    let ran: Vec<usize> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    eprintln!("import tasks (bulk: {bulk}) run by executor-1 and executor-2: {ran:?}");
+    assert!(ran.iter().all(|&t| t > 0), "tasks per executor: {ran:?}");
+
+    // Every customer reads back, and the index finds each city's.
+    let customers = client.repository::<Customer>().on_table(name.clone());
+    for i in [0, 499, 500, n - 1] {
+        let want = Customer {
+            id: format!("k{i:05}"),
+            name: format!("Customer number {i}"),
+            city: city(i).to_string(),
+        };
+        let key = CustomerKey {
+            id: want.id.clone(),
+        };
+        assert_eq!(customers.get(&key).await.unwrap(), Some(want));
+    }
+    let local = SessionContext::new();
+    let table = EntityTable::<Customer>::new(&client)
+        .unwrap()
+        .on_table(name.clone());
+    register_as(&local, "customers", table).unwrap();
+    let counted = answer(&local, "SELECT count(*), count(DISTINCT id) FROM customers").await;
+    assert_eq!(counted, [[n.to_string(), n.to_string()]]);
+    for c in shop::CITIES {
+        let found: Vec<Customer> = customers
+            .index::<CustomerByCity>()
+            .prefix(CustomerByCityKey::prefix_by_city(&c.to_string()).unwrap())
+            .stream()
+            .try_collect()
+            .await
+            .unwrap();
+        let want = (0..n).filter(|&i| city(i) == c).count();
+        assert_eq!(found.len(), want, "customers of {c} by the index");
+        assert!(found.iter().all(|f| f.city == c));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,8 +7,11 @@
 
 use std::sync::Arc;
 
+use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::datasource::memory::MemorySourceConfig;
 use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::source_as_provider;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::physical_plan::execution_plan::{ChildrenPropertiesMode, ReplaceChildrenOptions};
 use datafusion::physical_plan::{collect, displayable, ExecutionPlan, ExecutionPlanProperties};
 use datafusion::prelude::SessionContext;
@@ -168,8 +171,7 @@ async fn a_task_given_one_partition_reads_only_its_spans(planner: Client, runner
 }
 
 /// A process without the entity, or without a client of the plan's name, says so, naming
-/// itself, the entity or client and what it has; a table registered for bulk loads is refused
-/// where the plan is written.
+/// itself, the entity or client and what it has.
 async fn what_a_process_lacks_is_named(planner: Client, runner: Client) {
     let s = scene(planner.clone(), runner.clone(), "ballista_lacks").await;
     let df = s
@@ -235,15 +237,52 @@ async fn what_a_process_lacks_is_named(planner: Client, runner: Client) {
         err.contains("is not in the registry of scheduler: add it with EntityRegistry::client (it has `default`)"),
         "{err}"
     );
-    // A table whose INSERT is a bulk load.
+}
+
+/// A table whose `INSERT` is a bulk load travels with its load's settings (its progress
+/// callback stays), and a table decoded in another process inserts per partition.
+async fn bulk_load_settings_travel(planner: Client, runner: Client) {
+    let s = scene(planner.clone(), runner.clone(), "ballista_bulk_settings").await;
+    let options = BulkLoadOptions::new()
+        .staging_dir("/data/bulk staging")
+        .memory_budget(3 << 20)
+        .attempts(4)
+        .on_progress(|_| {});
     let bulk = EntityTable::<Order>::new(&planner)
         .unwrap()
-        .insert_by_bulk_load(BulkLoadOptions::new());
-    let err = encoding_error(&s.planner, bulk).await;
-    assert!(
-        err.contains("is inserted into by bulk load: such a table runs in one process for now"),
-        "{err}"
+        .insert_by_bulk_load(options.clone());
+    let ctx = SessionContext::new();
+    register_as(&ctx, "orders", bulk).unwrap();
+    let df = ctx.sql("SELECT number FROM orders").await.unwrap();
+    let there = SessionContext::new();
+    let decoded = logical_plan_from_bytes_with_extension_codec(
+        &logical_plan_to_bytes_with_extension_codec(
+            df.logical_plan(),
+            &EntityLogicalCodec::new(s.planner.clone()),
+        )
+        .unwrap(),
+        &there.task_ctx(),
+        &EntityLogicalCodec::new(s.runner.clone()),
+    )
+    .unwrap();
+    let mut tables = Vec::new();
+    decoded
+        .apply(|node| {
+            if let LogicalPlan::TableScan(scan) = node {
+                tables.push(source_as_provider(&scan.source).unwrap());
+            }
+            Ok(TreeNodeRecursion::Continue)
+        })
+        .unwrap();
+    let [table] = &tables[..] else {
+        panic!("one table scanned, found {}", tables.len());
+    };
+    let table = table.downcast_ref::<EntityTable<Order>>().unwrap();
+    assert_eq!(
+        table.bulk_load_options().map(BulkLoadOptions::settings),
+        Some(options.settings())
     );
+    assert!(table.inserts_per_partition());
 }
 
 /// The error of writing a scan of `table` with `registry`'s logical codec.
@@ -277,6 +316,12 @@ macro_rules! on_backend {
             async fn a_task_given_one_partition_reads_only_its_spans() {
                 let (planner, runner) = clients().await;
                 crate::a_task_given_one_partition_reads_only_its_spans(planner, runner).await;
+            }
+
+            #[tokio::test]
+            async fn bulk_load_settings_travel() {
+                let (planner, runner) = clients().await;
+                crate::bulk_load_settings_travel(planner, runner).await;
             }
 
             #[tokio::test]

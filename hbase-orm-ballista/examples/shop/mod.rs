@@ -9,9 +9,15 @@ use hbase_orm::{Client, HBaseEntity};
 use hbase_orm_ballista::{EntityRegistry, DEFAULT_CLIENT};
 use hbase_orm_suite::example::Lcg;
 
-/// A customer.
+/// A customer, with a secondary index of the customers of each city.
 #[derive(HBaseEntity, Debug, Clone, PartialEq)]
-#[hbase(namespace = "example", table = "ballista_customers", family = "c")]
+#[hbase(
+    namespace = "example",
+    table = "ballista_customers",
+    family = "c",
+    key_delimiter = '\0',
+    index(name = "by_city", parts = "city, id")
+)]
 pub struct Customer {
     #[hbase(key)]
     pub id: String,
