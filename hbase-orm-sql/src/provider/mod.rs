@@ -166,9 +166,9 @@ impl<E: HBaseEntity> EntityTable<E> {
     }
 
     /// Makes `INSERT INTO` this table write each partition of the query's rows by itself, all
-    /// at once ([`EntityWriteExec`](crate::EntityWriteExec)): each partition's rows saved by a writer of its own, or,
-    /// with [`insert_by_bulk_load`](Self::insert_by_bulk_load), bulk-loaded by a load of its
-    /// own (a region then takes a file per partition). What a plan run across machines needs
+    /// at once ([`EntityWriteExec`](crate::EntityWriteExec)): each partition's rows saved by a
+    /// writer of its own, or, with [`insert_by_bulk_load`](Self::insert_by_bulk_load),
+    /// bulk-loaded by a load of its own (a region then takes a file per partition). What a plan run across machines needs
     /// (Ballista runs each partition's writes where its rows are read); in one process, more
     /// writers at once. By default all the rows go to one writer, in the query's order.
     pub fn insert_per_partition(mut self) -> Self {

@@ -19,10 +19,11 @@ pub(crate) struct Backoff {
 }
 
 impl Backoff {
-    /// Waits starting at `first_step`, within `deadline` of now (the first attempt).
+    /// Waits starting at `first_step` (1 ms at the least: a step of zero would stay zero),
+    /// within `deadline` of now (the first attempt).
     pub(crate) fn new(first_step: Duration, deadline: Duration) -> Backoff {
         Backoff {
-            step: first_step,
+            step: first_step.max(Duration::from_millis(1)),
             deadline,
             started: Instant::now(),
             attempts: 1,

@@ -33,6 +33,11 @@ use crate::model::{Backoff, Error, OutOfPage, Result, Row, ScannerPage, TableNam
 
 const METHOD: &str = "Scan";
 
+/// How long a scan goes on reopening lost scanners at the least, whatever the client's retry
+/// deadline (zero included): a region that moves (a split, the balancer) is routine, served
+/// again elsewhere within a second or two.
+const REOPEN_AT_LEAST: Duration = Duration::from_secs(2);
+
 /// Exceptions after which a scan reopens its scanner after the last row it returned.
 const LOST: &[&str] = &[
     "UnknownScannerException",
@@ -256,7 +261,8 @@ impl Scanner {
             Err(e) => {
                 let config = &core.config;
                 let backoff = lost.get_or_insert_with(|| {
-                    Backoff::new(config.retry_backoff, config.retry_deadline)
+                    let deadline = config.retry_deadline.max(REOPEN_AT_LEAST);
+                    Backoff::new(config.retry_backoff, deadline)
                 });
                 self.recover(core, &region, e, backoff).await?;
                 return Ok(ScannerPage::default());
@@ -353,9 +359,9 @@ impl Scanner {
 
     /// After a failed call: reopen past the last row if the scanner or region was lost, or
     /// give the error up. Reopening goes on, with `backoff`'s waits, until the client's retry
-    /// deadline from the first loss: a region whose server crashed is served again only once
-    /// HBase has noticed (the server's ZooKeeper session expires) and reassigned it, which
-    /// takes seconds.
+    /// deadline from the first loss (at least [`REOPEN_AT_LEAST`]): a region whose server
+    /// crashed is served again only once HBase has noticed (the server's ZooKeeper session
+    /// expires) and reassigned it, which takes seconds.
     async fn recover(
         &mut self,
         core: &Core,
