@@ -97,19 +97,13 @@ impl<E: HBaseEntity> EntityWriteExec<E> {
             return Err(DataFusionError::NotImplemented(why));
         }
         let schema = EntitySchema::of::<E>().map_err(|e| DataFusionError::External(e.into()))?;
-        let properties = Arc::new(PlanProperties::new(
-            EquivalenceProperties::new(count_schema()),
-            Partitioning::UnknownPartitioning(input.output_partitioning().partition_count()),
-            EmissionType::Final,
-            Boundedness::Bounded,
-        ));
         Ok(EntityWriteExec {
             client,
             table,
             schema,
             bulk,
+            properties: properties(&input),
             input,
-            properties,
             entity: std::marker::PhantomData,
         })
     }
@@ -133,6 +127,16 @@ impl<E: HBaseEntity> EntityWriteExec<E> {
     pub fn input(&self) -> &Arc<dyn ExecutionPlan> {
         &self.input
     }
+}
+
+/// The writes' properties: a partition (of one `count` row) per partition of `input`.
+fn properties(input: &Arc<dyn ExecutionPlan>) -> Arc<PlanProperties> {
+    Arc::new(PlanProperties::new(
+        EquivalenceProperties::new(count_schema()),
+        Partitioning::UnknownPartitioning(input.output_partitioning().partition_count()),
+        EmissionType::Final,
+        Boundedness::Bounded,
+    ))
 }
 
 /// The plan of an `INSERT INTO` `table` that writes each partition of `input` apart
@@ -217,12 +221,16 @@ impl<E: HBaseEntity> ExecutionPlan for EntityWriteExec<E> {
         children: Vec<Arc<dyn ExecutionPlan>>,
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         match <[_; 1]>::try_from(children) {
-            Ok([input]) => Ok(Arc::new(EntityWriteExec::<E>::try_new(
-                self.client.clone(),
-                self.table.clone(),
-                self.bulk.clone(),
+            // The same writes of another input: the entity's columns are not derived again.
+            Ok([input]) => Ok(Arc::new(EntityWriteExec::<E> {
+                client: self.client.clone(),
+                table: self.table.clone(),
+                schema: self.schema.clone(),
+                bulk: self.bulk.clone(),
+                properties: properties(&input),
                 input,
-            )?)),
+                entity: std::marker::PhantomData,
+            })),
             Err(children) => Err(DataFusionError::Internal(format!(
                 "EntityWriteExec has one input (the query's rows), given {}",
                 children.len()
