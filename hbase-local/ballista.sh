@@ -29,7 +29,7 @@
 #                              where this machine's clients of ZooKeeper took it first)
 #   HBASE_ORM_BALLISTA_SLOTS   tasks each executor runs at once (default 2)
 #   HBASE_ORM_BALLISTA_PROFILE the program's cargo profile: dev (default, as the tests build) or
-#                              release (benchmarks)
+#                              release (benchmarks); start runs the build up made
 #   HBASE_ORM_BALLISTA_HBASE   the HBase every process reads (default hbase://127.0.0.1:2181, or
 #                              HBASE_ORM_ZK_PORT's port: HBase's own RPC through ZooKeeper)
 #   HBASE_ORM_UP_TIMEOUT       seconds up and start wait for each process (default 180)
@@ -52,6 +52,8 @@ EXECUTOR_TIMEOUT=5
 HEARTBEAT=1
 # how many executors `up` started last (so that down, status and start know them)
 COUNT_FILE=$DIR/executors
+# the program `up` built (so that start runs the same build, whatever the environment then)
+PROGRAM_FILE=$DIR/program
 
 say() { printf 'ballista.sh: %s\n' "$*" >&2; }
 die() {
@@ -65,10 +67,15 @@ usage() {
 }
 
 # the program cargo builds (the crate builds into hbase-orm-sql's target directory)
-program() {
+built_program() {
   local dir=debug
   [[ "$PROFILE" == release ]] && dir=release
   printf '%s/examples/node\n' "${CARGO_TARGET_DIR:-$REPO/hbase-orm-sql/target}/$dir"
+}
+
+# the program to run: the one `up` built, else the profile's
+program() {
+  if [[ -f "$PROGRAM_FILE" ]]; then cat "$PROGRAM_FILE"; else built_program; fi
 }
 
 build() {
@@ -183,9 +190,12 @@ cmd_up() {
   local current
   current=$(executors)
   ((n >= current)) || die "$current executors run here; down first to start fewer"
+  [[ -f "$PROGRAM_FILE" && $current -gt 0 && "$(cat "$PROGRAM_FILE")" != "$(built_program)" ]] &&
+    die "$current executors run $(cat "$PROGRAM_FILE"); down first to run $(built_program)"
   build
   mkdir -p "$DIR"
   echo "$n" >"$COUNT_FILE"
+  built_program >"$PROGRAM_FILE"
   start_one scheduler
   for ((i = 1; i <= n; i++)); do start_one "executor-$i"; done
   say "up: a scheduler and $n executors (logs in $LOGS)"
@@ -197,7 +207,7 @@ cmd_down() {
   if [[ "${1:-}" == --purge ]]; then
     rm -rf "$DIR"
   else
-    rm -f "$COUNT_FILE"
+    rm -f "$COUNT_FILE" "$PROGRAM_FILE"
   fi
   say "down"
 }

@@ -49,9 +49,24 @@ pub fn ballista_url() -> String {
 /// The log of the local Ballista process `name` (`scheduler`, `executor-1`, ...):
 /// `$HBASE_ORM_DATA/ballista/logs/NAME.log`, the data dir the launchers share.
 pub fn ballista_log(name: &str) -> PathBuf {
+    ballista_dir().join(format!("logs/{name}.log"))
+}
+
+/// The process id of the local Ballista process `name`, from the launcher's pid file
+/// (`$HBASE_ORM_DATA/ballista/run/NAME.pid`), or `None` when it has none.
+pub fn ballista_pid(name: &str) -> Option<u32> {
+    std::fs::read_to_string(ballista_dir().join(format!("run/{name}.pid")))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Where `hbase-local/ballista.sh` keeps its files: `$HBASE_ORM_DATA/ballista`.
+fn ballista_dir() -> PathBuf {
     let data = std::env::var("HBASE_ORM_DATA")
         .unwrap_or_else(|_| format!("{}/.hbase-local", env!("CARGO_MANIFEST_DIR")));
-    PathBuf::from(data).join(format!("ballista/logs/{name}.log"))
+    PathBuf::from(data).join("ballista")
 }
 
 /// Starts a process the test stopped if the test ends before it did (a failed assertion):

@@ -84,6 +84,19 @@ pub fn get_index(k: u64, rows: u64) -> u64 {
     (x ^ (x >> 29)) % rows.max(1)
 }
 
+/// The CPU time process `pid` has used so far, user + system, as `/proc/PID/stat` counts it
+/// (in clock ticks, 10 ms here); `None` when the process is gone or the file unreadable.
+pub fn process_cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command's name, in parentheses, may hold spaces: the fields follow its last `)`.
+    // After it: state (3), ... utime (14), stime (15), counted from 1 with the pid.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf reads a configuration value and writes nothing.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| Duration::from_secs_f64(ticks as f64 / per_second as f64))
+}
+
 /// This process's CPU time so far, user + system, to the microsecond (`getrusage`; zero where
 /// it fails).
 pub fn cpu_time() -> Duration {
