@@ -34,7 +34,6 @@ pub(crate) struct ReadSettings {
     pub one_partition: bool,
 }
 
-/// An entity table: a logical plan's table scan and an `INSERT`'s target.
 /// The bulk load of an `INSERT` (`hbase_orm::BulkLoadSettings`; its progress callback stays
 /// in the process that registered the table).
 #[derive(Clone, PartialEq, prost::Message)]
@@ -49,6 +48,7 @@ pub(crate) struct BulkLoad {
     pub memory_budget: u64,
 }
 
+/// An entity table: a logical plan's table scan and an `INSERT`'s target.
 #[derive(Clone, PartialEq, prost::Message)]
 pub(crate) struct EntityTableNode {
     #[prost(message, optional, tag = "1")]
@@ -80,7 +80,6 @@ pub(crate) struct EntityScanNode {
     pub batch_size: u64,
 }
 
-/// What a codec of this crate writes for any node.
 /// The writes of an `INSERT` into an entity table, each partition of its input apart (its
 /// input, the query's rows, travels as the node's child).
 #[derive(Clone, PartialEq, prost::Message)]
@@ -89,6 +88,7 @@ pub(crate) struct EntityWriteNode {
     pub table: Option<EntityTableNode>,
 }
 
+/// What a codec of this crate writes for any node.
 #[derive(Clone, PartialEq, prost::Message)]
 pub(crate) struct Envelope {
     #[prost(oneof = "envelope::Node", tags = "1, 2, 3, 4")]
@@ -109,6 +109,7 @@ pub(crate) mod envelope {
         /// A scan of one.
         #[prost(message, tag = "3")]
         Scan(super::EntityScanNode),
+        /// The writes of an `INSERT` into one.
         #[prost(message, tag = "4")]
         Write(super::EntityWriteNode),
     }

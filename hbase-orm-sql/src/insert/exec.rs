@@ -97,7 +97,18 @@ impl<E: HBaseEntity> EntityWriteExec<E> {
             return Err(DataFusionError::NotImplemented(why));
         }
         let schema = EntitySchema::of::<E>().map_err(|e| DataFusionError::External(e.into()))?;
-        Ok(EntityWriteExec {
+        Ok(Self::build(client, table, schema, bulk, input))
+    }
+
+    /// The writes of `input`'s rows, the entity's columns given.
+    fn build(
+        client: Client,
+        table: TableName,
+        schema: EntitySchema,
+        bulk: Option<BulkLoadOptions>,
+        input: Arc<dyn ExecutionPlan>,
+    ) -> Self {
+        EntityWriteExec {
             client,
             table,
             schema,
@@ -105,7 +116,7 @@ impl<E: HBaseEntity> EntityWriteExec<E> {
             properties: properties(&input),
             input,
             entity: std::marker::PhantomData,
-        })
+        }
     }
 
     /// The client it writes through.
@@ -222,15 +233,13 @@ impl<E: HBaseEntity> ExecutionPlan for EntityWriteExec<E> {
     ) -> DfResult<Arc<dyn ExecutionPlan>> {
         match <[_; 1]>::try_from(children) {
             // The same writes of another input: the entity's columns are not derived again.
-            Ok([input]) => Ok(Arc::new(EntityWriteExec::<E> {
-                client: self.client.clone(),
-                table: self.table.clone(),
-                schema: self.schema.clone(),
-                bulk: self.bulk.clone(),
-                properties: properties(&input),
+            Ok([input]) => Ok(Arc::new(EntityWriteExec::<E>::build(
+                self.client.clone(),
+                self.table.clone(),
+                self.schema.clone(),
+                self.bulk.clone(),
                 input,
-                entity: std::marker::PhantomData,
-            })),
+            ))),
             Err(children) => Err(DataFusionError::Internal(format!(
                 "EntityWriteExec has one input (the query's rows), given {}",
                 children.len()
