@@ -8,7 +8,6 @@ use crate::bloom::{BloomWriter, Shape};
 use crate::cell::{index_key, Cell, CellType, Key, RowCell};
 use crate::index::IndexWriter;
 use crate::trailer::{FileInfo, Trailer, TRAILER_LEN};
-use crate::wire::write_vlong;
 use crate::{Compression, Error, Result};
 
 /// A family's bloom filter (`BLOOMFILTER`).
@@ -278,7 +277,10 @@ impl<W: Write> Writer<W> {
             let (same_key, new_row) = match &previous {
                 None => self.check(&full)?,
                 Some(previous) => {
-                    self.check_family(&full)?;
+                    // The family the cell before had (the same bytes where it lies) passed.
+                    if !std::ptr::eq(previous.family, cell.family) {
+                        self.check_family(&full)?;
+                    }
                     match cell.previous_against(previous) {
                         std::cmp::Ordering::Greater => {
                             return Err(Error::OutOfOrder {
@@ -311,14 +313,16 @@ impl<W: Write> Writer<W> {
             self.write_inline(false)?;
         }
         let block = &mut self.block;
+        // The cell's bytes: its lengths, key, value, tags' length and memstore timestamp.
+        block.reserve(8 + key_len + cell.value.len() + 3);
         block.extend_from_slice(&(key_len as u32).to_be_bytes());
         block.extend_from_slice(&(cell.value.len() as u32).to_be_bytes());
         let key_at = block.len();
         cell.write_key(block);
         block.extend_from_slice(cell.value);
-        // No tags (their length, 0), and a memstore timestamp of 0.
-        block.extend_from_slice(&[0, 0]);
-        write_vlong(block, 0);
+        // No tags (their length, 0), and a memstore timestamp of 0 (Hadoop's vlong of 0: one
+        // byte, 0).
+        block.extend_from_slice(&[0, 0, 0]);
         self.last_at = Some(key_at..key_at + key_len);
         if self.block_first.is_empty() {
             self.block_first

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::plan::{finish_put, merge_rows};
-use super::record::{write_record, write_row_record, Record, RunWriter};
+use super::record::{row_of, write_record, write_row_record, Record, RunWriter};
 use crate::model::CellRef;
 use crate::model::{Put, Result};
 
@@ -20,12 +20,6 @@ pub(super) struct RecordChunk {
     /// `starts` after `bytes` (so that `bytes` never grows past what was pushed).
     merged: Vec<u8>,
     starts: Vec<usize>,
-}
-
-/// The row of `record` (its length, then its row's).
-fn row_of(record: &[u8]) -> &[u8] {
-    let len = u32::from_le_bytes(record[4..8].try_into().expect("4 bytes"));
-    &record[8..8 + len as usize]
 }
 
 /// The record at the start of `bytes`, its length first.
@@ -95,8 +89,10 @@ impl RecordChunk {
             },
             ..c
         });
+        // Written as they are checked: a row out of order is taken back out.
         let mut previous: Option<CellRef<'_>> = None;
-        for cell in stamped.clone() {
+        let mut ordered = true;
+        let checked = stamped.inspect(|cell| {
             if let Some(p) = previous {
                 // An entity's cells share their family's name: compared by address first.
                 let same_family = std::ptr::eq(p.family, cell.family);
@@ -107,14 +103,16 @@ impl RecordChunk {
                 }
                 .then_with(|| p.qualifier.cmp(cell.qualifier))
                 .then_with(|| cell.timestamp.cmp(&p.timestamp));
-                if !order.is_lt() {
-                    return Ok(false);
-                }
+                ordered &= order.is_lt();
             }
-            previous = Some(cell);
-        }
+            previous = Some(*cell);
+        });
         let start = self.bytes.len();
-        write_row_record(row, stamped, &mut self.bytes)?;
+        let written = write_row_record(row, checked, &mut self.bytes);
+        if written.is_err() || !ordered {
+            self.bytes.truncate(start);
+            return written.map(|()| false);
+        }
         self.starts.push(start);
         Ok(true)
     }
