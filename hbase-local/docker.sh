@@ -4,8 +4,10 @@
 #
 #   hbase-local/docker.sh up       install, start the engine, make the base image, build, start,
 #                                  and return once the container is healthy (bounded)
+#   hbase-local/docker.sh prepare  up's first four steps only (nothing started but the engine):
+#                                  a later up finds them done
 #   hbase-local/docker.sh down     stop and remove the container and its data volume, and stop
-#                                  the engine if `up` started it
+#                                  the engine if `up` (or `prepare`) started it
 #   hbase-local/docker.sh status   the container's state and health
 #   hbase-local/docker.sh logs [N] the container's last N log lines (default 150)
 #
@@ -200,8 +202,9 @@ wait_healthy() {
   done
 }
 
-up() {
-  local t0=$SECONDS
+# What `up` does before it starts anything: packages, engine, base image, the image built (a
+# later `up` finds them done; CI runs this in the background while its tests build).
+prepare() {
   install_packages
   pick_compose
   say "compose: $("${COMPOSE[@]}" version 2>/dev/null | head -n 1)"
@@ -209,6 +212,11 @@ up() {
   make_base
   say "build (base $BASE): ${COMPOSE[*]} build"
   timeout 1800 "${COMPOSE[@]}" build
+}
+
+up() {
+  local t0=$SECONDS
+  prepare
   # the bulk-load directory the compose file mounts: made here, so that it is this user's
   mkdir -p "${HBASE_ORM_BULK_DIR:-/tmp/hbase-orm-bulk}"
   say "up on $ADDR: ${COMPOSE[*]} up -d, then wait until healthy (at most $HEALTH_TIMEOUT s)"
@@ -257,12 +265,16 @@ logs() {
 }
 
 case "${1:-}" in
+  prepare)
+    prepare
+    say "prepared: hbase-local/docker.sh up starts the container"
+    ;;
   up) up ;;
   down) down ;;
   status) status ;;
   logs) logs "${2:-150}" ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     [[ "${1:-}" == -h || "${1:-}" == --help ]] || exit 2
     ;;
 esac
