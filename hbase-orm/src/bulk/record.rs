@@ -1,11 +1,11 @@
 //! A put as a spilled run holds it (its record): the record's length (4 bytes), then the row
-//! and its cells to the record's end, each part after its length as a varint. A cell starts with a byte of flags
-//! saying whether its family and its timestamp are given or are the cell's before it (an
-//! entity's cells share both): a record of eight columns is about two thirds the size it was
-//! with every part's length and every cell's family and timestamp written whole. A run is
-//! written through a buffer and read back a block at a time; each record is a slice of its
-//! block, checked whole when read, and the files are written from it with no copy and no
-//! allocation per cell.
+//! and its cells to the record's end, each part after its length as a varint. A cell starts
+//! with a byte of flags saying whether its family and its timestamp are given or are the
+//! cell's before it (an entity's cells share both): an order of the benches (eight columns) is
+//! a record of about 230 bytes, against about 371 with every part's length and every cell's
+//! family and timestamp written whole. A run is written through a buffer and read back a block
+//! at a time; each record is a slice of its block, checked whole when read, and the files are
+//! written from it with no copy and no allocation per cell.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
