@@ -7,6 +7,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use hbase_orm_hfile as hfile;
 
@@ -172,28 +173,37 @@ pub(super) struct Written {
     pub bytes: u64,
 }
 
+/// One region's rows, written: its first and last rows, its rows and cells, its files.
+pub(super) struct Share {
+    pub rows: (Vec<u8>, Vec<u8>),
+    pub row_count: u64,
+    pub cells: u64,
+    pub files: Vec<Written>,
+}
+
 /// The HFile writer of one file.
 type FileWriter = hfile::Writer<Box<dyn Sink>>;
 
 /// The files of one region being written.
-pub(super) struct RegionWriter<'a> {
-    to: &'a dyn Destination,
-    formats: &'a [FamilyFormat],
+pub(super) struct RegionWriter {
+    to: Arc<dyn Destination>,
+    /// The formats of the load's families.
+    formats: Vec<FamilyFormat>,
     now_ms: i64,
     /// Per format, its file and where it is, once the family has a cell.
     files: Vec<Option<(FileWriter, String)>>,
     /// The first and last rows written, the rows and the cells.
-    pub first_row: Vec<u8>,
-    pub last_row: Vec<u8>,
-    pub rows: u64,
-    pub cells: u64,
+    first_row: Vec<u8>,
+    last_row: Vec<u8>,
+    rows: u64,
+    cells: u64,
 }
 
-impl<'a> RegionWriter<'a> {
-    pub(super) fn new(to: &'a dyn Destination, formats: &'a [FamilyFormat], now_ms: i64) -> Self {
+impl RegionWriter {
+    pub(super) fn new(to: Arc<dyn Destination>, formats: &[FamilyFormat], now_ms: i64) -> Self {
         RegionWriter {
             to,
-            formats,
+            formats: formats.to_vec(),
             now_ms,
             files: formats.iter().map(|_| None).collect(),
             first_row: Vec::new(),
@@ -277,9 +287,11 @@ impl<'a> RegionWriter<'a> {
         ))
     }
 
-    /// Finishes the files: what was written.
-    pub(super) fn finish(self) -> Result<Vec<Written>> {
-        let mut out = Vec::new();
+    /// Finishes the files: the region's share.
+    pub(super) fn finish(self) -> Result<Share> {
+        let rows = (self.first_row, self.last_row);
+        let (row_count, cells) = (self.rows, self.cells);
+        let mut files = Vec::new();
         for ((writer, location), format) in self
             .files
             .into_iter()
@@ -287,13 +299,18 @@ impl<'a> RegionWriter<'a> {
             .filter_map(|(f, format)| f.map(|f| (f, format)))
         {
             let (file, summary) = writer.finish().map_err(|e| hfile_error(&location, e))?;
-            out.push(Written {
-                family: format.name.clone(),
+            files.push(Written {
+                family: format.name,
                 location: file.close()?,
                 bytes: summary.bytes,
             });
         }
-        Ok(out)
+        Ok(Share {
+            rows,
+            row_count,
+            cells,
+            files,
+        })
     }
 }
 
@@ -388,7 +405,7 @@ mod tests {
     fn a_destination_s_failure_is_the_load_s() {
         let table = TableName::new("default", "t");
         let formats = [FamilyFormat::of(&table, &ColumnFamily::new("d")).unwrap()];
-        let mut writer = RegionWriter::new(&Refusing, &formats, 0);
+        let mut writer = RegionWriter::new(Arc::new(Refusing), &formats, 0);
         let cell = CellRef {
             family: b"d",
             qualifier: b"q",

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use super::files::{Destination, FamilyFormat, RegionWriter, Written};
+use super::files::{Destination, FamilyFormat, RegionWriter, Share};
 use super::input::{blocking, Sorted};
 use super::plan::region_of;
 use super::record::Cells;
@@ -28,14 +28,6 @@ const REGIONS_AT_ONCE: usize = 8;
 
 /// A row range: its first and last rows.
 type Rows = (Vec<u8>, Vec<u8>);
-
-/// One region's rows, written.
-struct Share {
-    rows: Rows,
-    row_count: u64,
-    cells: u64,
-    files: Vec<Written>,
-}
 
 /// A load into `table` under the staging token, with files written into `dir`.
 pub(super) struct Load<'a> {
@@ -77,7 +69,7 @@ impl Load<'_> {
             let writing = {
                 let (runs, formats, to) = (runs.clone(), formats.clone(), to.clone());
                 let (now, ranges) = (self.now, ranges.clone());
-                blocking(move || write_regions(&runs, &formats, &*to, now, ranges, &starts, sender))
+                blocking(move || write_regions(&runs, &formats, &to, now, ranges, &starts, sender))
             };
             // Polled, not an async closure: the load's future stays `Send` (a closure returning
             // a future that borrows its argument is not provably so).
@@ -222,7 +214,7 @@ impl Load<'_> {
 fn write_regions(
     runs: &[Run],
     formats: &[FamilyFormat],
-    to: &dyn Destination,
+    to: &Arc<dyn Destination>,
     now: i64,
     ranges: Option<Vec<Rows>>,
     starts: &[Vec<u8>],
@@ -252,7 +244,7 @@ enum Piece {
 fn write_merged(
     mut merge: Merge,
     formats: &[FamilyFormat],
-    to: &dyn Destination,
+    to: &Arc<dyn Destination>,
     now: i64,
     starts: &[Vec<u8>],
     sender: mpsc::Sender<Share>,
@@ -321,12 +313,12 @@ impl Drop for Failing<'_> {
 fn write_taken(
     regions: &Regions,
     sender: &mpsc::Sender<Share>,
-    to: &dyn Destination,
+    to: &Arc<dyn Destination>,
     formats: &[FamilyFormat],
     now: i64,
 ) -> Result<()> {
     while let Some(pieces) = regions.next() {
-        let mut writer = RegionWriter::new(to, formats, now);
+        let mut writer = RegionWriter::new(to.clone(), formats, now);
         for piece in pieces {
             match piece {
                 Piece::Puts(puts) => {
@@ -421,7 +413,7 @@ fn write_parts(
     puts: &[Put],
     parts: &[Range<usize>],
     formats: &[FamilyFormat],
-    to: &dyn Destination,
+    to: &Arc<dyn Destination>,
     now: i64,
     sender: mpsc::Sender<Share>,
 ) -> Result<()> {
@@ -433,7 +425,7 @@ fn write_parts(
                 let (next, sender) = (&next, sender.clone());
                 scope.spawn(move || -> Result<()> {
                     while let Some(part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let mut writer = RegionWriter::new(to, formats, now);
+                        let mut writer = RegionWriter::new(to.clone(), formats, now);
                         for put in &puts[part.clone()] {
                             writer.add(&put.row, Cells::of_put(put))?;
                         }
@@ -449,16 +441,8 @@ fn write_parts(
 
 /// Finishes a region's files and sends them on.
 fn send(writer: RegionWriter, sender: &mpsc::Sender<Share>) -> Result<()> {
-    let rows = (writer.first_row.clone(), writer.last_row.clone());
-    let (row_count, cells) = (writer.rows, writer.cells);
-    let files = writer.finish()?;
     sender
-        .blocking_send(Share {
-            rows,
-            row_count,
-            cells,
-            files,
-        })
+        .blocking_send(writer.finish()?)
         .map_err(|_| Error::IllegalArgument {
             message: "bulk load: the files written were no longer awaited".into(),
         })
@@ -542,6 +526,10 @@ mod tests {
             .expect("the files' writing ended")
     }
 
+    fn local(dir: std::path::PathBuf) -> Arc<dyn Destination> {
+        Arc::new(LocalFiles(dir))
+    }
+
     fn format() -> FamilyFormat {
         let table = crate::model::TableName::new("default", "t");
         FamilyFormat::of(&table, &crate::model::ColumnFamily::new("d")).unwrap()
@@ -565,7 +553,7 @@ mod tests {
             }
             shares
         });
-        ends(move || write_regions(&r, &[format()], &LocalFiles(d), 0, None, &s, sender)).unwrap();
+        ends(move || write_regions(&r, &[format()], &local(d), 0, None, &s, sender)).unwrap();
         let mut shares = drained.join().unwrap();
         shares.sort();
         assert_eq!(shares.len(), 200, "a share per region");
@@ -574,7 +562,7 @@ mod tests {
 
         let (sender, mut receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
         let (r, s, d) = (runs.clone(), starts.clone(), dir.clone());
-        let failed = ends(move || write_regions(&r, &[], &LocalFiles(d), 0, None, &s, sender));
+        let failed = ends(move || write_regions(&r, &[], &local(d), 0, None, &s, sender));
         assert!(failed.is_err());
         assert!(receiver.try_recv().is_err(), "no region handed on");
 
@@ -582,7 +570,7 @@ mod tests {
         drop(receiver);
         let (r, s, d) = (runs.clone(), starts.clone(), dir.clone());
         let unawaited =
-            ends(move || write_regions(&r, &[format()], &LocalFiles(d), 0, None, &s, sender));
+            ends(move || write_regions(&r, &[format()], &local(d), 0, None, &s, sender));
         assert!(unawaited.is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
