@@ -225,6 +225,83 @@ async fn a_load_over_its_memory_budget_spills_and_merges() {
     std::fs::remove_dir(&staging).unwrap();
 }
 
+/// A stream in row order over its memory budget is written into the regions' files as it
+/// arrives (the runs spilled beside): with a region split after the first region took its
+/// files (so the last regions' files, cut at the boundaries of the load's start, come to it
+/// after), the split region's rows are read again from the runs and written at the new
+/// boundaries; every row loaded once, the staging directory empty after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ordered_stream_is_written_as_it_arrives_and_a_split_region_again_from_its_runs() {
+    let client = native().await;
+    let staging =
+        std::env::temp_dir().join(format!("hbase-orm-bulk-through-{}", std::process::id()));
+    std::fs::create_dir_all(&staging).unwrap();
+    // Twelve regions: more than a load hands over at once (8).
+    let twelve: Vec<Vec<u8>> = (1..12)
+        .map(|i| format!("o-{:05}", i * 800).into_bytes())
+        .collect();
+    // A client of its own for the split: the load's task, blocked in the callback meanwhile,
+    // may hold the read side of the load's connections.
+    let admin = native().await;
+    let (reader, dir) = (client.clone(), staging.clone());
+    with_table(
+        &client,
+        "bulk_through",
+        families(),
+        &twelve,
+        |t| async move {
+            let (client, staging) = (reader, dir);
+            let split = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let (name, done) = (t.name().clone(), split.clone());
+            let options = BulkLoadOptions::new()
+                .staging_dir(&staging)
+                .memory_budget(256 * 1024)
+                .on_progress(move |so_far| {
+                    let first = so_far.regions == 1;
+                    if !first || done.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    let (admin, name) = (admin.clone(), name.clone());
+                    tokio::task::block_in_place(move || {
+                        tokio::runtime::Handle::current().block_on(async move {
+                            let a = admin.admin();
+                            a.split_region(&name, b"o-09600").await.unwrap();
+                            let started = std::time::Instant::now();
+                            loop {
+                                let regions = a.region_locations(&name).await.unwrap();
+                                if regions.iter().any(|r| r.start_key == b"o-09600") {
+                                    break;
+                                }
+                                assert!(started.elapsed().as_secs() < 60, "split: {regions:?}");
+                                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                            }
+                        })
+                    });
+                });
+            let stream = futures::stream::iter(puts(10_000, "first").into_iter().map(Ok));
+            let report = t.bulk_load_stream(stream, &options).await.unwrap();
+            assert!(split.load(std::sync::atomic::Ordering::SeqCst), "split");
+            assert_eq!((report.rows, report.cells), (10_000, 50_000), "{report:?}");
+            assert!(report.spilled_runs > 10, "{report:?}");
+            assert!(report.rewritten >= 1, "the split region again: {report:?}");
+            assert!(report.regions > 12, "{report:?}");
+            let rows = rows(&client, t.name()).await;
+            assert_eq!(rows.len(), 10_000);
+            for (i, row) in rows.iter().enumerate() {
+                assert_eq!(row.key, format!("o-{i:05}").into_bytes());
+                let note = format!("first: ring {} times", i % 5);
+                assert_eq!(row.value("d", "note"), Some(note.as_bytes()), "row {i}");
+                let blob = format!("first blob of order {i}").repeat(3);
+                assert_eq!(row.value("g", "blob"), Some(blob.as_bytes()), "row {i}");
+            }
+            let left: Vec<_> = std::fs::read_dir(&staging).unwrap().collect();
+            assert!(left.is_empty(), "staging left: {left:?}");
+        },
+    )
+    .await;
+    std::fs::remove_dir(&staging).unwrap();
+}
+
 /// What a killed load leaves (its directory, named after a process that is gone, with a sorted
 /// run, its unheld lock and the token of the servers' staging directory) is removed by the next
 /// cleanup: the directory here, and the servers' directory by the region server. A token that

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::plan::{finish_put, merge_rows};
-use super::record::{row_of, write_record, write_row_record, Record, RunWriter};
+use super::record::{
+    row_and_cells, row_of, write_record, write_row_record, Cells, Record, RunWriter,
+};
 use crate::model::CellRef;
 use crate::model::{Put, Result};
 
@@ -156,6 +158,13 @@ impl RecordChunk {
         }
         self.starts = starts;
         Ok(())
+    }
+
+    /// The rows and cells of its records, in their order (as pushed, or sorted).
+    pub(super) fn rows(&self) -> impl Iterator<Item = (&[u8], Cells<'_>)> {
+        self.starts
+            .iter()
+            .map(|&start| row_and_cells(self.record(start)))
     }
 
     /// Writes the sorted records to a run at `path`.

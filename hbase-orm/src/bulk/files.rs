@@ -77,8 +77,9 @@ pub(super) trait Destination: Send + Sync {
     fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>>;
 }
 
-/// A file being written.
-pub(super) trait Sink: Write + Send {
+/// A file being written (by one thread at a time; `Sync` so that a load holding its writers
+/// stays a future that can move between threads).
+pub(super) trait Sink: Write + Send + Sync {
     /// Where the file is, for errors.
     fn location(&self) -> &str;
 
@@ -187,7 +188,7 @@ type FileWriter = hfile::Writer<Box<dyn Sink>>;
 /// The files of one region being written.
 pub(super) struct RegionWriter {
     to: Arc<dyn Destination>,
-    /// The formats of the load's families.
+    /// The formats of the load's families (the first of them: see [`RegionWriter::widen`]).
     formats: Vec<FamilyFormat>,
     now_ms: i64,
     /// Per format, its file and where it is, once the family has a cell.
@@ -210,6 +211,16 @@ impl RegionWriter {
             last_row: Vec::new(),
             rows: 0,
             cells: 0,
+        }
+    }
+
+    /// Takes the formats of families the load met since this writer was made: `formats` are
+    /// the load's, of which this writer's are the first (a load adds a family's format when
+    /// its first cell comes).
+    pub(super) fn widen(&mut self, formats: &[FamilyFormat]) {
+        for format in formats.iter().skip(self.formats.len()) {
+            self.formats.push(format.clone());
+            self.files.push(None);
         }
     }
 

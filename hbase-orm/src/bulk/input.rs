@@ -11,19 +11,25 @@ use std::sync::Arc;
 use futures::{Stream, StreamExt};
 
 use super::chunk::RecordChunk;
-use super::files::FamilyFormat;
+use super::files::{FamilyFormat, Share};
 use super::plan::sort_chunk;
 use super::runs::{compact, Run, MAX_RUNS};
+use super::through::Through;
 use crate::model::{
     printable_key, CellRef, Error, Put, Result, TableDescriptor, MAX_CELL, MAX_ROW_KEY,
 };
 
 /// The input, sorted: its runs, the formats of the families it writes, its first and last
-/// rows (`None` without puts).
+/// rows (`None` without puts), the regions' files when they were written as it arrived.
 pub(super) struct Sorted {
     pub runs: Vec<Run>,
     pub formats: Vec<FamilyFormat>,
     pub rows: Option<(Vec<u8>, Vec<u8>)>,
+    /// Whether each row came after the row before it.
+    ordered: bool,
+    /// The regions' files of input in row order, written as it arrived (see `through`), cut at
+    /// the regions of the load's start.
+    pub written: Option<Vec<Share>>,
     /// The puts read.
     pub taken: u64,
     /// The chunks spilled to the staging directory.
@@ -36,6 +42,8 @@ impl Sorted {
             runs: Vec::new(),
             formats: Vec::new(),
             rows: None,
+            ordered: true,
+            written: None,
             taken: 0,
             spilled: 0,
         }
@@ -48,18 +56,22 @@ impl Sorted {
         Ok(())
     }
 
-    /// Counts a row taken among the first and last.
+    /// Counts a row taken among the first and last (and whether it came after the row
+    /// before it: then it is the last).
     fn seen(&mut self, row: &[u8]) {
         self.taken += 1;
         match &mut self.rows {
             None => self.rows = Some((row.to_vec(), row.to_vec())),
             Some((first, last)) => {
+                if row > last.as_slice() {
+                    last.clear();
+                    last.extend_from_slice(row);
+                    return;
+                }
+                self.ordered = false;
                 if row < first.as_slice() {
                     first.clear();
                     first.extend_from_slice(row);
-                } else if row > last.as_slice() {
-                    last.clear();
-                    last.extend_from_slice(row);
                 }
             }
         }
@@ -157,13 +169,17 @@ pub(super) struct Sorter {
     kept: Option<(Vec<Sorting>, usize)>,
     /// The smallest chunk of records read whole ([`WHOLE_CHUNK`]; smaller in tests).
     whole_chunk: usize,
+    /// The regions' files of the input while it is in row order, when chunks are spilled
+    /// (`None` while a chunk is being spilled: its task holds them).
+    through: Option<Through>,
 }
 
 impl Sorter {
     /// A sorter of the puts of the table `descriptor` describes, spilling into `dir` (made
     /// when the budget is not [`WHOLE`]); under [`WHOLE`], the puts are held as they are
-    /// (`expected` of them) with `hold_puts`, else as records in one chunk that is never
-    /// spilled.
+    /// (`expected` of them) with `hold_puts`, else as records in chunks that are never
+    /// spilled. Chunks that are spilled are also written through `through` while the input is
+    /// in row order.
     pub(super) fn new(
         descriptor: TableDescriptor,
         dir: &Path,
@@ -171,6 +187,7 @@ impl Sorter {
         now: i64,
         expected: usize,
         hold_puts: bool,
+        through: Option<Through>,
     ) -> Result<Sorter> {
         let runs_dir = dir.join("runs");
         let (whole, chunk_budget, reserved) = if budget == WHOLE && hold_puts {
@@ -196,6 +213,7 @@ impl Sorter {
             spilled: 0,
             kept: (budget == WHOLE && !hold_puts).then(|| (Vec::new(), 0)),
             whole_chunk: WHOLE_CHUNK,
+            through: through.filter(|_| budget != WHOLE),
         })
     }
 
@@ -261,21 +279,40 @@ impl Sorter {
         let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
         self.spilled += 1;
         self.sorted.spilled += 1;
-        // The chunk spilled before gives its buffer to the next one.
+        // The chunk spilled before gives its buffer to the next one (and the regions' files
+        // back).
         let next = match self.spilling.take() {
-            Some(previous) => finish(previous).await?,
+            Some(previous) => {
+                let (chunk, through) = finish(previous).await?;
+                self.through = through;
+                chunk
+            }
             None => RecordChunk::with_capacity(self.reserved),
         };
         let (mut full, to) = (std::mem::replace(&mut self.chunk, next), path.clone());
+        let mut through = self.through.take();
+        let ordered = self.sorted.ordered;
+        let formats = if through.is_some() {
+            self.sorted.formats.clone()
+        } else {
+            Vec::new()
+        };
         self.spilling = Some(tokio::task::spawn_blocking(move || {
-            full.sort().map_err(too_large)?;
+            keep_if(&mut through, ordered);
+            // Rows in order (each after the one before) are sorted already.
+            if through.is_none() {
+                full.sort().map_err(too_large)?;
+            }
             full.spill(&to)?;
-            Ok(full.emptied())
+            if let Some(through) = &mut through {
+                through.write(&full, &formats)?;
+            }
+            Ok((full.emptied(), through))
         }));
         self.sorted.runs.push(Run::Disk(path));
         if self.sorted.runs.len() == MAX_RUNS {
             if let Some(last) = self.spilling.take() {
-                finish(last).await?;
+                self.through = finish(last).await?.1;
             }
             let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
             self.spilled += 1;
@@ -296,7 +333,7 @@ impl Sorter {
         // A chunk still being spilled is waited for: nothing writes in the load's directory
         // once this returns.
         if let Some(spill) = self.spilling.take() {
-            finish(spill).await?;
+            self.through = finish(spill).await?.1;
         }
         // Chunks read whole, sorted: runs in the order read (the merge keeps the first run's
         // puts of a row first).
@@ -304,13 +341,26 @@ impl Sorter {
             self.sorted.runs.push(Run::Records(finish(sorting).await?));
         }
         let chunk = std::mem::replace(&mut self.chunk, RecordChunk::with_capacity(0));
-        let last = blocking(move || {
+        let (mut through, ordered) = (self.through.take(), self.sorted.ordered);
+        let formats = self.sorted.formats.clone();
+        let (last, written) = blocking(move || {
             let mut chunk = chunk;
-            chunk.sort().map_err(too_large)?;
-            Ok(chunk.into_sorted())
+            keep_if(&mut through, ordered);
+            let written = match through {
+                Some(mut through) => {
+                    through.write(&chunk, &formats)?;
+                    Some(through.finish()?)
+                }
+                None => {
+                    chunk.sort().map_err(too_large)?;
+                    None
+                }
+            };
+            Ok((chunk.into_sorted(), written))
         })
         .await?;
         self.sorted.runs.push(Run::Records(last));
+        self.sorted.written = written;
         Ok(self.sorted)
     }
 
@@ -326,8 +376,18 @@ impl Sorter {
     }
 }
 
-/// A chunk being sorted and spilled; it comes back emptied, for the next.
-type Spilling = tokio::task::JoinHandle<Result<RecordChunk>>;
+/// A chunk being sorted and spilled (and written through the regions' files); it comes back
+/// emptied, for the next, with the regions' files.
+type Spilling = tokio::task::JoinHandle<Result<(RecordChunk, Option<Through>)>>;
+
+/// Keeps the regions' files written so far while the input is `ordered`; else removes them.
+fn keep_if(through: &mut Option<Through>, ordered: bool) {
+    if !ordered {
+        if let Some(through) = through.take() {
+            through.discard();
+        }
+    }
+}
 
 /// A chunk of records read whole being sorted, to be kept in memory.
 type Sorting = tokio::task::JoinHandle<Result<super::chunk::SortedRecords>>;
@@ -406,9 +466,109 @@ fn check(put: &Put, descriptor: &TableDescriptor, formats: &mut Vec<FamilyFormat
 
 #[cfg(test)]
 mod tests {
+    use super::super::files::{Destination, LocalFiles};
     use super::super::runs::Merge;
     use super::*;
     use crate::model::{ColumnFamily, TableName};
+
+    /// The files under `dir`'s `files/` (none when it was never made).
+    fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        let mut dirs = vec![dir.join("files")];
+        while let Some(at) = dirs.pop() {
+            for entry in std::fs::read_dir(&at).into_iter().flatten() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        files
+    }
+
+    /// Input over its budget: ordered, it is written into the regions' files as it arrives,
+    /// cut at the regions' starts, a family met late given its own files from there on, the
+    /// runs spilled beside; a row out of order after many chunks removes those files and
+    /// leaves the runs, which merge as any input's.
+    #[tokio::test]
+    async fn ordered_input_is_written_as_it_arrives_until_a_row_comes_out_of_order() {
+        let descriptor = TableDescriptor::new(TableName::new("default", "t"))
+            .family(ColumnFamily::new("d"))
+            .family(ColumnFamily::new("e"));
+        let cell = |family: &'static [u8], v: &'static [u8]| CellRef {
+            family,
+            qualifier: b"q",
+            value: v,
+            timestamp: i64::MAX,
+        };
+        let starts = vec![Vec::new(), 1_000u32.to_be_bytes().to_vec()];
+        for disorder in [false, true] {
+            let name = format!("through-{}-{disorder}", std::process::id());
+            let dir = std::env::temp_dir().join(name);
+            let to: Arc<dyn Destination> = Arc::new(LocalFiles(dir.clone()));
+            let through = Through::new(to, starts.clone(), 7);
+            let mut sorter = Sorter::new(
+                descriptor.clone(),
+                &dir,
+                8 << 10,
+                7,
+                0,
+                false,
+                Some(through),
+            )
+            .unwrap();
+            for i in 0..3_000u32 {
+                let row = i.to_be_bytes();
+                // Family `e` from row 2,500 on, chunks after the first.
+                let e = [cell(b"d", b"v"), cell(b"e", b"w")];
+                let cells = if i < 2_500 { &e[..1] } else { &e[..] };
+                sorter.push_row(&row, cells.iter().copied()).await.unwrap();
+            }
+            if disorder {
+                let row = 5u32.to_be_bytes();
+                let cells = [cell(b"d", b"again")];
+                sorter.push_row(&row, cells.iter().copied()).await.unwrap();
+            }
+            let sorted = sorter.finish().await.unwrap();
+            assert!(sorted.spilled > 10, "{} runs", sorted.spilled);
+            if disorder {
+                assert!(sorted.written.is_none());
+                assert_eq!(files_under(&dir), Vec::<std::path::PathBuf>::new());
+                let mut merge = Merge::new(&sorted.runs, None).unwrap();
+                let mut rows = 0;
+                while let Some(put) = merge.next_put().unwrap() {
+                    if put.row() == 5u32.to_be_bytes() {
+                        assert_eq!(put.cells().next().unwrap().value, b"again");
+                    }
+                    rows += 1;
+                }
+                assert_eq!(rows, 3_000);
+            } else {
+                let shares = sorted.written.expect("written as it arrived");
+                let cut: Vec<_> = shares
+                    .iter()
+                    .map(|s| (s.rows.0.clone(), s.rows.1.clone(), s.row_count, s.cells))
+                    .collect();
+                let row = |i: u32| i.to_be_bytes().to_vec();
+                assert_eq!(
+                    cut,
+                    [
+                        (row(0), row(999), 1_000, 1_000),
+                        (row(1_000), row(2_999), 2_000, 2_500)
+                    ]
+                );
+                let families: Vec<Vec<&str>> = shares
+                    .iter()
+                    .map(|s| s.files.iter().map(|f| f.family.as_str()).collect())
+                    .collect();
+                assert_eq!(families, [vec!["d"], vec!["d", "e"]]);
+                assert_eq!(files_under(&dir).len(), 3);
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
 
     /// Entity rows read whole are sorted in chunks kept in memory (none spilled, the staging
     /// directory untouched), growing as the input does, and merge as the whole input sorted
@@ -418,7 +578,7 @@ mod tests {
         let descriptor =
             TableDescriptor::new(TableName::new("default", "t")).family(ColumnFamily::new("d"));
         let dir = std::env::temp_dir().join(format!("whole-chunks-{}", std::process::id()));
-        let mut sorter = Sorter::new(descriptor, &dir, WHOLE, 7, 0, false).unwrap();
+        let mut sorter = Sorter::new(descriptor, &dir, WHOLE, 7, 0, false, None).unwrap();
         (sorter.whole_chunk, sorter.chunk_budget) = (4 << 10, 4 << 10);
         let cell = |q: &'static [u8], v: &'static [u8]| CellRef {
             family: b"d",

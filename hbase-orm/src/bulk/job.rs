@@ -6,9 +6,12 @@
 
 use std::fs::File;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use super::input::{Sorted, Sorter};
+use super::files::Destination;
+use super::input::{Sorted, Sorter, WHOLE};
 use super::stage::Stage;
+use super::through::Through;
 use super::{leftovers, load, refused_as, since_epoch, BulkLoadOptions, BulkLoadReport, Progress};
 use crate::backend::op;
 use crate::client::Table;
@@ -23,6 +26,8 @@ pub(super) struct Job {
     /// The load's own directory, held locked until the files' remote directory is removed.
     lock: Option<File>,
     stage: Option<Stage>,
+    /// Where the files are written (for every family of the table).
+    to: Option<Arc<dyn Destination>>,
     descriptor: Option<TableDescriptor>,
     now: i64,
     attempts: usize,
@@ -58,6 +63,7 @@ impl Job {
             token,
             lock: None,
             stage: None,
+            to: None,
             descriptor: None,
             now: since_epoch().as_millis() as i64,
             attempts: options.attempts,
@@ -71,24 +77,44 @@ impl Job {
         }
     }
 
-    /// The load's directory locked, leftovers removed, the files' destination chosen, the
-    /// table described.
+    /// The load's directory locked, leftovers removed, the table described, the files'
+    /// destination chosen and made ready for its families.
     async fn claim(&mut self, options: &BulkLoadOptions) -> Result<()> {
         let table = self.table.name();
         self.lock = Some(leftovers::claim(&self.dir, &self.token)?);
         if let Err(e) = self.table.remove_abandoned(options, &self.token).await {
             tracing::warn!(table = %table, error = %e, "bulk load: leftovers of earlier loads not removed");
         }
-        self.stage = Some(Stage::choose(options, &self.token, &self.dir).await?);
-        self.descriptor = Some(self.table.client().run(&op::Describe { table }).await?);
+        let stage = Stage::choose(options, &self.token, &self.dir).await?;
+        let stage = self.stage.insert(stage);
+        let descriptor = self.table.client().run(&op::Describe { table }).await?;
+        let families = descriptor.families.iter().map(|f| f.name.as_str());
+        self.to = Some(stage.destination(&self.dir, families).await?);
+        self.descriptor = Some(descriptor);
         Ok(())
     }
 
     /// A sorter of the load's input under `budget` bytes (see [`Sorter::new`]); `expected`
-    /// puts are room held for input held whole (`hold_puts`).
-    pub(super) fn sorter(&self, budget: usize, expected: usize, hold_puts: bool) -> Result<Sorter> {
+    /// puts are room held for input held whole (`hold_puts`). Input that is spilled is written
+    /// into the regions' files as it arrives while it is in row order: the regions are looked
+    /// up for it.
+    pub(super) async fn sorter(
+        &self,
+        budget: usize,
+        expected: usize,
+        hold_puts: bool,
+    ) -> Result<Sorter> {
         let descriptor = self.descriptor.clone().expect("a started job is described");
-        Sorter::new(descriptor, &self.dir, budget, self.now, expected, hold_puts)
+        let through = if budget == WHOLE {
+            None
+        } else {
+            let to = self.to.clone().expect("a started job has a destination");
+            let regions = load::regions(&self.table).await?;
+            let starts = regions.into_iter().map(|r| r.start_key).collect();
+            Some(Through::new(to, starts, self.now))
+        };
+        let (dir, now) = (&self.dir, self.now);
+        Sorter::new(descriptor, dir, budget, now, expected, hold_puts, through)
     }
 
     /// Loads the sorted input (unless reading it failed), then removes what the load made.
@@ -114,8 +140,8 @@ impl Job {
         let load = load::Load {
             table: &self.table,
             token: &self.token,
-            dir: &self.dir,
             stage: self.stage.as_ref().expect("a started job has a stage"),
+            to: self.to.clone().expect("a started job has a destination"),
             now: self.now,
             attempts: self.attempts,
             progress,
@@ -182,7 +208,7 @@ impl Feed {
         budget: usize,
     ) -> Result<Feed> {
         let mut job = Job::start(table, call, options).await?;
-        match job.sorter(budget, 0, false) {
+        match job.sorter(budget, 0, false).await {
             Ok(sorter) => Ok(Feed { job, sorter }),
             Err(e) => {
                 job.end().await;

@@ -4,11 +4,11 @@
 //! files read again from the runs in the next round, cut at the boundaries of then.
 
 use std::ops::Range;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
+use futures::future::Either;
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
@@ -29,12 +29,12 @@ const REGIONS_AT_ONCE: usize = 8;
 /// A row range: its first and last rows.
 type Rows = (Vec<u8>, Vec<u8>);
 
-/// A load into `table` under the staging token, with files written into `dir`.
+/// A load into `table` under the staging token, with files written to `to`.
 pub(super) struct Load<'a> {
     pub table: &'a Table,
     pub token: &'a str,
-    pub dir: &'a Path,
     pub stage: &'a super::stage::Stage,
+    pub to: Arc<dyn Destination>,
     pub now: i64,
     pub attempts: usize,
     pub progress: Option<&'a super::Progress<'a>>,
@@ -42,8 +42,9 @@ pub(super) struct Load<'a> {
 
 impl Load<'_> {
     pub(super) async fn run(&self, sorted: Sorted) -> Result<BulkLoadReport> {
-        let families = sorted.formats.iter().map(|f| f.name.as_str());
-        let to = self.stage.destination(self.dir, families).await?;
+        let to = self.to.clone();
+        // Input in row order was written as it arrived: its files are the first round's.
+        let mut written = sorted.written;
         let runs = Arc::new(sorted.runs);
         let formats = Arc::new(sorted.formats);
         // Counted as each region takes its files (the progress callback sees it then).
@@ -66,10 +67,23 @@ impl Load<'_> {
             };
             let starts: Vec<Vec<u8>> = regions.iter().map(|r| r.start_key.clone()).collect();
             let (sender, receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
-            let writing = {
-                let (runs, formats, to) = (runs.clone(), formats.clone(), to.clone());
-                let (now, ranges) = (self.now, ranges.clone());
-                blocking(move || write_regions(&runs, &formats, &to, now, ranges, &starts, sender))
+            let writing = match written.take() {
+                Some(shares) => Either::Left(async move {
+                    for share in shares {
+                        // Not awaited any more: the handing over failed, and says so.
+                        if sender.send(share).await.is_err() {
+                            break;
+                        }
+                    }
+                    Ok(())
+                }),
+                None => {
+                    let (runs, formats, to) = (runs.clone(), formats.clone(), to.clone());
+                    let (now, ranges) = (self.now, ranges.clone());
+                    Either::Right(blocking(move || {
+                        write_regions(&runs, &formats, &to, now, ranges, &starts, sender)
+                    }))
+                }
             };
             // Polled, not an async closure: the load's future stays `Send` (a closure returning
             // a future that borrows its argument is not provably so).
@@ -186,14 +200,7 @@ impl Load<'_> {
 
     /// The table's regions, in the order of their start keys.
     async fn regions(&self) -> Result<Vec<RegionLocation>> {
-        let table = self.table.name();
-        let mut regions = self
-            .table
-            .client()
-            .run(&op::RegionLocations { table })
-            .await?;
-        regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
-        Ok(regions)
+        regions(self.table).await
     }
 
     /// [`Error::BulkLoad`] of a load stopped by `source`, the ranges in key order.
@@ -207,6 +214,17 @@ impl Load<'_> {
             source: Box::new(source),
         }
     }
+}
+
+/// `table`'s regions, in the order of their start keys.
+pub(super) async fn regions(table: &Table) -> Result<Vec<RegionLocation>> {
+    let name = table.name();
+    let mut regions = table
+        .client()
+        .run(&op::RegionLocations { table: name })
+        .await?;
+    regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+    Ok(regions)
 }
 
 /// Writes each region's files of the rows of the runs (of `ranges` only, when given) and
@@ -474,6 +492,7 @@ mod tests {
     use super::super::plan::sort_chunk;
     use super::super::runs::spill;
     use super::*;
+    use std::path::Path;
 
     /// Rows cut at the region starts; with ranges, only their rows.
     #[test]

@@ -26,6 +26,7 @@ mod record;
 mod refusals;
 mod runs;
 mod stage;
+mod through;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -355,7 +356,10 @@ impl Table {
         options: &BulkLoadOptions,
     ) -> Result<BulkLoadReport> {
         let job = job::Job::start(self, call, options).await?;
-        let sorted = match job.sorter(options.memory_budget, puts.size_hint().0, true) {
+        let sorted = match job
+            .sorter(options.memory_budget, puts.size_hint().0, true)
+            .await
+        {
             Ok(sorter) => input::read(sorter, puts, options.progress.as_deref()).await,
             Err(e) => Err(e),
         };

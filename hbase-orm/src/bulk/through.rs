@@ -1,0 +1,94 @@
+//! Input in row order written as it arrives. While every row of a load's input comes after the
+//! row before it (an export, a scan of another table, ids counted up), each full chunk is
+//! written, on the thread that spills it and after its run, straight into the files of the
+//! regions the load found at its start: the input needs no sort, and the load's end no merge
+//! and no reading back of its runs; the files are handed over as they are. The runs are still
+//! spilled: a region that split or moved before it took its files has its rows read again
+//! from them in the next round, as any load's.
+//!
+//! The first row that does not come after the one before ends it: the files written so far
+//! are removed, and the load goes on as one of input in any order (every run merged, the later
+//! of two puts of a row winning).
+
+use std::sync::Arc;
+
+use super::chunk::RecordChunk;
+use super::files::{Destination, FamilyFormat, RegionWriter, Share};
+use super::plan::region_of;
+use crate::model::Result;
+
+/// The regions' files of input in row order, written so far.
+pub(super) struct Through {
+    to: Arc<dyn Destination>,
+    /// The start keys of the table's regions when the load began, in order.
+    starts: Vec<Vec<u8>>,
+    now: i64,
+    /// The region being written: its writer, and the start of the region after it (`None`
+    /// for the last).
+    open: Option<(RegionWriter, Option<Vec<u8>>)>,
+    /// The regions written whole.
+    shares: Vec<Share>,
+}
+
+impl Through {
+    /// Files written to `to` for the regions starting at `starts` (in order), cells without a
+    /// timestamp stamped `now`.
+    pub(super) fn new(to: Arc<dyn Destination>, starts: Vec<Vec<u8>>, now: i64) -> Through {
+        Through {
+            to,
+            starts,
+            now,
+            open: None,
+            shares: Vec::new(),
+        }
+    }
+
+    /// Writes the rows of `chunk`, in the order it holds them (each after the one before, and
+    /// after the rows of the chunks before), of the families of `formats` (the load's: those
+    /// of the chunks before first).
+    pub(super) fn write(&mut self, chunk: &RecordChunk, formats: &[FamilyFormat]) -> Result<()> {
+        if let Some((writer, _)) = &mut self.open {
+            writer.widen(formats);
+        }
+        for (row, cells) in chunk.rows() {
+            let past = match &self.open {
+                Some((_, Some(next))) => row >= next.as_slice(),
+                Some((_, None)) => false,
+                None => true,
+            };
+            if past {
+                self.close()?;
+                let region = region_of(&self.starts, row);
+                let next = self.starts.get(region + 1).cloned();
+                let writer = RegionWriter::new(self.to.clone(), formats, self.now);
+                self.open = Some((writer, next));
+            }
+            let (writer, _) = self.open.as_mut().expect("a region is open");
+            writer.add(row, cells)?;
+        }
+        Ok(())
+    }
+
+    /// Finishes the region being written, if any.
+    fn close(&mut self) -> Result<()> {
+        if let Some((writer, _)) = self.open.take() {
+            self.shares.push(writer.finish()?);
+        }
+        Ok(())
+    }
+
+    /// Every region's files written: the shares to hand over, in row order.
+    pub(super) fn finish(mut self) -> Result<Vec<Share>> {
+        self.close()?;
+        Ok(self.shares)
+    }
+
+    /// Gives up (the input was not in row order after all): the files written so far are
+    /// removed (those written elsewhere than here go with the load's directory there).
+    pub(super) fn discard(mut self) {
+        let _ = self.close();
+        for file in self.shares.iter().flat_map(|share| &share.files) {
+            file.location.remove_local();
+        }
+    }
+}
