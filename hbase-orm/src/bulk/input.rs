@@ -169,17 +169,18 @@ pub(super) struct Sorter {
     kept: Option<(Vec<Sorting>, usize)>,
     /// The smallest chunk of records read whole ([`WHOLE_CHUNK`]; smaller in tests).
     whole_chunk: usize,
-    /// The regions' files of the input while it is in row order, when chunks are spilled
-    /// (`None` while a chunk is being spilled: its task holds them).
+    /// The regions' files of the input while it is in row order, when it is read as records
+    /// (`None` while a chunk is being spilled or written: its task holds them).
     through: Option<Through>,
+    /// Records read whole: the chunk being written into the regions' files.
+    writing: Option<Writing>,
 }
 
 impl Sorter {
     /// A sorter of the puts of the table `descriptor` describes, spilling into `dir` (made
     /// when the budget is not [`WHOLE`]); under [`WHOLE`], the puts are held as they are
     /// (`expected` of them) with `hold_puts`, else as records in chunks that are never
-    /// spilled. Chunks that are spilled are also written through `through` while the input is
-    /// in row order.
+    /// spilled. Records are also written through `through` while the input is in row order.
     pub(super) fn new(
         descriptor: TableDescriptor,
         dir: &Path,
@@ -213,7 +214,8 @@ impl Sorter {
             spilled: 0,
             kept: (budget == WHOLE && !hold_puts).then(|| (Vec::new(), 0)),
             whole_chunk: WHOLE_CHUNK,
-            through: through.filter(|_| budget != WHOLE),
+            through: through.filter(|_| !(budget == WHOLE && hold_puts)),
+            writing: None,
         })
     }
 
@@ -263,18 +265,10 @@ impl Sorter {
 
     /// Sorts and spills the full chunk on a blocking thread, the one spilled before it given
     /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`]. Records read
-    /// whole are sorted there and kept.
+    /// whole are sorted there and kept (see [`Sorter::keep`]).
     async fn spill(&mut self) -> Result<()> {
-        if let Some((sorting, held)) = &mut self.kept {
-            *held += self.chunk.held();
-            self.chunk_budget = self.whole_chunk.max(*held / 4);
-            let next = RecordChunk::with_capacity(self.chunk_budget + (1 << 20));
-            let mut full = std::mem::replace(&mut self.chunk, next);
-            sorting.push(tokio::task::spawn_blocking(move || {
-                full.sort().map_err(too_large)?;
-                Ok(full.into_sorted())
-            }));
-            return Ok(());
+        if self.kept.is_some() {
+            return self.keep().await;
         }
         let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
         self.spilled += 1;
@@ -305,7 +299,7 @@ impl Sorter {
             }
             full.spill(&to)?;
             if let Some(through) = &mut through {
-                through.write(&full, &formats)?;
+                through.write(full.rows(), &formats)?;
             }
             Ok((full.emptied(), through))
         }));
@@ -322,6 +316,37 @@ impl Sorter {
         Ok(())
     }
 
+    /// Keeps the full chunk of records read whole: in row order (and the chunks before too),
+    /// as it is, written into the regions' files on a blocking thread once the chunk before
+    /// is; else sorted on a blocking thread of its own.
+    async fn keep(&mut self) -> Result<()> {
+        let (sorting, held) = self.kept.as_mut().expect("records read whole");
+        *held += self.chunk.held();
+        self.chunk_budget = self.whole_chunk.max(*held / 4);
+        let next = RecordChunk::with_capacity(self.chunk_budget + (1 << 20));
+        let mut full = std::mem::replace(&mut self.chunk, next);
+        if let Some(writing) = self.writing.take() {
+            self.through = finish(writing).await?;
+        }
+        let (mut through, ordered) = (self.through.take(), self.sorted.ordered);
+        if let Some(mut through) = through.take_if(|_| ordered) {
+            let records = full.into_sorted();
+            let (rows, formats) = (records.clone(), self.sorted.formats.clone());
+            self.writing = Some(tokio::task::spawn_blocking(move || {
+                through.write(rows.rows(), &formats)?;
+                Ok(Some(through))
+            }));
+            sorting.push(tokio::task::spawn_blocking(move || Ok(records)));
+            return Ok(());
+        }
+        sorting.push(tokio::task::spawn_blocking(move || {
+            keep_if(&mut through, ordered);
+            full.sort().map_err(too_large)?;
+            Ok(full.into_sorted())
+        }));
+        Ok(())
+    }
+
     /// The input read, sorted.
     pub(super) async fn finish(mut self) -> Result<Sorted> {
         if let Some(all) = self.whole.take() {
@@ -334,6 +359,9 @@ impl Sorter {
         // once this returns.
         if let Some(spill) = self.spilling.take() {
             self.through = finish(spill).await?.1;
+        }
+        if let Some(writing) = self.writing.take() {
+            self.through = finish(writing).await?;
         }
         // Chunks read whole, sorted: runs in the order read (the merge keeps the first run's
         // puts of a row first).
@@ -348,7 +376,7 @@ impl Sorter {
             keep_if(&mut through, ordered);
             let written = match through {
                 Some(mut through) => {
-                    through.write(&chunk, &formats)?;
+                    through.write(chunk.rows(), &formats)?;
                     Some(through.finish()?)
                 }
                 None => {
@@ -370,6 +398,9 @@ impl Sorter {
         if let Some(spill) = self.spilling.take() {
             let _ = spill.await;
         }
+        if let Some(writing) = self.writing.take() {
+            let _ = writing.await;
+        }
         for sorting in self.kept.take().map(|(s, _)| s).unwrap_or_default() {
             let _ = sorting.await;
         }
@@ -379,6 +410,9 @@ impl Sorter {
 /// A chunk being sorted and spilled (and written through the regions' files); it comes back
 /// emptied, for the next, with the regions' files.
 type Spilling = tokio::task::JoinHandle<Result<(RecordChunk, Option<Through>)>>;
+
+/// A chunk of records read whole being written into the regions' files; they come back.
+type Writing = tokio::task::JoinHandle<Result<Option<Through>>>;
 
 /// Keeps the regions' files written so far while the input is `ordered`; else removes them.
 fn keep_if(through: &mut Option<Through>, ordered: bool) {
@@ -488,10 +522,10 @@ mod tests {
         files
     }
 
-    /// Input over its budget: ordered, it is written into the regions' files as it arrives,
-    /// cut at the regions' starts, a family met late given its own files from there on, the
-    /// runs spilled beside; a row out of order after many chunks removes those files and
-    /// leaves the runs, which merge as any input's.
+    /// Input over its budget, and records read whole in chunks: ordered, it is written into
+    /// the regions' files as it arrives, cut at the regions' starts, a family met late given
+    /// its own files from there on, the runs spilled (or kept) beside; a row out of order
+    /// after many chunks removes those files and leaves the runs, which merge as any input's.
     #[tokio::test]
     async fn ordered_input_is_written_as_it_arrives_until_a_row_comes_out_of_order() {
         let descriptor = TableDescriptor::new(TableName::new("default", "t"))
@@ -504,21 +538,21 @@ mod tests {
             timestamp: i64::MAX,
         };
         let starts = vec![Vec::new(), 1_000u32.to_be_bytes().to_vec()];
-        for disorder in [false, true] {
-            let name = format!("through-{}-{disorder}", std::process::id());
+        for (budget, disorder) in [
+            (8 << 10, false),
+            (8 << 10, true),
+            (WHOLE, false),
+            (WHOLE, true),
+        ] {
+            let name = format!("through-{}-{budget}-{disorder}", std::process::id());
             let dir = std::env::temp_dir().join(name);
             let to: Arc<dyn Destination> = Arc::new(LocalFiles(dir.clone()));
             let through = Through::new(to, starts.clone(), 7);
-            let mut sorter = Sorter::new(
-                descriptor.clone(),
-                &dir,
-                8 << 10,
-                7,
-                0,
-                false,
-                Some(through),
-            )
-            .unwrap();
+            let mut sorter =
+                Sorter::new(descriptor.clone(), &dir, budget, 7, 0, false, Some(through)).unwrap();
+            if budget == WHOLE {
+                (sorter.whole_chunk, sorter.chunk_budget) = (4 << 10, 4 << 10);
+            }
             for i in 0..3_000u32 {
                 let row = i.to_be_bytes();
                 // Family `e` from row 2,500 on, chunks after the first.
@@ -532,7 +566,13 @@ mod tests {
                 sorter.push_row(&row, cells.iter().copied()).await.unwrap();
             }
             let sorted = sorter.finish().await.unwrap();
-            assert!(sorted.spilled > 10, "{} runs", sorted.spilled);
+            let chunks = if budget == WHOLE {
+                assert_eq!(sorted.spilled, 0);
+                sorted.runs.len()
+            } else {
+                sorted.spilled as usize
+            };
+            assert!(chunks > 10, "{chunks} runs");
             if disorder {
                 assert!(sorted.written.is_none());
                 assert_eq!(files_under(&dir), Vec::<std::path::PathBuf>::new());

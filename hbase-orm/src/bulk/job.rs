@@ -95,9 +95,9 @@ impl Job {
     }
 
     /// A sorter of the load's input under `budget` bytes (see [`Sorter::new`]); `expected`
-    /// puts are room held for input held whole (`hold_puts`). Input that is spilled is written
-    /// into the regions' files as it arrives while it is in row order: the regions are looked
-    /// up for it.
+    /// puts are room held for input held whole (`hold_puts`). Input read as records is
+    /// written into the regions' files as it arrives while it is in row order: the regions are
+    /// looked up for it.
     pub(super) async fn sorter(
         &self,
         budget: usize,
@@ -105,7 +105,7 @@ impl Job {
         hold_puts: bool,
     ) -> Result<Sorter> {
         let descriptor = self.descriptor.clone().expect("a started job is described");
-        let through = if budget == WHOLE {
+        let through = if budget == WHOLE && hold_puts {
             None
         } else {
             let to = self.to.clone().expect("a started job has a destination");

@@ -1,10 +1,11 @@
 //! Input in row order written as it arrives. While every row of a load's input comes after the
-//! row before it (an export, a scan of another table, ids counted up), each full chunk is
-//! written, on the thread that spills it and after its run, straight into the files of the
-//! regions the load found at its start: the input needs no sort, and the load's end no merge
-//! and no reading back of its runs; the files are handed over as they are. The runs are still
-//! spilled: a region that split or moved before it took its files has its rows read again
-//! from them in the next round, as any load's.
+//! row before it (an export, a scan of another table, ids counted up), each full chunk of its
+//! records is written straight into the files of the regions the load found at its start (on
+//! the thread that spills it, after its run; a chunk of records read whole on a thread of its
+//! own while the next chunk is read): the input needs no sort, and the load's end no merge and
+//! no reading back of its runs; the files are handed over as they are. The runs are still
+//! kept: a region that split or moved before it took its files has its rows read again from
+//! them in the next round, as any load's.
 //!
 //! The first row that does not come after the one before ends it: the files written so far
 //! are removed, and the load goes on as one of input in any order (every run merged, the later
@@ -12,9 +13,9 @@
 
 use std::sync::Arc;
 
-use super::chunk::RecordChunk;
 use super::files::{Destination, FamilyFormat, RegionWriter, Share};
 use super::plan::region_of;
+use super::record::Cells;
 use crate::model::Result;
 
 /// The regions' files of input in row order, written so far.
@@ -43,14 +44,18 @@ impl Through {
         }
     }
 
-    /// Writes the rows of `chunk`, in the order it holds them (each after the one before, and
+    /// Writes the `rows` of a chunk, each with its cells (each row after the one before, and
     /// after the rows of the chunks before), of the families of `formats` (the load's: those
     /// of the chunks before first).
-    pub(super) fn write(&mut self, chunk: &RecordChunk, formats: &[FamilyFormat]) -> Result<()> {
+    pub(super) fn write<'r>(
+        &mut self,
+        rows: impl Iterator<Item = (&'r [u8], Cells<'r>)>,
+        formats: &[FamilyFormat],
+    ) -> Result<()> {
         if let Some((writer, _)) = &mut self.open {
             writer.widen(formats);
         }
-        for (row, cells) in chunk.rows() {
+        for (row, cells) in rows {
             let past = match &self.open {
                 Some((_, Some(next))) => row >= next.as_slice(),
                 Some((_, None)) => false,
