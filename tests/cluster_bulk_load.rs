@@ -6,8 +6,9 @@
 //!     cargo test --features cluster --test cluster_bulk_load
 //!
 //! A region split in the middle of a load (from the progress callback, after the first region
-//! took its files and before the last region's are sent): every row once, the split region's
-//! rows written again at the new boundary. A load whose process is killed with `kill -9` after
+//! took its files and before the last region's are sent; the load a stream in row order over
+//! its memory budget, written into HDFS as it arrives, its runs spilled here): every row once,
+//! the split region's rows written again at the new boundary from the runs. A load whose process is killed with `kill -9` after
 //! its first region took its files (the process is this test binary run again, its test
 //! `a_load_tells_its_progress` loading into the killing test's table): the table holds whole
 //! regions' rows or none, and a cleanup removes what the load left here, in HDFS and in the
@@ -166,10 +167,12 @@ async fn a_region_split_in_the_middle_of_a_load_leaves_every_row_once() {
             });
         })
     };
-    let puts: Vec<Put> = (0..ROWS).map(order).collect();
-    let report = table.bulk_load(puts, &options).await.unwrap();
+    let puts = futures::stream::iter((0..ROWS).map(|i| Ok(order(i))));
+    let options = options.memory_budget(512 << 10);
+    let report = table.bulk_load_stream(puts, &options).await.unwrap();
     println!("loaded with a split in the middle: {report:?}");
     assert!(split_done.load(Ordering::SeqCst), "the split was made");
+    assert!(report.spilled_runs > 2, "{report:?}");
     assert_eq!(report.rows, ROWS as u64);
     assert_eq!(report.cells, 8 * ROWS as u64);
     assert!(
