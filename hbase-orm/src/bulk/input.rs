@@ -3,7 +3,9 @@
 //! or written as its record into a chunk of half the memory budget, each full chunk sorted and
 //! spilled while the next is read, the last sorted and kept in memory. Records read whole
 //! (an entity load without a budget) are cut into chunks too, each sorted while the next is
-//! read and kept in memory: the sort is then done beside the reading, not after it.
+//! read and kept in memory: the sort is then done beside the reading, not after it. While the
+//! records come in row order, their chunks are not sorted but written into the regions' files
+//! as well (`through`), until a row comes out of order.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -326,7 +328,7 @@ impl Sorter {
         let next = RecordChunk::with_capacity(self.chunk_budget + (1 << 20));
         let mut full = std::mem::replace(&mut self.chunk, next);
         if let Some(writing) = self.writing.take() {
-            self.through = finish(writing).await?;
+            self.through = Some(finish(writing).await?);
         }
         let (mut through, ordered) = (self.through.take(), self.sorted.ordered);
         if let Some(mut through) = through.take_if(|_| ordered) {
@@ -334,7 +336,7 @@ impl Sorter {
             let (rows, formats) = (records.clone(), self.sorted.formats.clone());
             self.writing = Some(tokio::task::spawn_blocking(move || {
                 through.write(rows.rows(), &formats)?;
-                Ok(Some(through))
+                Ok(through)
             }));
             sorting.push(tokio::task::spawn_blocking(move || Ok(records)));
             return Ok(());
@@ -361,7 +363,7 @@ impl Sorter {
             self.through = finish(spill).await?.1;
         }
         if let Some(writing) = self.writing.take() {
-            self.through = finish(writing).await?;
+            self.through = Some(finish(writing).await?);
         }
         // Chunks read whole, sorted: runs in the order read (the merge keeps the first run's
         // puts of a row first).
@@ -412,7 +414,7 @@ impl Sorter {
 type Spilling = tokio::task::JoinHandle<Result<(RecordChunk, Option<Through>)>>;
 
 /// A chunk of records read whole being written into the regions' files; they come back.
-type Writing = tokio::task::JoinHandle<Result<Option<Through>>>;
+type Writing = tokio::task::JoinHandle<Result<Through>>;
 
 /// Keeps the regions' files written so far while the input is `ordered`; else removes them.
 fn keep_if(through: &mut Option<Through>, ordered: bool) {

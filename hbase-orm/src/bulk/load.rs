@@ -1,7 +1,9 @@
 //! The runs loaded: in one pass over them merged (on a blocking thread), each region's rows
 //! written into its files (on as many threads as there are cores, a region each) and handed
 //! over as soon as they are, several regions at once; the regions that did not take their
-//! files read again from the runs in the next round, cut at the boundaries of then.
+//! files read again from the runs in the next round, cut at the boundaries of then. Input in
+//! row order comes with its regions' files written as it arrived (see `through`): the first
+//! round hands those over, and only the next rounds read the runs.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
