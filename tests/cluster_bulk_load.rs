@@ -8,12 +8,12 @@
 //! A region split in the middle of a load (from the progress callback, after the first region
 //! took its files and before the last region's are sent; the load a stream in row order over
 //! its memory budget, written into HDFS as it arrives, its runs spilled here): every row once,
-//! the split region's rows written again at the new boundary from the runs. A load whose process is killed with `kill -9` after
-//! its first region took its files (the process is this test binary run again, its test
-//! `a_load_tells_its_progress` loading into the killing test's table): the table holds whole
-//! regions' rows or none, and a cleanup removes what the load left here, in HDFS and in the
-//! servers' staging directory; a load after it leaves every row once. What a killed load left
-//! in HDFS is removed only when it is the load's own.
+//! the split region's rows written again at the new boundary from the runs. A load whose
+//! process is killed with `kill -9` after its first region took its files (the process is this
+//! test binary run again, its test `a_load_tells_its_progress` loading into the killing test's
+//! table): the table holds whole regions' rows or none, and a cleanup removes what the load
+//! left here, in HDFS and in the servers' staging directory; a load after it leaves every row
+//! once. What a killed load left in HDFS is removed only when it is the load's own.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
