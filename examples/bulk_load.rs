@@ -170,8 +170,9 @@ async fn main() -> ExitCode {
     match streamed {
         Ok(report) => {
             ex.say(format!(
-                "streamed {} orders: {} rows (data and index) in {} files, {} runs spilled",
-                report.read, report.rows, report.files, report.spilled_runs
+                "streamed {} orders: {} rows (data and index) in {} files ({} written as read, \
+                 the input in row order), {} runs spilled",
+                report.read, report.rows, report.files, report.written_as_read, report.spilled_runs
             ));
             ex.check_eq(
                 "every streamed order was read",

@@ -225,6 +225,26 @@ pub async fn admin_client(client: &Client) -> Client {
     }
 }
 
+/// Splits the region of `table` that holds row `at` at that row, and waits until a region
+/// starts there (a minute at most, or it panics); how long that took. For the bulk-load tests
+/// that split a region in the middle of a load (from its progress callback).
+pub async fn split_and_wait(admin: &Client, table: &TableName, at: &[u8]) -> std::time::Duration {
+    let started = std::time::Instant::now();
+    let admin = admin.admin();
+    admin.split_region(table, at).await.unwrap();
+    loop {
+        let regions = admin.region_locations(table).await.unwrap();
+        if regions.iter().any(|r| r.start_key == at) {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the split did not finish in 60 s: {regions:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
 impl TestTable {
     /// Creates a uniquely named table with the families of entity `T` (up to 3 versions each).
     pub async fn for_entity<T: hbase_orm::HBaseEntity>(client: &Client, label: &str) -> TestTable {

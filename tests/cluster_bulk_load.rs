@@ -17,7 +17,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -146,23 +146,8 @@ async fn a_region_split_in_the_middle_of_a_load_leaves_every_row_once() {
             tokio::task::block_in_place(move || {
                 tokio::runtime::Handle::current().block_on(async move {
                     *staged.lock().unwrap() = hdfs_entries(&prefix).await;
-                    let started = Instant::now();
-                    let a = admin.admin();
-                    a.split_region(&name, at.as_bytes()).await.unwrap();
-                    loop {
-                        let regions = a.region_locations(&name).await.unwrap();
-                        if regions.len() == REGIONS + 1
-                            && regions.iter().any(|r| r.start_key == at.as_bytes())
-                        {
-                            break;
-                        }
-                        assert!(
-                            started.elapsed() < Duration::from_secs(60),
-                            "the split did not finish in 60 s: {regions:?}"
-                        );
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                    }
-                    println!("split the last region in {:?}", started.elapsed());
+                    let took = hbase_orm_suite::split_and_wait(&admin, &name, at.as_bytes()).await;
+                    println!("split the last region in {took:?}");
                 })
             });
         })
@@ -179,6 +164,9 @@ async fn a_region_split_in_the_middle_of_a_load_leaves_every_row_once() {
         report.rewritten >= 1,
         "the split region's rows were written again: {report:?}"
     );
+    // The first round's files were written into HDFS as the stream (in row order) came.
+    assert!(report.written_as_read > 0, "{report:?}");
+    assert_eq!(report.written_as_read + report.rewritten, report.files);
     // Twelve regions took files in the first round, one of them again after the split (its
     // daughters: two).
     assert!(report.regions > REGIONS as u64, "{report:?}");

@@ -210,6 +210,7 @@ async fn a_load_over_its_memory_budget_spills_and_merges() {
             assert_eq!(report.cells, 50_000);
             assert_eq!(report.regions, 4);
             assert!(report.spilled_runs > 10, "{report:?}");
+            assert_eq!(report.written_as_read, 0, "out of order: {report:?}");
             let rows = rows(&client, t.name()).await;
             assert_eq!(rows.len(), 10_000);
             for (i, row) in rows.iter().enumerate() {
@@ -264,17 +265,7 @@ async fn an_ordered_stream_is_written_as_it_arrives_and_a_split_region_again_fro
                     let (admin, name) = (admin.clone(), name.clone());
                     tokio::task::block_in_place(move || {
                         tokio::runtime::Handle::current().block_on(async move {
-                            let a = admin.admin();
-                            a.split_region(&name, b"o-09600").await.unwrap();
-                            let started = std::time::Instant::now();
-                            loop {
-                                let regions = a.region_locations(&name).await.unwrap();
-                                if regions.iter().any(|r| r.start_key == b"o-09600") {
-                                    break;
-                                }
-                                assert!(started.elapsed().as_secs() < 60, "split: {regions:?}");
-                                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-                            }
+                            hbase_orm_suite::split_and_wait(&admin, &name, b"o-09600").await
                         })
                     });
                 });
@@ -284,6 +275,10 @@ async fn an_ordered_stream_is_written_as_it_arrives_and_a_split_region_again_fro
             assert_eq!((report.rows, report.cells), (10_000, 50_000), "{report:?}");
             assert!(report.spilled_runs > 10, "{report:?}");
             assert!(report.rewritten >= 1, "the split region again: {report:?}");
+            // The first round's files were written as the stream came, the split region's
+            // again from the runs.
+            assert!(report.written_as_read >= 11, "{report:?}");
+            assert_eq!(report.written_as_read + report.rewritten, report.files);
             assert!(report.regions > 12, "{report:?}");
             let rows = rows(&client, t.name()).await;
             assert_eq!(rows.len(), 10_000);
@@ -517,6 +512,12 @@ async fn a_stream_of_entities_over_its_budget_spills_and_loads_with_its_index() 
     assert_eq!(report.read, n);
     assert_eq!(report.rows, 2 * n, "a data row and an index row per value");
     assert!(report.spilled_runs > 2, "{report:?}");
+    // The data rows come in row order (ids counted up): written as read; the index rows (by
+    // city) do not: sorted and merged.
+    assert!(
+        report.written_as_read > 0 && report.written_as_read < report.files,
+        "{report:?}"
+    );
     let seen = seen.lock().unwrap().clone();
     let reading: Vec<u64> = seen
         .iter()

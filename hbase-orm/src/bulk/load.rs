@@ -69,6 +69,7 @@ impl Load<'_> {
             };
             let starts: Vec<Vec<u8>> = regions.iter().map(|r| r.start_key.clone()).collect();
             let (sender, receiver) = mpsc::channel::<Share>(REGIONS_AT_ONCE);
+            let as_read = written.is_some();
             let writing = match written.take() {
                 Some(shares) => Either::Left(async move {
                     for share in shares {
@@ -96,7 +97,8 @@ impl Load<'_> {
                 .map(|share| async move {
                     let outcome = this.hand_over(&share).await;
                     if let Ok(true) = outcome {
-                        this.count(&mut report.lock().expect("not poisoned"), &share, attempt);
+                        let report = &mut report.lock().expect("not poisoned");
+                        this.count(report, &share, attempt, as_read);
                     }
                     (share, outcome)
                 })
@@ -152,9 +154,9 @@ impl Load<'_> {
         Ok(report.into_inner().expect("not poisoned"))
     }
 
-    /// Counts a region's files taken, in the metrics and the report, and tells the progress
-    /// callback.
-    fn count(&self, report: &mut BulkLoadReport, share: &Share, attempt: usize) {
+    /// Counts a region's files taken (written as the input was read: `as_read`), in the
+    /// metrics and the report, and tells the progress callback.
+    fn count(&self, report: &mut BulkLoadReport, share: &Share, attempt: usize, as_read: bool) {
         let files = share.files.len() as u64;
         let bytes = share.files.iter().map(|f| f.bytes).sum::<u64>();
         crate::observe::bulk_loaded(share.row_count, share.cells, bytes, files);
@@ -165,6 +167,9 @@ impl Load<'_> {
         report.regions += 1;
         if attempt > 1 {
             report.rewritten += files;
+        }
+        if as_read {
+            report.written_as_read += files;
         }
         if let Some(progress) = self.progress {
             progress(report);

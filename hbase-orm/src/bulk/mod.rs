@@ -268,6 +268,10 @@ pub struct BulkLoadReport {
     pub rewritten: u64,
     /// Sorted runs spilled to the staging directory (input over the memory budget).
     pub spilled_runs: u64,
+    /// Of [`files`](Self::files), those written while the input was read: input in row order,
+    /// which needs no sort and no merge (the others were written from the sorted input at its
+    /// end, or again after a split).
+    pub written_as_read: u64,
 }
 
 impl BulkLoadReport {
@@ -281,6 +285,7 @@ impl BulkLoadReport {
         self.regions += other.regions;
         self.rewritten += other.rewritten;
         self.spilled_runs += other.spilled_runs;
+        self.written_as_read += other.written_as_read;
     }
 }
 
