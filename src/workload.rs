@@ -37,6 +37,13 @@ pub struct Order {
 
 /// Order number `i` of a run: customer `i / 50`, order `i % 50`, the rest derived from `i`.
 pub fn order(i: u64) -> Order {
+    let status = ["new", "paid", "sent"][(i % 3) as usize];
+    let city = ["Oslo", "Lima", "Pune", "Kobe"][(i % 4) as usize];
+    numbered(i, [status.into(), city.into(), "web".into(), "EUR".into()])
+}
+
+/// Order number `i` with these strings: status, city, channel, currency.
+fn numbered(i: u64, [status, city, channel, currency]: [String; 4]) -> Order {
     Order {
         customer: i / 50,
         order: i % 50,
@@ -44,37 +51,30 @@ pub fn order(i: u64) -> Order {
         amount_cents: (i * 137 % 100_000) as i64,
         placed_at: 1_700_000_000_000 + i as i64,
         price: i as f64 * 0.25,
-        status: ["new", "paid", "sent"][(i % 3) as usize].into(),
-        city: ["Oslo", "Lima", "Pune", "Kobe"][(i % 4) as usize].into(),
-        channel: "web".into(),
-        currency: "EUR".into(),
+        status,
+        city,
+        channel,
+        currency,
     }
 }
 
-/// The characters [`text`] takes its bytes from.
-const TEXT: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+/// The characters [`text`] takes its bytes from, twice: any run of up to 36 of them from any
+/// of the first 36 is one slice.
+const TEXT: &str = "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789";
 
 /// Text `field` (0 to 3) of order `i` of the writes bench: 6 to 36 ASCII bytes (21 on average),
 /// a run of `TEXT` whose length and start change with `i`. `JavaBaseline.text` makes the same.
 pub fn text(i: u64, field: u64) -> String {
     let len = 6 + ((i * 7 + field * 11) % 31) as usize;
     let start = ((i + field * 9) % 36) as usize;
-    (0..len)
-        .map(|k| char::from(TEXT[(start + k) % 36]))
-        .collect()
+    TEXT[start..start + len].to_string()
 }
 
 /// Order number `i` of the writes bench: the numbers of [`order`], and four strings of 6 to
 /// 36 bytes ([`text`]) instead of short words. `JavaBaseline.order` builds the same row, cell
 /// for cell.
 pub fn write_order(i: u64) -> Order {
-    Order {
-        status: text(i, 0),
-        city: text(i, 1),
-        channel: text(i, 2),
-        currency: text(i, 3),
-        ..order(i)
-    }
+    numbered(i, [0, 1, 2, 3].map(|field| text(i, field)))
 }
 
 /// The row the `k`th of a run's sequential gets reads, of `rows` (a multiplicative hash: spread
@@ -129,4 +129,28 @@ pub fn memory_mib(field: &str) -> f64 {
 /// [`memory_mib`]`("VmHWM:")` is the peak of what ran since. Fails where Linux does not allow it.
 pub fn reset_peak_memory() -> std::io::Result<()> {
     std::fs::write("/proc/self/clear_refs", "5")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A text is the run of the 36 characters that starts at its start and wraps around, as
+    /// `JavaBaseline.text` makes it.
+    #[test]
+    fn a_text_is_a_run_of_the_characters_wrapping_around() {
+        let characters = &TEXT.as_bytes()[..36];
+        for i in 0..500 {
+            for field in 0..4 {
+                let len = 6 + ((i * 7 + field * 11) % 31) as usize;
+                let start = ((i + field * 9) % 36) as usize;
+                let expected: String = (0..len)
+                    .map(|k| char::from(characters[(start + k) % 36]))
+                    .collect();
+                assert_eq!(text(i, field), expected, "order {i}, field {field}");
+            }
+        }
+        assert_eq!(text(5, 0), "fghijklmno");
+        assert_eq!(text(33, 3), "yz0123456789abcdefghij");
+    }
 }
