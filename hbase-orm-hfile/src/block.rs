@@ -32,6 +32,21 @@ impl BlockType {
         }
     }
 
+    /// The type of a block starting with `magic` (of those a bulk-load file holds).
+    pub(crate) fn of_magic(magic: &[u8]) -> Option<BlockType> {
+        [
+            BlockType::Data,
+            BlockType::LeafIndex,
+            BlockType::BloomChunk,
+            BlockType::IntermediateIndex,
+            BlockType::RootIndex,
+            BlockType::FileInfo,
+            BlockType::GeneralBloomMeta,
+        ]
+        .into_iter()
+        .find(|kind| kind.magic() == magic)
+    }
+
     /// Which earlier block a block's header points back to: the last one of the same kind.
     fn slot(self) -> usize {
         self as usize
@@ -45,7 +60,7 @@ pub(crate) const HEADER_LEN: usize = 33;
 const BYTES_PER_CHECKSUM: usize = 16 * 1024;
 
 /// The header's checksum type: CRC32C.
-const CRC32C: u8 = 2;
+pub(crate) const CRC32C: u8 = 2;
 
 /// Where a written block lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

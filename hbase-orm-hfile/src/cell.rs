@@ -34,6 +34,19 @@ impl CellType {
         }
     }
 
+    /// The type of a key's type byte, if it is one of a stored cell's.
+    pub(crate) fn of_code(code: u8) -> Option<CellType> {
+        [
+            CellType::Put,
+            CellType::Delete,
+            CellType::DeleteFamilyVersion,
+            CellType::DeleteColumn,
+            CellType::DeleteFamily,
+        ]
+        .into_iter()
+        .find(|kind| kind.code() == code)
+    }
+
     /// Whether the cell deletes a whole family (counted in the file's `DELETE_FAMILY_COUNT`).
     pub(crate) fn deletes_family(self) -> bool {
         matches!(self, CellType::DeleteFamily | CellType::DeleteFamilyVersion)

@@ -81,6 +81,45 @@ impl Compression {
     }
 }
 
+impl Compression {
+    /// Appends the body `stored` holds, as [`Compression::compress`] stored it.
+    pub(crate) fn decompress(self, stored: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        use std::io::Read;
+        match self {
+            Compression::None => out.extend_from_slice(stored),
+            Compression::Gz => {
+                flate2::read::MultiGzDecoder::new(stored).read_to_end(out)?;
+            }
+            Compression::Snappy => {
+                let bad = |what: &str| Error::Io(std::io::Error::other(format!("snappy: {what}")));
+                let int = |at: usize| -> Result<usize> {
+                    let bytes = stored
+                        .get(at..at + 4)
+                        .ok_or_else(|| bad("a frame cut short"))?;
+                    Ok(u32::from_be_bytes(bytes.try_into().expect("4")) as usize)
+                };
+                let total = int(0)?;
+                let (start, mut at) = (out.len(), 4);
+                let mut decoder = snap::raw::Decoder::new();
+                while out.len() - start < total {
+                    let n = int(at)?;
+                    let frame = stored
+                        .get(at + 4..at + 4 + n)
+                        .ok_or_else(|| bad("a frame cut short"))?;
+                    let len = snap::raw::decompress_len(frame).map_err(std::io::Error::other)?;
+                    let from = out.len();
+                    out.resize(from + len, 0);
+                    decoder
+                        .decompress(frame, &mut out[from..])
+                        .map_err(std::io::Error::other)?;
+                    at += 4 + n;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
-//! What can go wrong while writing a file.
+//! What can go wrong while writing a file, or reading one back.
 
-/// An error of the writer. A refused cell leaves the file as it was: the writer takes the next.
+/// An error of the writer (or the reader). A refused cell leaves the file as it was: the writer takes the next.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The sink failed.
@@ -40,6 +40,15 @@ pub enum Error {
     /// A `COMPRESSION` this writer cannot produce.
     #[error("compression `{0}` is not one this writer produces (NONE, GZ, SNAPPY)")]
     UnsupportedCompression(String),
+    /// A file read back whose bytes are not what the format says (a checksum that does not
+    /// match, a block that does not parse or decompress, a file cut short).
+    #[error("the HFile is damaged at the block at offset {offset}: {reason}")]
+    Corrupt {
+        /// The block's offset in the file.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
     /// A `BLOOMFILTER` this writer cannot produce.
     #[error("bloom filter `{0}` is not one this writer produces (NONE, ROW)")]
     UnsupportedBloom(String),

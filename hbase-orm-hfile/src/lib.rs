@@ -8,6 +8,9 @@
 //! trailer. Bodies are stored as the family's `COMPRESSION` says: `NONE`, `GZ` or `SNAPPY`
 //! ([`Compression::from_name`] refuses the others before anything is written).
 //!
+//! A [`Reader`] reads such a file's cells back, in order, from its start (a load that must cut
+//! its files again at other region boundaries reads them with it).
+//!
 //! The format knows nothing of tables, entities or RPC: which cells go into which file, and how
 //! the files reach the region servers, is the caller's (hbase-orm's bulk load).
 //!
@@ -33,6 +36,7 @@ mod cell;
 mod compression;
 mod error;
 mod index;
+mod reader;
 mod trailer;
 mod wire;
 mod writer;
@@ -40,4 +44,5 @@ mod writer;
 pub use cell::{Cell, CellType, RowCell};
 pub use compression::Compression;
 pub use error::{Error, Result};
+pub use reader::{ReadCell, Reader};
 pub use writer::{Bloom, Options, Summary, Writer};

@@ -195,15 +195,6 @@ pub(super) struct SortedRecords {
 }
 
 impl SortedRecords {
-    /// The rows and cells of its records, in row order (records made here: not checked as
-    /// those read back are).
-    pub(super) fn rows(&self) -> impl Iterator<Item = (&[u8], Cells<'_>)> {
-        self.starts.iter().map(|&start| {
-            let (buffer, at) = locate(&self.bytes, &self.merged, start);
-            row_and_cells(record_of(&buffer[at..]))
-        })
-    }
-
     /// Its `i`th record, `None` past the last.
     pub(super) fn get(&self, i: usize) -> Option<std::io::Result<Record>> {
         let (buffer, at) = locate(&self.bytes, &self.merged, *self.starts.get(i)?);

@@ -5,7 +5,7 @@
 //! filesystem the region servers read (HDFS, feature `hdfs`).
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -75,6 +75,10 @@ impl FamilyFormat {
 pub(super) trait Destination: Send + Sync {
     /// A new file of `family`, named `name`.
     fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>>;
+
+    /// A file written here, read from its start (to cut its rows again at other region
+    /// boundaries); on a blocking thread.
+    fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>>;
 }
 
 /// A file being written (by one thread at a time; `Sync` so that a load holding its writers
@@ -130,6 +134,25 @@ impl Destination for LocalFiles {
             path,
         }))
     }
+
+    fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>> {
+        let Location::Local(path) = location else {
+            return Err(not_here(location));
+        };
+        let file = File::open(path).map_err(|e| super::staging_error(path, e))?;
+        Ok(Box::new(BufReader::with_capacity(READ_BUFFER, file)))
+    }
+}
+
+/// Bytes of a local file read back at a time.
+const READ_BUFFER: usize = 256 << 10;
+
+/// Where `location` is not a file of this destination's.
+pub(super) fn not_here(location: &Location) -> Error {
+    Error::Staging {
+        location: location.url(),
+        message: "a file the load did not write there".into(),
+    }
 }
 
 /// A local file being written.
@@ -172,6 +195,8 @@ pub(super) struct Written {
     pub family: String,
     pub location: Location,
     pub bytes: u64,
+    /// How its blocks are stored (to read it back).
+    pub compression: hfile::Compression,
 }
 
 /// One region's rows, written: its first and last rows, its rows and cells, its files.
@@ -314,6 +339,7 @@ impl RegionWriter {
                 family: format.name,
                 location: file.close()?,
                 bytes: summary.bytes,
+                compression: format.compression,
             });
         }
         Ok(Share {
@@ -358,7 +384,7 @@ fn unique_name() -> String {
 
 /// The error of writing a file at `location`: the sink's own when it failed with one (the
 /// destination says what went wrong where), else the writer's.
-fn hfile_error(location: &str, e: hfile::Error) -> Error {
+pub(super) fn hfile_error(location: &str, e: hfile::Error) -> Error {
     let e = match e {
         hfile::Error::Io(io) => match io.downcast::<Error>() {
             Ok(own) => return own,
@@ -384,6 +410,10 @@ mod tests {
     impl Destination for Refusing {
         fn create(&self, _: &str, _: &str) -> Result<Box<dyn Sink>> {
             Ok(Box::new(RefusingFile))
+        }
+
+        fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>> {
+            Err(not_here(location))
         }
     }
 

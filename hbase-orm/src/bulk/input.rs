@@ -4,8 +4,9 @@
 //! spilled while the next is read, the last sorted and kept in memory. Records read whole
 //! (an entity load without a budget) are cut into chunks too, each sorted while the next is
 //! read and kept in memory: the sort is then done beside the reading, not after it. While the
-//! records come in row order, their chunks are not sorted but written into the regions' files
-//! as well (`through`), until a row comes out of order.
+//! records come in row order, their chunks are neither sorted nor spilled nor kept, but written
+//! into the regions' files (`through`); once a row comes out of order, those files are the
+//! first run.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use futures::{Stream, StreamExt};
 use super::chunk::RecordChunk;
 use super::files::{FamilyFormat, Share};
 use super::plan::sort_chunk;
-use super::runs::{compact, Run, MAX_RUNS};
+use super::runs::{compact, Run, WrittenFiles, MAX_RUNS};
 use super::through::Through;
 use crate::model::{
     printable_key, CellRef, Error, Put, Result, TableDescriptor, MAX_CELL, MAX_ROW_KEY,
@@ -266,15 +267,13 @@ impl Sorter {
     }
 
     /// Sorts and spills the full chunk on a blocking thread, the one spilled before it given
-    /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`]. Records read
-    /// whole are sorted there and kept (see [`Sorter::keep`]).
+    /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`]. Input in row
+    /// order is written into the regions' files instead, and not spilled. Records read whole
+    /// are sorted there and kept (see [`Sorter::keep`]).
     async fn spill(&mut self) -> Result<()> {
         if self.kept.is_some() {
             return self.keep().await;
         }
-        let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
-        self.spilled += 1;
-        self.sorted.spilled += 1;
         // The chunk spilled before gives its buffer to the next one (and the regions' files
         // back).
         let next = match self.spilling.take() {
@@ -285,30 +284,29 @@ impl Sorter {
             }
             None => RecordChunk::with_capacity(self.reserved),
         };
-        let (mut full, to) = (std::mem::replace(&mut self.chunk, next), path.clone());
-        let mut through = self.through.take();
-        let ordered = self.sorted.ordered;
-        let formats = if through.is_some() {
-            self.sorted.formats.clone()
-        } else {
-            Vec::new()
-        };
-        self.spilling = Some(tokio::task::spawn_blocking(move || {
-            keep_if(&mut through, ordered);
-            // Rows in order (each after the one before) are sorted already.
-            if through.is_none() {
-                full.sort().map_err(too_large)?;
-            }
-            full.spill(&to)?;
-            if let Some(through) = &mut through {
+        let mut full = std::mem::replace(&mut self.chunk, next);
+        self.fall_back_if_out_of_order().await?;
+        if let Some(mut through) = self.through.take() {
+            let formats = self.sorted.formats.clone();
+            self.spilling = Some(tokio::task::spawn_blocking(move || {
                 through.write(full.rows(), &formats)?;
-            }
-            Ok((full.emptied(), through))
+                Ok((full.emptied(), Some(through)))
+            }));
+            return Ok(());
+        }
+        let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
+        self.spilled += 1;
+        self.sorted.spilled += 1;
+        let to = path.clone();
+        self.spilling = Some(tokio::task::spawn_blocking(move || {
+            full.sort().map_err(too_large)?;
+            full.spill(&to)?;
+            Ok((full.emptied(), None))
         }));
         self.sorted.runs.push(Run::Disk(path));
         if self.sorted.runs.len() == MAX_RUNS {
             if let Some(last) = self.spilling.take() {
-                self.through = finish(last).await?.1;
+                finish(last).await?;
             }
             let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
             self.spilled += 1;
@@ -318,31 +316,48 @@ impl Sorter {
         Ok(())
     }
 
+    /// Once the input came out of row order: the regions' files written while it was in
+    /// order (if any) become the first run, read back by the merge with the runs after it.
+    async fn fall_back_if_out_of_order(&mut self) -> Result<()> {
+        if self.sorted.ordered {
+            return Ok(());
+        }
+        if let Some(through) = self.through.take() {
+            let to = through.destination();
+            let shares = blocking(move || through.finish()).await?;
+            let files = WrittenFiles { to, shares };
+            self.sorted.runs.insert(0, Run::Files(Arc::new(files)));
+        }
+        Ok(())
+    }
+
     /// Keeps the full chunk of records read whole: in row order (and the chunks before too),
-    /// as it is, written into the regions' files on a blocking thread once the chunk before
-    /// is; else sorted on a blocking thread of its own.
+    /// written into the regions' files on a blocking thread once the chunk before is, and not
+    /// kept (the chunk written before gives its buffer to the next one); else sorted on a
+    /// blocking thread of its own, later chunks larger (see [`WHOLE_CHUNK`]).
     async fn keep(&mut self) -> Result<()> {
+        let mut emptied = None;
+        if let Some(writing) = self.writing.take() {
+            let (chunk, through) = finish(writing).await?;
+            (emptied, self.through) = (Some(chunk), Some(through));
+        }
+        self.fall_back_if_out_of_order().await?;
+        if let Some(mut through) = self.through.take() {
+            let next = emptied.unwrap_or_else(|| RecordChunk::with_capacity(self.reserved));
+            let full = std::mem::replace(&mut self.chunk, next);
+            let formats = self.sorted.formats.clone();
+            self.writing = Some(tokio::task::spawn_blocking(move || {
+                through.write(full.rows(), &formats)?;
+                Ok((full.emptied(), through))
+            }));
+            return Ok(());
+        }
         let (sorting, held) = self.kept.as_mut().expect("records read whole");
         *held += self.chunk.held();
         self.chunk_budget = self.whole_chunk.max(*held / 4);
         let next = RecordChunk::with_capacity(self.chunk_budget + (1 << 20));
         let mut full = std::mem::replace(&mut self.chunk, next);
-        if let Some(writing) = self.writing.take() {
-            self.through = Some(finish(writing).await?);
-        }
-        let (mut through, ordered) = (self.through.take(), self.sorted.ordered);
-        if let Some(mut through) = through.take_if(|_| ordered) {
-            let records = full.into_sorted();
-            let (rows, formats) = (records.clone(), self.sorted.formats.clone());
-            self.writing = Some(tokio::task::spawn_blocking(move || {
-                through.write(rows.rows(), &formats)?;
-                Ok(through)
-            }));
-            sorting.push(tokio::task::spawn_blocking(move || Ok(records)));
-            return Ok(());
-        }
         sorting.push(tokio::task::spawn_blocking(move || {
-            keep_if(&mut through, ordered);
             full.sort().map_err(too_large)?;
             Ok(full.into_sorted())
         }));
@@ -363,34 +378,35 @@ impl Sorter {
             self.through = finish(spill).await?.1;
         }
         if let Some(writing) = self.writing.take() {
-            self.through = Some(finish(writing).await?);
+            self.through = Some(finish(writing).await?.1);
         }
+        self.fall_back_if_out_of_order().await?;
         // Chunks read whole, sorted: runs in the order read (the merge keeps the first run's
         // puts of a row first).
         for sorting in self.kept.take().map(|(s, _)| s).unwrap_or_default() {
             self.sorted.runs.push(Run::Records(finish(sorting).await?));
         }
         let chunk = std::mem::replace(&mut self.chunk, RecordChunk::with_capacity(0));
-        let (mut through, ordered) = (self.through.take(), self.sorted.ordered);
         let formats = self.sorted.formats.clone();
-        let (last, written) = blocking(move || {
-            let mut chunk = chunk;
-            keep_if(&mut through, ordered);
-            let written = match through {
-                Some(mut through) => {
+        match self.through.take() {
+            Some(mut through) => {
+                let shares = blocking(move || {
                     through.write(chunk.rows(), &formats)?;
-                    Some(through.finish()?)
-                }
-                None => {
+                    through.finish()
+                })
+                .await?;
+                self.sorted.written = Some(shares);
+            }
+            None => {
+                let last = blocking(move || {
+                    let mut chunk = chunk;
                     chunk.sort().map_err(too_large)?;
-                    None
-                }
-            };
-            Ok((chunk.into_sorted(), written))
-        })
-        .await?;
-        self.sorted.runs.push(Run::Records(last));
-        self.sorted.written = written;
+                    Ok(chunk.into_sorted())
+                })
+                .await?;
+                self.sorted.runs.push(Run::Records(last));
+            }
+        }
         Ok(self.sorted)
     }
 
@@ -413,17 +429,9 @@ impl Sorter {
 /// emptied, for the next, with the regions' files.
 type Spilling = tokio::task::JoinHandle<Result<(RecordChunk, Option<Through>)>>;
 
-/// A chunk of records read whole being written into the regions' files; they come back.
-type Writing = tokio::task::JoinHandle<Result<Through>>;
-
-/// Keeps the regions' files written so far while the input is `ordered`; else removes them.
-fn keep_if(through: &mut Option<Through>, ordered: bool) {
-    if !ordered {
-        if let Some(through) = through.take() {
-            through.discard();
-        }
-    }
-}
+/// A chunk of records read whole being written into the regions' files; it comes back
+/// emptied, for the next, with the regions' files.
+type Writing = tokio::task::JoinHandle<Result<(RecordChunk, Through)>>;
 
 /// A chunk of records read whole being sorted, to be kept in memory.
 type Sorting = tokio::task::JoinHandle<Result<super::chunk::SortedRecords>>;
@@ -526,8 +534,9 @@ mod tests {
 
     /// Input over its budget, and records read whole in chunks: ordered, it is written into
     /// the regions' files as it arrives, cut at the regions' starts, a family met late given
-    /// its own files from there on, the runs spilled (or kept) beside; a row out of order
-    /// after many chunks removes those files and leaves the runs, which merge as any input's.
+    /// its own files from there on, and neither spilled nor kept; a row out of order after
+    /// many chunks makes those files the first run, read back and merged with the rest (the
+    /// later cell of a key winning).
     #[tokio::test]
     async fn ordered_input_is_written_as_it_arrives_until_a_row_comes_out_of_order() {
         let descriptor = TableDescriptor::new(TableName::new("default", "t"))
@@ -568,26 +577,27 @@ mod tests {
                 sorter.push_row(&row, cells.iter().copied()).await.unwrap();
             }
             let sorted = sorter.finish().await.unwrap();
-            let chunks = if budget == WHOLE {
-                assert_eq!(sorted.spilled, 0);
-                sorted.runs.len()
-            } else {
-                sorted.spilled as usize
-            };
-            assert!(chunks > 10, "{chunks} runs");
+            assert_eq!(sorted.spilled, 0, "input in row order is not spilled");
             if disorder {
                 assert!(sorted.written.is_none());
-                assert_eq!(files_under(&dir), Vec::<std::path::PathBuf>::new());
+                let Some(Run::Files(files)) = sorted.runs.first() else {
+                    panic!("the files written are the first run");
+                };
+                assert!(files.shares.len() >= 2, "{} regions", files.shares.len());
+                assert!(!files_under(&dir).is_empty());
                 let mut merge = Merge::new(&sorted.runs, None).unwrap();
-                let mut rows = 0;
+                let (mut rows, mut cells) = (0, 0);
                 while let Some(put) = merge.next_put().unwrap() {
+                    assert_eq!(put.row(), (rows as u32).to_be_bytes());
                     if put.row() == 5u32.to_be_bytes() {
                         assert_eq!(put.cells().next().unwrap().value, b"again");
                     }
                     rows += 1;
+                    cells += put.cells().count();
                 }
-                assert_eq!(rows, 3_000);
+                assert_eq!((rows, cells), (3_000, 3_500));
             } else {
+                assert!(sorted.runs.is_empty(), "neither spilled nor kept");
                 let shares = sorted.written.expect("written as it arrived");
                 let cut: Vec<_> = shares
                     .iter()

@@ -2,8 +2,8 @@
 //! written into its files (on as many threads as there are cores, a region each) and handed
 //! over as soon as they are, several regions at once; the regions that did not take their
 //! files read again from the runs in the next round, cut at the boundaries of then. Input in
-//! row order comes with its regions' files written as it arrived (see `through`): the first
-//! round hands those over, and only the next rounds read the runs.
+//! row order comes with its regions' files written as it arrived (see `through`) and no runs:
+//! the first round hands those over, and the next rounds read back the files refused.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -19,7 +19,7 @@ use super::input::{blocking, Sorted};
 use super::plan::region_of;
 use super::record::Cells;
 use super::refusals::Refusals;
-use super::runs::{Merge, Run, RunPut};
+use super::runs::{Merge, Run, RunPut, WrittenFiles};
 use super::BulkLoadReport;
 use crate::backend::op;
 use crate::client::Table;
@@ -47,7 +47,7 @@ impl Load<'_> {
         let to = self.to.clone();
         // Input in row order was written as it arrived: its files are the first round's.
         let mut written = sorted.written;
-        let runs = Arc::new(sorted.runs);
+        let mut runs = Arc::new(sorted.runs);
         let formats = Arc::new(sorted.formats);
         // Counted as each region takes its files (the progress callback sees it then).
         let report = Mutex::new(BulkLoadReport {
@@ -100,6 +100,13 @@ impl Load<'_> {
                         let report = &mut report.lock().expect("not poisoned");
                         this.count(report, &share, attempt, as_read);
                     }
+                    // The region server copied what it took. Files written as the input came
+                    // and refused are kept: the next round reads them back.
+                    if !(as_read && matches!(outcome, Ok(false))) {
+                        for file in &share.files {
+                            file.location.remove_local();
+                        }
+                    }
                     (share, outcome)
                 })
                 .buffer_unordered(REGIONS_AT_ONCE)
@@ -107,6 +114,7 @@ impl Load<'_> {
             let (written, outcomes) = futures::join!(writing, handing);
             let mut again = Vec::new();
             let mut refused = Vec::new();
+            let mut read_back = Vec::new();
             let mut failed = written.err();
             for (share, outcome) in outcomes {
                 match outcome {
@@ -114,7 +122,8 @@ impl Load<'_> {
                     Ok(false) => {
                         let file = share.files.first().map(|f| f.location.url());
                         refused.push((share.rows.0.clone(), file));
-                        again.push(share.rows);
+                        again.push(share.rows.clone());
+                        read_back.push(share);
                     }
                     Err(e) => {
                         failed = failed.or(Some(e));
@@ -146,7 +155,16 @@ impl Load<'_> {
                 };
                 return Err(self.partial(loaded, again, e));
             }
-            // Regions split or moved: their rows read again and cut at today's boundaries.
+            // Regions split or moved: their rows read again and cut at today's boundaries
+            // (from their files, when these were written as the input came: it has no runs).
+            if as_read {
+                read_back.sort_by(|a, b| a.rows.cmp(&b.rows));
+                let files = WrittenFiles {
+                    to: to.clone(),
+                    shares: read_back,
+                };
+                runs = Arc::new(vec![Run::Files(Arc::new(files))]);
+            }
             again.sort();
             requested.clone_from(&again);
             ranges = Some(again);
@@ -176,8 +194,7 @@ impl Load<'_> {
         }
     }
 
-    /// Hands a region its files; whether it took them. The local files are removed either way
-    /// (the region server copied what it took).
+    /// Hands a region its files; whether it took them.
     async fn hand_over(&self, share: &Share) -> Result<bool> {
         let files: Vec<(String, String)> = share
             .files
@@ -199,9 +216,6 @@ impl Load<'_> {
             }
             Err(e) => Err(e),
         };
-        for file in &share.files {
-            file.location.remove_local();
-        }
         outcome
     }
 

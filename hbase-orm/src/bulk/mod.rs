@@ -7,12 +7,13 @@
 //! pass over the runs merged, cuts the rows at the table's region boundaries and writes each
 //! region's files in each family's compression, bloom filter and block size (`files`, with
 //! `hbase-orm-hfile`), handing every region its files as soon as they are written (`load`).
-//! Input in row order skips the sort and the merge: its chunks are written into the regions'
-//! files as they fill (`through`), and the files handed over when the input ends. Either way:
-//! a staging directory first (`PrepareBulkLoad`), one `BulkLoadHFile` per region, the staging
-//! directory removed at the end whatever happened (`CleanupBulkLoad`). A region that no longer
-//! takes its files (it split or moved meanwhile) has its rows read again from the runs, cut at
-//! the new boundaries and sent again, as HBase's own tool does; one that refuses twice without
+//! Input in row order skips the sort, the runs and the merge: its chunks are written into the
+//! regions' files as they fill (`through`), and the files handed over when the input ends.
+//! Either way: a staging directory first (`PrepareBulkLoad`), one `BulkLoadHFile` per region,
+//! the staging directory removed at the end whatever happened (`CleanupBulkLoad`). A region
+//! that no longer takes its files (it split or moved meanwhile) has its rows read again (from
+//! the runs, or its files read back with `hbase-orm-hfile`'s reader), cut at the new
+//! boundaries and sent again, as HBase's own tool does; one that refuses twice without
 //! splitting or moving (its server cannot read the files) ends the load (`refusals`).
 
 mod chunk;

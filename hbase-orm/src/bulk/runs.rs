@@ -1,13 +1,18 @@
 //! Sorted runs: the input cut into chunks under the memory budget, each sorted, the full ones
 //! spilled to a file of the load's directory; then merged back into one stream of puts in row
 //! order (the puts of one row from several runs merged, the later run's cells winning), read
-//! again for the rows of regions that have to be written anew.
+//! again for the rows of regions that have to be written anew. The regions' files written as
+//! input in row order came are a run too, read back with the HFile reader.
 
 use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use hbase_orm_hfile as hfile;
+
 use super::chunk::SortedRecords;
+use super::files::{hfile_error, Destination, Share};
 use super::plan::merge_rows;
 use super::record::{Cells, Record, RunReader, RunWriter};
 use crate::model::{Error, Put, Result};
@@ -20,6 +25,25 @@ pub(super) enum Run {
     Records(SortedRecords),
     /// A chunk spilled to a file.
     Disk(PathBuf),
+    /// The regions' files written as input in row order arrived, read back.
+    Files(Arc<WrittenFiles>),
+}
+
+/// Regions' files written (see `through`), read back as a run: the input in row order up to
+/// where it came out of order, or the regions that did not take their files.
+pub(super) struct WrittenFiles {
+    pub to: Arc<dyn Destination>,
+    /// In row order.
+    pub shares: Vec<Share>,
+}
+
+impl WrittenFiles {
+    /// Removes the files (those elsewhere than here go with the load's directory there).
+    pub(super) fn remove_local(&self) {
+        for file in self.shares.iter().flat_map(|share| &share.files) {
+            file.location.remove_local();
+        }
+    }
 }
 
 /// Runs merged at once at most: when this many are spilled, they are merged into one first
@@ -49,8 +73,12 @@ pub(super) fn compact(runs: &[Run], path: &Path) -> Result<Run> {
     }
     run.finish()?;
     for run in runs {
-        if let Run::Disk(old) = run {
-            std::fs::remove_file(old).map_err(|e| super::staging_error(old, e))?;
+        match run {
+            Run::Disk(old) => {
+                std::fs::remove_file(old).map_err(|e| super::staging_error(old, e))?;
+            }
+            Run::Files(files) => files.remove_local(),
+            Run::Memory(_) | Run::Records(_) => {}
         }
     }
     Ok(Run::Disk(path.to_path_buf()))
@@ -103,6 +131,7 @@ enum Cursor {
     Memory(Arc<Vec<Put>>, usize),
     Records(SortedRecords, usize),
     Disk(RunReader, PathBuf),
+    Files(FilesCursor),
 }
 
 impl Cursor {
@@ -115,6 +144,11 @@ impl Cursor {
                 let reader = RunReader::new(file).map_err(|e| super::staging_error(path, e))?;
                 Cursor::Disk(reader, path.clone())
             }
+            Run::Files(files) => Cursor::Files(FilesCursor {
+                files: files.clone(),
+                next_share: 0,
+                families: Vec::new(),
+            }),
         })
     }
 
@@ -139,6 +173,80 @@ impl Cursor {
                 .next_record()
                 .map_err(|e| super::staging_error(path, e))?
                 .map(RunPut::Spilled)),
+            Cursor::Files(files) => Ok(files.next_row()?.map(RunPut::Owned)),
+        }
+    }
+}
+
+/// Reads regions' files back, a region after the other, each region's rows merged from its
+/// families' files.
+struct FilesCursor {
+    files: Arc<WrittenFiles>,
+    /// The region read after the one being read.
+    next_share: usize,
+    /// The files of the region being read, by family name, each with its next cell.
+    families: Vec<FamilyFile>,
+}
+
+/// One family's file being read, and its next cell.
+struct FamilyFile {
+    location: String,
+    reader: hfile::Reader<Box<dyn Read + Send>>,
+    head: Option<hfile::ReadCell>,
+}
+
+impl FamilyFile {
+    fn advance(&mut self) -> Result<()> {
+        self.head = self
+            .reader
+            .next_cell()
+            .map_err(|e| hfile_error(&self.location, e))?;
+        Ok(())
+    }
+}
+
+impl FilesCursor {
+    /// The next row of the files, as a put of its cells in HBase's order.
+    fn next_row(&mut self) -> Result<Option<Put>> {
+        loop {
+            let row = self
+                .families
+                .iter()
+                .filter_map(|f| f.head.as_ref().map(|cell| &cell.row))
+                .min()
+                .cloned();
+            if let Some(row) = row {
+                let mut put = Put::new(row.clone());
+                for family in &mut self.families {
+                    while let Some(cell) = family.head.take_if(|cell| cell.row == row) {
+                        put.push(
+                            cell.family,
+                            cell.qualifier,
+                            cell.value,
+                            Some(cell.timestamp),
+                        );
+                        family.advance()?;
+                    }
+                }
+                return Ok(Some(put));
+            }
+            let Some(share) = self.files.shares.get(self.next_share) else {
+                return Ok(None);
+            };
+            self.next_share += 1;
+            let mut families = Vec::with_capacity(share.files.len());
+            for file in &share.files {
+                let compression = file.compression;
+                let mut family = FamilyFile {
+                    location: file.location.url(),
+                    reader: hfile::Reader::new(self.files.to.open(&file.location)?, compression),
+                    head: None,
+                };
+                family.advance()?;
+                families.push((file.family.clone(), family));
+            }
+            families.sort_by(|a, b| a.0.cmp(&b.0));
+            self.families = families.into_iter().map(|(_, f)| f).collect();
         }
     }
 }

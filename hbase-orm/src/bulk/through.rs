@@ -1,15 +1,14 @@
 //! Input in row order written as it arrives. While every row of a load's input comes after the
 //! row before it (an export, a scan of another table, ids counted up), each full chunk of its
 //! records is written straight into the files of the regions the load found at its start (on
-//! the thread that spills it, after its run; a chunk of records read whole on a thread of its
-//! own while the next chunk is read): the input needs no sort, and the load's end no merge and
-//! no reading back of its runs; the files are handed over as they are. The runs are still
-//! kept: a region that split or moved before it took its files has its rows read again from
-//! them in the next round, as any load's.
+//! a blocking thread, while the next chunk is read), and not spilled or kept: the input needs
+//! no sort and no run, and the load's end no merge; the files are handed over as they are. A
+//! region that split or moved before it took its files has them read back (the HFile reader)
+//! and cut at the new boundaries in the next round.
 //!
 //! The first row that does not come after the one before ends it: the files written so far
-//! are removed, and the load goes on as one of input in any order (every run merged, the later
-//! of two puts of a row winning).
+//! become the first run, read back and merged with the runs of the rest of the input, sorted
+//! as any load's (the later of two puts of a row winning).
 
 use std::sync::Arc;
 
@@ -88,12 +87,8 @@ impl Through {
         Ok(self.shares)
     }
 
-    /// Gives up (the input was not in row order after all): the files written so far are
-    /// removed (those written elsewhere than here go with the load's directory there).
-    pub(super) fn discard(mut self) {
-        let _ = self.close();
-        for file in self.shares.iter().flat_map(|share| &share.files) {
-            file.location.remove_local();
-        }
+    /// Where the files are written.
+    pub(super) fn destination(&self) -> Arc<dyn Destination> {
+        self.to.clone()
     }
 }

@@ -23,13 +23,14 @@
 //! when the load ends. A load abandoned without its end (its future dropped) leaves its token
 //! to expire on its own (the NameNode's renew interval, a day by default: nobody renews it).
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use bytes::{Bytes, BytesMut};
+use hdfs_native::file::FileReader;
 use hdfs_native::{Client, ClientBuilder, HdfsError, WriteOptions};
 use tokio::sync::{mpsc, oneshot};
 
-use super::files::{Destination, Location, Sink};
+use super::files::{not_here, Destination, Location, Sink};
 use crate::backend::fs_token::FsToken;
 use crate::model::{Error, Result};
 
@@ -172,6 +173,50 @@ impl Destination for Hdfs {
             pieces,
             written: Some(written),
         }))
+    }
+
+    /// A file of the load's directory, read in chunks of [`CHUNK`] on the load's runtime (the
+    /// caller's thread, a blocking one, waits for each).
+    fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>> {
+        let path = match location {
+            Location::Url(url) => split_url(url)
+                .filter(|(filesystem, _)| *filesystem == self.filesystem)
+                .map(|(_, path)| path.to_string()),
+            Location::Local(_) => None,
+        }
+        .ok_or_else(|| not_here(location))?;
+        let url = location.url();
+        let reader = self
+            .runtime
+            .block_on(self.client.read(&path))
+            .map_err(|e| hdfs_error(&url, e))?;
+        Ok(Box::new(HdfsRead {
+            runtime: self.runtime.clone(),
+            reader,
+            chunk: Bytes::new(),
+        }))
+    }
+}
+
+/// A file of HDFS being read.
+struct HdfsRead {
+    runtime: tokio::runtime::Handle,
+    reader: FileReader,
+    /// What was read and not yet taken.
+    chunk: Bytes,
+}
+
+impl Read for HdfsRead {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.chunk.is_empty() {
+            self.chunk = self
+                .runtime
+                .block_on(self.reader.read_bytes(CHUNK))
+                .map_err(std::io::Error::other)?;
+        }
+        let n = out.len().min(self.chunk.len());
+        out[..n].copy_from_slice(&self.chunk.split_to(n));
+        Ok(n)
     }
 }
 
