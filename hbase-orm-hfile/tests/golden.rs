@@ -1,9 +1,9 @@
 //! A file byte for byte as HBase 2.6.1's own writer makes it (its `StoreFileWriter`, set up as
 //! `HFileOutputFormat2` sets it up, with the times fixed): one cell, `row1/f:q`, with a ROW bloom
 //! filter. Every part of the format is in it: a data block, a bloom chunk, the data and meta
-//! index roots, the file info, the bloom's meta block and the trailer.
+//! index roots, the file info, the bloom's meta block and the trailer. The reader reads it back.
 
-use hbase_orm_hfile::{Bloom, Cell, Options, Writer};
+use hbase_orm_hfile::{Bloom, Cell, CellType, Compression, Options, Reader, Writer};
 
 /// The file's first 1,071 bytes; zeros follow up to the last four, the version.
 const HBASE_WROTE: [&str; 67] = [
@@ -76,16 +76,40 @@ const HBASE_WROTE: [&str; 67] = [
     "24 4b 56 43 6f 6d 70 61 72 61 74 6f 72 60 02",
 ];
 
-#[test]
-fn the_one_cell_file_is_the_one_hbase_writes() {
-    let mut expected: Vec<u8> = HBASE_WROTE
+/// The whole file HBase wrote: its first bytes, zeros, the version.
+fn hbase_wrote() -> Vec<u8> {
+    let mut file: Vec<u8> = HBASE_WROTE
         .iter()
         .flat_map(|line| line.split(' '))
         .map(|b| u8::from_str_radix(b, 16).unwrap())
         .collect();
-    assert_eq!(expected.len(), 1071);
-    expected.resize(5083, 0);
-    expected.extend_from_slice(&[3, 0, 0, 3]);
+    assert_eq!(file.len(), 1071);
+    file.resize(5083, 0);
+    file.extend_from_slice(&[3, 0, 0, 3]);
+    file
+}
+
+/// The reader reads HBase's file back: its one cell, past the bloom chunk after it.
+#[test]
+fn the_reader_reads_the_file_hbase_writes() {
+    let file = hbase_wrote();
+    let mut reader = Reader::new(&file[..], Compression::None);
+    let cell = reader.next_cell().unwrap().expect("the cell");
+    assert_eq!(
+        (&cell.row[..], &cell.family[..], &cell.qualifier[..]),
+        (&b"row1"[..], &b"f"[..], &b"q"[..])
+    );
+    assert_eq!(
+        (cell.timestamp, cell.kind),
+        (1_700_000_000_000, CellType::Put)
+    );
+    assert_eq!(cell.value, b"v1");
+    assert!(reader.next_cell().unwrap().is_none());
+}
+
+#[test]
+fn the_one_cell_file_is_the_one_hbase_writes() {
+    let expected = hbase_wrote();
 
     let options = Options::new()
         .bloom(Bloom::Row)
