@@ -185,12 +185,44 @@ impl<'a> RowCell<'a> {
     /// this one is out of order): qualifier, then newer timestamps first, then the type code
     /// descending.
     pub(crate) fn previous_against(&self, previous: &RowCell<'_>) -> Ordering {
-        previous
-            .qualifier
-            .cmp(self.qualifier)
+        compare_bytes(previous.qualifier, self.qualifier)
             .then_with(|| self.timestamp.cmp(&previous.timestamp))
             .then_with(|| self.kind.code().cmp(&previous.kind.code()))
     }
+}
+
+/// Compares two byte strings as HBase orders a key's parts (unsigned bytes, a prefix before
+/// what it starts): what `a.cmp(b)` gives, eight bytes at a time, with no call to `memcmp` for
+/// the short strings row keys, families and qualifiers mostly are (longer ones are left to it).
+///
+/// ```
+/// use hbase_orm_hfile::compare_bytes;
+/// use std::cmp::Ordering;
+/// assert_eq!(compare_bytes(b"amount_cents", b"channel"), Ordering::Less);
+/// assert_eq!(compare_bytes(b"city", b"cit"), Ordering::Greater);
+/// ```
+#[inline]
+pub fn compare_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    let n = a.len().min(b.len());
+    if n > 64 {
+        return a.cmp(b);
+    }
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_be_bytes(a[i..i + 8].try_into().expect("eight bytes"));
+        let y = u64::from_be_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+        if x != y {
+            return x.cmp(&y);
+        }
+        i += 8;
+    }
+    while i < n {
+        if a[i] != b[i] {
+            return a[i].cmp(&b[i]);
+        }
+        i += 1;
+    }
+    a.len().cmp(&b.len())
 }
 
 /// The bytes of a key besides its row, family and qualifier.
@@ -252,10 +284,9 @@ impl<'a> Key<'a> {
 
     /// How two keys sort in a file (see [`Cell::compare_key`]).
     pub(crate) fn compare(&self, other: &Key<'_>) -> Ordering {
-        self.row
-            .cmp(other.row)
-            .then_with(|| self.family.cmp(other.family))
-            .then_with(|| self.qualifier.cmp(other.qualifier))
+        compare_bytes(self.row, other.row)
+            .then_with(|| compare_bytes(self.family, other.family))
+            .then_with(|| compare_bytes(self.qualifier, other.qualifier))
             .then_with(|| other.timestamp.cmp(&self.timestamp))
             .then_with(|| other.code.cmp(&self.code))
     }
@@ -320,6 +351,28 @@ mod tests {
 
     fn cell<'a>(row: &'a [u8], family: &'a [u8], qualifier: &'a [u8], ts: i64) -> Cell<'a> {
         Cell::put(row, family, qualifier, ts, b"")
+    }
+
+    /// The comparison is the slices' own, for any lengths and bytes.
+    #[test]
+    fn bytes_compare_as_slices_do() {
+        let samples: Vec<Vec<u8>> = (0..40u8)
+            .flat_map(|len| {
+                [0u8, 1, 0x7f, 0x80, 0xff].map(|fill| {
+                    let mut bytes: Vec<u8> = (0..len).map(|i| i.wrapping_mul(37)).collect();
+                    if let Some(last) = bytes.last_mut() {
+                        *last = fill;
+                    }
+                    bytes
+                })
+            })
+            .chain([vec![9; 70], vec![9; 71], [vec![9; 69], vec![8]].concat()])
+            .collect();
+        for a in &samples {
+            for b in &samples {
+                assert_eq!(compare_bytes(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

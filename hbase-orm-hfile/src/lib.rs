@@ -41,7 +41,7 @@ mod trailer;
 mod wire;
 mod writer;
 
-pub use cell::{Cell, CellType, RowCell};
+pub use cell::{compare_bytes, Cell, CellType, RowCell};
 pub use compression::Compression;
 pub use error::{Error, Result};
 pub use reader::{ReadCell, Reader};

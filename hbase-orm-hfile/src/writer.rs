@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::block::{BlockType, BlockWriter, Placed, HEADER_LEN};
 use crate::bloom::{BloomWriter, Shape};
-use crate::cell::{index_key, Cell, CellType, Key, RowCell};
+use crate::cell::{compare_bytes, index_key, Cell, CellType, Key, RowCell};
 use crate::index::IndexWriter;
 use crate::trailer::{FileInfo, Trailer, TRAILER_LEN};
 use crate::{Compression, Error, Result};
@@ -360,11 +360,9 @@ impl<W: Write> Writer<W> {
         let last = Key::parse(self.last_key());
         // The row first: most cells of a row after the first are told apart by it alone
         // (the family is the file's).
-        let order = match last.row.cmp(cell.row) {
+        let order = match compare_bytes(last.row, cell.row) {
             std::cmp::Ordering::Less => return Ok((false, true)),
-            std::cmp::Ordering::Equal => last
-                .qualifier
-                .cmp(cell.qualifier)
+            std::cmp::Ordering::Equal => compare_bytes(last.qualifier, cell.qualifier)
                 .then_with(|| cell.timestamp.cmp(&last.timestamp))
                 .then_with(|| cell.kind.code().cmp(&last.code)),
             std::cmp::Ordering::Greater => std::cmp::Ordering::Greater,

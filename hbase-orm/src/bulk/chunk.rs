@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use hbase_orm_hfile::compare_bytes;
 
 use super::plan::{finish_put, merge_rows};
 use super::record::{
@@ -101,9 +102,9 @@ impl RecordChunk {
                 let order = if same_family {
                     std::cmp::Ordering::Equal
                 } else {
-                    p.family.cmp(cell.family)
+                    compare_bytes(p.family, cell.family)
                 }
-                .then_with(|| p.qualifier.cmp(cell.qualifier))
+                .then_with(|| compare_bytes(p.qualifier, cell.qualifier))
                 .then_with(|| cell.timestamp.cmp(&p.timestamp));
                 ordered &= order.is_lt();
             }

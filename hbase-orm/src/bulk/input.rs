@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
 
+use hbase_orm_hfile::compare_bytes;
+
 use super::chunk::RecordChunk;
 use super::files::{FamilyFormat, Share};
 use super::plan::sort_chunk;
@@ -66,7 +68,7 @@ impl Sorted {
         match &mut self.rows {
             None => self.rows = Some((row.to_vec(), row.to_vec())),
             Some((first, last)) => {
-                if row > last.as_slice() {
+                if compare_bytes(row, last).is_gt() {
                     last.clear();
                     last.extend_from_slice(row);
                     return;

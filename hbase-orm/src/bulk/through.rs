@@ -12,6 +12,8 @@
 
 use std::sync::Arc;
 
+use hbase_orm_hfile::compare_bytes;
+
 use super::files::{Destination, FamilyFormat, RegionWriter, Share};
 use super::plan::region_of;
 use super::record::Cells;
@@ -56,7 +58,7 @@ impl Through {
         }
         for (row, cells) in rows {
             let past = match &self.open {
-                Some((_, Some(next))) => row >= next.as_slice(),
+                Some((_, Some(next))) => compare_bytes(row, next).is_ge(),
                 Some((_, None)) => false,
                 None => true,
             };
