@@ -170,8 +170,8 @@ async fn main() -> ExitCode {
     match streamed {
         Ok(report) => {
             ex.say(format!(
-                "streamed {} orders: {} rows (data and index) in {} files ({} written as read, \
-                 the input in row order), {} runs spilled",
+                "streamed {} orders: {} rows (data and index) in {} files ({} written as they \
+                 were read, while the rows came in order), {} runs spilled",
                 report.read, report.rows, report.files, report.written_as_read, report.spilled_runs
             ));
             ex.check_eq(
