@@ -82,31 +82,45 @@ impl Compression {
 }
 
 impl Compression {
-    /// Appends the body `stored` holds, as [`Compression::compress`] stored it.
-    pub(crate) fn decompress(self, stored: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    /// Appends the body `stored` holds, as [`Compression::compress`] stored it: `expected`
+    /// bytes (a body that says it holds more is refused before it is decompressed further).
+    pub(crate) fn decompress(
+        self,
+        stored: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         use std::io::Read;
+        let bad = |what: &str| Error::Io(std::io::Error::other(what.to_string()));
+        let start = out.len();
         match self {
             Compression::None => out.extend_from_slice(stored),
             Compression::Gz => {
-                flate2::read::MultiGzDecoder::new(stored).read_to_end(out)?;
+                flate2::read::MultiGzDecoder::new(stored)
+                    .take(expected as u64 + 1)
+                    .read_to_end(out)?;
             }
             Compression::Snappy => {
-                let bad = |what: &str| Error::Io(std::io::Error::other(format!("snappy: {what}")));
                 let int = |at: usize| -> Result<usize> {
                     let bytes = stored
                         .get(at..at + 4)
-                        .ok_or_else(|| bad("a frame cut short"))?;
+                        .ok_or_else(|| bad("snappy: a frame cut short"))?;
                     Ok(u32::from_be_bytes(bytes.try_into().expect("4")) as usize)
                 };
-                let total = int(0)?;
-                let (start, mut at) = (out.len(), 4);
+                if int(0)? != expected {
+                    return Err(bad("snappy: a body of another length than its block's"));
+                }
+                let mut at = 4;
                 let mut decoder = snap::raw::Decoder::new();
-                while out.len() - start < total {
+                while out.len() - start < expected {
                     let n = int(at)?;
                     let frame = stored
                         .get(at + 4..at + 4 + n)
-                        .ok_or_else(|| bad("a frame cut short"))?;
+                        .ok_or_else(|| bad("snappy: a frame cut short"))?;
                     let len = snap::raw::decompress_len(frame).map_err(std::io::Error::other)?;
+                    if len > expected - (out.len() - start) {
+                        return Err(bad("snappy: a frame longer than the body left"));
+                    }
                     let from = out.len();
                     out.resize(from + len, 0);
                     decoder
@@ -115,6 +129,9 @@ impl Compression {
                     at += 4 + n;
                 }
             }
+        }
+        if out.len() - start != expected {
+            return Err(bad("a body of another length than its block's"));
         }
         Ok(())
     }

@@ -54,7 +54,9 @@ pub struct Reader<R: Read> {
     at: usize,
     /// The block as stored (reused).
     stored: Vec<u8>,
-    /// No data block follows.
+    /// The offset of the data block being read (for errors).
+    block_offset: u64,
+    /// No data block follows (or one failed).
     done: bool,
 }
 
@@ -69,48 +71,66 @@ impl<R: Read> Reader<R> {
             block: Vec::new(),
             at: 0,
             stored: Vec::new(),
+            block_offset: 0,
             done: false,
         }
     }
 
     /// The next cell, or `None` after the last. A block whose checksum does not match, or
     /// whose bytes do not parse, or a file that ends before its index, is [`Error::Corrupt`]
-    /// with the block's offset.
+    /// with the block's offset; the reader then reads no further.
     pub fn next_cell(&mut self) -> Result<Option<ReadCell>> {
+        let read = self.read_cell();
+        if read.is_err() {
+            self.done = true;
+        }
+        read
+    }
+
+    fn read_cell(&mut self) -> Result<Option<ReadCell>> {
         while self.at >= self.block.len() {
             if self.done || !self.next_data_block()? {
                 self.done = true;
                 return Ok(None);
             }
         }
-        let cell = parse_cell(&self.block, &mut self.at).ok_or_else(|| self.corrupt("a cell"))?;
-        Ok(Some(cell))
-    }
-
-    fn corrupt(&self, what: &str) -> Error {
-        Error::Corrupt {
-            offset: self.offset,
-            reason: format!("{what} that does not parse"),
-        }
+        parse_cell(&self.block, &mut self.at)
+            .map(Some)
+            .ok_or_else(|| Error::Corrupt {
+                offset: self.block_offset,
+                reason: "a cell that does not parse".into(),
+            })
     }
 
     /// Reads blocks up to the next data block, decompressed into `block`; `false` at the end
-    /// of the data (a block of another kind than data, leaf index or bloom chunk, or the end
-    /// of the input).
+    /// of the data (the first block of the sections after it: an index's root or intermediate
+    /// level, a meta block, the file info, the bloom's meta).
     fn next_data_block(&mut self) -> Result<bool> {
         loop {
-            let mut header = [0u8; HEADER_LEN];
-            // A file's data is followed by its index: its end here is a file cut short.
-            read_fully(&mut self.input, &mut header, self.offset)?;
             let at = self.offset;
             let corrupt = |reason: String| Error::Corrupt { offset: at, reason };
-            let kind = BlockType::of_magic(&header[..8]);
-            if kind.is_none() && &header[..8] == b"DATABLKE" {
-                return Err(corrupt(
-                    "an encoded data block (a DATA_BLOCK_ENCODING other than NONE), which this \
-                     reader does not decode"
-                        .into(),
-                ));
+            let mut header = [0u8; HEADER_LEN];
+            // A file's data is followed by its index: its end here is a file cut short.
+            read_fully(&mut self.input, &mut header, at)?;
+            let magic = &header[..8];
+            let kind = BlockType::of_magic(magic);
+            match kind {
+                Some(BlockType::Data | BlockType::LeafIndex | BlockType::BloomChunk) => {}
+                Some(_) => return Ok(false),
+                None if magic == b"METABLKc" => return Ok(false),
+                None if magic == b"DATABLKE" => {
+                    return Err(corrupt(
+                        "an encoded data block (a DATA_BLOCK_ENCODING other than NONE), which \
+                         this reader does not decode"
+                            .into(),
+                    ))
+                }
+                None => {
+                    return Err(corrupt(format!(
+                        "a block of no kind a file's data holds ({:?})",
+                        String::from_utf8_lossy(magic)
+                    )))
+                }
             }
             let int =
                 |from: usize| i32::from_be_bytes(header[from..from + 4].try_into().expect("4"));
@@ -124,22 +144,22 @@ impl<R: Read> Reader<R> {
                 || with_header < HEADER_LEN as i32
                 || (with_header as i64) > HEADER_LEN as i64 + on_disk as i64;
             if sizes_bad || header[24] != crate::block::CRC32C {
-                return Err(corrupt(format!(
-                    "a block header that does not parse ({:?})",
-                    String::from_utf8_lossy(&header[..8])
-                )));
+                return Err(corrupt("a block header that does not parse".into()));
             }
+            // Read as it comes, not allocated from the header's word: a damaged size ends
+            // in a short read, not a huge allocation.
             let rest = on_disk as usize;
             self.stored.clear();
             self.stored.extend_from_slice(&header);
-            self.stored.resize(HEADER_LEN + rest, 0);
-            read_fully(&mut self.input, &mut self.stored[HEADER_LEN..], at)?;
-            self.offset += (HEADER_LEN + rest) as u64;
-            match kind {
-                Some(BlockType::Data) => {}
-                Some(BlockType::LeafIndex | BlockType::BloomChunk) => continue,
-                _ => return Ok(false),
+            (&mut self.input)
+                .take(rest as u64)
+                .read_to_end(&mut self.stored)?;
+            if self.stored.len() != HEADER_LEN + rest {
+                return Err(corrupt(
+                    "the file ends before its index (it was cut short)".into(),
+                ));
             }
+            self.offset += (HEADER_LEN + rest) as u64;
             let with_header = with_header as usize;
             let (data, sums) = self.stored.split_at(with_header);
             let per = bytes_per_checksum as usize;
@@ -148,18 +168,22 @@ impl<R: Read> Reader<R> {
             }
             for (chunk, sum) in data.chunks(per).zip(sums.chunks(4)) {
                 if crc32c::crc32c(chunk).to_be_bytes() != sum {
-                    return Err(corrupt("a data block whose checksum does not match".into()));
+                    return Err(corrupt("a block whose checksum does not match".into()));
                 }
+            }
+            if kind != Some(BlockType::Data) {
+                continue;
             }
             self.block.clear();
             self.compression
-                .decompress(&data[HEADER_LEN..], &mut self.block)
+                .decompress(&data[HEADER_LEN..], uncompressed as usize, &mut self.block)
                 .map_err(|e| corrupt(format!("a data block that does not decompress: {e}")))?;
             if self.block.len() != uncompressed as usize {
                 return Err(corrupt(
                     "a data block of another size than its header's".into(),
                 ));
             }
+            self.block_offset = at;
             self.at = 0;
             return Ok(true);
         }
@@ -288,13 +312,18 @@ mod tests {
             .is_empty());
     }
 
-    /// A byte changed in a data block fails its checksum; a file cut short is an error, not a
-    /// shorter list of cells.
+    /// A byte changed in a data block fails its checksum, one in the next block's kind makes
+    /// it a block of no known kind; a file cut short is an error, not a shorter list of cells.
     #[test]
     fn a_damaged_or_short_file_is_an_error() {
         let mut file = written(Compression::None, 200);
         let cut = &file[..file.len() / 2];
         assert!(read(cut, Compression::None).is_err());
+        let second = 33 + u32::from_be_bytes(file[8..12].try_into().unwrap()) as usize;
+        let mut kind = file.clone();
+        kind[second + 3] ^= 1;
+        let error = read(&kind, Compression::None).unwrap_err();
+        assert!(matches!(error, Error::Corrupt { offset, .. } if offset == second as u64));
         file[100] ^= 1;
         let error = read(&file, Compression::None).unwrap_err();
         assert!(matches!(error, Error::Corrupt { offset: 0, .. }), "{error}");

@@ -384,7 +384,7 @@ fn unique_name() -> String {
 
 /// The error of writing a file at `location`: the sink's own when it failed with one (the
 /// destination says what went wrong where), else the writer's.
-pub(super) fn hfile_error(location: &str, e: hfile::Error) -> Error {
+fn hfile_error(location: &str, e: hfile::Error) -> Error {
     let e = match e {
         hfile::Error::Io(io) => match io.downcast::<Error>() {
             Ok(own) => return own,

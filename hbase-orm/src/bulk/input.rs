@@ -163,7 +163,7 @@ pub(super) struct Sorter {
     /// The puts held whole (under [`WHOLE`]).
     whole: Option<Vec<Put>>,
     chunk: RecordChunk,
-    /// The last chunk spilled, while it is being sorted and written.
+    /// The last chunk spilled (or written into the regions' files), while it is.
     spilling: Option<Spilling>,
     runs_dir: std::path::PathBuf,
     chunk_budget: usize,
@@ -185,7 +185,8 @@ impl Sorter {
     /// A sorter of the puts of the table `descriptor` describes, spilling into `dir` (made
     /// when the budget is not [`WHOLE`]); under [`WHOLE`], the puts are held as they are
     /// (`expected` of them) with `hold_puts`, else as records in chunks that are never
-    /// spilled. Records are also written through `through` while the input is in row order.
+    /// spilled. While the input is in row order, records are written through `through`
+    /// instead.
     pub(super) fn new(
         descriptor: TableDescriptor,
         dir: &Path,
@@ -427,8 +428,8 @@ impl Sorter {
     }
 }
 
-/// A chunk being sorted and spilled (and written through the regions' files); it comes back
-/// emptied, for the next, with the regions' files.
+/// A chunk being sorted and spilled, or written into the regions' files (input in row
+/// order); it comes back emptied, for the next, with the regions' files.
 type Spilling = tokio::task::JoinHandle<Result<(RecordChunk, Option<Through>)>>;
 
 /// A chunk of records read whole being written into the regions' files; it comes back

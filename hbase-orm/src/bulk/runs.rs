@@ -12,7 +12,7 @@ use std::sync::Arc;
 use hbase_orm_hfile as hfile;
 
 use super::chunk::SortedRecords;
-use super::files::{hfile_error, Destination, Share};
+use super::files::{Destination, Share};
 use super::plan::merge_rows;
 use super::record::{Cells, Record, RunReader, RunWriter};
 use crate::model::{Error, Put, Result};
@@ -148,6 +148,8 @@ impl Cursor {
                 files: files.clone(),
                 next_share: 0,
                 families: Vec::new(),
+                reading: None,
+                read: ReadBack::default(),
             }),
         })
     }
@@ -186,6 +188,9 @@ struct FilesCursor {
     next_share: usize,
     /// The files of the region being read, by family name, each with its next cell.
     families: Vec<FamilyFile>,
+    /// The region being read, and what was read of it so far.
+    reading: Option<usize>,
+    read: ReadBack,
 }
 
 /// One family's file being read, and its next cell.
@@ -197,12 +202,19 @@ struct FamilyFile {
 
 impl FamilyFile {
     fn advance(&mut self) -> Result<()> {
-        self.head = self
-            .reader
-            .next_cell()
-            .map_err(|e| hfile_error(&self.location, e))?;
+        self.head = self.reader.next_cell().map_err(|e| Error::Staging {
+            location: self.location.clone(),
+            message: format!("reading back a file the load wrote: {e}"),
+        })?;
         Ok(())
     }
+}
+
+/// The rows and cells read back of the region being read, to hold them to what was written.
+#[derive(Default)]
+struct ReadBack {
+    rows: u64,
+    cells: u64,
 }
 
 impl FilesCursor {
@@ -228,11 +240,30 @@ impl FilesCursor {
                         family.advance()?;
                     }
                 }
+                self.read.rows += 1;
+                self.read.cells += put.cells.len() as u64;
                 return Ok(Some(put));
+            }
+            // The region read whole: every row and cell written came back (a file that ended
+            // early without a damaged block would otherwise lose rows silently).
+            if let Some(done) = self.reading.take() {
+                let (share, read) = (&self.files.shares[done], std::mem::take(&mut self.read));
+                if (read.rows, read.cells) != (share.row_count, share.cells) {
+                    let location = share.files.first().map(|f| f.location.url());
+                    return Err(Error::Staging {
+                        location: location.unwrap_or_default(),
+                        message: format!(
+                            "the region's files read back hold {} rows and {} cells, {} and {} \
+                             were written",
+                            read.rows, read.cells, share.row_count, share.cells
+                        ),
+                    });
+                }
             }
             let Some(share) = self.files.shares.get(self.next_share) else {
                 return Ok(None);
             };
+            self.reading = Some(self.next_share);
             self.next_share += 1;
             let mut families = Vec::with_capacity(share.files.len());
             for file in &share.files {
