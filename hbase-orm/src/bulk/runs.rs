@@ -450,6 +450,83 @@ mod tests {
         );
     }
 
+    /// Regions' files written (a plain family and a GZ one) are read back as the first run
+    /// and compacted with a spilled run after them: every row once with both families' cells,
+    /// a row of both runs with the later run's value, the files removed by the compaction.
+    #[test]
+    fn written_files_read_back_as_a_run_and_compact_with_spilled_runs() {
+        use super::super::files::{FamilyFormat, LocalFiles, RegionWriter};
+        use super::super::record::Cells;
+        use crate::model::{ColumnFamily, Compression, TableName};
+
+        let dir = std::env::temp_dir().join(format!("hbase-orm-files-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let to: Arc<dyn Destination> = Arc::new(LocalFiles(dir.clone()));
+        let table = TableName::new("default", "t");
+        let formats = [
+            ColumnFamily::new("d"),
+            ColumnFamily::new("g").compression(Compression::Gz),
+        ]
+        .map(|family| FamilyFormat::of(&table, &family).unwrap());
+        let shares = (0..2)
+            .map(|region| {
+                let mut writer = RegionWriter::new(to.clone(), &formats, 0);
+                for i in region * 100..(region + 1) * 100 {
+                    let put = put(&format!("r{i:03}"), "first").column_at(
+                        "g",
+                        "b",
+                        1,
+                        format!("blob {i}").into_bytes(),
+                    );
+                    writer.add(&put.row, Cells::of_put(&put)).unwrap();
+                }
+                writer.finish().unwrap()
+            })
+            .collect();
+        let files = Run::Files(Arc::new(WrittenFiles { to, shares }));
+        let again: Vec<Put> = (0..200)
+            .step_by(10)
+            .map(|i| put(&format!("r{i:03}"), "again"))
+            .collect();
+        let spilled = dir.join("run-1");
+        spill(&spilled, &sort_chunk(again, 0)).unwrap();
+        let compacted = compact(&[files, Run::Disk(spilled)], &dir.join("run-2")).unwrap();
+        let mut left = Vec::new();
+        let mut dirs = vec![dir.join("files")];
+        while let Some(at) = dirs.pop() {
+            for entry in std::fs::read_dir(&at).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    left.push(path);
+                }
+            }
+        }
+        assert_eq!(left, Vec::<PathBuf>::new(), "the files removed");
+        let mut merge = Merge::new(&[compacted], None).unwrap();
+        let mut rows = 0;
+        while let Some(put) = merge.next_put().unwrap() {
+            assert_eq!(put.row(), format!("r{rows:03}").as_bytes());
+            let cells: Vec<(Vec<u8>, Vec<u8>)> = put
+                .cells()
+                .map(|c| (c.family.to_vec(), c.value.to_vec()))
+                .collect();
+            let d = if rows % 10 == 0 { "again" } else { "first" };
+            let g = format!("blob {rows}");
+            assert_eq!(
+                cells,
+                [
+                    (b"d".to_vec(), d.as_bytes().to_vec()),
+                    (b"g".to_vec(), g.into_bytes())
+                ]
+            );
+            rows += 1;
+        }
+        assert_eq!(rows, 200);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// A run longer than its read block, with a put larger than one, reads back whole.
     #[test]
     fn a_run_reads_back_across_its_blocks() {
