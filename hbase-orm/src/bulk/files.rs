@@ -207,6 +207,34 @@ pub(super) struct Share {
     pub files: Vec<Written>,
 }
 
+impl Share {
+    /// Removes its files if they are local (those elsewhere go with the load's directory
+    /// there).
+    pub(super) fn remove_local(&self) {
+        for file in &self.files {
+            file.location.remove_local();
+        }
+    }
+}
+
+/// The files under `dir`'s `files/` (none when it was never made).
+#[cfg(test)]
+pub(super) fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.join("files")];
+    while let Some(at) = dirs.pop() {
+        for entry in std::fs::read_dir(&at).into_iter().flatten() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
 /// The HFile writer of one file.
 type FileWriter = hfile::Writer<Box<dyn Sink>>;
 

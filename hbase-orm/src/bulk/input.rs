@@ -513,27 +513,10 @@ fn check(put: &Put, descriptor: &TableDescriptor, formats: &mut Vec<FamilyFormat
 
 #[cfg(test)]
 mod tests {
-    use super::super::files::{Destination, LocalFiles};
+    use super::super::files::{files_under, Destination, LocalFiles};
     use super::super::runs::Merge;
     use super::*;
     use crate::model::{ColumnFamily, TableName};
-
-    /// The files under `dir`'s `files/` (none when it was never made).
-    fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-        let mut files = Vec::new();
-        let mut dirs = vec![dir.join("files")];
-        while let Some(at) = dirs.pop() {
-            for entry in std::fs::read_dir(&at).into_iter().flatten() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else {
-                    files.push(path);
-                }
-            }
-        }
-        files
-    }
 
     /// Input over its budget, and records read whole in chunks: ordered, it is written into
     /// the regions' files as it arrives, cut at the regions' starts, a family met late given

@@ -103,9 +103,7 @@ impl Load<'_> {
                     // The region server copied what it took. Files written as the input came
                     // and refused are kept: the next round reads them back.
                     if !(as_read && matches!(outcome, Ok(false))) {
-                        for file in &share.files {
-                            file.location.remove_local();
-                        }
+                        share.remove_local();
                     }
                     (share, outcome)
                 })

@@ -40,9 +40,7 @@ pub(super) struct WrittenFiles {
 impl WrittenFiles {
     /// Removes the files (those elsewhere than here go with the load's directory there).
     pub(super) fn remove_local(&self) {
-        for file in self.shares.iter().flat_map(|share| &share.files) {
-            file.location.remove_local();
-        }
+        self.shares.iter().for_each(Share::remove_local);
     }
 }
 
@@ -491,18 +489,7 @@ mod tests {
         let spilled = dir.join("run-1");
         spill(&spilled, &sort_chunk(again, 0)).unwrap();
         let compacted = compact(&[files, Run::Disk(spilled)], &dir.join("run-2")).unwrap();
-        let mut left = Vec::new();
-        let mut dirs = vec![dir.join("files")];
-        while let Some(at) = dirs.pop() {
-            for entry in std::fs::read_dir(&at).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else {
-                    left.push(path);
-                }
-            }
-        }
+        let left = super::super::files::files_under(&dir);
         assert_eq!(left, Vec::<PathBuf>::new(), "the files removed");
         let mut merge = Merge::new(&[compacted], None).unwrap();
         let mut rows = 0;
