@@ -10,9 +10,7 @@ use bytes::Bytes;
 use hbase_orm_hfile::compare_bytes;
 
 use super::plan::{finish_put, merge_rows};
-use super::record::{
-    row_and_cells, row_of, write_record, write_row_record, Cells, Record, RunWriter,
-};
+use super::record::{row_of, write_record, write_row_record, Record, RunWriter};
 use crate::model::CellRef;
 use crate::model::{Put, Result};
 
@@ -44,6 +42,34 @@ fn locate<'a, B: AsRef<[u8]>>(bytes: &'a B, merged: &'a B, start: usize) -> (&'a
 fn put_of(bytes: &[u8]) -> std::io::Result<Put> {
     let record = record_of(bytes);
     Ok(Record::parse(Bytes::copy_from_slice(&record[4..]))?.to_put())
+}
+
+/// Whether `cells` (of one row) are in HBase's order, each key once: family, qualifier, then
+/// the newer timestamp first.
+pub(super) fn in_row_order<'c>(cells: impl Iterator<Item = CellRef<'c>>) -> bool {
+    let mut previous: Option<CellRef<'_>> = None;
+    for cell in cells {
+        if let Some(p) = previous {
+            if !cell_order(&p, &cell).is_lt() {
+                return false;
+            }
+        }
+        previous = Some(cell);
+    }
+    true
+}
+
+/// How two cells of one row sort.
+fn cell_order(a: &CellRef<'_>, b: &CellRef<'_>) -> std::cmp::Ordering {
+    // An entity's cells share their family's name: compared by address first.
+    let same_family = std::ptr::eq(a.family, b.family);
+    if same_family {
+        std::cmp::Ordering::Equal
+    } else {
+        compare_bytes(a.family, b.family)
+    }
+    .then_with(|| compare_bytes(a.qualifier, b.qualifier))
+    .then_with(|| b.timestamp.cmp(&a.timestamp))
 }
 
 impl RecordChunk {
@@ -97,16 +123,7 @@ impl RecordChunk {
         let mut ordered = true;
         let checked = stamped.inspect(|cell| {
             if let Some(p) = previous {
-                // An entity's cells share their family's name: compared by address first.
-                let same_family = std::ptr::eq(p.family, cell.family);
-                let order = if same_family {
-                    std::cmp::Ordering::Equal
-                } else {
-                    compare_bytes(p.family, cell.family)
-                }
-                .then_with(|| compare_bytes(p.qualifier, cell.qualifier))
-                .then_with(|| cell.timestamp.cmp(&p.timestamp));
-                ordered &= order.is_lt();
+                ordered &= cell_order(&p, cell).is_lt();
             }
             previous = Some(*cell);
         });
@@ -159,13 +176,6 @@ impl RecordChunk {
         }
         self.starts = starts;
         Ok(())
-    }
-
-    /// The rows and cells of its records, in their order (as pushed, or sorted).
-    pub(super) fn rows(&self) -> impl Iterator<Item = (&[u8], Cells<'_>)> {
-        self.starts
-            .iter()
-            .map(|&start| row_and_cells(self.record(start)))
     }
 
     /// Writes the sorted records to a run at `path`.

@@ -76,6 +76,10 @@ pub(super) trait Destination: Send + Sync {
     /// A new file of `family`, named `name`.
     fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>>;
 
+    /// Where the file [`Destination::create`] makes of `family`, named `name`, is once
+    /// closed.
+    fn location(&self, family: &str, name: &str) -> Location;
+
     /// A file written here, read from its start (to cut its rows again at other region
     /// boundaries); on a blocking thread.
     fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>>;
@@ -121,10 +125,17 @@ impl Location {
 /// The load's local directory: each file in `files/<family>/`.
 pub(super) struct LocalFiles(pub PathBuf);
 
+impl LocalFiles {
+    /// The directory of `family`'s files: under `files/` (a family may be called `token` or
+    /// `runs`).
+    fn family_dir(&self, family: &str) -> PathBuf {
+        self.0.join("files").join(family)
+    }
+}
+
 impl Destination for LocalFiles {
     fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>> {
-        // Under `files/`: a family may be called `token` or `runs`.
-        let family_dir = self.0.join("files").join(family);
+        let family_dir = self.family_dir(family);
         std::fs::create_dir_all(&family_dir).map_err(|e| super::staging_error(&family_dir, e))?;
         let path = family_dir.join(name);
         let file = File::create(&path).map_err(|e| super::staging_error(&path, e))?;
@@ -133,6 +144,10 @@ impl Destination for LocalFiles {
             file: BufWriter::new(file),
             path,
         }))
+    }
+
+    fn location(&self, family: &str, name: &str) -> Location {
+        Location::Local(self.family_dir(family).join(name))
     }
 
     fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>> {
@@ -426,18 +441,22 @@ fn hfile_error(location: &str, e: hfile::Error) -> Error {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::ColumnFamily;
 
     /// A destination whose files refuse their bytes with the destination's own error.
-    struct Refusing;
+    pub(in super::super) struct Refusing;
 
     struct RefusingFile;
 
     impl Destination for Refusing {
         fn create(&self, _: &str, _: &str) -> Result<Box<dyn Sink>> {
             Ok(Box::new(RefusingFile))
+        }
+
+        fn location(&self, _: &str, _: &str) -> Location {
+            Location::Url("far:/load/d/f".into())
         }
 
         fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>> {

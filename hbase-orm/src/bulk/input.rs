@@ -4,9 +4,8 @@
 //! spilled while the next is read, the last sorted and kept in memory. Records read whole
 //! (an entity load without a budget) are cut into chunks too, each sorted while the next is
 //! read and kept in memory: the sort is then done beside the reading, not after it. While the
-//! records come in row order, their chunks are neither sorted nor spilled nor kept, but written
-//! into the regions' files (`through`); once a row comes out of order, those files are the
-//! first run.
+//! rows come in row order, they are not held at all but written into the regions' files as
+//! they arrive (`through`); once a row comes out of order, those files are the first run.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -15,9 +14,10 @@ use futures::{Stream, StreamExt};
 
 use hbase_orm_hfile::compare_bytes;
 
-use super::chunk::RecordChunk;
+use super::chunk::{in_row_order, RecordChunk};
 use super::files::{FamilyFormat, Share};
-use super::plan::sort_chunk;
+use super::plan::{finish_put, sort_chunk};
+use super::record::Cells;
 use super::runs::{compact, Run, WrittenFiles, MAX_RUNS};
 use super::through::Through;
 use crate::model::{
@@ -80,6 +80,15 @@ impl Sorted {
                 }
             }
         }
+    }
+
+    /// Whether every row so far came in row order and `row` comes after the last of them.
+    fn follows(&self, row: &[u8]) -> bool {
+        self.ordered
+            && match &self.rows {
+                None => true,
+                Some((_, last)) => compare_bytes(row, last).is_gt(),
+            }
     }
 
     /// Whether the put of `row` and `cells` would pass [`check`] with nothing to tell: its
@@ -163,7 +172,7 @@ pub(super) struct Sorter {
     /// The puts held whole (under [`WHOLE`]).
     whole: Option<Vec<Put>>,
     chunk: RecordChunk,
-    /// The last chunk spilled (or written into the regions' files), while it is.
+    /// The last chunk spilled, while it is.
     spilling: Option<Spilling>,
     runs_dir: std::path::PathBuf,
     chunk_budget: usize,
@@ -174,19 +183,16 @@ pub(super) struct Sorter {
     kept: Option<(Vec<Sorting>, usize)>,
     /// The smallest chunk of records read whole ([`WHOLE_CHUNK`]; smaller in tests).
     whole_chunk: usize,
-    /// The regions' files of the input while it is in row order, when it is read as records
-    /// (`None` while a chunk is being spilled or written: its task holds them).
+    /// The regions' files of the input while it is in row order (and not held whole).
     through: Option<Through>,
-    /// Records read whole: the chunk being written into the regions' files.
-    writing: Option<Writing>,
 }
 
 impl Sorter {
     /// A sorter of the puts of the table `descriptor` describes, spilling into `dir` (made
     /// when the budget is not [`WHOLE`]); under [`WHOLE`], the puts are held as they are
     /// (`expected` of them) with `hold_puts`, else as records in chunks that are never
-    /// spilled. While the input is in row order, records are written through `through`
-    /// instead.
+    /// spilled. While the input is in row order, its rows are written through `through`
+    /// instead (when it is given: not for puts held whole).
     pub(super) fn new(
         descriptor: TableDescriptor,
         dir: &Path,
@@ -220,18 +226,24 @@ impl Sorter {
             spilled: 0,
             kept: (budget == WHOLE && !hold_puts).then(|| (Vec::new(), 0)),
             whole_chunk: WHOLE_CHUNK,
-            through: through.filter(|_| !(budget == WHOLE && hold_puts)),
-            writing: None,
+            through,
         })
     }
 
     /// Takes one put of the input (or its error, which ends the input).
     pub(super) async fn push(&mut self, put: Result<Put>) -> Result<()> {
-        let put = put?;
+        let mut put = put?;
         self.sorted.see(&put, &self.descriptor)?;
         if let Some(all) = &mut self.whole {
             all.push(put);
             return Ok(());
+        }
+        if self.through.is_some() {
+            if self.sorted.ordered {
+                finish_put(&mut put, self.now);
+                return self.write_through(&put.row, Cells::of_put(&put)).await;
+            }
+            self.fall_back().await?;
         }
         self.chunk.push(put, self.now).map_err(too_large)?;
         if self.chunk.held() >= self.chunk_budget {
@@ -240,15 +252,34 @@ impl Sorter {
         Ok(())
     }
 
-    /// Takes the row of one entity value, its cells where the value was written (see
-    /// [`RecordChunk::push_row`]): with no put made when it is in records and its cells are in
-    /// order and pass the checks a put's would; as a put made of them otherwise.
+    /// Takes the row of one entity value, its cells where the value was written: with no
+    /// put made when its cells are in order and pass the checks a put's would, and the row
+    /// is written through (it follows the rows before) or held as a record (see
+    /// [`RecordChunk::push_row`]); as a put made of them otherwise.
     pub(super) async fn push_row<'c>(
         &mut self,
         row: &[u8],
         cells: impl Iterator<Item = CellRef<'c>> + Clone,
     ) -> Result<()> {
+        let now = self.now;
+        let stamped = cells.clone().map(move |c| CellRef {
+            timestamp: if c.timestamp == i64::MAX {
+                now
+            } else {
+                c.timestamp
+            },
+            ..c
+        });
+        if self.through.is_some()
+            && self.sorted.follows(row)
+            && self.sorted.passes(row, cells.clone())
+            && in_row_order(stamped.clone())
+        {
+            self.sorted.seen(row);
+            return self.write_through(row, stamped).await;
+        }
         let written = self.whole.is_none()
+            && self.through.is_none()
             && self.sorted.passes(row, cells.clone())
             && self
                 .chunk
@@ -269,34 +300,31 @@ impl Sorter {
         self.push(Ok(put)).await
     }
 
+    /// Writes a row that follows the rows before into the regions' files, its cells in
+    /// HBase's order with their timestamps; waits while their thread is behind.
+    async fn write_through<'c>(
+        &mut self,
+        row: &[u8],
+        cells: impl Iterator<Item = CellRef<'c>>,
+    ) -> Result<()> {
+        let through = self.through.as_mut().expect("rows are written through");
+        through.write(row, cells, &self.sorted.formats)?;
+        through.room().await
+    }
+
     /// Sorts and spills the full chunk on a blocking thread, the one spilled before it given
-    /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`]. Input in row
-    /// order is written into the regions' files instead, and not spilled. Records read whole
-    /// are sorted there and kept (see [`Sorter::keep`]).
+    /// back as the next chunk; compacts the runs when there are [`MAX_RUNS`]. Records read
+    /// whole are sorted there and kept (see [`Sorter::keep`]).
     async fn spill(&mut self) -> Result<()> {
         if self.kept.is_some() {
             return self.keep().await;
         }
-        // The chunk spilled before gives its buffer to the next one (and the regions' files
-        // back).
+        // The chunk spilled before gives its buffer to the next one.
         let next = match self.spilling.take() {
-            Some(previous) => {
-                let (chunk, through) = finish(previous).await?;
-                self.through = through;
-                chunk
-            }
+            Some(previous) => finish(previous).await?,
             None => RecordChunk::with_capacity(self.reserved),
         };
         let mut full = std::mem::replace(&mut self.chunk, next);
-        self.fall_back_if_out_of_order().await?;
-        if let Some(mut through) = self.through.take() {
-            let formats = self.sorted.formats.clone();
-            self.spilling = Some(tokio::task::spawn_blocking(move || {
-                through.write(full.rows(), &formats)?;
-                Ok((full.emptied(), Some(through)))
-            }));
-            return Ok(());
-        }
         let path = self.runs_dir.join(format!("run-{:05}", self.spilled));
         self.spilled += 1;
         self.sorted.spilled += 1;
@@ -304,7 +332,7 @@ impl Sorter {
         self.spilling = Some(tokio::task::spawn_blocking(move || {
             full.sort().map_err(too_large)?;
             full.spill(&to)?;
-            Ok((full.emptied(), None))
+            Ok(full.emptied())
         }));
         self.sorted.runs.push(Run::Disk(path));
         if self.sorted.runs.len() == MAX_RUNS {
@@ -319,42 +347,22 @@ impl Sorter {
         Ok(())
     }
 
-    /// Once the input came out of row order: the regions' files written while it was in
-    /// order (if any) become the first run, read back by the merge with the runs after it.
-    async fn fall_back_if_out_of_order(&mut self) -> Result<()> {
-        if self.sorted.ordered {
-            return Ok(());
-        }
+    /// Once a row came out of order: the regions' files written while the input was in order
+    /// become the first run (no run was made before it), read back by the merge with the
+    /// runs after it.
+    async fn fall_back(&mut self) -> Result<()> {
         if let Some(through) = self.through.take() {
             let to = through.destination();
-            let shares = blocking(move || through.finish()).await?;
+            let shares = through.finish().await?;
             let files = WrittenFiles { to, shares };
             self.sorted.runs.insert(0, Run::Files(Arc::new(files)));
         }
         Ok(())
     }
 
-    /// Keeps the full chunk of records read whole: in row order (and the chunks before too),
-    /// written into the regions' files on a blocking thread once the chunk before is, and not
-    /// kept (the chunk written before gives its buffer to the next one); else sorted on a
-    /// blocking thread of its own, later chunks larger (see [`WHOLE_CHUNK`]).
+    /// Keeps the full chunk of records read whole: sorted on a blocking thread of its own,
+    /// later chunks larger (see [`WHOLE_CHUNK`]).
     async fn keep(&mut self) -> Result<()> {
-        let mut emptied = None;
-        if let Some(writing) = self.writing.take() {
-            let (chunk, through) = finish(writing).await?;
-            (emptied, self.through) = (Some(chunk), Some(through));
-        }
-        self.fall_back_if_out_of_order().await?;
-        if let Some(mut through) = self.through.take() {
-            let next = emptied.unwrap_or_else(|| RecordChunk::with_capacity(self.reserved));
-            let full = std::mem::replace(&mut self.chunk, next);
-            let formats = self.sorted.formats.clone();
-            self.writing = Some(tokio::task::spawn_blocking(move || {
-                through.write(full.rows(), &formats)?;
-                Ok((full.emptied(), through))
-            }));
-            return Ok(());
-        }
         let (sorting, held) = self.kept.as_mut().expect("records read whole");
         *held += self.chunk.held();
         self.chunk_budget = self.whole_chunk.max(*held / 4);
@@ -375,52 +383,39 @@ impl Sorter {
             self.sorted.runs.push(Run::Memory(Arc::new(all)));
             return Ok(self.sorted);
         }
+        // Input in row order was all written through.
+        if let Some(through) = self.through.take() {
+            self.sorted.written = Some(through.finish().await?);
+            return Ok(self.sorted);
+        }
         // A chunk still being spilled is waited for: nothing writes in the load's directory
         // once this returns.
         if let Some(spill) = self.spilling.take() {
-            self.through = finish(spill).await?.1;
+            finish(spill).await?;
         }
-        if let Some(writing) = self.writing.take() {
-            self.through = Some(finish(writing).await?.1);
-        }
-        self.fall_back_if_out_of_order().await?;
         // Chunks read whole, sorted: runs in the order read (the merge keeps the first run's
         // puts of a row first).
         for sorting in self.kept.take().map(|(s, _)| s).unwrap_or_default() {
             self.sorted.runs.push(Run::Records(finish(sorting).await?));
         }
-        let chunk = std::mem::replace(&mut self.chunk, RecordChunk::with_capacity(0));
-        let formats = self.sorted.formats.clone();
-        match self.through.take() {
-            Some(mut through) => {
-                let shares = blocking(move || {
-                    through.write(chunk.rows(), &formats)?;
-                    through.finish()
-                })
-                .await?;
-                self.sorted.written = Some(shares);
-            }
-            None => {
-                let last = blocking(move || {
-                    let mut chunk = chunk;
-                    chunk.sort().map_err(too_large)?;
-                    Ok(chunk.into_sorted())
-                })
-                .await?;
-                self.sorted.runs.push(Run::Records(last));
-            }
-        }
+        let mut chunk = std::mem::replace(&mut self.chunk, RecordChunk::with_capacity(0));
+        let last = blocking(move || {
+            chunk.sort().map_err(too_large)?;
+            Ok(chunk.into_sorted())
+        })
+        .await?;
+        self.sorted.runs.push(Run::Records(last));
         Ok(self.sorted)
     }
 
-    /// Gives up on the input: waits for a chunk still being spilled, so that nothing writes
-    /// in the load's directory once this returns.
+    /// Gives up on the input: waits for a chunk still being spilled and for the files'
+    /// thread, so that nothing writes in the load's directory once this returns.
     pub(super) async fn abandon(mut self) {
+        if let Some(through) = self.through.take() {
+            through.abandon().await;
+        }
         if let Some(spill) = self.spilling.take() {
             let _ = spill.await;
-        }
-        if let Some(writing) = self.writing.take() {
-            let _ = writing.await;
         }
         for sorting in self.kept.take().map(|(s, _)| s).unwrap_or_default() {
             let _ = sorting.await;
@@ -428,13 +423,8 @@ impl Sorter {
     }
 }
 
-/// A chunk being sorted and spilled, or written into the regions' files (input in row
-/// order); it comes back emptied, for the next, with the regions' files.
-type Spilling = tokio::task::JoinHandle<Result<(RecordChunk, Option<Through>)>>;
-
-/// A chunk of records read whole being written into the regions' files; it comes back
-/// emptied, for the next, with the regions' files.
-type Writing = tokio::task::JoinHandle<Result<(RecordChunk, Through)>>;
+/// A chunk being sorted and spilled; it comes back emptied, for the next.
+type Spilling = tokio::task::JoinHandle<Result<RecordChunk>>;
 
 /// A chunk of records read whole being sorted, to be kept in memory.
 type Sorting = tokio::task::JoinHandle<Result<super::chunk::SortedRecords>>;

@@ -7,8 +7,9 @@
 //! pass over the runs merged, cuts the rows at the table's region boundaries and writes each
 //! region's files in each family's compression, bloom filter and block size (`files`, with
 //! `hbase-orm-hfile`), handing every region its files as soon as they are written (`load`).
-//! Input in row order skips the sort, the runs and the merge: its chunks are written into the
-//! regions' files as they fill (`through`), and the files handed over when the input ends.
+//! Input in row order skips the records, the sort, the runs and the merge: each row is written
+//! into its region's files as it arrives (`through`, the files' bytes written by a thread of
+//! their own: `pipe`), and the files handed over when the input ends.
 //! Either way: a staging directory first (`PrepareBulkLoad`), one `BulkLoadHFile` per region,
 //! the staging directory removed at the end whatever happened (`CleanupBulkLoad`). A region
 //! that no longer takes its files (it split or moved meanwhile) has its rows read again (from
@@ -24,6 +25,7 @@ mod input;
 mod job;
 mod leftovers;
 mod load;
+mod pipe;
 mod plan;
 mod record;
 mod refusals;

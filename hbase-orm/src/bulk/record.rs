@@ -138,15 +138,6 @@ pub(super) fn row_of(record: &[u8]) -> &[u8] {
     &record[row]
 }
 
-/// The row and cells of a record made here (its length first): trusted, not checked as a
-/// record read back from a run is.
-pub(super) fn row_and_cells(record: &[u8]) -> (&[u8], Cells<'_>) {
-    let body = &record[4..];
-    let mut parts = Parts::default();
-    let row = parts.part(body).expect("a record made here has its row");
-    (&body[row], Cells::Record(body, parts))
-}
-
 /// A length as a record holds it (a put of 4 GiB or more is not one HBase takes).
 fn len32(len: usize) -> std::io::Result<u32> {
     u32::try_from(len).map_err(|_| {

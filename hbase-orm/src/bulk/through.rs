@@ -1,10 +1,11 @@
 //! Input in row order written as it arrives. While every row of a load's input comes after the
-//! row before it (an export, a scan of another table, ids counted up), each full chunk of its
-//! records is written straight into the files of the regions the load found at its start (on
-//! a blocking thread, while the next chunk is read), and not spilled or kept: the input needs
-//! no sort and no run, and the load's end no merge; the files are handed over as they are. A
-//! region that split or moved before it took its files has them read back (the HFile reader)
-//! and cut at the new boundaries in the next round.
+//! row before it (an export, a scan of another table, ids counted up), each row is written
+//! straight into the files of the regions the load found at its start, as it is read: its
+//! cells go from where they lie into the files' blocks, with no record made of them, no sort,
+//! no run and no merge at the load's end; the files are handed over as they are. Their bytes
+//! are written by a thread of their own (`pipe`). A region that split or moved before it took
+//! its files has them read back (the HFile reader) and cut at the new boundaries in the next
+//! round.
 //!
 //! The first row that does not come after the one before ends it: the files written so far
 //! become the first run, read back and merged with the runs of the rest of the input, sorted
@@ -15,13 +16,13 @@ use std::sync::Arc;
 use hbase_orm_hfile::compare_bytes;
 
 use super::files::{Destination, FamilyFormat, RegionWriter, Share};
+use super::pipe::Pipe;
 use super::plan::region_of;
-use super::record::Cells;
-use crate::model::Result;
+use crate::model::{CellRef, Result};
 
 /// The regions' files of input in row order, written so far.
 pub(super) struct Through {
-    to: Arc<dyn Destination>,
+    pipe: Arc<Pipe>,
     /// The start keys of the table's regions when the load began, in order.
     starts: Vec<Vec<u8>>,
     now: i64,
@@ -33,11 +34,11 @@ pub(super) struct Through {
 }
 
 impl Through {
-    /// Files written to `to` for the regions starting at `starts` (in order), cells without a
-    /// timestamp stamped `now`.
+    /// Files written to `to` (by a thread of their own) for the regions starting at `starts`
+    /// (in order), cells without a timestamp stamped `now`.
     pub(super) fn new(to: Arc<dyn Destination>, starts: Vec<Vec<u8>>, now: i64) -> Through {
         Through {
-            to,
+            pipe: Pipe::start(to),
             starts,
             now,
             open: None,
@@ -45,34 +46,35 @@ impl Through {
         }
     }
 
-    /// Writes the `rows` of a chunk, each with its cells (each row after the one before, and
-    /// after the rows of the chunks before), of the families of `formats` (the load's: those
-    /// of the chunks before first).
-    pub(super) fn write<'r>(
+    /// Writes `row` and its `cells` (in HBase's order, each with its timestamp), after the
+    /// rows written before, of the families of `formats` (the load's: those of the rows
+    /// before first). Call [`Through::room`] after it.
+    pub(super) fn write<'c>(
         &mut self,
-        rows: impl Iterator<Item = (&'r [u8], Cells<'r>)>,
+        row: &[u8],
+        cells: impl Iterator<Item = CellRef<'c>>,
         formats: &[FamilyFormat],
     ) -> Result<()> {
-        if let Some((writer, _)) = &mut self.open {
-            writer.widen(formats);
+        let past = match &self.open {
+            Some((_, Some(next))) => compare_bytes(row, next).is_ge(),
+            Some((_, None)) => false,
+            None => true,
+        };
+        if past {
+            self.close()?;
+            let region = region_of(&self.starts, row);
+            let next = self.starts.get(region + 1).cloned();
+            let writer = RegionWriter::new(self.pipe.clone(), formats, self.now);
+            self.open = Some((writer, next));
         }
-        for (row, cells) in rows {
-            let past = match &self.open {
-                Some((_, Some(next))) => compare_bytes(row, next).is_ge(),
-                Some((_, None)) => false,
-                None => true,
-            };
-            if past {
-                self.close()?;
-                let region = region_of(&self.starts, row);
-                let next = self.starts.get(region + 1).cloned();
-                let writer = RegionWriter::new(self.to.clone(), formats, self.now);
-                self.open = Some((writer, next));
-            }
-            let (writer, _) = self.open.as_mut().expect("a region is open");
-            writer.add(row, cells)?;
-        }
-        Ok(())
+        let (writer, _) = self.open.as_mut().expect("a region is open");
+        writer.widen(formats);
+        writer.add(row, cells)
+    }
+
+    /// Waits while the files' thread is behind (see `pipe`); its failure, if it failed.
+    pub(super) async fn room(&self) -> Result<()> {
+        self.pipe.room().await
     }
 
     /// Finishes the region being written, if any.
@@ -84,13 +86,22 @@ impl Through {
     }
 
     /// Every region's files written: the shares to hand over, in row order.
-    pub(super) fn finish(mut self) -> Result<Vec<Share>> {
-        self.close()?;
+    pub(super) async fn finish(mut self) -> Result<Vec<Share>> {
+        let closed = self.close();
+        let ended = self.pipe.end().await;
+        closed?;
+        ended?;
         Ok(self.shares)
     }
 
-    /// Where the files are written.
+    /// Gives up: once this returns, nothing writes the files any more.
+    pub(super) async fn abandon(mut self) {
+        self.open = None;
+        let _ = self.pipe.end().await;
+    }
+
+    /// Where the files are written (to read them once [`Through::finish`] returned).
     pub(super) fn destination(&self) -> Arc<dyn Destination> {
-        self.to.clone()
+        self.pipe.inner()
     }
 }

@@ -80,6 +80,11 @@ pub(super) fn split_url(url: &str) -> Option<(&str, &str)> {
 }
 
 impl Hdfs {
+    /// The path of the file `name` of `family` in the load's directory.
+    fn path_of(&self, family: &str, name: &str) -> String {
+        format!("{}/{family}/{name}", self.dir)
+    }
+
     /// Makes the load's directory `name` under `base` (an `hdfs://` URL); its files are written
     /// on the runtime this is called on.
     pub(super) async fn open(base: &str, name: &str) -> Result<Hdfs> {
@@ -159,7 +164,7 @@ impl Destination for Hdfs {
     /// A file `<family>/<name>` in the load's directory (whose family directories were made),
     /// written by a task of its own as its chunks come.
     fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>> {
-        let path = format!("{}/{family}/{name}", self.dir);
+        let path = self.path_of(family, name);
         let url = format!("{}{path}", self.filesystem);
         let (pieces, queued) = mpsc::channel(CHUNKS_QUEUED);
         let (done, written) = oneshot::channel();
@@ -173,6 +178,10 @@ impl Destination for Hdfs {
             pieces,
             written: Some(written),
         }))
+    }
+
+    fn location(&self, family: &str, name: &str) -> Location {
+        Location::Url(format!("{}{}", self.filesystem, self.path_of(family, name)))
     }
 
     /// A file of the load's directory, read in chunks of [`CHUNK`] on the load's runtime (the

@@ -1,0 +1,383 @@
+//! Files written on a thread of their own: a [`Destination`] whose files take their bytes in
+//! memory, where the load encodes them, and hand them in pieces of [`PIECE`] to one blocking
+//! thread that creates, writes and closes the files of the destination behind it. The load's
+//! own thread does no I/O, and pays for the files' system calls only in the wall time the
+//! writing thread cannot hide; [`Pipe::room`] holds it back while [`IN_FLIGHT`] bytes are
+//! handed over and not yet written.
+//!
+//! A failure of the writing thread is told at the next [`Pipe::room`] or at [`Pipe::end`]:
+//! what came after it is dropped unwritten.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use super::files::{Destination, Location, Sink};
+use crate::model::{Error, Result};
+
+/// Bytes of a file handed over at a time.
+const PIECE: usize = 1 << 20;
+
+/// Bytes handed over and not yet written, at most, before [`Pipe::room`] waits.
+const IN_FLIGHT: usize = 4 * PIECE;
+
+/// What the writing thread is told.
+enum Message {
+    /// Creates file `id`, `name` of `family`.
+    Create {
+        id: usize,
+        family: String,
+        name: String,
+    },
+    /// Appends `bytes` to file `id`.
+    Write { id: usize, bytes: Vec<u8> },
+    /// Closes file `id`.
+    Close { id: usize },
+    /// Stops the thread (every file was closed).
+    End,
+}
+
+/// What the load's thread and the writing thread share.
+struct Shared {
+    /// Bytes handed over and not yet written.
+    in_flight: AtomicUsize,
+    /// Told when bytes were written (or the thread failed).
+    written: tokio::sync::Notify,
+    /// The thread failed: its error is in `error` (until it is told).
+    failed: AtomicBool,
+    error: Mutex<Option<Error>>,
+    /// Pieces written, emptied for the next ones.
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+impl Shared {
+    /// An empty piece, one written before when there is one.
+    fn piece(&self) -> Vec<u8> {
+        let spare = self.spare.lock().ok().and_then(|mut s| s.pop());
+        spare.unwrap_or_else(|| Vec::with_capacity(PIECE + (64 << 10)))
+    }
+
+    /// Records the thread's first failure.
+    fn fail(&self, e: Error) {
+        if let Ok(mut error) = self.error.lock() {
+            error.get_or_insert(e);
+        }
+        self.failed.store(true, Ordering::Release);
+        self.written.notify_one();
+    }
+
+    /// The thread's failure, once (later calls give a generic one).
+    fn failure(&self) -> Error {
+        let error = self.error.lock().ok().and_then(|mut e| e.take());
+        error.unwrap_or_else(stopped)
+    }
+}
+
+/// The error of a thread that stopped writing the files.
+fn stopped() -> Error {
+    Error::Staging {
+        location: "the load's files".into(),
+        message: "the thread writing them stopped after a failure told before".into(),
+    }
+}
+
+/// Files of a destination written on a thread of their own (see the module documentation).
+pub(super) struct Pipe {
+    to: Arc<dyn Destination>,
+    messages: mpsc::Sender<Message>,
+    shared: Arc<Shared>,
+    next: AtomicUsize,
+    thread: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl Pipe {
+    /// Starts the thread writing the files of `to` (on the runtime's blocking threads).
+    pub(super) fn start(to: Arc<dyn Destination>) -> Arc<Pipe> {
+        let (messages, received) = mpsc::channel();
+        let shared = Arc::new(Shared {
+            in_flight: AtomicUsize::new(0),
+            written: tokio::sync::Notify::new(),
+            failed: AtomicBool::new(false),
+            error: Mutex::new(None),
+            spare: Mutex::new(Vec::new()),
+        });
+        let (writer_to, writer_shared) = (to.clone(), shared.clone());
+        let thread =
+            tokio::task::spawn_blocking(move || write_all(&*writer_to, &writer_shared, received));
+        Arc::new(Pipe {
+            to,
+            messages,
+            shared,
+            next: AtomicUsize::new(0),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// The destination the files are written to (to read them once [`Pipe::end`] returned).
+    pub(super) fn inner(&self) -> Arc<dyn Destination> {
+        self.to.clone()
+    }
+
+    /// Waits while more than [`IN_FLIGHT`] bytes are handed over and not written; the
+    /// writing thread's failure, if it failed.
+    pub(super) async fn room(&self) -> Result<()> {
+        loop {
+            let written = self.shared.written.notified();
+            if self.shared.failed.load(Ordering::Acquire) {
+                return Err(self.shared.failure());
+            }
+            if self.shared.in_flight.load(Ordering::Acquire) <= IN_FLIGHT {
+                return Ok(());
+            }
+            written.await;
+        }
+    }
+
+    /// Stops the thread once it has written what was handed over: the first failure, if
+    /// any. Call it once every file is closed.
+    pub(super) async fn end(&self) -> Result<()> {
+        let _ = self.messages.send(Message::End);
+        let thread = self.thread.lock().ok().and_then(|mut t| t.take());
+        if let Some(thread) = thread {
+            thread.await.map_err(|e| Error::Staging {
+                location: "the load's files".into(),
+                message: format!("the thread writing them failed: {e}"),
+            })?;
+        }
+        if self.shared.failed.load(Ordering::Acquire) {
+            return Err(self.shared.failure());
+        }
+        Ok(())
+    }
+}
+
+impl Destination for Pipe {
+    fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let location = self.to.location(family, name);
+        self.messages
+            .send(Message::Create {
+                id,
+                family: family.to_string(),
+                name: name.to_string(),
+            })
+            .map_err(|_| self.shared.failure())?;
+        Ok(Box::new(Piped {
+            id,
+            shown: location.url(),
+            location: Some(location),
+            piece: Vec::new(),
+            messages: self.messages.clone(),
+            shared: self.shared.clone(),
+        }))
+    }
+
+    fn location(&self, family: &str, name: &str) -> Location {
+        self.to.location(family, name)
+    }
+
+    fn open(&self, location: &Location) -> Result<Box<dyn std::io::Read + Send>> {
+        self.to.open(location)
+    }
+}
+
+/// A file whose bytes are handed to the writing thread.
+struct Piped {
+    id: usize,
+    location: Option<Location>,
+    /// Its location, for errors.
+    shown: String,
+    piece: Vec<u8>,
+    messages: mpsc::Sender<Message>,
+    shared: Arc<Shared>,
+}
+
+impl Piped {
+    /// Hands the gathered bytes over.
+    fn hand(&mut self) -> std::io::Result<()> {
+        if self.piece.is_empty() {
+            return Ok(());
+        }
+        let bytes = std::mem::take(&mut self.piece);
+        self.shared
+            .in_flight
+            .fetch_add(bytes.len(), Ordering::AcqRel);
+        let id = self.id;
+        self.messages
+            .send(Message::Write { id, bytes })
+            .map_err(|_| std::io::Error::other(stopped()))
+    }
+}
+
+impl Write for Piped {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.piece.capacity() == 0 {
+            self.piece = self.shared.piece();
+        }
+        self.piece.extend_from_slice(bytes);
+        if self.piece.len() >= PIECE {
+            self.hand()?;
+        }
+        Ok(bytes.len())
+    }
+
+    /// Nothing: the bytes are handed over by the piece, and the rest when the file closes.
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Piped {
+    fn location(&self) -> &str {
+        &self.shown
+    }
+
+    /// Hands the rest over and has the file closed; where it will be (the writing thread's
+    /// failure is told by [`Pipe::end`]).
+    fn close(mut self: Box<Self>) -> Result<Location> {
+        self.hand().map_err(|_| stopped())?;
+        let id = self.id;
+        self.messages
+            .send(Message::Close { id })
+            .map_err(|_| stopped())?;
+        Ok(self.location.take().expect("a file closes once"))
+    }
+}
+
+/// The writing thread: creates, writes and closes the files it is told of, until
+/// [`Message::End`] (or every sender is gone). After a failure it drops what comes, telling
+/// the bytes written all the same (the load's thread must not wait for them).
+fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Message>) {
+    let mut files: Vec<Option<Box<dyn Sink>>> = Vec::new();
+    let mut failed = false;
+    for message in received {
+        let done = match message {
+            Message::End => break,
+            Message::Create { id, family, name } => {
+                if files.len() <= id {
+                    files.resize_with(id + 1, || None);
+                }
+                if !failed {
+                    match to.create(&family, &name) {
+                        Ok(sink) => files[id] = Some(sink),
+                        Err(e) => {
+                            failed = true;
+                            shared.fail(e);
+                        }
+                    }
+                }
+                0
+            }
+            Message::Write { id, mut bytes } => {
+                let len = bytes.len();
+                if let Some(sink) = files.get_mut(id).and_then(Option::as_mut) {
+                    if let Err(e) = sink.write_all(&bytes) {
+                        // The destination's own error when it gave one.
+                        let e = e.downcast::<Error>().unwrap_or_else(|e| Error::Staging {
+                            location: sink.location().to_string(),
+                            message: format!("writing: {e}"),
+                        });
+                        failed = true;
+                        files.clear();
+                        shared.fail(e);
+                    }
+                }
+                bytes.clear();
+                if let Ok(mut spare) = shared.spare.lock() {
+                    spare.push(bytes);
+                }
+                len
+            }
+            Message::Close { id } => {
+                if let Some(sink) = files.get_mut(id).and_then(Option::take) {
+                    if let Err(e) = sink.close() {
+                        failed = true;
+                        files.clear();
+                        shared.fail(e);
+                    }
+                }
+                0
+            }
+        };
+        if done > 0 {
+            shared.in_flight.fetch_sub(done, Ordering::AcqRel);
+            shared.written.notify_one();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::files::tests::Refusing;
+    use super::super::files::LocalFiles;
+    use super::*;
+
+    /// The files' bytes written by the thread come out whole (pieces of several files
+    /// interleaved, each in order), at the locations the destination gives; the thread's
+    /// failure is the destination's own error, told by `room` or `end`, and the load's
+    /// thread never waits for bytes that will not be written.
+    #[tokio::test]
+    async fn files_come_out_whole_and_a_failure_is_told() {
+        let dir = std::env::temp_dir().join(format!("pipe-{}", std::process::id()));
+        let pipe = Pipe::start(Arc::new(LocalFiles(dir.clone())));
+        let (mut a, mut b) = (
+            pipe.create("d", "a").unwrap(),
+            pipe.create("e", "b").unwrap(),
+        );
+        let (mut want_a, mut want_b) = (Vec::new(), Vec::new());
+        for i in 0..3_000u32 {
+            let bytes = vec![i as u8; 1_000 + i as usize % 700];
+            a.write_all(&bytes).unwrap();
+            want_a.extend_from_slice(&bytes);
+            if i % 3 == 0 {
+                b.write_all(&bytes[..100]).unwrap();
+                want_b.extend_from_slice(&bytes[..100]);
+            }
+            pipe.room().await.unwrap();
+            assert!(pipe.shared.in_flight.load(Ordering::Acquire) <= IN_FLIGHT + PIECE * 2);
+        }
+        let (at_a, at_b) = (a.close().unwrap(), b.close().unwrap());
+        pipe.end().await.unwrap();
+        let Location::Local(path_a) = at_a else {
+            panic!("a local file")
+        };
+        let Location::Local(path_b) = at_b else {
+            panic!("a local file")
+        };
+        assert_eq!(path_a, dir.join("files").join("d").join("a"));
+        assert_eq!(std::fs::read(&path_a).unwrap(), want_a);
+        assert_eq!(std::fs::read(&path_b).unwrap(), want_b);
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        let pipe = Pipe::start(Arc::new(Refusing));
+        let mut file = pipe.create("d", "f").unwrap();
+        let mut told = None;
+        for _ in 0..64 {
+            // Written past the failure: dropped, never waited for.
+            file.write_all(&[7; 300 << 10]).unwrap_or(());
+            if let Err(e) = pipe.room().await {
+                told = Some(e);
+                break;
+            }
+        }
+        drop(file);
+        let told = match told {
+            Some(e) => e,
+            None => pipe
+                .end()
+                .await
+                .expect_err("the destination refused the bytes"),
+        };
+        match told {
+            Error::Staging { location, message } => {
+                assert_eq!(
+                    (location.as_str(), message.as_str()),
+                    ("far:/load/d/f", "no room left")
+                )
+            }
+            e => panic!("the destination's error, not {e}"),
+        }
+        assert!(pipe.end().await.is_err(), "a failure is told again");
+    }
+}
