@@ -9,8 +9,8 @@
 //! For entities: `Repository::bulk_load` of the orders (made before the clock, mapped inside
 //! it) and `Repository::bulk_load_stream` (made inside the clock, 64 MiB budget) beside their
 //! baseline, `Repository::save_all` of the same orders, 500 a call.
-//! Below the table, the CPU per row of making the streams' orders alone (no load), which their
-//! figures include. Not a test: it prints one table and asserts nothing about speed.
+//! Below the table, the CPU per row of making the streams' orders (and puts) alone (no load),
+//! which their figures include. Not a test: it prints one table and asserts nothing about speed.
 //!
 //!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
 //!     cargo bench --bench bulk_load
@@ -250,23 +250,27 @@ async fn main() {
             best.peak_mib
         );
     }
-    // What the streams' own making of their orders costs, inside their clock: the orders
-    // made and dropped alone, no load (the best of three), so that the load's own CPU per
-    // row can be told from it.
-    let making = (0..3)
-        .map(|_| {
-            let cpu = cpu_time();
-            for i in 0..rows {
-                std::hint::black_box(write_order(std::hint::black_box(i)));
-            }
-            cpu_time() - cpu
-        })
-        .min()
-        .unwrap_or_default();
+    // What the streams' own making of their rows costs, inside their clock: the orders (and
+    // the puts of `bulk_load_stream`, mapped from them) made and dropped alone, no load (the
+    // best of three), so that the load's own CPU per row can be told from it.
+    let alone = |make: &dyn Fn(u64)| {
+        let best = (0..3)
+            .map(|_| {
+                let cpu = cpu_time();
+                for i in 0..rows {
+                    make(std::hint::black_box(i));
+                }
+                cpu_time() - cpu
+            })
+            .min()
+            .unwrap_or_default();
+        best.as_secs_f64() * 1e6 / rows as f64
+    };
+    let orders = alone(&|i| drop(std::hint::black_box(write_order(i))));
+    let puts = alone(&|i| drop(std::hint::black_box(write_order(i).to_put())));
     println!(
-        "the streams' orders made alone, no load: {:.2} µs of CPU per row (best of 3; inside \
-         the streams' figures above)",
-        making.as_secs_f64() * 1e6 / rows as f64
+        "made alone, no load (best of 3; inside the streams' figures above): the orders \
+         {orders:.2} µs of CPU per row, the puts of bulk_load_stream (orders mapped) {puts:.2}"
     );
     for (baseline, loads) in [
         ("put_many, 500 a call", ["bulk_load", "bulk_load_stream"]),

@@ -445,18 +445,24 @@ pub(super) mod tests {
     use super::*;
     use crate::model::ColumnFamily;
 
-    /// A destination whose files refuse their bytes with the destination's own error.
-    pub(in super::super) struct Refusing;
+    /// A test destination: each file (at `far:/load/d/f`) gives every write to its function.
+    pub(in super::super) struct Taking(pub TakeBytes);
 
-    struct RefusingFile;
+    /// What a [`Taking`] file does with a write.
+    pub(in super::super) type TakeBytes = Arc<dyn Fn(&[u8]) -> std::io::Result<()> + Send + Sync>;
 
-    impl Destination for Refusing {
+    /// Where a [`Taking`] file is.
+    const FAR: &str = "far:/load/d/f";
+
+    struct TakingFile(TakeBytes);
+
+    impl Destination for Taking {
         fn create(&self, _: &str, _: &str) -> Result<Box<dyn Sink>> {
-            Ok(Box::new(RefusingFile))
+            Ok(Box::new(TakingFile(self.0.clone())))
         }
 
         fn location(&self, _: &str, _: &str) -> Location {
-            Location::Url("far:/load/d/f".into())
+            Location::Url(FAR.into())
         }
 
         fn open(&self, location: &Location) -> Result<Box<dyn Read + Send>> {
@@ -464,12 +470,9 @@ pub(super) mod tests {
         }
     }
 
-    impl Write for RefusingFile {
-        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
-            Err(std::io::Error::other(Error::Staging {
-                location: "far:/load/d/f".into(),
-                message: "no room left".into(),
-            }))
+    impl Write for TakingFile {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            (self.0)(bytes).map(|()| bytes.len())
         }
 
         fn flush(&mut self) -> std::io::Result<()> {
@@ -477,14 +480,24 @@ pub(super) mod tests {
         }
     }
 
-    impl Sink for RefusingFile {
+    impl Sink for TakingFile {
         fn location(&self) -> &str {
-            "far:/load/d/f"
+            FAR
         }
 
         fn close(self: Box<Self>) -> Result<Location> {
-            Ok(Location::Url("far:/load/d/f".into()))
+            Ok(Location::Url(FAR.into()))
         }
+    }
+
+    /// A destination whose files refuse their bytes with the destination's own error.
+    pub(in super::super) fn refusing() -> Taking {
+        Taking(Arc::new(|_| {
+            Err(std::io::Error::other(Error::Staging {
+                location: FAR.into(),
+                message: "no room left".into(),
+            }))
+        }))
     }
 
     /// A file whose destination fails is that failure, as the destination said it (not a
@@ -493,7 +506,7 @@ pub(super) mod tests {
     fn a_destination_s_failure_is_the_load_s() {
         let table = TableName::new("default", "t");
         let formats = [FamilyFormat::of(&table, &ColumnFamily::new("d")).unwrap()];
-        let mut writer = RegionWriter::new(Arc::new(Refusing), &formats, 0);
+        let mut writer = RegionWriter::new(Arc::new(refusing()), &formats, 0);
         let cell = CellRef {
             family: b"d",
             qualifier: b"q",

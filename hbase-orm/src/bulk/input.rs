@@ -164,7 +164,8 @@ pub(super) async fn read(
 
 /// The input being read into sorted runs, a put at a time: whole in memory under the budget
 /// [`WHOLE`], else as records in chunks of half the budget, each full one sorted and spilled
-/// on a blocking thread while the next one is read.
+/// on a blocking thread while the next one is read. While it comes in row order (and is not
+/// puts held whole), each row is written into the regions' files as it arrives instead.
 pub(super) struct Sorter {
     sorted: Sorted,
     descriptor: TableDescriptor,
@@ -202,6 +203,10 @@ impl Sorter {
         hold_puts: bool,
         through: Option<Through>,
     ) -> Result<Sorter> {
+        debug_assert!(
+            !(budget == WHOLE && hold_puts) || through.is_none(),
+            "puts held whole are sorted, not written through"
+        );
         let runs_dir = dir.join("runs");
         let (whole, chunk_budget, reserved) = if budget == WHOLE && hold_puts {
             (Some(Vec::with_capacity(expected)), usize::MAX, 0)
@@ -508,10 +513,10 @@ mod tests {
     use super::*;
     use crate::model::{ColumnFamily, TableName};
 
-    /// Input over its budget, and records read whole in chunks: ordered, it is written into
-    /// the regions' files as it arrives, cut at the regions' starts, a family met late given
-    /// its own files from there on, and neither spilled nor kept; a row out of order after
-    /// many chunks makes those files the first run, read back and merged with the rest (the
+    /// Input over its budget, and records read whole in chunks: ordered, each row is written
+    /// into the regions' files as it arrives, cut at the regions' starts, a family met late
+    /// given its own files from there on, and nothing is spilled or kept; a row out of order
+    /// after many makes those files the first run, read back and merged with the rest (the
     /// later cell of a key winning).
     #[tokio::test]
     async fn ordered_input_is_written_as_it_arrives_until_a_row_comes_out_of_order() {
@@ -534,7 +539,7 @@ mod tests {
             let name = format!("through-{}-{budget}-{disorder}", std::process::id());
             let dir = std::env::temp_dir().join(name);
             let to: Arc<dyn Destination> = Arc::new(LocalFiles(dir.clone()));
-            let through = Through::new(to, starts.clone(), 7);
+            let through = Through::new(to, starts.clone(), 7).unwrap();
             let mut sorter =
                 Sorter::new(descriptor.clone(), &dir, budget, 7, 0, false, Some(through)).unwrap();
             if budget == WHOLE {
@@ -542,15 +547,37 @@ mod tests {
             }
             for i in 0..3_000u32 {
                 let row = i.to_be_bytes();
-                // Family `e` from row 2,500 on, chunks after the first.
+                // Family `e` from row 2,500 on, met late.
                 let e = [cell(b"d", b"v"), cell(b"e", b"w")];
                 let cells = if i < 2_500 { &e[..1] } else { &e[..] };
+                if i == 2_999 {
+                    // The last as a put, its cells out of order: sorted, then written through.
+                    let put = Put::new(row.to_vec())
+                        .column(&b"e"[..], &b"q"[..], &b"w"[..])
+                        .column(&b"d"[..], &b"q"[..], &b"v"[..]);
+                    sorter.push(Ok(put)).await.unwrap();
+                    continue;
+                }
                 sorter.push_row(&row, cells.iter().copied()).await.unwrap();
             }
+            // Out of order: a row before the last, or the last again.
+            let again = if budget == WHOLE { 2_999u32 } else { 5 };
             if disorder {
-                let row = 5u32.to_be_bytes();
                 let cells = [cell(b"d", b"again")];
+                let row = again.to_be_bytes();
                 sorter.push_row(&row, cells.iter().copied()).await.unwrap();
+                assert!(
+                    sorter.through.is_none(),
+                    "the files are a run from there on"
+                );
+                // Rows in order after it are held as any (not written through again).
+                for i in 3_000..3_010u32 {
+                    let cells = [cell(b"d", b"v")];
+                    sorter
+                        .push_row(&i.to_be_bytes(), cells.iter().copied())
+                        .await
+                        .unwrap();
+                }
             }
             let sorted = sorter.finish().await.unwrap();
             assert_eq!(sorted.spilled, 0, "input in row order is not spilled");
@@ -565,13 +592,17 @@ mod tests {
                 let (mut rows, mut cells) = (0, 0);
                 while let Some(put) = merge.next_put().unwrap() {
                     assert_eq!(put.row(), (rows as u32).to_be_bytes());
-                    if put.row() == 5u32.to_be_bytes() {
-                        assert_eq!(put.cells().next().unwrap().value, b"again");
-                    }
+                    let first = put.cells().next().unwrap();
+                    let value: &[u8] = if put.row() == again.to_be_bytes() {
+                        b"again"
+                    } else {
+                        b"v"
+                    };
+                    assert_eq!((first.value, first.timestamp), (value, 7));
                     rows += 1;
                     cells += put.cells().count();
                 }
-                assert_eq!((rows, cells), (3_000, 3_500));
+                assert_eq!((rows, cells), (3_010, 3_510));
             } else {
                 assert!(sorted.runs.is_empty(), "neither spilled nor kept");
                 let shares = sorted.written.expect("written as it arrived");

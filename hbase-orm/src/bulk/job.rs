@@ -95,9 +95,9 @@ impl Job {
     }
 
     /// A sorter of the load's input under `budget` bytes (see [`Sorter::new`]); `expected`
-    /// puts are room held for input held whole (`hold_puts`). Input read as records is
-    /// written into the regions' files as it arrives while it is in row order: the regions are
-    /// looked up for it.
+    /// puts are room held for input held whole (`hold_puts`). Any other input (a stream,
+    /// entities read whole) is written into the regions' files as it arrives while it is in
+    /// row order: the regions are looked up for it.
     pub(super) async fn sorter(
         &self,
         budget: usize,
@@ -111,7 +111,7 @@ impl Job {
             let to = self.to.clone().expect("a started job has a destination");
             let regions = load::regions(&self.table).await?;
             let starts = regions.into_iter().map(|r| r.start_key).collect();
-            Some(Through::new(to, starts, self.now))
+            Some(Through::new(to, starts, self.now)?)
         };
         let (dir, now) = (&self.dir, self.now);
         Sorter::new(descriptor, dir, budget, now, expected, hold_puts, through)

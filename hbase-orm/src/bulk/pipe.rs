@@ -1,12 +1,15 @@
 //! Files written on a thread of their own: a [`Destination`] whose files take their bytes in
-//! memory, where the load encodes them, and hand them in pieces of [`PIECE`] to one blocking
-//! thread that creates, writes and closes the files of the destination behind it. The load's
-//! own thread does no I/O, and pays for the files' system calls only in the wall time the
+//! memory, where the load encodes them, and hand them in pieces of [`PIECE`] to one thread
+//! (a thread of its own, not the runtime's: it lives as long as the load's input) that
+//! creates, writes and closes the files of the destination behind it. The load's task does no
+//! I/O and never blocks, and pays for the files' system calls only in the wall time the
 //! writing thread cannot hide; [`Pipe::room`] holds it back while [`IN_FLIGHT`] bytes are
-//! handed over and not yet written.
+//! handed over and not yet written, and lets the runtime run its other tasks now and then.
 //!
-//! A failure of the writing thread is told at the next [`Pipe::room`] or at [`Pipe::end`]:
-//! what came after it is dropped unwritten.
+//! A failure of the writing thread (its panic too) is told at the next [`Pipe::room`] or at
+//! [`Pipe::end`]: what came after it is dropped unwritten. A pipe dropped without
+//! [`Pipe::end`] (its load given up, or its future dropped) has its thread create and write
+//! nothing more.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -46,6 +49,8 @@ struct Shared {
     written: tokio::sync::Notify,
     /// The thread failed: its error is in `error` (until it is told).
     failed: AtomicBool,
+    /// The pipe was dropped: the thread creates and writes nothing more.
+    dropped: AtomicBool,
     error: Mutex<Option<Error>>,
     /// Pieces written, emptied for the next ones.
     spare: Mutex<Vec<Vec<u8>>>,
@@ -58,6 +63,22 @@ impl Shared {
         spare.unwrap_or_else(|| Vec::with_capacity(PIECE + (64 << 10)))
     }
 
+    /// Keeps a piece written for the next one (not one that grew for a large block).
+    fn give_back(&self, mut piece: Vec<u8>) {
+        if piece.capacity() <= 2 * PIECE {
+            piece.clear();
+            if let Ok(mut spare) = self.spare.lock() {
+                spare.push(piece);
+            }
+        }
+    }
+
+    /// Counts `bytes` handed over as written (or dropped), and wakes the load's task.
+    fn done(&self, bytes: usize) {
+        self.in_flight.fetch_sub(bytes, Ordering::AcqRel);
+        self.written.notify_one();
+    }
+
     /// Records the thread's first failure.
     fn fail(&self, e: Error) {
         if let Ok(mut error) = self.error.lock() {
@@ -67,18 +88,40 @@ impl Shared {
         self.written.notify_one();
     }
 
-    /// The thread's failure, once (later calls give a generic one).
+    /// The thread's failure, once (later calls give one saying it was told).
     fn failure(&self) -> Error {
         let error = self.error.lock().ok().and_then(|mut e| e.take());
-        error.unwrap_or_else(stopped)
+        error.unwrap_or_else(|| stopped("the load's files"))
     }
 }
 
-/// The error of a thread that stopped writing the files.
-fn stopped() -> Error {
+/// The error of a file handed to a thread that stopped writing (its failure is told once,
+/// by [`Pipe::room`] or [`Pipe::end`]).
+fn stopped(location: &str) -> Error {
     Error::Staging {
-        location: "the load's files".into(),
-        message: "the thread writing them stopped after a failure told before".into(),
+        location: location.to_string(),
+        message: "the thread writing the load's files stopped after a failure".into(),
+    }
+}
+
+/// The writing thread's end, whatever ends it: a panic is its failure, and the load's task is
+/// woken (and never waits for bytes again).
+struct Ending<'s> {
+    shared: &'s Shared,
+    ended: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.shared.fail(Error::Staging {
+                location: "the load's files".into(),
+                message: "the thread writing them panicked".into(),
+            });
+        }
+        if let Some(ended) = self.ended.take() {
+            let _ = ended.send(());
+        }
     }
 }
 
@@ -88,30 +131,45 @@ pub(super) struct Pipe {
     messages: mpsc::Sender<Message>,
     shared: Arc<Shared>,
     next: AtomicUsize,
-    thread: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Told when the thread ends (taken by [`Pipe::end`]).
+    ended: Mutex<Option<tokio::sync::oneshot::Receiver<()>>>,
 }
 
 impl Pipe {
-    /// Starts the thread writing the files of `to` (on the runtime's blocking threads).
-    pub(super) fn start(to: Arc<dyn Destination>) -> Arc<Pipe> {
+    /// Starts the thread writing the files of `to`; an error when the system refuses a
+    /// thread.
+    pub(super) fn start(to: Arc<dyn Destination>) -> Result<Arc<Pipe>> {
         let (messages, received) = mpsc::channel();
         let shared = Arc::new(Shared {
             in_flight: AtomicUsize::new(0),
             written: tokio::sync::Notify::new(),
             failed: AtomicBool::new(false),
+            dropped: AtomicBool::new(false),
             error: Mutex::new(None),
             spare: Mutex::new(Vec::new()),
         });
+        let (ended_tx, ended) = tokio::sync::oneshot::channel();
         let (writer_to, writer_shared) = (to.clone(), shared.clone());
-        let thread =
-            tokio::task::spawn_blocking(move || write_all(&*writer_to, &writer_shared, received));
-        Arc::new(Pipe {
+        std::thread::Builder::new()
+            .name("hbase-orm-bulk-files".into())
+            .spawn(move || {
+                let _ending = Ending {
+                    shared: &writer_shared,
+                    ended: Some(ended_tx),
+                };
+                write_all(&*writer_to, &writer_shared, received);
+            })
+            .map_err(|e| Error::Staging {
+                location: "the load's files".into(),
+                message: format!("no thread to write them: {e}"),
+            })?;
+        Ok(Arc::new(Pipe {
             to,
             messages,
             shared,
             next: AtomicUsize::new(0),
-            thread: Mutex::new(Some(thread)),
-        })
+            ended: Mutex::new(Some(ended)),
+        }))
     }
 
     /// The destination the files are written to (to read them once [`Pipe::end`] returned).
@@ -119,7 +177,8 @@ impl Pipe {
         self.to.clone()
     }
 
-    /// Waits while more than [`IN_FLIGHT`] bytes are handed over and not written; the
+    /// Waits while more than [`IN_FLIGHT`] bytes are handed over and not written, and lets
+    /// the runtime run other tasks when this one has run long (its cooperative budget); the
     /// writing thread's failure, if it failed.
     pub(super) async fn room(&self) -> Result<()> {
         loop {
@@ -128,6 +187,7 @@ impl Pipe {
                 return Err(self.shared.failure());
             }
             if self.shared.in_flight.load(Ordering::Acquire) <= IN_FLIGHT {
+                tokio::task::coop::consume_budget().await;
                 return Ok(());
             }
             written.await;
@@ -138,17 +198,22 @@ impl Pipe {
     /// any. Call it once every file is closed.
     pub(super) async fn end(&self) -> Result<()> {
         let _ = self.messages.send(Message::End);
-        let thread = self.thread.lock().ok().and_then(|mut t| t.take());
-        if let Some(thread) = thread {
-            thread.await.map_err(|e| Error::Staging {
-                location: "the load's files".into(),
-                message: format!("the thread writing them failed: {e}"),
-            })?;
+        let ended = self.ended.lock().ok().and_then(|mut e| e.take());
+        if let Some(ended) = ended {
+            // The thread tells its end even when it panics.
+            let _ = ended.await;
         }
         if self.shared.failed.load(Ordering::Acquire) {
             return Err(self.shared.failure());
         }
         Ok(())
+    }
+}
+
+impl Drop for Pipe {
+    fn drop(&mut self) {
+        self.shared.dropped.store(true, Ordering::Release);
+        let _ = self.messages.send(Message::End);
     }
 }
 
@@ -162,7 +227,7 @@ impl Destination for Pipe {
                 family: family.to_string(),
                 name: name.to_string(),
             })
-            .map_err(|_| self.shared.failure())?;
+            .map_err(|_| stopped(&location.url()))?;
         Ok(Box::new(Piped {
             id,
             shown: location.url(),
@@ -200,13 +265,15 @@ impl Piped {
             return Ok(());
         }
         let bytes = std::mem::take(&mut self.piece);
-        self.shared
-            .in_flight
-            .fetch_add(bytes.len(), Ordering::AcqRel);
+        let len = bytes.len();
+        self.shared.in_flight.fetch_add(len, Ordering::AcqRel);
         let id = self.id;
         self.messages
             .send(Message::Write { id, bytes })
-            .map_err(|_| std::io::Error::other(stopped()))
+            .map_err(|_| {
+                self.shared.done(len);
+                std::io::Error::other(stopped(&self.shown))
+            })
     }
 }
 
@@ -236,22 +303,27 @@ impl Sink for Piped {
     /// Hands the rest over and has the file closed; where it will be (the writing thread's
     /// failure is told by [`Pipe::end`]).
     fn close(mut self: Box<Self>) -> Result<Location> {
-        self.hand().map_err(|_| stopped())?;
+        self.hand().map_err(|_| stopped(&self.shown))?;
         let id = self.id;
         self.messages
             .send(Message::Close { id })
-            .map_err(|_| stopped())?;
+            .map_err(|_| stopped(&self.shown))?;
         Ok(self.location.take().expect("a file closes once"))
     }
 }
 
 /// The writing thread: creates, writes and closes the files it is told of, until
-/// [`Message::End`] (or every sender is gone). After a failure it drops what comes, telling
-/// the bytes written all the same (the load's thread must not wait for them).
+/// [`Message::End`] (or every sender is gone). After a failure, or once the pipe was dropped,
+/// it drops what comes, telling the bytes written all the same (the load's task must not wait
+/// for them).
 fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Message>) {
     let mut files: Vec<Option<Box<dyn Sink>>> = Vec::new();
     let mut failed = false;
     for message in received {
+        if !failed && shared.dropped.load(Ordering::Acquire) {
+            failed = true;
+            files.clear();
+        }
         let done = match message {
             Message::End => break,
             Message::Create { id, family, name } => {
@@ -269,7 +341,7 @@ fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Mes
                 }
                 0
             }
-            Message::Write { id, mut bytes } => {
+            Message::Write { id, bytes } => {
                 let len = bytes.len();
                 if let Some(sink) = files.get_mut(id).and_then(Option::as_mut) {
                     if let Err(e) = sink.write_all(&bytes) {
@@ -283,10 +355,7 @@ fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Mes
                         shared.fail(e);
                     }
                 }
-                bytes.clear();
-                if let Ok(mut spare) = shared.spare.lock() {
-                    spare.push(bytes);
-                }
+                shared.give_back(bytes);
                 len
             }
             Message::Close { id } => {
@@ -301,15 +370,14 @@ fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Mes
             }
         };
         if done > 0 {
-            shared.in_flight.fetch_sub(done, Ordering::AcqRel);
-            shared.written.notify_one();
+            shared.done(done);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::files::tests::Refusing;
+    use super::super::files::tests::{refusing, Taking};
     use super::super::files::LocalFiles;
     use super::*;
 
@@ -320,7 +388,7 @@ mod tests {
     #[tokio::test]
     async fn files_come_out_whole_and_a_failure_is_told() {
         let dir = std::env::temp_dir().join(format!("pipe-{}", std::process::id()));
-        let pipe = Pipe::start(Arc::new(LocalFiles(dir.clone())));
+        let pipe = Pipe::start(Arc::new(LocalFiles(dir.clone()))).unwrap();
         let (mut a, mut b) = (
             pipe.create("d", "a").unwrap(),
             pipe.create("e", "b").unwrap(),
@@ -350,7 +418,7 @@ mod tests {
         assert_eq!(std::fs::read(&path_b).unwrap(), want_b);
         std::fs::remove_dir_all(&dir).unwrap();
 
-        let pipe = Pipe::start(Arc::new(Refusing));
+        let pipe = Pipe::start(Arc::new(refusing())).unwrap();
         let mut file = pipe.create("d", "f").unwrap();
         let mut told = None;
         for _ in 0..64 {
@@ -379,5 +447,68 @@ mod tests {
             e => panic!("the destination's error, not {e}"),
         }
         assert!(pipe.end().await.is_err(), "a failure is told again");
+    }
+
+    /// A destination whose files take their bytes only once the test lets them (`gate`
+    /// holds the number of writes allowed), or panic on their first byte.
+    fn gated(gate: Arc<(std::sync::Mutex<usize>, std::sync::Condvar)>, panics: bool) -> Taking {
+        Taking(Arc::new(move |_| {
+            assert!(!panics, "a sink that panics");
+            let (allowed, open) = &*gate;
+            let mut allowed = allowed.lock().unwrap();
+            while *allowed == 0 {
+                allowed = open.wait(allowed).unwrap();
+            }
+            *allowed -= 1;
+            Ok(())
+        }))
+    }
+
+    /// `room` waits while more than `IN_FLIGHT` bytes are not written, and returns once they
+    /// are; a writing thread that panics is a failure told (the load's task never hangs).
+    #[tokio::test]
+    async fn the_load_waits_for_the_thread_and_hears_of_its_panic() {
+        let gate = Arc::new((std::sync::Mutex::new(0), std::sync::Condvar::new()));
+        let pipe = Pipe::start(Arc::new(gated(gate.clone(), false))).unwrap();
+        let mut file = pipe.create("d", "f").unwrap();
+        for _ in 0..=IN_FLIGHT / PIECE + 1 {
+            file.write_all(&vec![1; PIECE]).unwrap();
+        }
+        let waiting = tokio::time::timeout(std::time::Duration::from_millis(300), pipe.room());
+        assert!(
+            waiting.await.is_err(),
+            "the bytes are not written: room waits"
+        );
+        {
+            let (allowed, open) = &*gate;
+            *allowed.lock().unwrap() = usize::MAX;
+            open.notify_all();
+        }
+        pipe.room().await.unwrap();
+        assert!(pipe.shared.in_flight.load(Ordering::Acquire) <= IN_FLIGHT);
+        assert!(matches!(file.close(), Ok(Location::Url(url)) if url == "far:/load/d/f"));
+        pipe.end().await.unwrap();
+
+        let pipe = Pipe::start(Arc::new(gated(gate, true))).unwrap();
+        let mut file = pipe.create("d", "f").unwrap();
+        file.write_all(&vec![1; PIECE]).unwrap();
+        let told = tokio::time::timeout(std::time::Duration::from_secs(10), pipe.end())
+            .await
+            .expect("the end of a thread that panicked is told");
+        match told {
+            Err(Error::Staging { message, .. }) => assert!(message.contains("panicked")),
+            other => panic!("a thread that panicked is a failure, not {other:?}"),
+        }
+    }
+
+    /// A local file's location, as the pipe tells it before the file is written, is where
+    /// the destination puts it.
+    #[test]
+    fn a_local_file_is_where_its_location_says() {
+        let dir = std::env::temp_dir().join(format!("pipe-location-{}", std::process::id()));
+        let to = LocalFiles(dir.clone());
+        let told = to.location("d", "f").url();
+        assert_eq!(to.create("d", "f").unwrap().close().unwrap().url(), told);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

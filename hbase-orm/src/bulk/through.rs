@@ -35,15 +35,15 @@ pub(super) struct Through {
 
 impl Through {
     /// Files written to `to` (by a thread of their own) for the regions starting at `starts`
-    /// (in order), cells without a timestamp stamped `now`.
-    pub(super) fn new(to: Arc<dyn Destination>, starts: Vec<Vec<u8>>, now: i64) -> Through {
-        Through {
-            pipe: Pipe::start(to),
+    /// (in order), made at `now` (the files' times; the callers give the cells theirs).
+    pub(super) fn new(to: Arc<dyn Destination>, starts: Vec<Vec<u8>>, now: i64) -> Result<Through> {
+        Ok(Through {
+            pipe: Pipe::start(to)?,
             starts,
             now,
             open: None,
             shares: Vec::new(),
-        }
+        })
     }
 
     /// Writes `row` and its `cells` (in HBase's order, each with its timestamp), after the
@@ -88,13 +88,14 @@ impl Through {
     /// Every region's files written: the shares to hand over, in row order.
     pub(super) async fn finish(mut self) -> Result<Vec<Share>> {
         let closed = self.close();
-        let ended = self.pipe.end().await;
+        // The thread's failure first: a file closed after it says only that it stopped.
+        self.pipe.end().await?;
         closed?;
-        ended?;
         Ok(self.shares)
     }
 
-    /// Gives up: once this returns, nothing writes the files any more.
+    /// Gives up: once this returns, the files' thread has ended (an HDFS file it had open
+    /// may still be being removed by its own task).
     pub(super) async fn abandon(mut self) {
         self.open = None;
         let _ = self.pipe.end().await;
