@@ -59,6 +59,18 @@ pub(super) fn in_row_order<'c>(cells: impl Iterator<Item = CellRef<'c>>) -> bool
     true
 }
 
+/// `cell` with its timestamp given: `now` for HBase's "latest" (`i64::MAX`).
+pub(super) fn stamp(cell: CellRef<'_>, now: i64) -> CellRef<'_> {
+    CellRef {
+        timestamp: if cell.timestamp == i64::MAX {
+            now
+        } else {
+            cell.timestamp
+        },
+        ..cell
+    }
+}
+
 /// How two cells of one row sort.
 fn cell_order(a: &CellRef<'_>, b: &CellRef<'_>) -> std::cmp::Ordering {
     // An entity's cells share their family's name: compared by address first.
@@ -110,14 +122,7 @@ impl RecordChunk {
         cells: impl Iterator<Item = CellRef<'c>> + Clone,
         now: i64,
     ) -> std::io::Result<bool> {
-        let stamped = cells.map(|c| CellRef {
-            timestamp: if c.timestamp == i64::MAX {
-                now
-            } else {
-                c.timestamp
-            },
-            ..c
-        });
+        let stamped = cells.map(|c| stamp(c, now));
         // Written as they are checked: a row out of order is taken back out.
         let mut previous: Option<CellRef<'_>> = None;
         let mut ordered = true;

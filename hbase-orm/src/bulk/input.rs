@@ -14,7 +14,7 @@ use futures::{Stream, StreamExt};
 
 use hbase_orm_hfile::compare_bytes;
 
-use super::chunk::{in_row_order, RecordChunk};
+use super::chunk::{in_row_order, stamp, RecordChunk};
 use super::files::{FamilyFormat, Share};
 use super::plan::{finish_put, sort_chunk};
 use super::record::Cells;
@@ -267,14 +267,7 @@ impl Sorter {
         cells: impl Iterator<Item = CellRef<'c>> + Clone,
     ) -> Result<()> {
         let now = self.now;
-        let stamped = cells.clone().map(move |c| CellRef {
-            timestamp: if c.timestamp == i64::MAX {
-                now
-            } else {
-                c.timestamp
-            },
-            ..c
-        });
+        let stamped = cells.clone().map(move |c| stamp(c, now));
         if self.through.is_some()
             && self.sorted.follows(row)
             && self.sorted.passes(row, cells.clone())
