@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use hbase_orm_hfile as hfile;
 
+use super::piece::Piece;
 use crate::model::{BloomFilter, CellRef, ColumnFamily, Compression, Error, Result, TableName};
 
 /// How one family's files are written.
@@ -90,6 +91,12 @@ pub(super) trait Destination: Send + Sync {
 pub(super) trait Sink: Write + Send + Sync {
     /// Where the file is, for errors.
     fn location(&self) -> &str;
+
+    /// Appends `piece`, which the file may keep as long as it needs instead of copying it
+    /// (dropped, its buffer goes back to its pool); by default, its bytes written.
+    fn write_piece(&mut self, piece: Piece) -> std::io::Result<()> {
+        self.write_all(piece.as_ref())
+    }
 
     /// Ends the file, once all of it was written: where the region servers read it.
     fn close(self: Box<Self>) -> Result<Location>;

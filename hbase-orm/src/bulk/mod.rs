@@ -25,6 +25,7 @@ mod input;
 mod job;
 mod leftovers;
 mod load;
+mod piece;
 mod pipe;
 mod plan;
 mod record;
@@ -119,7 +120,9 @@ impl BulkLoadOptions {
     /// About how many bytes of input are held to be sorted at once: more input than this is
     /// sorted in chunks spilled to the staging directory and merged while the files are
     /// written, so that a load of any size holds about this much (a `Vec` given to
-    /// [`Table::bulk_load`] is held whole by its caller, of course).
+    /// [`Table::bulk_load`] is held whole by its caller, of course). The files being written
+    /// hold their bytes beside it: about 1 MiB per file open and at most 4 MiB handed to the
+    /// thread writing them; on HDFS, also what the DataNodes have not acknowledged yet.
     pub fn memory_budget(mut self, bytes: usize) -> Self {
         self.memory_budget = bytes.max(1);
         self

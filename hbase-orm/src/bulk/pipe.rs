@@ -4,7 +4,10 @@
 //! creates, writes and closes the files of the destination behind it. The load's task does no
 //! I/O and never blocks, and pays for the files' system calls only in the wall time the
 //! writing thread cannot hide; [`Pipe::room`] holds it back while [`IN_FLIGHT`] bytes are
-//! handed over and not yet written, and lets the runtime run its other tasks now and then.
+//! handed over and not yet taken by the destination, and lets the runtime run its other tasks
+//! now and then. A piece is given to the destination whole ([`Sink::write_piece`]): a local
+//! file writes its bytes, an HDFS file keeps it (no copy) until the DataNodes acknowledge it;
+//! its buffer then comes back to be filled again.
 //!
 //! A failure of the writing thread (its panic too) is told at the next [`Pipe::room`] or at
 //! [`Pipe::end`]: what came after it is dropped unwritten. A pipe dropped without
@@ -17,12 +20,11 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use super::files::{Destination, Location, Sink};
+use super::piece::{Piece, Pool, PIECE};
 use crate::model::{Error, Result};
 
-/// Bytes of a file handed over at a time.
-const PIECE: usize = 1 << 20;
-
-/// Bytes handed over and not yet written, at most, before [`Pipe::room`] waits.
+/// Bytes handed over and not yet taken by the destination, at most, before [`Pipe::room`]
+/// waits.
 const IN_FLIGHT: usize = 4 * PIECE;
 
 /// What the writing thread is told.
@@ -33,8 +35,8 @@ enum Message {
         family: String,
         name: String,
     },
-    /// Appends `bytes` to file `id`.
-    Write { id: usize, bytes: Vec<u8> },
+    /// Appends `piece` to file `id`.
+    Write { id: usize, piece: Piece },
     /// Closes file `id`.
     Close { id: usize },
     /// Stops the thread (every file was closed).
@@ -43,7 +45,7 @@ enum Message {
 
 /// What the load's thread and the writing thread share.
 struct Shared {
-    /// Bytes handed over and not yet written.
+    /// Bytes handed over and not yet taken by the destination.
     in_flight: AtomicUsize,
     /// Told when bytes were written (or the thread failed).
     written: tokio::sync::Notify,
@@ -52,27 +54,11 @@ struct Shared {
     /// The pipe was dropped: the thread creates and writes nothing more.
     dropped: AtomicBool,
     error: Mutex<Option<Error>>,
-    /// Pieces written, emptied for the next ones.
-    spare: Mutex<Vec<Vec<u8>>>,
+    /// The buffers of pieces written (or dropped), for the next ones.
+    pool: Arc<Pool>,
 }
 
 impl Shared {
-    /// An empty piece, one written before when there is one.
-    fn piece(&self) -> Vec<u8> {
-        let spare = self.spare.lock().ok().and_then(|mut s| s.pop());
-        spare.unwrap_or_else(|| Vec::with_capacity(PIECE + (64 << 10)))
-    }
-
-    /// Keeps a piece written for the next one (not one that grew for a large block).
-    fn give_back(&self, mut piece: Vec<u8>) {
-        if piece.capacity() <= 2 * PIECE {
-            piece.clear();
-            if let Ok(mut spare) = self.spare.lock() {
-                spare.push(piece);
-            }
-        }
-    }
-
     /// Counts `bytes` handed over as written (or dropped), and wakes the load's task.
     fn done(&self, bytes: usize) {
         self.in_flight.fetch_sub(bytes, Ordering::AcqRel);
@@ -146,7 +132,7 @@ impl Pipe {
             failed: AtomicBool::new(false),
             dropped: AtomicBool::new(false),
             error: Mutex::new(None),
-            spare: Mutex::new(Vec::new()),
+            pool: Arc::default(),
         });
         let (ended_tx, ended) = tokio::sync::oneshot::channel();
         let (writer_to, writer_shared) = (to.clone(), shared.clone());
@@ -264,12 +250,12 @@ impl Piped {
         if self.piece.is_empty() {
             return Ok(());
         }
-        let bytes = std::mem::take(&mut self.piece);
-        let len = bytes.len();
+        let piece = Piece::new(std::mem::take(&mut self.piece), self.shared.pool.clone());
+        let len = piece.len();
         self.shared.in_flight.fetch_add(len, Ordering::AcqRel);
         let id = self.id;
         self.messages
-            .send(Message::Write { id, bytes })
+            .send(Message::Write { id, piece })
             .map_err(|_| {
                 self.shared.done(len);
                 std::io::Error::other(stopped(&self.shown))
@@ -280,7 +266,7 @@ impl Piped {
 impl Write for Piped {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         if self.piece.capacity() == 0 {
-            self.piece = self.shared.piece();
+            self.piece = self.shared.pool.buffer();
         }
         self.piece.extend_from_slice(bytes);
         if self.piece.len() >= PIECE {
@@ -341,10 +327,10 @@ fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Mes
                 }
                 0
             }
-            Message::Write { id, bytes } => {
-                let len = bytes.len();
+            Message::Write { id, piece } => {
+                let len = piece.len();
                 if let Some(sink) = files.get_mut(id).and_then(Option::as_mut) {
-                    if let Err(e) = sink.write_all(&bytes) {
+                    if let Err(e) = sink.write_piece(piece) {
                         // The destination's own error when it gave one.
                         let e = e.downcast::<Error>().unwrap_or_else(|e| Error::Staging {
                             location: sink.location().to_string(),
@@ -355,7 +341,6 @@ fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Mes
                         shared.fail(e);
                     }
                 }
-                shared.give_back(bytes);
                 len
             }
             Message::Close { id } => {

@@ -31,6 +31,7 @@ use hdfs_native::{Client, ClientBuilder, HdfsError, WriteOptions};
 use tokio::sync::{mpsc, oneshot};
 
 use super::files::{not_here, Destination, Location, Sink};
+use super::piece::Piece;
 use crate::backend::fs_token::FsToken;
 use crate::model::{Error, Result};
 
@@ -47,7 +48,7 @@ const CHUNKS_QUEUED: usize = 2;
 
 /// What a file's task is handed: a chunk of the file, or its end (a file whose chunks stop
 /// without it is abandoned).
-enum Piece {
+enum Handed {
     Chunk(Bytes),
     End,
 }
@@ -235,7 +236,7 @@ async fn write_file(
     client: &Client,
     path: &str,
     url: &str,
-    mut pieces: mpsc::Receiver<Piece>,
+    mut pieces: mpsc::Receiver<Handed>,
 ) -> Result<()> {
     let options = WriteOptions::default()
         .permission(0o666)
@@ -246,12 +247,12 @@ async fn write_file(
         .map_err(|e| hdfs_error(url, e))?;
     loop {
         match pieces.recv().await {
-            Some(Piece::Chunk(chunk)) => {
+            Some(Handed::Chunk(chunk)) => {
                 out.write_bytes(chunk)
                     .await
                     .map_err(|e| hdfs_error(url, e))?;
             }
-            Some(Piece::End) => return out.close().await.map_err(|e| hdfs_error(url, e)),
+            Some(Handed::End) => return out.close().await.map_err(|e| hdfs_error(url, e)),
             None => {
                 drop(out);
                 let _ = client.delete(path, false).await;
@@ -270,7 +271,7 @@ struct HdfsFile {
     url: String,
     chunk: BytesMut,
     /// The way to the task.
-    pieces: mpsc::Sender<Piece>,
+    pieces: mpsc::Sender<Handed>,
     /// The task's outcome; taken when it is waited for.
     written: Option<oneshot::Receiver<Result<()>>>,
 }
@@ -283,11 +284,11 @@ impl HdfsFile {
             return Ok(());
         }
         let chunk = std::mem::take(&mut self.chunk).freeze();
-        self.hand(Piece::Chunk(chunk))
+        self.hand(Handed::Chunk(chunk))
     }
 
     /// Hands `piece` to the task; the task's error when it stopped.
-    fn hand(&mut self, piece: Piece) -> Result<()> {
+    fn hand(&mut self, piece: Handed) -> Result<()> {
         if self.pieces.blocking_send(piece).is_ok() {
             return Ok(());
         }
@@ -341,9 +342,18 @@ impl Sink for HdfsFile {
         &self.url
     }
 
+    /// Hands `piece` to the task as it is (after what was gathered before it): the file's
+    /// packets keep slices of it until the DataNodes acknowledge them, and then its buffer goes
+    /// back to its pool.
+    fn write_piece(&mut self, piece: Piece) -> std::io::Result<()> {
+        self.send()
+            .and_then(|()| self.hand(Handed::Chunk(Bytes::from_owner(piece))))
+            .map_err(std::io::Error::other)
+    }
+
     fn close(mut self: Box<Self>) -> Result<Location> {
         self.send()?;
-        self.hand(Piece::End)?;
+        self.hand(Handed::End)?;
         self.wait()?;
         Ok(Location::Url(std::mem::take(&mut self.url)))
     }
