@@ -9,8 +9,9 @@
 //! For entities: `Repository::bulk_load` of the orders (made before the clock, mapped inside
 //! it) and `Repository::bulk_load_stream` (made inside the clock, 64 MiB budget) beside their
 //! baseline, `Repository::save_all` of the same orders, 500 a call.
-//! Below the table, the CPU per row of making the streams' orders (and puts) alone (no load),
-//! which their figures include. Not a test: it prints one table and asserts nothing about speed.
+//! Below the table, each measured round's CPU per row, and the CPU per row of making the
+//! streams' orders (and puts) alone (no load), which their figures include. Not a test: it
+//! prints one table and asserts nothing about speed.
 //!
 //!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
 //!     cargo bench --bench bulk_load
@@ -248,6 +249,18 @@ async fn main() {
             rate(best),
             best.cpu.as_secs_f64() * 1e6 / rows as f64,
             best.peak_mib
+        );
+    }
+    // Every round's CPU, beside the best round's above: a round's CPU per row moves with what
+    // the machine does beside it (the HBase processes share its cores), not only with its speed.
+    for (name, rounds) in &table {
+        let cpu: Vec<String> = rounds[1..]
+            .iter()
+            .map(|r| format!("{:.2}", r.cpu.as_secs_f64() * 1e6 / rows as f64))
+            .collect();
+        println!(
+            "{name}: CPU µs/row of the measured rounds {}",
+            cpu.join(" / ")
         );
     }
     // What the streams' own making of their rows costs, inside their clock: the orders (and
