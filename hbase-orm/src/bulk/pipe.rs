@@ -486,6 +486,119 @@ mod tests {
         }
     }
 
+    /// A destination that keeps the pieces it is given, as an HDFS file keeps them until the
+    /// DataNodes acknowledge them: `kept` holds them; a file named `refused` is not created,
+    /// and one named `unclosed` does not close.
+    struct Keeping {
+        kept: Arc<Mutex<Vec<Piece>>>,
+    }
+
+    struct KeptFile {
+        name: String,
+        kept: Arc<Mutex<Vec<Piece>>>,
+    }
+
+    impl Destination for Keeping {
+        fn create(&self, _: &str, name: &str) -> Result<Box<dyn Sink>> {
+            if name == "refused" {
+                return Err(stopped("far:/load/d/refused"));
+            }
+            Ok(Box::new(KeptFile {
+                name: name.to_string(),
+                kept: self.kept.clone(),
+            }))
+        }
+
+        fn location(&self, _: &str, name: &str) -> Location {
+            Location::Url(format!("far:/load/d/{name}"))
+        }
+
+        fn open(&self, location: &Location) -> Result<Box<dyn std::io::Read + Send>> {
+            Err(super::super::files::not_here(location))
+        }
+    }
+
+    impl Write for KeptFile {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            panic!("a keeping file is given its pieces whole")
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sink for KeptFile {
+        fn location(&self) -> &str {
+            &self.name
+        }
+
+        fn write_piece(&mut self, piece: Piece) -> std::io::Result<()> {
+            self.kept.lock().unwrap().push(piece);
+            Ok(())
+        }
+
+        fn close(self: Box<Self>) -> Result<Location> {
+            if self.name == "unclosed" {
+                return Err(stopped("far:/load/d/unclosed"));
+            }
+            Ok(Location::Url(format!("far:/load/d/{}", self.name)))
+        }
+    }
+
+    /// A destination that keeps its pieces gets them whole and in order, each as it was
+    /// filled (no copy); dropped, their buffers are filled again. A file the destination
+    /// does not create, or does not close, is the load's failure, told at its end.
+    #[tokio::test]
+    async fn pieces_kept_come_back_and_a_file_not_created_or_closed_is_told() {
+        let kept = Arc::new(Mutex::new(Vec::new()));
+        let pipe = Pipe::start(Arc::new(Keeping { kept: kept.clone() })).unwrap();
+        let mut file = pipe.create("d", "f").unwrap();
+        let mut want = Vec::new();
+        for i in 0..3_000u32 {
+            let bytes = vec![i as u8; 1_000 + i as usize % 700];
+            file.write_all(&bytes).unwrap();
+            want.extend_from_slice(&bytes);
+            pipe.room().await.unwrap();
+        }
+        file.close().unwrap();
+        pipe.end().await.unwrap();
+        let pieces = std::mem::take(&mut *kept.lock().unwrap());
+        assert!(pieces.len() > 2, "{} pieces", pieces.len());
+        assert!(pieces.iter().all(|p| p.len() <= PIECE + 1_700));
+        assert_eq!(
+            pieces
+                .iter()
+                .flat_map(|p| p.as_ref())
+                .copied()
+                .collect::<Vec<u8>>(),
+            want
+        );
+        // Kept by the destination, none came back before; dropped, every one does.
+        assert_eq!(pipe.shared.pool.kept(), 0);
+        let (count, buffers): (usize, Vec<*const u8>) = (
+            pieces.len(),
+            pieces.iter().map(|p| p.as_ref().as_ptr()).collect(),
+        );
+        drop(pieces);
+        assert_eq!(pipe.shared.pool.kept(), count);
+        let again = pipe.shared.pool.buffer();
+        assert!(again.is_empty() && buffers.contains(&again.as_ptr()));
+
+        for name in ["refused", "unclosed"] {
+            let pipe = Pipe::start(Arc::new(Keeping { kept: kept.clone() })).unwrap();
+            let mut file = pipe.create("d", name).unwrap();
+            file.write_all(b"bytes").unwrap();
+            file.close().unwrap();
+            match pipe.end().await {
+                Err(Error::Staging { location, .. }) => {
+                    assert_eq!(location, format!("far:/load/d/{name}"))
+                }
+                other => panic!("{name}: the destination's failure, not {other:?}"),
+            }
+        }
+    }
+
     /// A local file's location, as the pipe tells it before the file is written, is where
     /// the destination puts it.
     #[test]
