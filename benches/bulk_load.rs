@@ -11,7 +11,7 @@
 //! baseline, `Repository::save_all` of the same orders, 500 a call.
 //! Below the table, each measured round's CPU per row, and the CPU per row of making the
 //! streams' orders (and puts) alone (no load), which their figures include. Not a test: it
-//! prints one table and asserts nothing about speed.
+//! prints its figures and asserts nothing about speed.
 //!
 //!     HBASE_ORM_JIT=full hbase-local/hbase.sh up
 //!     cargo bench --bench bulk_load

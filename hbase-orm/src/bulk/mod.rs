@@ -121,8 +121,11 @@ impl BulkLoadOptions {
     /// sorted in chunks spilled to the staging directory and merged while the files are
     /// written, so that a load of any size holds about this much (a `Vec` given to
     /// [`Table::bulk_load`] is held whole by its caller, of course). The files being written
-    /// hold their bytes beside it: about 1 MiB per file open and at most 4 MiB handed to the
-    /// thread writing them; on HDFS, also what the DataNodes have not acknowledged yet.
+    /// hold their bytes beside it: input in row order about 1 MiB per file open and about
+    /// 4 MiB handed to the thread writing them (the buffers kept for reuse until the files are
+    /// written); on HDFS, each file open also holds up to three chunks of 512 KiB or pieces of
+    /// 1 MiB queued and what its client has not had acknowledged (up to about 200 packets of
+    /// 64 KiB).
     pub fn memory_budget(mut self, bytes: usize) -> Self {
         self.memory_budget = bytes.max(1);
         self

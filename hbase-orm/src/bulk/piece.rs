@@ -8,6 +8,9 @@ use std::sync::{Arc, Mutex};
 /// Bytes of a piece, at most, before it is handed over (a block may make one a little longer).
 pub(super) const PIECE: usize = 1 << 20;
 
+/// Buffers kept for reuse, at most.
+const SPARE: usize = 32;
+
 /// Buffers of pieces dropped, kept for the next ones.
 #[derive(Default)]
 pub(super) struct Pool {
@@ -27,12 +30,15 @@ impl Pool {
         self.spare.lock().map(|s| s.len()).unwrap_or(0)
     }
 
-    /// Keeps `buffer` for a next piece (not one that grew for a large block).
+    /// Keeps `buffer` for a next piece (not one that grew for a large block, nor more than
+    /// [`SPARE`]).
     fn keep(&self, mut buffer: Vec<u8>) {
         if buffer.capacity() <= 2 * PIECE {
             buffer.clear();
             if let Ok(mut spare) = self.spare.lock() {
-                spare.push(buffer);
+                if spare.len() < SPARE {
+                    spare.push(buffer);
+                }
             }
         }
     }
@@ -54,6 +60,13 @@ impl Piece {
     pub(super) fn len(&self) -> usize {
         self.bytes.len()
     }
+
+    /// Its buffer's capacity (a piece handed over as it was filled keeps the capacity it was
+    /// made with).
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.bytes.capacity()
+    }
 }
 
 impl AsRef<[u8]> for Piece {
@@ -73,7 +86,7 @@ mod tests {
     use super::*;
 
     /// A piece dropped gives its buffer back, emptied, and the next buffer is that one; a
-    /// buffer grown past twice a piece is not kept.
+    /// buffer grown past twice a piece is not kept, nor more than `SPARE` buffers.
     #[test]
     fn a_dropped_piece_is_filled_again() {
         let pool = Arc::new(Pool::default());
@@ -84,10 +97,15 @@ mod tests {
         assert_eq!(piece.as_ref(), b"abc");
         assert_eq!(piece.len(), 3);
         drop(piece);
+        assert_eq!(pool.kept(), 1);
         let again = pool.buffer();
-        assert_eq!((again.as_ptr(), again.len()), (at, 0));
+        assert_eq!((again.as_ptr(), again.len(), pool.kept()), (at, 0, 0));
 
         drop(Piece::new(vec![0; 2 * PIECE + 1], pool.clone()));
         assert_eq!(pool.kept(), 0);
+        for _ in 0..SPARE + 3 {
+            drop(Piece::new(Vec::with_capacity(16), pool.clone()));
+        }
+        assert_eq!(pool.kept(), SPARE);
     }
 }

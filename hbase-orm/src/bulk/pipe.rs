@@ -47,7 +47,7 @@ enum Message {
 struct Shared {
     /// Bytes handed over and not yet taken by the destination.
     in_flight: AtomicUsize,
-    /// Told when bytes were written (or the thread failed).
+    /// Told when bytes were taken by the destination (or the thread failed).
     written: tokio::sync::Notify,
     /// The thread failed: its error is in `error` (until it is told).
     failed: AtomicBool,
@@ -59,7 +59,8 @@ struct Shared {
 }
 
 impl Shared {
-    /// Counts `bytes` handed over as written (or dropped), and wakes the load's task.
+    /// Counts `bytes` handed over as taken by the destination (or dropped), and wakes the
+    /// load's task.
     fn done(&self, bytes: usize) {
         self.in_flight.fetch_sub(bytes, Ordering::AcqRel);
         self.written.notify_one();
@@ -163,7 +164,7 @@ impl Pipe {
         self.to.clone()
     }
 
-    /// Waits while more than [`IN_FLIGHT`] bytes are handed over and not written, and lets
+    /// Waits while more than [`IN_FLIGHT`] bytes are handed over and not taken, and lets
     /// the runtime run other tasks when this one has run long (its cooperative budget); the
     /// writing thread's failure, if it failed.
     pub(super) async fn room(&self) -> Result<()> {
@@ -300,7 +301,7 @@ impl Sink for Piped {
 
 /// The writing thread: creates, writes and closes the files it is told of, until
 /// [`Message::End`] (or every sender is gone). After a failure, or once the pipe was dropped,
-/// it drops what comes, telling the bytes written all the same (the load's task must not wait
+/// it drops what comes, telling the bytes taken all the same (the load's task must not wait
 /// for them).
 fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Message>) {
     let mut files: Vec<Option<Box<dyn Sink>>> = Vec::new();
@@ -563,9 +564,14 @@ mod tests {
         }
         file.close().unwrap();
         pipe.end().await.unwrap();
+        // Taken by the destination is no longer in flight, though still kept.
+        assert_eq!(pipe.shared.in_flight.load(Ordering::Acquire), 0);
         let pieces = std::mem::take(&mut *kept.lock().unwrap());
         assert!(pieces.len() > 2, "{} pieces", pieces.len());
-        assert!(pieces.iter().all(|p| p.len() <= PIECE + 1_700));
+        // Each the buffer it was filled in (a copy would have the capacity of its length).
+        assert!(pieces
+            .iter()
+            .all(|p| p.len() <= PIECE + 1_700 && p.capacity() > PIECE));
         assert_eq!(
             pieces
                 .iter()

@@ -315,7 +315,7 @@ impl<E> CellWriter<'_, E> {
     /// A cell of column `col`'s family (its declared name, shared: no copy per cell). Inlined
     /// into its callers: as a call, its `Bytes` passed through the stack were read back as
     /// wide loads that stalled on the narrow stores that wrote them (mapping the bench's
-    /// orders to puts: 0.38 µs a row as a call, 0.35 inlined).
+    /// orders to puts: 0.38 µs a row as a call, 0.34 to 0.36 inlined).
     #[inline(always)]
     fn push(&mut self, col: usize, qualifier: Bytes, value: Bytes, timestamp: Option<i64>) {
         self.image.put.cells.push(PutCell {

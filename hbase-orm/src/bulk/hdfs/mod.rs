@@ -3,9 +3,13 @@
 //! [`BulkLoadOptions::hdfs_dir`](super::BulkLoadOptions::hdfs_dir) says where), named like its
 //! local directory. Each file's bytes go straight to the DataNodes as the region's writer makes
 //! them (no local copy): the writer's thread hands them in chunks to a task on the load's
-//! runtime, which writes them. Each file being written (one per family for each region being
-//! written, a region per core) holds up to 2 MiB of chunks, besides the packets the client
-//! has sent and the DataNodes not yet acknowledged. The directories are open to every user,
+//! runtime, which writes them. A file written as its rows arrive gets the 1 MiB pieces its
+//! bytes were gathered in, as they are (no copy); a file written from the sorted runs (one per
+//! family for each region being written, a region per core) gathers its own chunks of 512 KiB.
+//! Each file being written holds at most three of either (two queued, one being written),
+//! besides what the HDFS client has sent and the DataNodes not yet acknowledged (up to about
+//! 200 packets of 64 KiB, and the piece a packet partly filled). The directories are open to
+//! every user,
 //! the files readable and writable by all: the region servers, whatever user they run as,
 //! move the files into their own staging directory. The directory is removed when the load
 //! ends (or, after a crash, with the local one's leftovers).
@@ -38,12 +42,13 @@ use crate::model::{Error, Result};
 mod config;
 mod token;
 
-/// Bytes of a file handed to its writing task at a time.
+/// Bytes of a file gathered by [`Write`] and handed to its writing task at a time (a file
+/// given whole pieces hands those instead), and read at a time.
 const CHUNK: usize = 512 << 10;
 
-/// Chunks of a file waiting for its task: the region's writer waits when the DataNodes do. A
-/// file being written holds at most its chunk being gathered, these and the one being written
-/// (2 MiB), besides the packets the HDFS client has not had acknowledged yet.
+/// Chunks (or pieces) of a file waiting for its task: the file's writer waits when the
+/// DataNodes do. A file being written holds at most its chunk being gathered, these and the
+/// one being written, besides what the HDFS client has not had acknowledged yet.
 const CHUNKS_QUEUED: usize = 2;
 
 /// What a file's task is handed: a chunk of the file, or its end (a file whose chunks stop
@@ -167,7 +172,7 @@ impl Destination for Hdfs {
     fn create(&self, family: &str, name: &str) -> Result<Box<dyn Sink>> {
         let path = self.path_of(family, name);
         let url = format!("{}{path}", self.filesystem);
-        let (pieces, queued) = mpsc::channel(CHUNKS_QUEUED);
+        let (handed, queued) = mpsc::channel(CHUNKS_QUEUED);
         let (done, written) = oneshot::channel();
         let (client, at) = (self.client.clone(), url.clone());
         self.runtime.spawn(async move {
@@ -176,7 +181,7 @@ impl Destination for Hdfs {
         Ok(Box::new(HdfsFile {
             url,
             chunk: BytesMut::new(),
-            pieces,
+            handed,
             written: Some(written),
         }))
     }
@@ -236,7 +241,7 @@ async fn write_file(
     client: &Client,
     path: &str,
     url: &str,
-    mut pieces: mpsc::Receiver<Handed>,
+    mut handed: mpsc::Receiver<Handed>,
 ) -> Result<()> {
     let options = WriteOptions::default()
         .permission(0o666)
@@ -246,7 +251,7 @@ async fn write_file(
         .await
         .map_err(|e| hdfs_error(url, e))?;
     loop {
-        match pieces.recv().await {
+        match handed.recv().await {
             Some(Handed::Chunk(chunk)) => {
                 out.write_bytes(chunk)
                     .await
@@ -266,12 +271,12 @@ async fn write_file(
 }
 
 /// A file being written into HDFS: its bytes gathered into chunks, each handed to the file's
-/// task when full (the rest when the file is closed).
+/// task when full (the rest when the file is closed), or handed whole pieces as they are.
 struct HdfsFile {
     url: String,
     chunk: BytesMut,
     /// The way to the task.
-    pieces: mpsc::Sender<Handed>,
+    handed: mpsc::Sender<Handed>,
     /// The task's outcome; taken when it is waited for.
     written: Option<oneshot::Receiver<Result<()>>>,
 }
@@ -287,9 +292,9 @@ impl HdfsFile {
         self.hand(Handed::Chunk(chunk))
     }
 
-    /// Hands `piece` to the task; the task's error when it stopped.
-    fn hand(&mut self, piece: Handed) -> Result<()> {
-        if self.pieces.blocking_send(piece).is_ok() {
+    /// Hands `handed` to the task; the task's error when it stopped.
+    fn hand(&mut self, handed: Handed) -> Result<()> {
+        if self.handed.blocking_send(handed).is_ok() {
             return Ok(());
         }
         // The task stopped: its outcome says why.
