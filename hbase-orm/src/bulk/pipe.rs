@@ -54,7 +54,8 @@ struct Shared {
     /// The pipe was dropped: the thread creates and writes nothing more.
     dropped: AtomicBool,
     error: Mutex<Option<Error>>,
-    /// The buffers of pieces written (or dropped), for the next ones.
+    /// Where the buffers of pieces go back when dropped (written, or let go by the
+    /// destination), for the next ones.
     pool: Arc<Pool>,
 }
 

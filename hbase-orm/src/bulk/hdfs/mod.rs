@@ -9,10 +9,9 @@
 //! Each file being written holds at most three of either (two queued, one being written),
 //! besides what the HDFS client has sent and the DataNodes not yet acknowledged (up to about
 //! 200 packets of 64 KiB, and the piece a packet partly filled). The directories are open to
-//! every user,
-//! the files readable and writable by all: the region servers, whatever user they run as,
-//! move the files into their own staging directory. The directory is removed when the load
-//! ends (or, after a crash, with the local one's leftovers).
+//! every user, the files readable and writable by all: the region servers, whatever user they
+//! run as, move the files into their own staging directory. The directory is removed when the
+//! load ends (or, after a crash, with the local one's leftovers).
 //!
 //! The client is `hdfs-native`'s: HDFS's own RPC and data-transfer protocol in Rust, no JVM or
 //! libhdfs. It reads `core-site.xml` and `hdfs-site.xml` from `HADOOP_CONF_DIR` (a nameservice
