@@ -231,6 +231,7 @@ async fn main() {
     println!("| method                | warm-up rows/s | measured rounds, rows/s | best rows/s | CPU µs/row (best) | peak RSS MiB (best) |");
     println!("|-----------------------|----------------|-------------------------|-------------|-------------------|---------------------|");
     let rate = |r: &Round| rows as f64 / r.wall.as_secs_f64();
+    let cpu_per_row = |r: &Round| r.cpu.as_secs_f64() * 1e6 / rows as f64;
     let mut best_rates = std::collections::HashMap::new();
     for (name, rounds) in &table {
         let best = rounds[1..]
@@ -247,7 +248,7 @@ async fn main() {
             rate(&rounds[0]),
             measured.join(" / "),
             rate(best),
-            best.cpu.as_secs_f64() * 1e6 / rows as f64,
+            cpu_per_row(best),
             best.peak_mib
         );
     }
@@ -256,7 +257,7 @@ async fn main() {
     for (name, rounds) in &table {
         let cpu: Vec<String> = rounds[1..]
             .iter()
-            .map(|r| format!("{:.2}", r.cpu.as_secs_f64() * 1e6 / rows as f64))
+            .map(|r| format!("{:.2}", cpu_per_row(r)))
             .collect();
         println!(
             "{name}: CPU µs/row of the measured rounds {}",

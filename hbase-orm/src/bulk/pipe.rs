@@ -365,7 +365,7 @@ fn write_all(to: &dyn Destination, shared: &Shared, received: mpsc::Receiver<Mes
 #[cfg(test)]
 mod tests {
     use super::super::files::tests::{refusing, Taking};
-    use super::super::files::LocalFiles;
+    use super::super::files::{not_here, LocalFiles};
     use super::*;
 
     /// The files' bytes written by the thread come out whole (pieces of several files
@@ -503,7 +503,7 @@ mod tests {
     impl Destination for Keeping {
         fn create(&self, _: &str, name: &str) -> Result<Box<dyn Sink>> {
             if name == "refused" {
-                return Err(stopped("far:/load/d/refused"));
+                return Err(refusal("refused", "not created"));
             }
             Ok(Box::new(KeptFile {
                 name: name.to_string(),
@@ -516,7 +516,7 @@ mod tests {
         }
 
         fn open(&self, location: &Location) -> Result<Box<dyn std::io::Read + Send>> {
-            Err(super::super::files::not_here(location))
+            Err(not_here(location))
         }
     }
 
@@ -542,9 +542,17 @@ mod tests {
 
         fn close(self: Box<Self>) -> Result<Location> {
             if self.name == "unclosed" {
-                return Err(stopped("far:/load/d/unclosed"));
+                return Err(refusal("unclosed", "not closed"));
             }
             Ok(Location::Url(format!("far:/load/d/{}", self.name)))
+        }
+    }
+
+    /// The error a [`Keeping`] destination gives for file `name`.
+    fn refusal(name: &str, message: &str) -> Error {
+        Error::Staging {
+            location: format!("far:/load/d/{name}"),
+            message: message.into(),
         }
     }
 
@@ -592,15 +600,16 @@ mod tests {
         let again = pipe.shared.pool.buffer();
         assert!(again.is_empty() && buffers.contains(&again.as_ptr()));
 
-        for name in ["refused", "unclosed"] {
+        for (name, said) in [("refused", "not created"), ("unclosed", "not closed")] {
             let pipe = Pipe::start(Arc::new(Keeping { kept: kept.clone() })).unwrap();
             let mut file = pipe.create("d", name).unwrap();
             file.write_all(b"bytes").unwrap();
             file.close().unwrap();
             match pipe.end().await {
-                Err(Error::Staging { location, .. }) => {
-                    assert_eq!(location, format!("far:/load/d/{name}"))
-                }
+                Err(Error::Staging { location, message }) => assert_eq!(
+                    (location, message.as_str()),
+                    (format!("far:/load/d/{name}"), said)
+                ),
                 other => panic!("{name}: the destination's failure, not {other:?}"),
             }
         }
