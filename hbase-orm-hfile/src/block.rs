@@ -80,7 +80,7 @@ pub(crate) struct BlockWriter<W> {
     compression: Compression,
     /// Per block type, the offset of the last block written (-1: none yet).
     previous: [i64; 7],
-    /// The block being assembled: header and stored body (reused).
+    /// A compressed block's stored body (reused).
     buffer: Vec<u8>,
 }
 
@@ -100,17 +100,22 @@ impl<W: Write> BlockWriter<W> {
         self.position
     }
 
-    /// Writes one block of `kind` with this body.
+    /// Writes one block of `kind` with this body. An uncompressed body goes out as it is,
+    /// between its header and its checksums, without being copied into the block's buffer.
     pub(crate) fn write(&mut self, kind: BlockType, body: &[u8]) -> Result<Placed> {
         let offset = self.position;
-        let buffer = &mut self.buffer;
-        buffer.clear();
-        buffer.resize(HEADER_LEN, 0);
-        self.compression.compress(body, buffer)?;
-        let with_header = buffer.len();
+        let stored = match self.compression {
+            Compression::None => body,
+            compression => {
+                self.buffer.clear();
+                compression.compress(body, &mut self.buffer)?;
+                &self.buffer
+            }
+        };
+        let with_header = HEADER_LEN + stored.len();
         let chunks = with_header.div_ceil(BYTES_PER_CHECKSUM);
         let on_disk = with_header + 4 * chunks;
-        let header = &mut buffer[..HEADER_LEN];
+        let mut header = [0u8; HEADER_LEN];
         header[0..8].copy_from_slice(kind.magic());
         header[8..12].copy_from_slice(&to_i32(on_disk - HEADER_LEN)?.to_be_bytes());
         header[12..16].copy_from_slice(&to_i32(body.len())?.to_be_bytes());
@@ -118,12 +123,27 @@ impl<W: Write> BlockWriter<W> {
         header[24] = CRC32C;
         header[25..29].copy_from_slice(&(BYTES_PER_CHECKSUM as i32).to_be_bytes());
         header[29..33].copy_from_slice(&to_i32(with_header)?.to_be_bytes());
-        for i in 0..chunks {
-            let end = ((i + 1) * BYTES_PER_CHECKSUM).min(with_header);
-            let crc = crc32c::crc32c(&buffer[i * BYTES_PER_CHECKSUM..end]);
-            buffer.extend_from_slice(&crc.to_be_bytes());
+        // A CRC32C of every 16 KiB of header and stored body together (the first chunk holds
+        // the header).
+        let mut sums = Vec::with_capacity(4 * chunks);
+        let (mut crc, mut filled, mut rest) = (crc32c::crc32c(&header), HEADER_LEN, stored);
+        while !rest.is_empty() {
+            let take = (BYTES_PER_CHECKSUM - filled).min(rest.len());
+            crc = crc32c::crc32c_append(crc, &rest[..take]);
+            rest = &rest[take..];
+            filled += take;
+            if filled == BYTES_PER_CHECKSUM {
+                sums.extend_from_slice(&crc.to_be_bytes());
+                (crc, filled) = (0, 0);
+            }
         }
-        self.out.write_all(buffer)?;
+        if filled > 0 {
+            sums.extend_from_slice(&crc.to_be_bytes());
+        }
+        debug_assert_eq!(sums.len(), 4 * chunks);
+        self.out.write_all(&header)?;
+        self.out.write_all(stored)?;
+        self.out.write_all(&sums)?;
         self.position += on_disk as u64;
         self.previous[kind.slot()] = offset as i64;
         Ok(Placed {

@@ -3,6 +3,8 @@
 
 use std::cmp::Ordering;
 
+use crate::fill::Cursor;
+
 /// What a cell is: a value or one of HBase's delete markers (the type byte of its key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CellType {
@@ -97,7 +99,7 @@ impl<'a> Cell<'a> {
 
     /// The length of the cell's key (see [`Cell::write_key`]).
     pub fn key_len(&self) -> usize {
-        self.row.len() + self.family.len() + self.qualifier.len() + KEY_OVERHEAD
+        self.key().len()
     }
 
     /// Appends the cell's key as HBase lays it out: row length (2 bytes), row, family length
@@ -184,6 +186,7 @@ impl<'a> RowCell<'a> {
     /// How `previous`, a cell of the same row and family, sorts against this one (`Greater`:
     /// this one is out of order): qualifier, then newer timestamps first, then the type code
     /// descending.
+    #[inline]
     pub(crate) fn previous_against(&self, previous: &RowCell<'_>) -> Ordering {
         compare_bytes(previous.qualifier, self.qualifier)
             .then_with(|| self.timestamp.cmp(&previous.timestamp))
@@ -194,6 +197,8 @@ impl<'a> RowCell<'a> {
 /// Compares two byte strings as HBase orders a key's parts (unsigned bytes, a prefix before
 /// what it starts): what `a.cmp(b)` gives, eight bytes at a time, with no call to `memcmp` for
 /// the short strings row keys, families and qualifiers mostly are (longer ones are left to it).
+/// The last word compared ends where the shorter string ends and may overlap the one before:
+/// the bytes before it are equal, so its first difference is the first difference after them.
 ///
 /// ```
 /// use hbase_orm_hfile::compare_bytes;
@@ -204,25 +209,41 @@ impl<'a> RowCell<'a> {
 #[inline]
 pub fn compare_bytes(a: &[u8], b: &[u8]) -> Ordering {
     let n = a.len().min(b.len());
-    if n > 64 {
-        return a.cmp(b);
-    }
-    let mut i = 0;
-    while i + 8 <= n {
-        let x = u64::from_be_bytes(a[i..i + 8].try_into().expect("eight bytes"));
-        let y = u64::from_be_bytes(b[i..i + 8].try_into().expect("eight bytes"));
-        if x != y {
-            return x.cmp(&y);
+    let common = if n >= 8 {
+        if n > 64 {
+            return a.cmp(b);
         }
-        i += 8;
-    }
-    while i < n {
-        if a[i] != b[i] {
-            return a[i].cmp(&b[i]);
+        let mut i = 0;
+        while i + 8 < n {
+            let order = word8(a, i).cmp(&word8(b, i));
+            if order.is_ne() {
+                return order;
+            }
+            i += 8;
         }
-        i += 1;
-    }
-    a.len().cmp(&b.len())
+        word8(a, n - 8).cmp(&word8(b, n - 8))
+    } else if n >= 4 {
+        word4(a, 0)
+            .cmp(&word4(b, 0))
+            .then_with(|| word4(a, n - 4).cmp(&word4(b, n - 4)))
+    } else {
+        (0..n)
+            .find(|&i| a[i] != b[i])
+            .map_or(Ordering::Equal, |i| a[i].cmp(&b[i]))
+    };
+    common.then(a.len().cmp(&b.len()))
+}
+
+/// The eight bytes of `bytes` from `at`, as a big-endian number.
+#[inline(always)]
+fn word8(bytes: &[u8], at: usize) -> u64 {
+    u64::from_be_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
+}
+
+/// The four bytes of `bytes` from `at`, as a big-endian number.
+#[inline(always)]
+fn word4(bytes: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
 }
 
 /// The bytes of a key besides its row, family and qualifier.
@@ -243,13 +264,14 @@ pub(crate) fn write_key(
     timestamp: i64,
     code: u8,
 ) {
-    out.extend_from_slice(&(row.len() as u16).to_be_bytes());
-    out.extend_from_slice(row);
-    out.push(family.len() as u8);
-    out.extend_from_slice(family);
-    out.extend_from_slice(qualifier);
-    out.extend_from_slice(&timestamp.to_be_bytes());
-    out.push(code);
+    let key = Key {
+        row,
+        family,
+        qualifier,
+        timestamp,
+        code,
+    };
+    key.write(out);
 }
 
 /// A key's parts, borrowed from a cell or read back from a key's bytes.
@@ -291,15 +313,29 @@ impl<'a> Key<'a> {
             .then_with(|| other.code.cmp(&self.code))
     }
 
+    /// The key's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.row.len() + self.family.len() + self.qualifier.len() + KEY_OVERHEAD
+    }
+
+    /// Appends the key (see [`Key::put`]).
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
-        write_key(
-            out,
-            self.row,
-            self.family,
-            self.qualifier,
-            self.timestamp,
-            self.code,
-        );
+        let at = out.len();
+        out.resize(at + self.len(), 0);
+        self.put(&mut Cursor::new(&mut out[at..]));
+    }
+
+    /// Writes the key as HBase lays it out: row length (2 bytes), row, family length (1 byte),
+    /// family, qualifier, timestamp (8 bytes), type (1 byte); big-endian.
+    #[inline(always)]
+    pub(crate) fn put(&self, out: &mut Cursor<'_>) {
+        out.put((self.row.len() as u16).to_be_bytes());
+        out.slice(self.row);
+        out.put([self.family.len() as u8]);
+        out.slice(self.family);
+        out.slice(self.qualifier);
+        out.put(self.timestamp.to_be_bytes());
+        out.put([self.code]);
     }
 }
 
@@ -371,6 +407,29 @@ mod tests {
         for a in &samples {
             for b in &samples {
                 assert_eq!(compare_bytes(a, b), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_difference_decides_wherever_the_words_overlap() {
+        // Two strings that differ at two places, each raised at one of them: the first place
+        // decides, whichever word (or the overlap of two) it falls in.
+        for len in 1..=40usize {
+            let base: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37) & 0x7f).collect();
+            for p in 0..len {
+                for q in 0..len {
+                    let (mut a, mut b) = (base.clone(), base.clone());
+                    a[p] = 0xff;
+                    b[q] = 0xff;
+                    for cut in [len, len.saturating_sub(1)] {
+                        assert_eq!(
+                            compare_bytes(&a, &b[..cut]),
+                            a[..].cmp(&b[..cut]),
+                            "{a:?} {b:?}"
+                        );
+                    }
+                }
             }
         }
     }

@@ -35,6 +35,7 @@ mod bloom;
 mod cell;
 mod compression;
 mod error;
+mod fill;
 mod index;
 mod reader;
 mod trailer;

@@ -6,6 +6,7 @@ use std::io::Write;
 use crate::block::{BlockType, BlockWriter, Placed, HEADER_LEN};
 use crate::bloom::{BloomWriter, Shape};
 use crate::cell::{compare_bytes, index_key, Cell, CellType, Key, RowCell};
+use crate::fill::Fill;
 use crate::index::IndexWriter;
 use crate::trailer::{FileInfo, Trailer, TRAILER_LEN};
 use crate::{Compression, Error, Result};
@@ -186,7 +187,7 @@ pub struct Writer<W: Write> {
     index: IndexWriter,
     bloom: Option<BloomWriter>,
     /// The data block being filled: its cells as stored.
-    block: Vec<u8>,
+    block: Fill,
     /// Its first cell's key (empty: no block is open).
     block_first: Vec<u8>,
     /// The last cell's key, when it is not in the open block (see `last_at`).
@@ -217,7 +218,7 @@ impl<W: Write> Writer<W> {
             index: IndexWriter::new(options.index_chunk, MIN_INDEX_ENTRIES),
             bloom,
             options,
-            block: Vec::new(),
+            block: Fill::default(),
             block_first: Vec::new(),
             last: Vec::new(),
             last_at: None,
@@ -306,27 +307,28 @@ impl<W: Write> Writer<W> {
                 bloom.add_new_row(cell.row);
             }
         }
-        let key_len = cell.key_len();
+        let key = cell.key();
+        let key_len = key.len();
         if !same_key && !self.block_first.is_empty() && self.block.len() >= self.options.block_size
         {
             self.finish_block()?;
             self.write_inline(false)?;
         }
-        let block = &mut self.block;
         // The cell's bytes: its lengths, key, value, tags' length and memstore timestamp.
-        block.reserve(8 + key_len + cell.value.len() + 3);
-        block.extend_from_slice(&(key_len as u32).to_be_bytes());
-        block.extend_from_slice(&(cell.value.len() as u32).to_be_bytes());
-        let key_at = block.len();
-        cell.write_key(block);
-        block.extend_from_slice(cell.value);
+        let key_at = self.block.len() + 8;
+        let mut out = self.block.next(8 + key_len + cell.value.len() + 3);
+        out.put((key_len as u32).to_be_bytes());
+        out.put((cell.value.len() as u32).to_be_bytes());
+        key.put(&mut out);
+        out.slice(cell.value);
         // No tags (their length, 0), and a memstore timestamp of 0 (Hadoop's vlong of 0: one
         // byte, 0).
-        block.extend_from_slice(&[0, 0, 0]);
+        out.put([0, 0, 0]);
+        debug_assert!(out.is_full());
         self.last_at = Some(key_at..key_at + key_len);
         if self.block_first.is_empty() {
             self.block_first
-                .extend_from_slice(&self.block[key_at..key_at + key_len]);
+                .extend_from_slice(&self.block.as_slice()[key_at..key_at + key_len]);
         }
         self.count(cell, key_len);
         Ok(())
@@ -335,7 +337,7 @@ impl<W: Write> Writer<W> {
     /// The last cell's key (empty before the first).
     fn last_key(&self) -> &[u8] {
         match &self.last_at {
-            Some(at) => &self.block[at.clone()],
+            Some(at) => &self.block.as_slice()[at.clone()],
             None => &self.last,
         }
     }
@@ -402,7 +404,7 @@ impl<W: Write> Writer<W> {
         let size = (8 + key_len + cell.value.len() + 4) as u64;
         if size > stats.biggest.0 {
             let key = match &self.last_at {
-                Some(at) => self.block[at.clone()].to_vec(),
+                Some(at) => self.block.as_slice()[at.clone()].to_vec(),
                 None => self.last.clone(),
             };
             self.stats.biggest = (size, key);
@@ -428,7 +430,7 @@ impl<W: Write> Writer<W> {
         if self.block_first.is_empty() {
             return Ok(());
         }
-        let placed = self.blocks.write(BlockType::Data, &self.block)?;
+        let placed = self.blocks.write(BlockType::Data, self.block.as_slice())?;
         self.count_block(&placed);
         let first = self.data_blocks.map_or(placed.offset, |(first, _)| first);
         self.data_blocks = Some((first, placed.offset));
@@ -446,7 +448,7 @@ impl<W: Write> Writer<W> {
         self.index.add(key, placed);
         if let Some(at) = self.last_at.take() {
             self.last.clear();
-            self.last.extend_from_slice(&self.block[at]);
+            self.last.extend_from_slice(&self.block.as_slice()[at]);
         }
         self.previous_block_last.clear();
         self.previous_block_last.extend_from_slice(&self.last);
