@@ -44,19 +44,21 @@ fn put_of(bytes: &[u8]) -> std::io::Result<Put> {
     Ok(Record::parse(Bytes::copy_from_slice(&record[4..]))?.to_put())
 }
 
-/// Whether `cells` (of one row) are in HBase's order, each key once: family, qualifier, then
-/// the newer timestamp first.
-pub(super) fn in_row_order<'c>(cells: impl Iterator<Item = CellRef<'c>>) -> bool {
-    let mut previous: Option<CellRef<'_>> = None;
-    for cell in cells {
+/// `cells` (of one row) with their timestamps given (see [`stamp`]), telling `ordered` as they
+/// are read whether they come in HBase's order, each key once: family, qualifier, then the
+/// newer timestamp first. Checked while another pass reads them, not in a pass of its own.
+pub(super) fn stamped_in_order<'c: 'f, 'f>(
+    cells: impl Iterator<Item = CellRef<'c>> + 'f,
+    now: i64,
+    ordered: &'f mut bool,
+) -> impl Iterator<Item = CellRef<'c>> + 'f {
+    let mut previous: Option<CellRef<'c>> = None;
+    cells.map(move |c| stamp(c, now)).inspect(move |cell| {
         if let Some(p) = previous {
-            if !cell_order(&p, &cell).is_lt() {
-                return false;
-            }
+            *ordered &= cell_order(&p, cell).is_lt();
         }
-        previous = Some(cell);
-    }
-    true
+        previous = Some(*cell);
+    })
 }
 
 /// `cell` with its timestamp given: `now` for HBase's "latest" (`i64::MAX`).
@@ -72,6 +74,7 @@ pub(super) fn stamp(cell: CellRef<'_>, now: i64) -> CellRef<'_> {
 }
 
 /// How two cells of one row sort.
+#[inline]
 fn cell_order(a: &CellRef<'_>, b: &CellRef<'_>) -> std::cmp::Ordering {
     // An entity's cells share their family's name: compared by address first.
     let same_family = std::ptr::eq(a.family, b.family);
@@ -122,18 +125,14 @@ impl RecordChunk {
         cells: impl Iterator<Item = CellRef<'c>> + Clone,
         now: i64,
     ) -> std::io::Result<bool> {
-        let stamped = cells.map(|c| stamp(c, now));
         // Written as they are checked: a row out of order is taken back out.
-        let mut previous: Option<CellRef<'_>> = None;
         let mut ordered = true;
-        let checked = stamped.inspect(|cell| {
-            if let Some(p) = previous {
-                ordered &= cell_order(&p, cell).is_lt();
-            }
-            previous = Some(*cell);
-        });
         let start = self.bytes.len();
-        let written = write_row_record(row, checked, &mut self.bytes);
+        let written = write_row_record(
+            row,
+            stamped_in_order(cells, now, &mut ordered),
+            &mut self.bytes,
+        );
         if written.is_err() || !ordered {
             self.bytes.truncate(start);
             return written.map(|()| false);

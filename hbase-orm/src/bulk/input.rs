@@ -14,7 +14,7 @@ use futures::{Stream, StreamExt};
 
 use hbase_orm_hfile::compare_bytes;
 
-use super::chunk::{in_row_order, stamp, RecordChunk};
+use super::chunk::{stamp, stamped_in_order, RecordChunk};
 use super::files::{FamilyFormat, Share};
 use super::plan::{finish_put, sort_chunk};
 use super::record::Cells;
@@ -267,14 +267,19 @@ impl Sorter {
         cells: impl Iterator<Item = CellRef<'c>> + Clone,
     ) -> Result<()> {
         let now = self.now;
-        let stamped = cells.clone().map(move |c| stamp(c, now));
-        if self.through.is_some()
-            && self.sorted.follows(row)
-            && self.sorted.passes(row, cells.clone())
-            && in_row_order(stamped.clone())
-        {
-            self.sorted.seen(row);
-            return self.write_through(row, stamped).await;
+        if self.through.is_some() && self.sorted.follows(row) {
+            // The checks and the order in one pass over the cells.
+            let mut ordered = true;
+            if self
+                .sorted
+                .passes(row, stamped_in_order(cells.clone(), now, &mut ordered))
+                && ordered
+            {
+                self.sorted.seen(row);
+                return self
+                    .write_through(row, cells.clone().map(move |c| stamp(c, now)))
+                    .await;
+            }
         }
         let written = self.whole.is_none()
             && self.through.is_none()

@@ -170,7 +170,6 @@ impl Pipe {
     /// writing thread's failure, if it failed.
     pub(super) async fn room(&self) -> Result<()> {
         loop {
-            let written = self.shared.written.notified();
             if self.shared.failed.load(Ordering::Acquire) {
                 return Err(self.shared.failure());
             }
@@ -178,7 +177,9 @@ impl Pipe {
                 tokio::task::coop::consume_budget().await;
                 return Ok(());
             }
-            written.await;
+            // The thread's `notify_one` leaves a permit when nobody waits yet: a piece taken
+            // between the check and this wait is not missed.
+            self.shared.written.notified().await;
         }
     }
 
