@@ -222,4 +222,36 @@ mod tests {
         let crc = crc32c::crc32c(&out[16_384..32_768]);
         assert_eq!(&out[40_033 + 4..40_033 + 8], &crc.to_be_bytes());
     }
+
+    /// Header and stored body end in one checksum per 16 KiB of the two together, whatever
+    /// the body's length (none, a chunk's end falling at the body's end, one byte either side
+    /// of it), stored as it is or compressed.
+    #[test]
+    fn the_checksums_cover_header_and_body_chunk_by_chunk() {
+        let lengths = [0, 1, 16_351, 16_352, 16_353, 32_735, 40_000];
+        for compression in [Compression::None, Compression::Gz] {
+            for len in lengths {
+                let body: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+                let mut writer = BlockWriter::new(Vec::new(), compression);
+                let placed = writer.write(BlockType::Data, &body).unwrap();
+                let out = writer.finish().unwrap();
+                assert_eq!(out.len(), placed.on_disk as usize, "{compression:?} {len}");
+                let with_header = i32::from_be_bytes(out[29..33].try_into().unwrap()) as usize;
+                let chunks = with_header.div_ceil(BYTES_PER_CHECKSUM);
+                assert_eq!(out.len(), with_header + 4 * chunks, "{compression:?} {len}");
+                let sums = &out[with_header..];
+                for (i, chunk) in out[..with_header].chunks(BYTES_PER_CHECKSUM).enumerate() {
+                    let crc = crc32c::crc32c(chunk).to_be_bytes();
+                    assert_eq!(
+                        sums[4 * i..4 * i + 4],
+                        crc,
+                        "{compression:?} {len} chunk {i}"
+                    );
+                }
+                if compression == Compression::None {
+                    assert_eq!(&out[HEADER_LEN..with_header], &body[..]);
+                }
+            }
+        }
+    }
 }

@@ -235,29 +235,6 @@ impl BloomWriter {
 mod tests {
     use super::*;
 
-    /// The bits a row sets are HBase's `abs((h1 + i * h2) % bits)` (an `int` sum, a `long`
-    /// remainder), in a chunk whose bits are a power of two and in one whose bits are not.
-    #[test]
-    fn a_row_sets_the_bits_hbase_computes() {
-        for bytes in [128 * 1024, 9 * 128] {
-            let shape = Shape::for_bytes(bytes);
-            let bits = (shape.bytes * 8) as i64;
-            for n in 0..200u32 {
-                let row = format!("row{n:05}-{}", n * 7919);
-                let mut writer = BloomWriter::new(shape);
-                writer.add_new_row(row.as_bytes());
-                let h1 = murmur(row.as_bytes(), 0);
-                let h2 = murmur(row.as_bytes(), h1);
-                let mut expected = vec![0u8; shape.bytes];
-                for i in 0..shape.hashes as i32 {
-                    let at = ((h1.wrapping_add(i.wrapping_mul(h2)) as i64) % bits).unsigned_abs();
-                    expected[(at >> 3) as usize] |= 1 << (at & 7);
-                }
-                assert_eq!(writer.chunk.expect("a chunk").bits, expected, "{row}");
-            }
-        }
-    }
-
     /// Values of HBase's own `MurmurHash`.
     #[test]
     fn murmur_is_hbase_s() {

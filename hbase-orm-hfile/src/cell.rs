@@ -195,10 +195,12 @@ impl<'a> RowCell<'a> {
 }
 
 /// Compares two byte strings as HBase orders a key's parts (unsigned bytes, a prefix before
-/// what it starts): what `a.cmp(b)` gives, eight bytes at a time, with no call to `memcmp` for
-/// the short strings row keys, families and qualifiers mostly are (longer ones are left to it).
-/// The last word compared ends where the shorter string ends and may overlap the one before:
-/// the bytes before it are equal, so its first difference is the first difference after them.
+/// what it starts): what `a.cmp(b)` gives, with no call to `memcmp` for the short strings row
+/// keys, families and qualifiers mostly are (over 64 bytes in common are left to it). Eight
+/// bytes are compared at a time as big-endian words (four when fewer than eight are in common,
+/// one by one under four); the last word ends where the shorter string ends and may overlap
+/// the one before: the bytes before it are equal, so its first difference is the first
+/// difference after them.
 ///
 /// ```
 /// use hbase_orm_hfile::compare_bytes;
@@ -414,8 +416,9 @@ mod tests {
     #[test]
     fn the_first_difference_decides_wherever_the_words_overlap() {
         // Two strings that differ at two places, each raised at one of them: the first place
-        // decides, whichever word (or the overlap of two) it falls in.
-        for len in 1..=40usize {
+        // decides, whichever word (or the overlap of two) it falls in; up to 70 bytes (past
+        // the 64 compared a word at a time), either one the shorter.
+        for len in 1..=70usize {
             let base: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37) & 0x7f).collect();
             for p in 0..len {
                 for q in 0..len {
@@ -423,10 +426,16 @@ mod tests {
                     a[p] = 0xff;
                     b[q] = 0xff;
                     for cut in [len, len.saturating_sub(1)] {
+                        let short = &b[..cut];
                         assert_eq!(
-                            compare_bytes(&a, &b[..cut]),
-                            a[..].cmp(&b[..cut]),
-                            "{a:?} {b:?}"
+                            compare_bytes(&a, short),
+                            a[..].cmp(short),
+                            "{a:?} {short:?}"
+                        );
+                        assert_eq!(
+                            compare_bytes(short, &a),
+                            short.cmp(&a[..]),
+                            "{short:?} {a:?}"
                         );
                     }
                 }

@@ -1,8 +1,9 @@
 //! The open data block's bytes, written cell by cell without a call to `memcpy` for the short
 //! parts a cell is made of (a row key, a one-byte family, a qualifier, a value of a few bytes):
-//! copies of up to 32 bytes are done as one or two pairs of overlapping fixed-size moves, as
-//! `memcpy` itself does them, without the call. The buffer's bytes are zeroed once, when it
-//! grows, and every byte of a cell is written over.
+//! a copy of 4 to 32 bytes is one pair of overlapping fixed-size moves (the first and the last
+//! 16, 8 or 4 bytes), as `memcpy` itself does it, without the call; fewer bytes are copied one
+//! by one, more by `copy_from_slice`. The buffer's bytes are zeroed once, when it grows, and
+//! every byte of a cell is written over.
 
 /// A growing buffer whose filled length is kept apart from the bytes it has made ready.
 #[derive(Default)]

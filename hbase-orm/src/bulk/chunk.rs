@@ -46,7 +46,9 @@ fn put_of(bytes: &[u8]) -> std::io::Result<Put> {
 
 /// `cells` (of one row) with their timestamps given (see [`stamp`]), telling `ordered` as they
 /// are read whether they come in HBase's order, each key once: family, qualifier, then the
-/// newer timestamp first. Checked while another pass reads them, not in a pass of its own.
+/// newer timestamp first. Checked while another pass reads them, not in a pass of its own:
+/// `ordered` starts `true`, is only ever set `false`, and tells the whole row once every cell
+/// has been read.
 pub(super) fn stamped_in_order<'c: 'f, 'f>(
     cells: impl Iterator<Item = CellRef<'c>> + 'f,
     now: i64,
@@ -122,7 +124,7 @@ impl RecordChunk {
     pub(super) fn push_row<'c>(
         &mut self,
         row: &[u8],
-        cells: impl Iterator<Item = CellRef<'c>> + Clone,
+        cells: impl Iterator<Item = CellRef<'c>>,
         now: i64,
     ) -> std::io::Result<bool> {
         // Written as they are checked: a row out of order is taken back out.
