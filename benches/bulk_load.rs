@@ -232,6 +232,11 @@ async fn main() {
     println!("|-----------------------|----------------|-------------------------|-------------|-------------------|---------------------|");
     let rate = |r: &Round| rows as f64 / r.wall.as_secs_f64();
     let cpu_per_row = |r: &Round| r.cpu.as_secs_f64() * 1e6 / rows as f64;
+    // The measured rounds (the warm-up left out), each as `show` writes it.
+    let each_round = |rounds: &[Round], show: &dyn Fn(&Round) -> String| {
+        let shown: Vec<String> = rounds[1..].iter().map(show).collect();
+        shown.join(" / ")
+    };
     let mut best_rates = std::collections::HashMap::new();
     for (name, rounds) in &table {
         let best = rounds[1..]
@@ -239,14 +244,10 @@ async fn main() {
             .min_by(|a, b| a.wall.cmp(&b.wall))
             .unwrap();
         best_rates.insert(*name, rate(best));
-        let measured: Vec<String> = rounds[1..]
-            .iter()
-            .map(|r| format!("{:.0}", rate(r)))
-            .collect();
         println!(
             "| {name:<21} | {:>14.0} | {:>23} | {:>11.0} | {:>17.2} | {:>19.1} |",
             rate(&rounds[0]),
-            measured.join(" / "),
+            each_round(rounds, &|r| format!("{:.0}", rate(r))),
             rate(best),
             cpu_per_row(best),
             best.peak_mib
@@ -255,13 +256,9 @@ async fn main() {
     // Every round's CPU, beside the best round's above: a round's CPU per row moves with what
     // the machine does beside it (the HBase processes share its cores), not only with its speed.
     for (name, rounds) in &table {
-        let cpu: Vec<String> = rounds[1..]
-            .iter()
-            .map(|r| format!("{:.2}", cpu_per_row(r)))
-            .collect();
         println!(
             "{name}: CPU µs/row of the measured rounds {}",
-            cpu.join(" / ")
+            each_round(rounds, &|r| format!("{:.2}", cpu_per_row(r)))
         );
     }
     // What the streams' own making of their rows costs, inside their clock: the orders (and

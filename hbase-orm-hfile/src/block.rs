@@ -82,6 +82,8 @@ pub(crate) struct BlockWriter<W> {
     previous: [i64; 7],
     /// A compressed block's stored body (reused).
     buffer: Vec<u8>,
+    /// A block's checksums (reused).
+    sums: Vec<u8>,
 }
 
 impl<W: Write> BlockWriter<W> {
@@ -92,6 +94,7 @@ impl<W: Write> BlockWriter<W> {
             compression,
             previous: [-1; 7],
             buffer: Vec::new(),
+            sums: Vec::new(),
         }
     }
 
@@ -125,7 +128,8 @@ impl<W: Write> BlockWriter<W> {
         header[29..33].copy_from_slice(&to_i32(with_header)?.to_be_bytes());
         // A CRC32C of every 16 KiB of header and stored body together (the first chunk holds
         // the header).
-        let mut sums = Vec::with_capacity(4 * chunks);
+        let sums = &mut self.sums;
+        sums.clear();
         let (mut crc, mut filled, mut rest) = (crc32c::crc32c(&header), HEADER_LEN, stored);
         while !rest.is_empty() {
             let take = (BYTES_PER_CHECKSUM - filled).min(rest.len());
@@ -143,7 +147,7 @@ impl<W: Write> BlockWriter<W> {
         debug_assert_eq!(sums.len(), 4 * chunks);
         self.out.write_all(&header)?;
         self.out.write_all(stored)?;
-        self.out.write_all(&sums)?;
+        self.out.write_all(sums)?;
         self.position += on_disk as u64;
         self.previous[kind.slot()] = offset as i64;
         Ok(Placed {
